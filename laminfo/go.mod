@@ -1,0 +1,13 @@
+module github.com/lamgo/lam/laminfo
+
+go 1.26.0
+
+require (
+	github.com/lamgo/lam/libmpi v0.0.0
+	github.com/lamgo/lam/shared v0.0.0
+)
+
+replace (
+	github.com/lamgo/lam/libmpi => ../libmpi
+	github.com/lamgo/lam/shared => ../shared
+)

@@ -1,0 +1,71 @@
+// Package install finds the installation's directories. The prefix is the
+// parent of the directory holding the running executable (so ./bin/lamboot
+// in a source tree and /usr/local/bin/lamboot both work), unless $LAMHOME
+// names another one, as in LAM.
+package install
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Paths are the installation's directories, named as laminfo -path names
+// them.
+type Paths struct {
+	Prefix     string
+	Bindir     string
+	Libdir     string
+	Incdir     string
+	Pkglibdir  string
+	Sysconfdir string
+}
+
+// Items lists laminfo's -path items in LAM's order.
+var Items = []string{"prefix", "bindir", "libdir", "incdir", "pkglibdir", "sysconfdir"}
+
+// Item returns the directory for one of Items.
+func (p Paths) Item(name string) (string, bool) {
+	switch name {
+	case "prefix":
+		return p.Prefix, true
+	case "bindir":
+		return p.Bindir, true
+	case "libdir":
+		return p.Libdir, true
+	case "incdir":
+		return p.Incdir, true
+	case "pkglibdir":
+		return p.Pkglibdir, true
+	case "sysconfdir":
+		return p.Sysconfdir, true
+	}
+	return "", false
+}
+
+// At returns the layout under prefix.
+func At(prefix string) Paths {
+	return Paths{
+		Prefix:     prefix,
+		Bindir:     filepath.Join(prefix, "bin"),
+		Libdir:     filepath.Join(prefix, "lib"),
+		Incdir:     filepath.Join(prefix, "include"),
+		Pkglibdir:  filepath.Join(prefix, "lib", "lam"),
+		Sysconfdir: filepath.Join(prefix, "etc"),
+	}
+}
+
+// Find returns the running installation's layout. getenv is os.Getenv in
+// production.
+func Find(getenv func(string) string) Paths {
+	if h := getenv("LAMHOME"); h != "" {
+		return At(filepath.Clean(h))
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		return At(filepath.Dir(filepath.Dir(exe)))
+	}
+	return At("/usr/local")
+}

@@ -1,0 +1,38 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestAt(t *testing.T) {
+	p := At("/opt/lam")
+	want := map[string]string{"prefix": "/opt/lam", "bindir": "/opt/lam/bin", "libdir": "/opt/lam/lib",
+		"incdir": "/opt/lam/include", "pkglibdir": "/opt/lam/lib/lam", "sysconfdir": "/opt/lam/etc"}
+	for _, it := range Items {
+		got, ok := p.Item(it)
+		if !ok || got != want[it] {
+			t.Errorf("Item(%s) = %q, %v; want %q", it, got, ok, want[it])
+		}
+	}
+	if _, ok := p.Item("bogus"); ok {
+		t.Error("Item(bogus) succeeded")
+	}
+}
+
+func TestFind(t *testing.T) {
+	if got := Find(func(k string) string {
+		if k == "LAMHOME" {
+			return "/srv/lam/"
+		}
+		return ""
+	}); got.Prefix != "/srv/lam" {
+		t.Errorf("Find with LAMHOME = %q", got.Prefix)
+	}
+	exe, _ := os.Executable()
+	exe, _ = filepath.EvalSymlinks(exe)
+	if got := Find(func(string) string { return "" }); got.Prefix != filepath.Dir(filepath.Dir(exe)) {
+		t.Errorf("Find().Prefix = %q, want the parent of the executable's directory %q", got.Prefix, filepath.Dir(filepath.Dir(exe)))
+	}
+}

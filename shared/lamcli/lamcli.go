@@ -1,0 +1,208 @@
+// Package lamcli is the command-line layer every tool shares: LAM's
+// single-dash long options on top of kong, -ssi, per-tool help from the
+// message catalog, LAM's exit codes, the banner and the root warning.
+//
+// A tool's main is a grammar struct with a Run(*lamcli.Env) error method
+// and one line:
+//
+//	func main() { lamcli.Main(tool, &cmd{}) }
+package lamcli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/lamgo/lam/shared/buildinfo"
+	"github.com/lamgo/lam/shared/install"
+	"github.com/lamgo/lam/shared/msg"
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// Tool describes one command.
+type Tool struct {
+	Name   string
+	Syntax Syntax
+	// HelpExit is the exit code after -h (LAM: 0 for most tools, 226 for
+	// laminfo and lamd).
+	HelpExit int
+	// NoDaemonExit is the exit code when no lamd answers (LAM: 253 or 215
+	// depending on the tool); 0 means ExitNoDaemon.
+	NoDaemonExit int
+	// NoRootWarning suppresses the warning printed when running as root.
+	NoRootWarning bool
+}
+
+// Env is what a command runs with. Tests build one with their own streams
+// and environment.
+type Env struct {
+	Tool    *Tool
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Environ []string // os.Environ() form
+	Euid    int
+	// SSI resolves SSI parameters from -ssi options and LAM_MPI_SSI_*.
+	SSI   *ssi.Settings
+	Log   *slog.Logger
+	Paths install.Paths
+}
+
+// Getenv looks a variable up in Environ.
+func (e *Env) Getenv(key string) string {
+	v, _ := e.LookupEnv(key)
+	return v
+}
+
+// LookupEnv looks a variable up in Environ; the last entry wins, as in
+// the process environment.
+func (e *Env) LookupEnv(key string) (string, bool) {
+	for i := len(e.Environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e.Environ[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Warnf prints "tool: warning: …" on stderr.
+func (e *Env) Warnf(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Tool.Name, fmt.Sprintf(format, args...))
+}
+
+// Command is a tool's grammar.
+type Command interface {
+	Run(env *Env) error
+}
+
+// OSEnv returns an Env for the real process.
+func OSEnv() *Env {
+	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Environ: os.Environ(), Euid: os.Geteuid()}
+}
+
+// Main runs the tool on the process's arguments and exits.
+func Main(t *Tool, cmd Command) {
+	os.Exit(Run(t, cmd, os.Args[1:], OSEnv()))
+}
+
+// Banner writes the banner in LAM's shape: a blank line, the project and
+// its version, a blank line.
+func Banner(w io.Writer) {
+	fmt.Fprintf(w, "\n%s %s - LAM/MPI for today, in Go\n\n", buildinfo.Name, buildinfo.VersionStr)
+}
+
+// IsHelp reports whether the command line asks for help before any
+// program name.
+func isHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// Run parses args, runs cmd and returns the exit code. It never exits the
+// process, so tests can call it.
+func Run(t *Tool, cmd Command, args []string, env *Env) int {
+	env.Tool = t
+	if env.Log == nil {
+		env.Log = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if env.Stdin == nil {
+		env.Stdin = strings.NewReader("")
+	}
+	env.Paths = install.Find(env.Getenv)
+	rewritten, err := Rewrite(args, t.Syntax)
+	if err == nil && isHelp(rewritten) {
+		msg.Show(env.Stderr, t.Name, "usage")
+		return t.HelpExit
+	}
+	if err != nil {
+		return finish(t, env, err)
+	}
+	parser, err := kong.New(cmd,
+		kong.Name(t.Name),
+		kong.NoDefaultHelp(),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(int) {}),
+	)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: internal error: %v\n", t.Name, err)
+		return 1
+	}
+	if _, err := parser.Parse(rewritten); err != nil {
+		return finish(t, env, fmt.Errorf("%w: %v", ErrUsage, err))
+	}
+	var sargs []ssi.Arg
+	if c, ok := cmd.(ssiCarrier); ok {
+		sargs = c.ssiArgs()
+		warnDuplicates(env, sargs)
+	}
+	env.SSI = ssi.NewSettings(sargs, env.Environ)
+	if env.Euid == 0 && !t.NoRootWarning {
+		fmt.Fprintln(env.Stderr, msg.Text(t.Name, "root-warning", t.Name))
+	}
+	return finish(t, env, cmd.Run(env))
+}
+
+func warnDuplicates(env *Env, args []ssi.Arg) {
+	first := map[string]string{}
+	for _, a := range args {
+		if v, ok := first[a.Key]; ok {
+			fmt.Fprintln(env.Stderr, msg.Text(env.Tool.Name, "duplicate-ssi", env.Tool.Name, a.Key, v, a.Value))
+			continue
+		}
+		first[a.Key] = a.Value
+	}
+}
+
+// WarnUnknownParams warns about every SSI parameter set on the command line
+// or in the environment that no registered module uses. Only programs that
+// link every module may call it (laminfo, MPI processes).
+func WarnUnknownParams(env *Env) {
+	for _, k := range env.SSI.Unknown() {
+		src := "-ssi"
+		if _, s := env.SSI.Value(k); s == ssi.FromEnvironment {
+			src = ssi.EnvVar(k)
+		}
+		fmt.Fprintln(env.Stderr, msg.Text(env.Tool.Name, "unknown-ssi-param", env.Tool.Name, k, src))
+	}
+}
+
+// finish maps an error to LAM's exit code, printing it once.
+func finish(t *Tool, env *Env, err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	switch {
+	case errors.As(err, &ee):
+		if !ee.Quiet && ee.Err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, ee.Err)
+		}
+		return ee.Code
+	case errors.Is(err, ErrUsage):
+		fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "))
+		msg.Show(env.Stderr, t.Name, "usage")
+		return ExitUsage
+	case errors.Is(err, ErrNoDaemon):
+		msg.Show(env.Stderr, t.Name, "no-lamd", t.Name, err.Error())
+		if t.NoDaemonExit != 0 {
+			return t.NoDaemonExit
+		}
+		return ExitNoDaemon
+	case errors.Is(err, ErrNotImplemented):
+		msg.Show(env.Stderr, t.Name, "not-implemented", t.Name, err.Error())
+		return ExitNotImplemented
+	}
+	fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, err)
+	return 1
+}

@@ -1,0 +1,186 @@
+package lamcli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lamgo/lam/shared/msg"
+)
+
+var mpirunSyntax = Syntax{
+	Long:    map[string]int{"np": 1, "ssi": 2, "wd": 1, "nw": 0, "nx": 0, "sessionprefix": 1, "c2c": 0, "sa": 0, "param": 2, "c": 1, "v": 0},
+	Program: true,
+	IsSpec:  func(s string) bool { return s == "N" || s == "C" || strings.HasPrefix(s, "n0") },
+}
+
+func TestRewrite(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		syn  Syntax
+		want string
+		err  bool
+	}{
+		{"np", "-np 4 ./ring", mpirunSyntax, "--np=4 -- ./ring", false},
+		{"ssi", "-ssi rpi tcp -ssi rpi_tcp_short 1024 -v C ./prog -np 9", mpirunSyntax, "--ssi=rpi=tcp --ssi=rpi_tcp_short=1024 -v C -- ./prog -np 9", false},
+		{"gnu ssi", "--ssi rpi tcp N prog", mpirunSyntax, "--ssi=rpi=tcp N -- prog", false},
+		{"gnu ssi equals kept", "--ssi=rpi=tcp prog", mpirunSyntax, "--ssi=rpi=tcp -- prog", false},
+		{"gnu long with value", "--np 2 prog", mpirunSyntax, "--np 2 -- prog", false},
+		{"value starting with dash", "-wd -odd prog", mpirunSyntax, "--wd=-odd -- prog", false},
+		{"zero-arity", "-nw -nx n0 prog a", mpirunSyntax, "--nw --nx n0 -- prog a", false},
+		{"exact beats letters", "-c2c prog", mpirunSyntax, "--c2c -- prog", false},
+		{"short flags kept", "-v -c 3 prog", mpirunSyntax, "-v -c 3 -- prog", false},
+		{"explicit dashes", "-np 2 -- prog -np 3", mpirunSyntax, "--np=2 -- prog -np 3", false},
+		{"missing value", "-np", mpirunSyntax, "", true},
+		{"missing second value", "-ssi rpi", mpirunSyntax, "", true},
+		{"missing gnu second value", "--ssi rpi", mpirunSyntax, "", true},
+		{"no program mode", "-c n0 n1", Syntax{Long: map[string]int{}}, "-c n0 n1", false},
+		{"ssi value with spaces", `-ssi boot_rsh_agent ssh_-x`, Syntax{Long: map[string]int{"ssi": 2}}, "--ssi=boot_rsh_agent=ssh_-x", false},
+		{"empty", "", mpirunSyntax, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Rewrite(strings.Fields(tt.in), tt.syn)
+			if tt.err {
+				if err == nil || !errors.Is(err, ErrUsage) {
+					t.Fatalf("Rewrite(%q) = %q, %v; want a usage error", tt.in, got, err)
+				}
+				return
+			}
+			if err != nil || strings.Join(got, " ") != tt.want {
+				t.Errorf("Rewrite(%q) = %q, %v; want %q", tt.in, strings.Join(got, " "), err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzRewrite(f *testing.F) {
+	f.Add("-np 4 -ssi rpi tcp C ./a -x")
+	f.Add("--ssi=a=b -- x")
+	f.Fuzz(func(t *testing.T, line string) {
+		in := strings.Fields(line)
+		out, err := Rewrite(in, mpirunSyntax)
+		if err != nil {
+			return
+		}
+		if len(out) > len(in)+1 {
+			t.Fatalf("Rewrite grew %q to %q", in, out)
+		}
+		// The program and its arguments are passed through untouched.
+		if i := slices.Index(out, "--"); i >= 0 {
+			tail := out[i+1:]
+			if len(tail) > len(in) || !slices.Equal(tail, in[len(in)-len(tail):]) {
+				t.Fatalf("Rewrite(%q) = %q changed the program part", in, out)
+			}
+		}
+	})
+}
+
+type toy struct {
+	SSIOption `embed:""`
+	Verbose   bool     `short:"v"`
+	Count     int      `short:"c"`
+	NP        int      `name:"np"`
+	Param     Pairs    `name:"param"`
+	Args      []string `arg:"" optional:""`
+	fail      error
+	ran       *Env
+}
+
+func (c *toy) Run(env *Env) error {
+	c.ran = env
+	return c.fail
+}
+
+var toyTool = &Tool{Name: "toy", Syntax: Syntax{Long: map[string]int{"np": 1, "ssi": 2, "param": 2}}, HelpExit: 0, NoDaemonExit: 215}
+
+func run(t *testing.T, c *toy, euid int, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	env := &Env{Stdout: &o, Stderr: &e, Environ: []string{"LAM_MPI_SSI_rpi_tcp_short=5"}, Euid: euid}
+	code = Run(toyTool, c, args, env)
+	return code, o.String(), e.String()
+}
+
+func TestRunParses(t *testing.T) {
+	c := &toy{}
+	code, _, stderr := run(t, c, 1000, "-v", "-c", "3", "-np", "2", "-ssi", "rpi", "tcp", "-param", "rpi", "all", "-ssi", "rpi", "usysv", "x", "y")
+	if code != 0 || c.ran == nil {
+		t.Fatalf("code %d, stderr %q", code, stderr)
+	}
+	if !c.Verbose || c.Count != 3 || c.NP != 2 || !slices.Equal(c.Args, []string{"x", "y"}) {
+		t.Errorf("parsed %+v", c)
+	}
+	if len(c.Param) != 1 || c.Param[0] != (Pair{"rpi", "all"}) {
+		t.Errorf("param %+v", c.Param)
+	}
+	if got := c.ran.SSI.String("rpi"); got != "tcp" {
+		t.Errorf("rpi = %q; the first -ssi value must win", got)
+	}
+	if !strings.Contains(stderr, `-ssi rpi given more than once; keeping "tcp", ignoring "usysv"`) {
+		t.Errorf("no duplicate warning in %q", stderr)
+	}
+	if c.ran.SSI.String("rpi_tcp_short") != "5" {
+		t.Error("environment not used for SSI settings")
+	}
+	if strings.Contains(stderr, "root") {
+		t.Errorf("root warning for a normal user: %q", stderr)
+	}
+}
+
+func TestRunExits(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		fail   error
+		euid   int
+		code   int
+		stderr []string
+	}{
+		{name: "help", args: []string{"-h"}, code: 0, stderr: []string{msg.Rule}},
+		{name: "help long", args: []string{"--help"}, code: 0},
+		{name: "bad flag", args: []string{"-z"}, code: ExitUsage, stderr: []string{"toy: ", "unknown flag"}},
+		{name: "missing value", args: []string{"-np"}, code: ExitUsage, stderr: []string{"-np needs a value"}},
+		{name: "bad int", args: []string{"-c", "x"}, code: ExitUsage},
+		{name: "usage from run", fail: Usagef("need a node"), code: ExitUsage, stderr: []string{"toy: need a node"}},
+		{name: "exit error", fail: Exit(229, errors.New("invalid node n9")), code: 229, stderr: []string{"toy: invalid node n9"}},
+		{name: "quiet exit", fail: ExitQuiet(3), code: 3},
+		{name: "no daemon", fail: fmt.Errorf("dial: %w", ErrNoDaemon), code: 215, stderr: []string{"lamboot"}},
+		{name: "not implemented", fail: ErrNotImplemented, code: ExitNotImplemented, stderr: []string{"not implemented yet"}},
+		{name: "plain error", fail: errors.New("boom"), code: 1, stderr: []string{"toy: boom"}},
+		{name: "root warning", euid: 0, code: 0, stderr: []string{"toy: warning: running as root"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			euid := tt.euid
+			if tt.name != "root warning" {
+				euid = 1000
+			}
+			code, _, stderr := run(t, &toy{fail: tt.fail}, euid, tt.args...)
+			if code != tt.code {
+				t.Errorf("code = %d, want %d (stderr %q)", code, tt.code, stderr)
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr %q lacks %q", stderr, s)
+				}
+			}
+			if tt.name == "root warning" && strings.Count(stderr, "\n") != 1 {
+				t.Errorf("root warning is not one line: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestBanner(t *testing.T) {
+	var b bytes.Buffer
+	Banner(&b)
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) != 4 || lines[0] != "" || lines[2] != "" || !strings.HasPrefix(lines[1], "LAM/Go ") {
+		t.Errorf("banner %q is not blank, name+version, blank", b.String())
+	}
+}

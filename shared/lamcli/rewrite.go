@@ -1,0 +1,101 @@
+package lamcli
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Syntax describes a tool's LAM-style command line for Rewrite.
+type Syntax struct {
+	// Long maps LAM's single-dash long option names ("np", "ssi",
+	// "sessionprefix") to the number of values each takes (0, 1 or 2).
+	Long map[string]int
+	// Program means the first positional argument that is not a node or
+	// CPU specification is a program: it and everything after it are left
+	// alone (LAM's mpirun and lamexec).
+	Program bool
+	// IsSpec recognises node and CPU specifications (nodespec.Is).
+	IsSpec func(string) bool
+}
+
+// Rewrite turns a LAM command line into one kong parses:
+//
+//   - a single-dash long option from Long gains a second dash
+//     (-np 4 → --np 4, -sessionprefix p → --sessionprefix p);
+//   - an option with two values becomes --name=a=b (-ssi rpi tcp →
+//     --ssi=rpi=tcp), from either -name or --name;
+//   - single letters (-v, -c 3) stay short flags; listing one in Long
+//     with its value count lets Rewrite step over its value;
+//   - with Program set, "--" is inserted before the program name so its own
+//     options are not read as the tool's, as LAM's mpirun does.
+//
+// An exact match in Long wins over reading the word as single letters, so
+// "-c2c" is not "-c 2c" when c2c is listed.
+func Rewrite(args []string, s Syntax) ([]string, error) {
+	out := make([]string, 0, len(args)+1)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...), nil
+		case strings.HasPrefix(a, "--") && len(a) > 2:
+			name, _, hasEq := strings.Cut(a[2:], "=")
+			if n, ok := s.Long[name]; ok && n == 2 && !hasEq {
+				if i+2 >= len(args) {
+					return nil, Usagef("option -%s needs two values", name)
+				}
+				out = append(out, "--"+name+"="+args[i+1]+"="+args[i+2])
+				i += 2
+				continue
+			}
+			out = append(out, a)
+			if n, ok := s.Long[name]; ok && n == 1 && !hasEq && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			n, ok := s.Long[a[1:]]
+			if !ok {
+				out = append(out, a) // kong's short flags
+				continue
+			}
+			name := a[1:]
+			if len(name) == 1 {
+				// A short flag: keep it, but step over its values so they
+				// are not taken for the program name.
+				if i+n >= len(args) {
+					return nil, Usagef("option -%s needs a value", name)
+				}
+				out = append(out, args[i:i+n+1]...)
+				i += n
+				continue
+			}
+			switch n {
+			case 0:
+				out = append(out, "--"+name)
+			case 1:
+				if i+1 >= len(args) {
+					return nil, Usagef("option -%s needs a value", name)
+				}
+				// "=" keeps a value that starts with "-" from being read as a flag.
+				out = append(out, "--"+name+"="+args[i+1])
+				i++
+			case 2:
+				if i+2 >= len(args) {
+					return nil, Usagef("option -%s needs two values", name)
+				}
+				out = append(out, "--"+name+"="+args[i+1]+"="+args[i+2])
+				i += 2
+			default:
+				return nil, fmt.Errorf("lamcli: option -%s declared with %d values", name, n)
+			}
+		default:
+			if s.Program && (s.IsSpec == nil || !s.IsSpec(a)) {
+				out = append(out, "--")
+				return append(out, args[i:]...), nil
+			}
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,36 @@
+// Package testenv holds helpers for tests that need privileges or kernel
+// features that a developer's machine may lack.
+//
+// Such a test may skip where the feature is missing, but CI sets
+// LAM_TEST_STRICT=1, which turns every such skip into a failure, so CI
+// always runs them.
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// StrictVar is the environment variable that turns skips into failures.
+const StrictVar = "LAM_TEST_STRICT"
+
+// Strict reports whether skips must become failures.
+func Strict() bool { return os.Getenv(StrictVar) == "1" }
+
+// Skip skips the test with reason, or fails it when Strict is set.
+func Skip(t testing.TB, reason string) {
+	t.Helper()
+	if Strict() {
+		t.Fatalf("%s is set and this test cannot run: %s", StrictVar, reason)
+	}
+	t.Skip(reason)
+}
+
+// RequireRoot skips (or, under LAM_TEST_STRICT=1, fails) unless the test
+// runs as root.
+func RequireRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Skip(t, "needs root")
+	}
+}
