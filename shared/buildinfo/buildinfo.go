@@ -9,15 +9,13 @@ import (
 	"github.com/lamgo/lam/shared/ssi"
 )
 
-// The project's name and version. Every tool's banner and laminfo show
-// them; every module this project implements carries Version's major and
-// minor numbers as its module version.
-const (
-	Name       = "LAM/Go"
-	VersionStr = "0.1.0"
-)
+// Name is the project's name, as the banner shows it.
+const Name = "LAM/Go"
 
-// Version is VersionStr parsed.
+// Version is the project's version. Every tool's banner and laminfo show it
+// in LAM's form (major.minor, then .release when it is not zero); every
+// module this project implements reports its major and minor numbers as
+// its module version.
 var Version = ssi.Version{Major: 0, Minor: 1, Release: 0}
 
 // ModuleVersion is the version every module of this project reports.

@@ -6,10 +6,13 @@ import (
 	"github.com/lamgo/lam/shared/ssi"
 )
 
-func TestVersionMatches(t *testing.T) {
-	v, err := ssi.ParseVersion(VersionStr)
+func TestVersions(t *testing.T) {
+	v, err := ssi.ParseVersion(Version.String())
 	if err != nil || v != Version {
-		t.Fatalf("VersionStr %q parses to %+v, %v; Version is %+v", VersionStr, v, err, Version)
+		t.Fatalf("Version %+v does not round-trip through %q", Version, Version.String())
+	}
+	if !ModuleVersion.Compatible(Version) {
+		t.Errorf("ModuleVersion %v is not Version's major.minor %v", ModuleVersion, Version)
 	}
 }
 

@@ -92,7 +92,7 @@ func Main(t *Tool, cmd Command) {
 // Banner writes the banner in LAM's shape: a blank line, the project and
 // its version, a blank line.
 func Banner(w io.Writer) {
-	fmt.Fprintf(w, "\n%s %s - LAM/MPI for today, in Go\n\n", buildinfo.Name, buildinfo.VersionStr)
+	fmt.Fprintf(w, "\n%s %s - LAM/MPI for today, in Go\n\n", buildinfo.Name, buildinfo.Version)
 }
 
 // IsHelp reports whether the command line asks for help before any

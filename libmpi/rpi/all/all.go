@@ -1,0 +1,9 @@
+// Package all links every rpi module this project implements. A binary
+// that must know every rpi module (laminfo, and the programs that select
+// one) imports it for its side effects:
+//
+//	import _ "github.com/lamgo/lam/libmpi/rpi/all"
+//
+// A module is added here, by a blank import, only once it works; none is
+// listed that cannot run.
+package all
