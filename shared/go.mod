@@ -4,4 +4,4 @@ go 1.26.0
 
 require github.com/alecthomas/kong v1.17.0
 
-require golang.org/x/sys v0.49.0 // indirect
+require golang.org/x/sys v0.49.0

@@ -121,7 +121,11 @@ func Run(t *Tool, cmd Command, args []string, env *Env) int {
 	}
 	env.Paths = install.Find(env.Getenv)
 	rewritten, err := Rewrite(args, t.Syntax)
-	if err == nil && isHelp(rewritten) {
+	helpScan := rewritten
+	if t.Syntax.Raw {
+		helpScan = args
+	}
+	if err == nil && isHelp(helpScan) {
 		msg.Show(env.Stderr, t.Name, "usage")
 		return t.HelpExit
 	}
@@ -200,7 +204,8 @@ func finish(t *Tool, env *Env, err error) int {
 		}
 		return ExitNoDaemon
 	case errors.Is(err, ErrNotImplemented):
-		msg.Show(env.Stderr, t.Name, "not-implemented", t.Name, err.Error())
+		detail := strings.TrimPrefix(err.Error(), ErrNotImplemented.Error()+": ")
+		msg.Show(env.Stderr, t.Name, "not-implemented", t.Name, detail)
 		return ExitNotImplemented
 	}
 	fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, err)

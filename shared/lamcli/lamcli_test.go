@@ -184,3 +184,18 @@ func TestBanner(t *testing.T) {
 		t.Errorf("banner %q is not blank, name+version, blank", b.String())
 	}
 }
+
+func TestStub(t *testing.T) {
+	tool, cmd := Stub("lamfoo", "issue 99", 0)
+	var o, e bytes.Buffer
+	if code := Run(tool, cmd, []string{"-np", "4", "N", "./x", "-y"}, &Env{Stdout: &o, Stderr: &e}); code != ExitNotImplemented {
+		t.Errorf("stub exit %d, want %d", code, ExitNotImplemented)
+	}
+	if !strings.Contains(e.String(), "lamfoo is not implemented yet") || !strings.Contains(e.String(), "issue 99") || o.Len() != 0 {
+		t.Errorf("stub output: stdout %q stderr %q", o.String(), e.String())
+	}
+	e.Reset()
+	if code := Run(tool, cmd, []string{"-h"}, &Env{Stdout: &o, Stderr: &e}); code != 0 || !strings.Contains(e.String(), msg.Rule) {
+		t.Errorf("stub -h: exit %d, stderr %q", code, e.String())
+	}
+}

@@ -16,6 +16,8 @@ type Syntax struct {
 	Program bool
 	// IsSpec recognises node and CPU specifications (nodespec.Is).
 	IsSpec func(string) bool
+	// Raw passes every argument through as a positional one.
+	Raw bool
 }
 
 // Rewrite turns a LAM command line into one kong parses:
@@ -32,6 +34,9 @@ type Syntax struct {
 // An exact match in Long wins over reading the word as single letters, so
 // "-c2c" is not "-c 2c" when c2c is listed.
 func Rewrite(args []string, s Syntax) ([]string, error) {
+	if s.Raw {
+		return append([]string{"--"}, args...), nil
+	}
 	out := make([]string, 0, len(args)+1)
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -1,0 +1,11 @@
+// Command lamclean cleans the universe: kills user processes and drops messages.
+//
+// This version only answers -h: the rest arrives with the run-time environment (lamd, lamboot and the universe tools).
+package main
+
+import "github.com/lamgo/lam/shared/lamcli"
+
+func main() {
+	tool, cmd := lamcli.Stub("lamclean", "the run-time environment (lamd, lamboot and the universe tools)", 0)
+	lamcli.Main(tool, cmd)
+}

@@ -1,0 +1,11 @@
+// Command lamshrink removes a node from the running universe.
+//
+// This version only answers -h: the rest arrives with the run-time environment (lamd, lamboot and the universe tools).
+package main
+
+import "github.com/lamgo/lam/shared/lamcli"
+
+func main() {
+	tool, cmd := lamcli.Stub("lamshrink", "the run-time environment (lamd, lamboot and the universe tools)", 0)
+	lamcli.Main(tool, cmd)
+}
