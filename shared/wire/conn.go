@@ -1,0 +1,48 @@
+package wire
+
+import (
+	"bufio"
+	"net"
+	"sync"
+	"time"
+)
+
+// Conn is a framed connection. Writes may come from many goroutines; reads
+// from one.
+type Conn struct {
+	nc   net.Conn
+	r    *bufio.Reader
+	wmu  sync.Mutex
+	wbuf []byte
+}
+
+// NewConn frames nc.
+func NewConn(nc net.Conn) *Conn {
+	return &Conn{nc: nc, r: bufio.NewReaderSize(nc, 64<<10)}
+}
+
+// NetConn returns the underlying connection.
+func (c *Conn) NetConn() net.Conn { return c.nc }
+
+// Write sends one frame. It gives up after timeout if the peer does not
+// read (0 means no limit).
+func (c *Conn) Write(id uint64, flags uint16, m Message, timeout time.Duration) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.wbuf = AppendFrame(c.wbuf[:0], id, flags, m)
+	if timeout > 0 {
+		_ = c.nc.SetWriteDeadline(time.Now().Add(timeout))
+		defer c.nc.SetWriteDeadline(time.Time{})
+	}
+	_, err := c.nc.Write(c.wbuf)
+	if cap(c.wbuf) > 1<<20 {
+		c.wbuf = nil // do not keep a huge buffer around
+	}
+	return err
+}
+
+// Read receives one frame.
+func (c *Conn) Read() (Frame, error) { return ReadFrame(c.r) }
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.nc.Close() }
