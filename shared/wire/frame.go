@@ -6,7 +6,8 @@
 //
 //	uint32 length   bytes after this field, at most MaxFrame
 //	uint16 kind     which message (Kind)
-//	uint16 flags    FlagMore on every frame of a stream but the last
+//	uint16 flags    FlagReply on replies; FlagMore on every frame of a
+//	                reply stream but the last
 //	uint64 id       the request id the sender chose; replies carry it back
 //	...             the message, big-endian, every length prefixed
 //
@@ -41,6 +42,9 @@ const (
 const (
 	// FlagMore marks a frame of a reply stream that is not the last.
 	FlagMore uint16 = 1 << iota
+	// FlagReply marks a reply (the id is the request's).
+	FlagReply
+	flagsAll = FlagMore | FlagReply
 )
 
 // Header is a decoded frame header.
@@ -87,7 +91,7 @@ func ReadHeader(r io.Reader) (Header, error) {
 	if h.Len > MaxFrame {
 		return Header{}, fmt.Errorf("%w: %d bytes (limit %d)", ErrTooLarge, h.Len, MaxFrame)
 	}
-	if h.Flags&^FlagMore != 0 {
+	if h.Flags&^flagsAll != 0 {
 		return Header{}, fmt.Errorf("%w: unknown flags %#x", ErrMalformed, h.Flags)
 	}
 	return h, nil

@@ -1,0 +1,169 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lamgo/lam/shared/wire"
+)
+
+// clean serves one lamclean phase on this node.
+func (k *Kernel) clean(r *request, m *wire.Clean) {
+	switch m.Phase {
+	case wire.CleanKill:
+		n := k.killProcs("")
+		k.log.Debug("clean: killed processes", "count", n)
+	case wire.CleanMessages:
+		k.oob.clear()
+	}
+	r.finish(&wire.OK{})
+}
+
+// haltUniverse serves lamhalt: every other node is told to halt, each
+// answer is reported as it comes, then this lamd halts too.
+func (k *Kernel) haltUniverse(r *request, m *wire.Halt) {
+	timeout := k.cfg.HaltTimeout
+	if m.TimeoutMS > 0 {
+		timeout = time.Duration(m.TimeoutMS) * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(k.ctx, timeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, n := range k.nodeTable() {
+		if n.ID == k.cfg.Self {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := &wire.HaltProgress{Node: n.ID, Host: n.Host, Acked: true}
+			if _, err := k.rpc(ctx, n.ID, &wire.HaltNode{}); err != nil {
+				p.Acked, p.Err = false, err.Error()
+			}
+			mu.Lock()
+			r.send(p)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	self := k.nodes[k.cfg.Self]
+	r.send(&wire.HaltProgress{Node: k.cfg.Self, Host: self.Host, Acked: true})
+	r.finish(&wire.OK{})
+	k.Stop(errHalted)
+}
+
+// haltNode serves a HaltNode from another lamd.
+func (k *Kernel) haltNode(r *request) {
+	r.finish(&wire.OK{})
+	go k.Stop(errHalted)
+}
+
+// addNode adds a node to the table. From a local tool (lamgrow) it is
+// passed on to every other node first.
+func (k *Kernel) addNode(r *request, m *wire.AddNode, fromTool bool) {
+	k.mu.Lock()
+	_, exists := k.nodes[m.Node.ID]
+	k.mu.Unlock()
+	if exists {
+		r.fail(wire.CodeFailed, "node n%d is already in the universe", m.Node.ID)
+		return
+	}
+	if fromTool {
+		go func() {
+			if err := k.broadcast(m, m.Node.ID); err != nil {
+				r.fail(wire.CodeFailed, "%v", err)
+				return
+			}
+			k.insertNode(m.Node)
+			r.finish(&wire.OK{})
+		}()
+		return
+	}
+	k.insertNode(m.Node)
+	r.finish(&wire.OK{})
+}
+
+func (k *Kernel) insertNode(n wire.Node) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n.Flags &^= wire.NodeDead
+	k.nodes[n.ID] = &n
+}
+
+// removeNode takes a node out of the universe (lamshrink). The node's own
+// lamd halts; the others forget it.
+func (k *Kernel) removeNode(r *request, m *wire.RemoveNode, fromTool bool) {
+	k.mu.Lock()
+	_, exists := k.nodes[m.ID]
+	k.mu.Unlock()
+	if !exists {
+		r.fail(wire.CodeBadNode, "n%d: no such node in the universe", m.ID)
+		return
+	}
+	if m.ID == k.cfg.Self {
+		if fromTool {
+			r.fail(wire.CodeFailed, "n%d is the node lamshrink runs on; run it on another node", m.ID)
+			return
+		}
+		go func() {
+			if m.WaitMS > 0 {
+				signalAll(k.procs.match("", 0), sigFuse)
+				time.Sleep(time.Duration(m.WaitMS) * time.Millisecond)
+			}
+			r.finish(&wire.OK{})
+			k.Stop(errHalted)
+		}()
+		return
+	}
+	if fromTool {
+		go func() {
+			if err := k.broadcast(m, -1); err != nil {
+				r.fail(wire.CodeFailed, "%v", err)
+				return
+			}
+			k.forgetNode(m.ID)
+			r.finish(&wire.OK{})
+		}()
+		return
+	}
+	k.forgetNode(m.ID)
+	r.finish(&wire.OK{})
+}
+
+func (k *Kernel) forgetNode(id int32) {
+	k.mu.Lock()
+	delete(k.nodes, id)
+	l := k.links[id]
+	delete(k.links, id)
+	k.mu.Unlock()
+	if l != nil {
+		l.close(fmt.Errorf("n%d removed", id))
+	}
+}
+
+// broadcast sends m to every other node (except skip) and waits for all
+// answers, bounded by the halt timeout.
+func (k *Kernel) broadcast(m wire.Message, skip int32) error {
+	ctx, cancel := context.WithTimeout(k.ctx, k.cfg.HaltTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(k.nodeTable()))
+	for _, n := range k.nodeTable() {
+		if n.ID == k.cfg.Self || n.ID == skip || n.Flags&wire.NodeDead != 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := k.rpc(ctx, n.ID, m); err != nil {
+				errs <- fmt.Errorf("n%d: %w", n.ID, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}

@@ -1,0 +1,306 @@
+// Package lamclient is the client side of the lamd's local API, used by
+// the tools and by MPI processes. A Client is one connection to the local
+// lamd of a session; it is safe for concurrent use.
+package lamclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lamgo/lam/shared/localsock"
+	"github.com/lamgo/lam/shared/session"
+	"github.com/lamgo/lam/shared/wire"
+)
+
+// ErrNoDaemon means no lamd answers on the session's socket.
+var ErrNoDaemon = errors.New("no LAM daemon is running for this session")
+
+// ErrClosed means the connection to the lamd is gone.
+var ErrClosed = errors.New("connection to the lamd closed")
+
+// Client is a connection to the local lamd.
+type Client struct {
+	conn     *wire.Conn
+	welcome  wire.Welcome
+	nextID   atomic.Uint64
+	mu       sync.Mutex
+	pending  map[uint64]chan wire.Frame
+	closed   bool
+	readErr  error
+	readDone chan struct{}
+}
+
+// Dial connects to the lamd of session dir. name and role tell the lamd
+// who is calling (for its logs).
+func Dial(ctx context.Context, dir session.Dir, name string, role uint8) (*Client, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+	}
+	uc, err := localsock.Dial(ctx, dir.Socket())
+	if err != nil {
+		if localsock.IsNoDaemon(err) {
+			return nil, fmt.Errorf("%w (%s)", ErrNoDaemon, dir.Socket())
+		}
+		return nil, fmt.Errorf("connect to the lamd: %w", err)
+	}
+	c := &Client{conn: wire.NewConn(uc), pending: map[uint64]chan wire.Frame{}, readDone: make(chan struct{})}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = uc.SetDeadline(dl)
+	}
+	if err := c.conn.Write(0, 0, &wire.Hello{Version: wire.Version, Role: role, PID: int32(os.Getpid()), Name: filepath.Base(name)}, 0); err != nil {
+		uc.Close()
+		return nil, fmt.Errorf("hello to the lamd: %w", err)
+	}
+	f, err := c.conn.Read()
+	if err != nil {
+		uc.Close()
+		return nil, fmt.Errorf("hello from the lamd: %w", err)
+	}
+	switch m := f.Msg.(type) {
+	case *wire.Welcome:
+		c.welcome = *m
+	case *wire.Error:
+		uc.Close()
+		return nil, m
+	default:
+		uc.Close()
+		return nil, fmt.Errorf("the lamd answered hello with %v", f.Kind)
+	}
+	_ = uc.SetDeadline(time.Time{})
+	go c.readLoop()
+	return c, nil
+}
+
+// Node returns the local node's id.
+func (c *Client) Node() int32 { return c.welcome.Node }
+
+// LamdPID returns the local lamd's pid.
+func (c *Client) LamdPID() int32 { return c.welcome.LamdPID }
+
+// Universe returns the universe's id.
+func (c *Client) Universe() string { return c.welcome.Universe }
+
+// Close closes the connection; calls in progress fail with ErrClosed.
+func (c *Client) Close() error {
+	err := c.conn.Close()
+	<-c.readDone
+	return err
+}
+
+// Done is closed when the connection is gone (the lamd stopped).
+func (c *Client) Done() <-chan struct{} { return c.readDone }
+
+func (c *Client) readLoop() {
+	defer close(c.readDone)
+	var err error
+	for {
+		var f wire.Frame
+		f, err = c.conn.Read()
+		if err != nil {
+			break
+		}
+		c.mu.Lock()
+		ch := c.pending[f.ID]
+		if f.Flags&wire.FlagMore == 0 {
+			delete(c.pending, f.ID)
+		}
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- f
+		}
+	}
+	c.mu.Lock()
+	c.closed, c.readErr = true, err
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+}
+
+// stream sends a request and returns the channel its replies arrive on;
+// the channel is closed if the connection fails.
+func (c *Client) stream(m wire.Message, depth int) (uint64, chan wire.Frame, error) {
+	id := c.nextID.Add(1)
+	ch := make(chan wire.Frame, depth)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return 0, nil, ErrClosed
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	if err := c.conn.Write(id, 0, m, 30*time.Second); err != nil {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		return 0, nil, fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	return id, ch, nil
+}
+
+// cancel abandons request id.
+func (c *Client) cancel(id uint64) {
+	c.mu.Lock()
+	_, live := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if live {
+		_ = c.conn.Write(id, 0, &wire.Cancel{}, time.Second)
+	}
+}
+
+// next waits for the next frame of request id.
+func (c *Client) next(ctx context.Context, id uint64, ch chan wire.Frame) (wire.Frame, error) {
+	select {
+	case f, ok := <-ch:
+		if !ok {
+			return wire.Frame{}, ErrClosed
+		}
+		if e, isErr := f.Msg.(*wire.Error); isErr {
+			return f, e
+		}
+		return f, nil
+	case <-ctx.Done():
+		c.cancel(id)
+		return wire.Frame{}, context.Cause(ctx)
+	}
+}
+
+// call sends a request and waits for its single reply.
+func (c *Client) call(ctx context.Context, m wire.Message) (wire.Message, error) {
+	id, ch, err := c.stream(m, 1)
+	if err != nil {
+		return nil, err
+	}
+	f, err := c.next(ctx, id, ch)
+	if err != nil {
+		return nil, err
+	}
+	return f.Msg, nil
+}
+
+func unexpected(want string, m wire.Message) error {
+	return fmt.Errorf("the lamd answered with %v, not %s", m.Kind(), want)
+}
+
+// Nodes returns the node table.
+func (c *Client) Nodes(ctx context.Context) (*wire.Nodes, error) {
+	m, err := c.call(ctx, &wire.NodesReq{})
+	if err != nil {
+		return nil, err
+	}
+	n, ok := m.(*wire.Nodes)
+	if !ok {
+		return nil, unexpected("a node table", m)
+	}
+	return n, nil
+}
+
+// Echo sends data to node's lamd and returns what came back.
+func (c *Client) Echo(ctx context.Context, node int32, data []byte) ([]byte, error) {
+	m, err := c.call(ctx, &wire.Echo{Node: node, Data: data})
+	if err != nil {
+		return nil, err
+	}
+	r, ok := m.(*wire.EchoReply)
+	if !ok {
+		return nil, unexpected("an echo", m)
+	}
+	return r.Data, nil
+}
+
+// Halt halts the universe, calling progress for each node's answer.
+func (c *Client) Halt(ctx context.Context, timeout time.Duration, progress func(*wire.HaltProgress)) error {
+	id, ch, err := c.stream(&wire.Halt{TimeoutMS: int32(timeout / time.Millisecond)}, 64)
+	if err != nil {
+		return err
+	}
+	for {
+		f, err := c.next(ctx, id, ch)
+		if err != nil {
+			return err
+		}
+		switch m := f.Msg.(type) {
+		case *wire.HaltProgress:
+			if progress != nil {
+				progress(m)
+			}
+		case *wire.OK:
+			return nil
+		default:
+			return unexpected("halt progress", m)
+		}
+	}
+}
+
+// Signal signals processes a node's lamd started: one pid, a job's, or
+// (pid 0, job "") all.
+func (c *Client) Signal(ctx context.Context, node int32, job string, pid int32, sig int32) error {
+	_, err := c.call(ctx, &wire.Signal{Node: node, Job: job, PID: pid, Signal: sig})
+	return err
+}
+
+// Clean runs one lamclean phase on a node.
+func (c *Client) Clean(ctx context.Context, node int32, phase uint8) error {
+	_, err := c.call(ctx, &wire.Clean{Node: node, Phase: phase})
+	return err
+}
+
+// Send delivers an out-of-band message to a node.
+func (c *Client) Send(ctx context.Context, node, event, typ int32, data []byte) error {
+	_, err := c.call(ctx, &wire.Send{Node: node, Event: event, Type: typ, Data: data})
+	return err
+}
+
+// Recv waits for an out-of-band message to this node.
+func (c *Client) Recv(ctx context.Context, event, typ int32) (*wire.Msg, error) {
+	return c.recv(ctx, &wire.Recv{Event: event, Type: typ})
+}
+
+// TryRecv returns a waiting message or an error with code CodeNoEntry.
+func (c *Client) TryRecv(ctx context.Context, event, typ int32) (*wire.Msg, error) {
+	return c.recv(ctx, &wire.Recv{Event: event, Type: typ, Try: true})
+}
+
+func (c *Client) recv(ctx context.Context, r *wire.Recv) (*wire.Msg, error) {
+	m, err := c.call(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	msg, ok := m.(*wire.Msg)
+	if !ok {
+		return nil, unexpected("a message", m)
+	}
+	return msg, nil
+}
+
+// AddNode adds a node to the universe (lamgrow).
+func (c *Client) AddNode(ctx context.Context, n wire.Node) error {
+	_, err := c.call(ctx, &wire.AddNode{Node: n})
+	return err
+}
+
+// RemoveNode removes a node (lamshrink), warning its processes wait
+// beforehand.
+func (c *Client) RemoveNode(ctx context.Context, id int32, wait time.Duration) error {
+	_, err := c.call(ctx, &wire.RemoveNode{ID: id, WaitMS: int32(wait / time.Millisecond)})
+	return err
+}
+
+// Code returns the wire error code in err, or 0.
+func Code(err error) int32 {
+	var e *wire.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
+}
