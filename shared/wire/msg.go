@@ -204,7 +204,7 @@ const (
 	NodeNoSchedule uint32 = 1 << iota // schedule=no: N and C skip it
 	NodeOrigin                        // where lamboot ran
 	NodeDead                          // its lamd stopped answering
-	nodeFlagsAll = NodeNoSchedule | NodeOrigin | NodeDead
+	nodeFlagsAll   = NodeNoSchedule | NodeOrigin | NodeDead
 )
 
 // Node is one entry of the universe's node table.
