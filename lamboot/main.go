@@ -1,11 +1,180 @@
-// Command lamboot boots a LAM universe: one lamd on every host of a boot schema.
-//
-// This version only answers -h: the rest arrives with the run-time environment (lamd, lamboot and the universe tools).
+// Command lamboot boots a LAM universe: one lamd on every host of a boot
+// schema (default lam-bhost.def), through the boot module chosen by SSI
+// (rsh: ssh by default). When it returns 0 the universe is up and every
+// lamd knows every node.
 package main
 
-import "github.com/lamgo/lam/shared/lamcli"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
 
-func main() {
-	tool, cmd := lamcli.Stub("lamboot", "the run-time environment (lamd, lamboot and the universe tools)", 0)
-	lamcli.Main(tool, cmd)
+	"github.com/lamgo/lam/shared/boot"
+	"github.com/lamgo/lam/shared/buildinfo"
+	_ "github.com/lamgo/lam/shared/boot/all"
+	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/lamclient"
+	"github.com/lamgo/lam/shared/linkauth"
+	"github.com/lamgo/lam/shared/session"
+	"github.com/lamgo/lam/shared/wire"
+)
+
+var tool = &lamcli.Tool{
+	Name: "lamboot",
+	Syntax: lamcli.Syntax{Long: map[string]int{
+		"ssi": 2, "prefix": 1, "sessionprefix": 1, "sessionsuffix": 1, "c": 1,
+	}},
 }
+
+type cmd struct {
+	lamcli.SSIOption `embed:""`
+	Fast             bool     `short:"b" help:"Assume the remote shell is the local one."`
+	Conf             string   `short:"c" help:"Process schema for hboot."`
+	Debug            bool     `short:"d" help:"Debugging output (implies -v)."`
+	NoBanner         bool     `short:"H" help:"Do not print the banner."`
+	Names            bool     `short:"l" help:"Pass host names, not addresses, to the nodes."`
+	CloseStdio       bool     `short:"s" help:"Close the standard streams of the local lamd (always done)."`
+	Verbose          bool     `short:"v" help:"Report progress per node."`
+	Version          bool     `short:"V" help:"Print the banner and configuration, then exit."`
+	FaultTolerant    bool     `short:"x" help:"Fault-tolerant mode: heartbeats between lamds."`
+	Force            bool     `short:"f" help:"Replace a universe already running for this session."`
+	Prefix           string   `name:"prefix" help:"LAM/Go's installation directory on remote hosts."`
+	SessionPrefix    string   `name:"sessionprefix"`
+	SessionSuffix    string   `name:"sessionsuffix"`
+	Schema           []string `arg:"" optional:"" help:"Boot schema."`
+}
+
+func (c *cmd) Run(env *lamcli.Env) error {
+	if len(c.Schema) > 1 {
+		return lamcli.Usagef("give at most one boot schema")
+	}
+	if !c.NoBanner || c.Version {
+		lamcli.Banner(env.Stdout)
+	}
+	if c.Version {
+		fmt.Fprintf(env.Stdout, "\tArch:\t\t%s\n\tPrefix:\t\t%s\n", buildinfo.Arch(), env.Paths.Prefix)
+		return nil
+	}
+	if c.Debug {
+		c.Verbose = true
+	}
+	settings := env.SSI
+	if c.Fast {
+		settings = settingsWith(env, append(c.SSI, sarg("boot_rsh_fast", "1")))
+	}
+	pid := os.Getpid()
+	progress := func(alg string) func(string) {
+		return func(line string) {
+			if c.Verbose {
+				fmt.Fprintf(env.Stderr, "n-1<%d> ssi:boot:base:%s: %s\n", pid, alg, line)
+			}
+		}
+	}
+
+	dir, err := session.Resolve(session.Options{Prefix: c.SessionPrefix, Suffix: c.SessionSuffix, Getenv: env.Getenv})
+	if err != nil {
+		return err
+	}
+	if err := refuseRunning(env, dir, c.Force); err != nil {
+		return err
+	}
+
+	ctx := context.Background()
+	mod, err := boot.Select(ctx, settings)
+	if err != nil {
+		return err
+	}
+	cwd, _ := os.Getwd()
+	schema := ""
+	if len(c.Schema) == 1 {
+		schema = c.Schema[0]
+	}
+	nodes, err := mod.Nodes(ctx, &boot.Request{Schema: schema, Getenv: env.Getenv, Cwd: cwd,
+		Sysconfdir: env.Paths.Sysconfdir, Settings: settings,
+		Warn: func(w string) { fmt.Fprintf(env.Stderr, "lamboot: warning: %s (line skipped)\n", w) }})
+	if err != nil {
+		return err
+	}
+	schedulable := false
+	for _, n := range nodes {
+		schedulable = schedulable || n.Schedule
+	}
+	if !schedulable {
+		env.Warnf("no node of the boot schema is schedulable (every one has schedule=no): mpirun C and N will find nothing to run on")
+	}
+	if err := boot.Resolve(ctx, nodes, c.Names); err != nil {
+		return fmt.Errorf("%w", err)
+	}
+	var origin *boot.Node
+	for i := range nodes {
+		if nodes[i].Origin {
+			origin = &nodes[i]
+		}
+	}
+
+	alg := settings.String(boot.ParamAlgorithm)
+	window, err := settings.Int(boot.ParamWindow)
+	if err != nil {
+		return err
+	}
+	timeout, err := settings.Duration(boot.ParamTimeout)
+	if err != nil {
+		return err
+	}
+	var heartbeat time.Duration
+	if c.FaultTolerant {
+		if heartbeat, err = settings.Duration(boot.ParamHeartbeat); err != nil {
+			return err
+		}
+	}
+	secret, err := linkauth.NewSecret()
+	if err != nil {
+		return err
+	}
+	b := &boot.Lamds{
+		Module: mod, Nodes: nodes, Origin: origin.ID, Secret: secret, ListenAddr: origin.Addr,
+		Bindir: env.Paths.Bindir, Prefix: c.Prefix, Conf: c.Conf,
+		SessionPrefix: c.SessionPrefix, SessionSuffix: dir.Suffix, Debug: c.Debug, Heartbeat: heartbeat,
+		Options: boot.Options{Algorithm: alg, Window: window, Timeout: timeout, Progress: progress(alg)},
+	}
+	res, err := b.Boot(ctx)
+	if err != nil {
+		if len(res.Acked) > 0 {
+			wctx, cancel := context.WithTimeout(ctx, timeout)
+			boot.Wipe(wctx, mod, res.Acked, b.WipeArgv)
+			cancel()
+		}
+		if c.Verbose {
+			fmt.Fprintln(env.Stderr, "lamboot did NOT complete successfully")
+		}
+		var ne *boot.NodeError
+		if errors.As(err, &ne) {
+			return lamcli.Exit(1, fmt.Errorf("cannot boot %s: %w", ne.Node, ne.Err))
+		}
+		return err
+	}
+	progress(alg)("finished")
+	return nil
+}
+
+// refuseRunning refuses to boot over a live universe of the same session,
+// unless forced (LAM silently killed it).
+func refuseRunning(env *lamcli.Env, dir session.Dir, force bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := lamclient.Dial(ctx, dir, "lamboot", wire.RoleTool)
+	if err != nil {
+		return nil // nobody answers: hboot -t clears any leftovers
+	}
+	defer c.Close()
+	if !force {
+		return fmt.Errorf("a universe is already running for this session (lamd pid %d, %s); "+
+			"run lamhalt first, or lamboot -f to replace it", c.LamdPID(), dir.Path)
+	}
+	env.Warnf("replacing the universe already running for this session (lamd pid %d)", c.LamdPID())
+	return c.Halt(ctx, 5*time.Second, nil)
+}
+
+func main() { lamcli.Main(tool, &cmd{}) }

@@ -1,11 +1,128 @@
-// Command lamd is the LAM daemon that lamboot starts on every node.
+// Command lamd is the LAM daemon. hboot starts it on every node of a
+// universe; it calls back the booting lamboot (or lamgrow) to join the
+// universe, then serves the node's tools and processes until lamhalt, a
+// SIGTERM, or the removal of its session directory.
 //
-// This version only answers -h: the rest arrives with the run-time environment (lamd, lamboot and the universe tools).
+// The universe's secret comes on the file descriptor named by -k (hboot
+// passes a pipe), never in argv or the environment.
 package main
 
-import "github.com/lamgo/lam/shared/lamcli"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
 
-func main() {
-	tool, cmd := lamcli.Stub("lamd", "the run-time environment (lamd, lamboot and the universe tools)", lamcli.ExitUsage)
-	lamcli.Main(tool, cmd)
+	"github.com/lamgo/lam/shared/boot"
+	"github.com/lamgo/lam/shared/kernel"
+	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/linkauth"
+	"github.com/lamgo/lam/shared/session"
+	"github.com/lamgo/lam/shared/wire"
+)
+
+var tool = &lamcli.Tool{
+	Name: "lamd",
+	Syntax: lamcli.Syntax{Long: map[string]int{
+		"sessionprefix": 1, "sessionsuffix": 1, "log": 1,
+	}},
+	HelpExit:      lamcli.ExitUsage,
+	NoRootWarning: true, // the tool that started it warned already
 }
+
+type cmd struct {
+	Host          string `short:"H" required:"" help:"Address of the booting tool."`
+	Port          int    `short:"P" required:"" help:"Its rendezvous port."`
+	Node          int32  `short:"n" required:"" help:"This node's id."`
+	Origin        int32  `short:"o" help:"The origin's node id."`
+	CPUs          int32  `short:"c" default:"-1" help:"CPU count (-1: as the boot schema says)."`
+	FaultTolerant bool   `short:"x" help:"Fault-tolerant mode (heartbeats come with the node table)."`
+	Debug         bool   `short:"d" help:"Log debugging output."`
+	KeyFD         int    `short:"k" default:"-1" help:"File descriptor carrying the universe secret."`
+	SessionPrefix string `name:"sessionprefix"`
+	SessionSuffix string `name:"sessionsuffix"`
+	Log           string `name:"log" help:"Append the log to this file (default: standard error)."`
+}
+
+func (c *cmd) Run(env *lamcli.Env) error {
+	logOut := env.Stderr
+	if c.Log != "" {
+		f, err := os.OpenFile(c.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		logOut = f
+	}
+	level := slog.LevelInfo
+	if c.Debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})).With("lamd", os.Getpid(), "node", c.Node)
+
+	if c.KeyFD < 0 {
+		return lamcli.Usagef("no universe secret: lamd is started by hboot (-k <fd>)")
+	}
+	kf := os.NewFile(uintptr(c.KeyFD), "universe secret")
+	secret, err := linkauth.ReadSecret(kf)
+	kf.Close()
+	if err != nil {
+		return err
+	}
+	dir, err := session.Resolve(session.Options{Prefix: c.SessionPrefix, Suffix: c.SessionSuffix, Getenv: env.Getenv})
+	if err != nil {
+		return err
+	}
+	timeout, err := env.SSI.Duration(boot.ParamTimeout)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+
+	caller, err := boot.Dial(ctx, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), secret)
+	if err != nil {
+		return err
+	}
+	links, err := net.Listen("tcp", net.JoinHostPort(caller.LocalIP().String(), "0"))
+	if err != nil {
+		caller.Ack(err)
+		return fmt.Errorf("link listener: %w", err)
+	}
+	host, _ := os.Hostname()
+	u, err := caller.Hello(ctx, &wire.BootHello{Node: c.Node, Link: links.Addr().String(), CPUs: c.CPUs, PID: int32(os.Getpid()), Host: host})
+	if err != nil {
+		links.Close()
+		return err
+	}
+	k, err := kernel.New(kernel.Config{
+		Session: dir, Secret: secret, Universe: u, Self: c.Node, Links: links, Joining: u.Join, Log: log,
+	})
+	if ackErr := caller.Ack(err); err != nil {
+		links.Close()
+		return err
+	} else if ackErr != nil {
+		k.Stop(errors.New("the booting tool went away"))
+		<-k.Done()
+		return fmt.Errorf("acknowledge the node table: %w", ackErr)
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	go func() {
+		s := <-sigs
+		k.Stop(fmt.Errorf("signal %v", s))
+	}()
+	runCtx, stop := context.WithCancel(context.Background())
+	defer stop()
+	err = k.Run(runCtx)
+	log.Info("lamd exiting", "err", err)
+	return err
+}
+
+func main() { lamcli.Main(tool, &cmd{}) }

@@ -3,6 +3,8 @@ package lamcli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lamgo/lam/shared/lamclient"
 )
 
 // LAM's exit codes (LAM error numbers 0x400+N, of which the shell sees the
@@ -29,7 +31,7 @@ var ErrUsage = errors.New("bad usage")
 
 // ErrNoDaemon marks a tool that could not reach its lamd; the tool exits
 // with its Tool.NoDaemonExit code after printing LAM's no-lamd help.
-var ErrNoDaemon = errors.New("no LAM daemon")
+var ErrNoDaemon = lamclient.ErrNoDaemon
 
 // ErrNotImplemented marks a tool (or an option) that this version does not
 // provide yet.

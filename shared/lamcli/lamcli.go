@@ -137,6 +137,9 @@ func Run(t *Tool, cmd Command, args []string, env *Env) int {
 		kong.NoDefaultHelp(),
 		kong.Writers(env.Stdout, env.Stderr),
 		kong.Exit(func(int) {}),
+		// LAM takes the word after an option as its value even if it
+		// starts with "-" (hboot -I "-H addr -P port ...").
+		kong.WithHyphenPrefixedParameters(true),
 	)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: internal error: %v\n", t.Name, err)

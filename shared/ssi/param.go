@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ParamType says how a parameter's value is read.
@@ -16,6 +17,7 @@ const (
 	Int                     // a decimal integer (0x hex accepted)
 	Bool                    // 0/1, yes/no, true/false, on/off
 	Size                    // a byte count, with an optional k, m or g suffix (powers of 1024)
+	Duration                // seconds ("60", "0.5") or a Go duration ("500ms", "2m")
 )
 
 func (t ParamType) String() string {
@@ -28,6 +30,8 @@ func (t ParamType) String() string {
 		return "bool"
 	case Size:
 		return "size"
+	case Duration:
+		return "duration"
 	}
 	return fmt.Sprintf("ParamType(%d)", int(t))
 }
@@ -83,8 +87,28 @@ func (p *Param) check(value string) error {
 	case Size:
 		_, err := ParseSize(value)
 		return err
+	case Duration:
+		_, err := ParseDuration(value)
+		return err
 	}
 	return nil
+}
+
+// ParseDuration reads a non-negative duration: a number of seconds ("60",
+// "0.25") or a Go duration ("500ms", "1m30s").
+func ParseDuration(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		if f < 0 || f > float64(math.MaxInt64)/float64(time.Second) || math.IsNaN(f) {
+			return 0, fmt.Errorf("%q is not a duration", s)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration (seconds, or e.g. 500ms)", s)
+	}
+	return d, nil
 }
 
 // ParseInt reads a decimal (or 0x-prefixed hexadecimal) integer.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Arg is one "-ssi key value" from a command line.
@@ -142,6 +143,16 @@ func (s *Settings) Size(full string) (int64, error) {
 		return 0, &ParamError{Name: full, Value: v, Source: src, Err: err}
 	}
 	return n, nil
+}
+
+// Duration returns a parameter's value as a duration.
+func (s *Settings) Duration(full string) (time.Duration, error) {
+	v, src := s.Value(full)
+	d, err := ParseDuration(v)
+	if err != nil {
+		return 0, &ParamError{Name: full, Value: v, Source: src, Err: err}
+	}
+	return d, nil
 }
 
 // Environ returns the command-line arguments as environment entries

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fresh gives the test an empty registry and restores the real one after.
@@ -142,6 +143,17 @@ func TestParseValues(t *testing.T) {
 	for _, s := range []string{"", "k", "-5", "1t", "1.5m", "99999999999999g", "0x10"} {
 		if _, err := ParseSize(s); err == nil {
 			t.Errorf("ParseSize(%q) succeeded", s)
+		}
+	}
+	durs := map[string]time.Duration{"60": time.Minute, "0.5": 500 * time.Millisecond, "250ms": 250 * time.Millisecond, "1m30s": 90 * time.Second, "0": 0}
+	for s, want := range durs {
+		if got, err := ParseDuration(s); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "-1", "soon", "-2s", "1e300", "NaN"} {
+		if _, err := ParseDuration(s); err == nil {
+			t.Errorf("ParseDuration(%q) succeeded", s)
 		}
 	}
 }

@@ -671,6 +671,9 @@ type Universe struct {
 	// HeartbeatMS is the heartbeat period in fault-tolerant mode; 0 means
 	// no heartbeats.
 	HeartbeatMS int32
+	// Join is set when the new lamd joins a running universe (lamgrow):
+	// it links to every node rather than only the lower ids.
+	Join bool
 }
 
 func (*Universe) Kind() Kind { return KindUniverse }
@@ -678,11 +681,13 @@ func (m *Universe) encode(e *Encoder) {
 	e.String(m.ID)
 	encodeNodes(e, m.Nodes)
 	e.I32(m.HeartbeatMS)
+	e.Bool(m.Join)
 }
 func (m *Universe) decode(d *Decoder) {
 	m.ID = d.String("universe", 256)
 	m.Nodes = decodeNodes(d)
 	m.HeartbeatMS = int32(d.Int("heartbeat", 0, 1<<30))
+	m.Join = d.Bool()
 }
 
 // Stdin carries standard input to a spawned process; the frame's id is the

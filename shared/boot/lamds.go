@@ -1,0 +1,200 @@
+package boot
+
+import (
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lamgo/lam/shared/linkauth"
+	"github.com/lamgo/lam/shared/wire"
+)
+
+// Lamds boots lamds: lamboot's whole universe, or lamgrow's one new node.
+type Lamds struct {
+	Module Module
+	Nodes  []Node      // the nodes to boot
+	Joined []wire.Node // lamgrow: the running universe's table
+	Origin int32       // the origin's node id
+	Secret linkauth.Secret
+	// ListenAddr is the address the new lamds call back to: this host's
+	// address as the other nodes reach it.
+	ListenAddr    string
+	Bindir        string // this installation's programs (for the local node)
+	Prefix        string // -prefix: the installation on remote nodes (a node's prefix= wins)
+	Conf          string // -c: the process schema hboot runs ("" = lam-conf.lamd)
+	SessionPrefix string // local node only, as in LAM
+	SessionSuffix string
+	Debug         bool
+	Heartbeat     time.Duration // fault-tolerant mode when > 0
+	Options       Options
+}
+
+// Result is what a boot left running.
+type Result struct {
+	Universe *wire.Universe
+	// Acked lists the nodes whose lamd serves its session; after a failure
+	// the caller must stop them (Wipe).
+	Acked []Node
+}
+
+// Boot starts the lamds and hands each the universe's node table.
+func (b *Lamds) Boot(ctx context.Context) (Result, error) {
+	var res Result
+	srv, err := Listen(net.JoinHostPort(b.ListenAddr, "0"), b.Secret)
+	if err != nil {
+		return res, err
+	}
+	defer srv.Close()
+	port := srv.Addr().Port
+	secret := []byte(b.Secret.String() + "\n")
+	launch := func(ctx context.Context, n *Node) error {
+		return b.Module.Launch(ctx, n, b.HbootArgv(n, port), secret)
+	}
+	cbs, err := Start(ctx, b.Nodes, srv, launch, b.Options)
+	if err != nil {
+		for _, cb := range cbs {
+			cb.Abort(err.Error())
+		}
+		return res, err
+	}
+
+	u := &wire.Universe{ID: b.Secret.ID(), Nodes: append([]wire.Node(nil), b.Joined...), Join: len(b.Joined) > 0}
+	if b.Heartbeat > 0 {
+		u.HeartbeatMS = int32(max(b.Heartbeat/time.Millisecond, 1))
+	}
+	for i := range b.Nodes {
+		n := &b.Nodes[i]
+		h := cbs[n.ID].Hello
+		wn := wire.Node{ID: n.ID, Host: n.Host, Addr: n.Addr, Link: h.Link, CPUs: n.CPUs}
+		if h.CPUs > 0 {
+			wn.CPUs = h.CPUs
+		}
+		if wn.CPUs < 1 {
+			wn.CPUs = 1
+		}
+		if !n.Schedule {
+			wn.Flags |= wire.NodeNoSchedule
+		}
+		if n.ID == b.Origin {
+			wn.Flags |= wire.NodeOrigin
+		}
+		u.Nodes = append(u.Nodes, wn)
+	}
+	res.Universe = u
+
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		first error
+	)
+	for i := range b.Nodes {
+		n := &b.Nodes[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sctx, cancel := context.WithTimeout(ctx, b.Options.Timeout)
+			defer cancel()
+			err := cbs[n.ID].Send(sctx, u)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = &NodeError{Node: n, Err: err}
+				}
+				return
+			}
+			res.Acked = append(res.Acked, *n)
+		}()
+	}
+	wg.Wait()
+	return res, first
+}
+
+// HbootArgv is the command that starts node n's lamd, calling back port.
+func (b *Lamds) HbootArgv(n *Node, port int) []string {
+	topo := []string{"-H", b.ListenAddr, "-P", strconv.Itoa(port), "-n", strconv.Itoa(int(n.ID)), "-o", strconv.Itoa(int(b.Origin))}
+	if b.Heartbeat > 0 {
+		topo = append(topo, "-x")
+	}
+	argv := []string{b.hboot(n), "-t"}
+	if b.Conf != "" {
+		argv = append(argv, "-c", b.Conf)
+	}
+	if b.Debug {
+		argv = append(argv, "-d")
+	}
+	argv = append(argv, "-I", strings.Join(topo, " "), "-k")
+	if n.Origin && b.SessionPrefix != "" {
+		argv = append(argv, "-sessionprefix", b.SessionPrefix)
+	}
+	if b.SessionSuffix != "" {
+		argv = append(argv, "-sessionsuffix", b.SessionSuffix)
+	}
+	if p := b.prefix(n); p != "" && !n.Origin {
+		argv = append(argv, "-prefix", p)
+	}
+	return argv
+}
+
+func (b *Lamds) prefix(n *Node) string {
+	if n.Prefix != "" {
+		return n.Prefix
+	}
+	return b.Prefix
+}
+
+func (b *Lamds) hboot(n *Node) string {
+	if n.Origin {
+		return filepath.Join(b.Bindir, "hboot")
+	}
+	if p := b.prefix(n); p != "" {
+		return filepath.Join(p, "bin", "hboot")
+	}
+	return "hboot"
+}
+
+// Wipe stops the lamds of nodes (hboot -t -N on each: stop the session's
+// lamd, start nothing), in parallel, and returns the failures.
+func Wipe(ctx context.Context, m Module, nodes []Node, argv func(*Node) []string) error {
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		errs []error
+	)
+	for i := range nodes {
+		n := &nodes[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.Launch(ctx, n, argv(n), nil); err != nil {
+				mu.Lock()
+				errs = append(errs, &NodeError{Node: n, Err: err})
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// WipeArgv is the command that stops a node's lamd for lamwipe and failed
+// boots.
+func (b *Lamds) WipeArgv(n *Node) []string {
+	argv := []string{b.hboot(n), "-t", "-N"}
+	if n.Origin && b.SessionPrefix != "" {
+		argv = append(argv, "-sessionprefix", b.SessionPrefix)
+	}
+	if b.SessionSuffix != "" {
+		argv = append(argv, "-sessionsuffix", b.SessionSuffix)
+	}
+	if p := b.prefix(n); p != "" && !n.Origin {
+		argv = append(argv, "-prefix", p)
+	}
+	return argv
+}
+

@@ -1,0 +1,83 @@
+package boot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+)
+
+// ErrNoOrigin means no node of the schema is this host.
+var ErrNoOrigin = errors.New("none of the hosts is this host")
+
+// ErrLoopbackOrigin means a multi-node universe would be booted from a
+// loopback address, which the other nodes cannot reach.
+var ErrLoopbackOrigin = errors.New("this host is named by a loopback address in a multi-host boot schema")
+
+// Resolve fills in every node's address and marks the origin: the first
+// node whose address belongs to this host. With names false, a universe of
+// several nodes whose origin resolves to a loopback address is refused
+// (lamboot -l lifts that, as in LAM).
+func Resolve(ctx context.Context, nodes []Node, names bool) error {
+	local, err := localAddrs()
+	if err != nil {
+		return err
+	}
+	origin := -1
+	for i := range nodes {
+		n := &nodes[i]
+		addr, err := lookup(ctx, n.Host)
+		if err != nil {
+			return fmt.Errorf("%s: cannot resolve the host name: %w", n, err)
+		}
+		n.Addr = addr.String()
+		if origin < 0 && (addr.IsLoopback() || local[addr]) {
+			origin = i
+		}
+	}
+	if origin < 0 {
+		return ErrNoOrigin
+	}
+	nodes[origin].Origin = true
+	if len(nodes) > 1 && !names {
+		if a, _ := netip.ParseAddr(nodes[origin].Addr); a.IsLoopback() {
+			return fmt.Errorf("%s: %w", &nodes[origin], ErrLoopbackOrigin)
+		}
+	}
+	return nil
+}
+
+// lookup resolves a host name or address, preferring IPv4.
+func lookup(ctx context.Context, host string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap(), nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	if len(addrs) == 0 {
+		return netip.Addr{}, fmt.Errorf("no address for %s", host)
+	}
+	for _, a := range addrs {
+		if a.Unmap().Is4() {
+			return a.Unmap(), nil
+		}
+	}
+	return addrs[0], nil
+}
+
+func localAddrs() (map[netip.Addr]bool, error) {
+	out := map[netip.Addr]bool{}
+	ifs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, fmt.Errorf("local addresses: %w", err)
+	}
+	for _, a := range ifs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out[p.Addr().Unmap()] = true
+		}
+	}
+	return out, nil
+}
