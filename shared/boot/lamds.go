@@ -32,6 +32,10 @@ type Lamds struct {
 	Debug         bool
 	Heartbeat     time.Duration // fault-tolerant mode when > 0
 	Options       Options
+	// BeforeUniverse, if set, runs once every new lamd has called back and
+	// before they get the node table (lamgrow adds the node to the
+	// running universe here).
+	BeforeUniverse func(ctx context.Context, u *wire.Universe) error
 }
 
 // Result is what a boot left running.
@@ -86,6 +90,14 @@ func (b *Lamds) Boot(ctx context.Context) (Result, error) {
 		u.Nodes = append(u.Nodes, wn)
 	}
 	res.Universe = u
+	if b.BeforeUniverse != nil {
+		if err := b.BeforeUniverse(ctx, u); err != nil {
+			for _, cb := range cbs {
+				cb.Abort(err.Error())
+			}
+			return res, err
+		}
+	}
 
 	var (
 		mu    sync.Mutex

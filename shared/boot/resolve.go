@@ -81,3 +81,23 @@ func localAddrs() (map[netip.Addr]bool, error) {
 	}
 	return out, nil
 }
+
+// ResolveHost fills in one node's address (lamgrow's new host).
+func ResolveHost(ctx context.Context, n *Node) error {
+	addr, err := lookup(ctx, n.Host)
+	if err != nil {
+		return fmt.Errorf("%s: cannot resolve the host name: %w", n, err)
+	}
+	n.Addr = addr.String()
+	return nil
+}
+
+// IsLocal reports whether addr belongs to this host.
+func IsLocal(addr string) bool {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	local, err := localAddrs()
+	return err == nil && (a.IsLoopback() || local[a.Unmap()])
+}

@@ -47,7 +47,13 @@ func (k *Kernel) dispatch(src *source, to replier, f wire.Frame, fromLink *link)
 	}
 	switch m := f.Msg.(type) {
 	case *wire.NodesReq:
-		r.finish(&wire.Nodes{Self: k.cfg.Self, Nodes: k.nodeTable()})
+		r.finish(&wire.Nodes{Self: k.cfg.Self, Nodes: k.nodeTable(), HeartbeatMS: k.cfg.Universe.HeartbeatMS})
+	case *wire.SecretReq:
+		if fromLink != nil {
+			r.fail(wire.CodePerm, "the secret is only for local clients")
+			return
+		}
+		r.finish(&wire.Secret{Key: k.cfg.Secret.String()})
 	case *wire.Echo:
 		r.finish(&wire.EchoReply{Data: m.Data})
 	case *wire.Send:

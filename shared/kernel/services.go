@@ -120,10 +120,15 @@ func (k *Kernel) removeNode(r *request, m *wire.RemoveNode, fromTool bool) {
 	}
 	if fromTool {
 		go func() {
-			if err := k.broadcast(m, -1); err != nil {
+			if err := k.broadcast(m, m.ID); err != nil {
 				r.fail(wire.CodeFailed, "%v", err)
 				return
 			}
+			// The node itself halts; if its lamd is gone already, there is
+			// nobody to tell.
+			ctx, cancel := context.WithTimeout(k.ctx, k.cfg.HaltTimeout+time.Duration(m.WaitMS)*time.Millisecond)
+			k.rpc(ctx, m.ID, m)
+			cancel()
 			k.forgetNode(m.ID)
 			r.finish(&wire.OK{})
 		}()

@@ -304,3 +304,16 @@ func Code(err error) int32 {
 	}
 	return 0
 }
+
+// Secret returns the universe's secret (for lamgrow).
+func (c *Client) Secret(ctx context.Context) (string, error) {
+	m, err := c.call(ctx, &wire.SecretReq{})
+	if err != nil {
+		return "", err
+	}
+	s, ok := m.(*wire.Secret)
+	if !ok {
+		return "", unexpected("the secret", m)
+	}
+	return s.Key, nil
+}

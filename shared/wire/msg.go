@@ -35,12 +35,15 @@ const (
 	KindBootHello
 	KindUniverse
 	KindStdin
+	KindSecretReq
+	KindSecret
 	kindEnd
 )
 
 var kindNames = [...]string{"", "hello", "welcome", "error", "ok", "nodes-req", "nodes", "echo", "echo-reply",
 	"halt", "halt-node", "halt-progress", "spawn", "started", "output", "exited", "signal", "clean", "send",
-	"recv", "msg", "cancel", "add-node", "remove-node", "heartbeat", "link-hello", "boot-hello", "universe", "stdin"}
+	"recv", "msg", "cancel", "add-node", "remove-node", "heartbeat", "link-hello", "boot-hello", "universe", "stdin",
+	"secret-req", "secret"}
 
 func (k Kind) String() string {
 	if k > 0 && k < kindEnd {
@@ -85,6 +88,8 @@ var kinds = map[Kind]func() Message{
 	KindBootHello:    func() Message { return new(BootHello) },
 	KindUniverse:     func() Message { return new(Universe) },
 	KindStdin:        func() Message { return new(Stdin) },
+	KindSecretReq:    func() Message { return new(SecretReq) },
+	KindSecret:       func() Message { return new(Secret) },
 }
 
 // Node ids: real nodes are 0..MaxNodes-1.
@@ -280,18 +285,21 @@ func (*NodesReq) decode(*Decoder) {}
 
 // Nodes is the node table, sorted by id.
 type Nodes struct {
-	Self  int32 // the answering lamd's node
-	Nodes []Node
+	Self        int32 // the answering lamd's node
+	Nodes       []Node
+	HeartbeatMS int32 // the universe's heartbeat period (0: none)
 }
 
 func (*Nodes) Kind() Kind { return KindNodes }
 func (m *Nodes) encode(e *Encoder) {
 	e.I32(m.Self)
 	encodeNodes(e, m.Nodes)
+	e.I32(m.HeartbeatMS)
 }
 func (m *Nodes) decode(d *Decoder) {
 	m.Self = nodeID(d, "self", false)
 	m.Nodes = decodeNodes(d)
+	m.HeartbeatMS = int32(d.Int("heartbeat", 0, 1<<30))
 }
 
 // Echo asks a node's lamd to send Data back (tping).
@@ -706,3 +714,18 @@ func (m *Stdin) decode(d *Decoder) {
 	m.Data = d.Blob("input", MaxData)
 	m.EOF = d.Bool()
 }
+
+// SecretReq asks the local lamd for the universe's secret (lamgrow needs
+// it to admit a new node). Only local clients of the owner get an answer.
+type SecretReq struct{}
+
+func (*SecretReq) Kind() Kind      { return KindSecretReq }
+func (*SecretReq) encode(*Encoder) {}
+func (*SecretReq) decode(*Decoder) {}
+
+// Secret carries the universe's secret, in hex.
+type Secret struct{ Key string }
+
+func (*Secret) Kind() Kind          { return KindSecret }
+func (m *Secret) encode(e *Encoder) { e.String(m.Key) }
+func (m *Secret) decode(d *Decoder) { m.Key = d.String("secret", 256) }

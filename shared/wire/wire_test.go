@@ -41,6 +41,8 @@ func samples() []Message {
 		&BootHello{Version: Version, Node: 1, Link: "h:1", CPUs: -1, PID: 9, Host: "h"},
 		&Universe{ID: "u", Nodes: []Node{n}, HeartbeatMS: 1000},
 		&Stdin{Data: []byte("in"), EOF: true},
+		&SecretReq{},
+		&Secret{Key: "00ff"},
 	}
 }
 
