@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/shared/boot"
-	"github.com/lamgo/lam/shared/buildinfo"
 	_ "github.com/lamgo/lam/shared/boot/all"
+	"github.com/lamgo/lam/shared/buildinfo"
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/linkauth"

@@ -209,4 +209,3 @@ func (b *Lamds) WipeArgv(n *Node) []string {
 	}
 	return argv
 }
-

@@ -13,11 +13,11 @@ type ParamType int
 
 // The parameter types.
 const (
-	String ParamType = iota // any text
-	Int                     // a decimal integer (0x hex accepted)
-	Bool                    // 0/1, yes/no, true/false, on/off
-	Size                    // a byte count, with an optional k, m or g suffix (powers of 1024)
-	Duration                // seconds ("60", "0.5") or a Go duration ("500ms", "2m")
+	String   ParamType = iota // any text
+	Int                       // a decimal integer (0x hex accepted)
+	Bool                      // 0/1, yes/no, true/false, on/off
+	Size                      // a byte count, with an optional k, m or g suffix (powers of 1024)
+	Duration                  // seconds ("60", "0.5") or a Go duration ("500ms", "2m")
 )
 
 func (t ParamType) String() string {
