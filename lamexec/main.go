@@ -1,11 +1,36 @@
-// Command lamexec runs non-MPI programs on the nodes of the universe.
-//
-// This version only answers -h: the rest arrives with the run-time environment (lamd, lamboot and the universe tools).
+// Command lamexec runs programs (not necessarily MPI programs) on the
+// nodes of the LAM universe, forwarding their standard output and error
+// line by line, and exits with the status of the first process that fails.
 package main
 
-import "github.com/lamgo/lam/shared/lamcli"
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
 
-func main() {
-	tool, cmd := lamcli.Stub("lamexec", "the run-time environment (lamd, lamboot and the universe tools)", 0)
-	lamcli.Main(tool, cmd)
+	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/launch"
+)
+
+var tool = &lamcli.Tool{
+	Name:         "lamexec",
+	NoDaemonExit: lamcli.ExitNoKernel,
+	Syntax: lamcli.Syntax{
+		Long:    map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0},
+		Program: true,
+		IsSpec:  launch.IsSpec,
+	},
 }
+
+type cmd struct {
+	launch.Options `embed:""`
+}
+
+func (c *cmd) Run(env *lamcli.Env) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return launch.Run(ctx, env, &c.Options, launch.Config{Tool: "lamexec"})
+}
+
+func main() { lamcli.Main(tool, &cmd{}) }

@@ -1,11 +1,147 @@
-// Command lamnodes lists the nodes of the LAM universe.
-//
-// This version only answers -h: the rest arrives with the run-time environment (lamd, lamboot and the universe tools).
+// Command lamnodes lists the nodes of the LAM universe, one per line in
+// LAM's format: n<id>, a tab, the host, then :<cpus>:<flags>.
 package main
 
-import "github.com/lamgo/lam/shared/lamcli"
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"time"
 
-func main() {
-	tool, cmd := lamcli.Stub("lamnodes", "the run-time environment (lamd, lamboot and the universe tools)", 0)
-	lamcli.Main(tool, cmd)
+	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/nodespec"
+	"github.com/lamgo/lam/shared/wire"
+)
+
+var tool = &lamcli.Tool{Name: "lamnodes", NoDaemonExit: lamcli.ExitNoDaemon}
+
+type cmd struct {
+	NoCPUs  bool     `short:"c" help:"Do not print CPU counts and flags."`
+	IP      bool     `short:"i" help:"Print IP addresses instead of host names."`
+	NoIDs   bool     `short:"n" help:"Do not print node ids."`
+	Where   []string `arg:"" optional:"" help:"Node or CPU specifications (default: every node)."`
 }
+
+func (c *cmd) Run(env *lamcli.Env) error {
+	var specs []nodespec.Spec
+	for _, w := range c.Where {
+		s, err := nodespec.Parse(w)
+		if err != nil {
+			return lamcli.Usagef("%v", err)
+		}
+		specs = append(specs, s)
+	}
+	ctx := context.Background()
+	cl, err := env.Daemon(ctx, "", "")
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	table, err := cl.Nodes(ctx)
+	if err != nil {
+		return lamcli.RemoteExit(err)
+	}
+	byID := map[int]wire.Node{}
+	for _, n := range table.Nodes {
+		byID[int(n.ID)] = n
+	}
+	nodes := lamcli.SpecNodes(table)
+	names := &resolver{ip: c.IP, cache: map[string]string{}}
+	print := func(n wire.Node) {
+		line := ""
+		if !c.NoIDs {
+			line = fmt.Sprintf("n%d\t", n.ID)
+		}
+		line += names.name(n)
+		if !c.NoCPUs {
+			line += fmt.Sprintf(":%d:%s", n.CPUs, flags(n, table.Self))
+		}
+		fmt.Fprintln(env.Stdout, line)
+	}
+	if len(specs) == 0 {
+		for _, n := range table.Nodes {
+			print(n)
+		}
+		return nil
+	}
+	for _, s := range specs {
+		switch s.Kind {
+		case nodespec.Nodes:
+			// Each id on its own, so one bad id does not hide the others.
+			for _, id := range s.IDs {
+				if n, ok := byID[id]; ok {
+					print(n)
+				} else {
+					fmt.Fprintf(env.Stdout, "n%d\tinvalid node\n", id)
+				}
+			}
+		case nodespec.CPUs:
+			for _, id := range s.IDs {
+				ids, err := nodespec.Resolve([]nodespec.Spec{{Kind: nodespec.CPUs, IDs: []int{id}}}, nodes)
+				if err != nil || len(ids) != 1 {
+					fmt.Fprintln(env.Stdout, "invalid CPU specifier")
+					continue
+				}
+				print(byID[ids[0]])
+			}
+		default:
+			ids, err := nodespec.Resolve([]nodespec.Spec{s}, nodes)
+			if err != nil {
+				return lamcli.Exit(lamcli.ExitBadNode, err)
+			}
+			for _, id := range ids {
+				print(byID[id])
+			}
+		}
+	}
+	return nil
+}
+
+// flags lists a node's flags in LAM's order: no_schedule, origin,
+// this_node; then dead, which LAM did not have.
+func flags(n wire.Node, self int32) string {
+	var f []string
+	if n.Flags&wire.NodeNoSchedule != 0 {
+		f = append(f, "no_schedule")
+	}
+	if n.Flags&wire.NodeOrigin != 0 {
+		f = append(f, "origin")
+	}
+	if n.ID == self {
+		f = append(f, "this_node")
+	}
+	if n.Flags&wire.NodeDead != 0 {
+		f = append(f, "dead")
+	}
+	return strings.Join(f, ",")
+}
+
+// resolver names nodes as LAM did: the address's name (reverse lookup),
+// or the address when that fails or -i is given.
+type resolver struct {
+	ip    bool
+	cache map[string]string
+}
+
+func (r *resolver) name(n wire.Node) string {
+	if r.ip || n.Addr == "" {
+		if n.Addr == "" {
+			return n.Host
+		}
+		return n.Addr
+	}
+	if v, ok := r.cache[n.Addr]; ok {
+		return v
+	}
+	name := n.Addr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if names, err := net.DefaultResolver.LookupAddr(ctx, n.Addr); err == nil && len(names) > 0 {
+		name = strings.TrimSuffix(names[0], ".")
+	}
+	r.cache[n.Addr] = name
+	return name
+}
+
+func main() { lamcli.Main(tool, &cmd{}) }

@@ -25,14 +25,16 @@
 // A typical test:
 //
 //	c := nettest.New(t, nettest.Options{Hosts: 3})
-//	// a boot schema naming the hosts (their names resolve inside hosts;
-//	// Host.Addr.String() works everywhere, even in the root namespace)
+//	// a boot schema listing c.Hosts[i].Addr.String() (or the names,
+//	// which resolve inside the hosts only), written anywhere: the hosts
+//	// share the filesystem
 //	// ...
 //	cmd := c.Command(ctx, 0, "lamboot", "-ssi", "boot_rsh_agent", c.SSHAgent(), schema)
 //
-// Commands run over ssh get sshd's login environment (HOME=/root, the
-// default PATH of sshd, ...), not the caller's: use absolute paths, or set
-// variables for every ssh session with [Options.Env].
+// Commands run over ssh get sshd's login environment (HOME=/root, sshd's
+// default PATH, ...), as modified by the login shell's startup files (bash
+// reads root's ~/.bashrc for ssh commands), not the caller's: use absolute
+// paths, or set variables for every ssh session with [Options.Env].
 //
 // New needs root and the tools ip (iproute2), unshare, nsenter and mount
 // (util-linux), sshd (openssh-server), ssh and ssh-keygen (openssh-client);
@@ -128,7 +130,8 @@ type Options struct {
 	// Env holds "NAME=VALUE" pairs that sshd sets for every ssh session
 	// on every host (sshd_config SetEnv), overriding sshd's defaults, e.g.
 	// "PATH=/work/bin:/usr/bin:/bin" so that the LAM binaries are found
-	// by commands lamboot runs through ssh. Values must not contain '"',
+	// by commands lamboot runs through ssh (the remote login shell's
+	// startup files may still add to them). Values must not contain '"',
 	// '\\' or newlines.
 	Env []string
 }
@@ -187,13 +190,19 @@ var toolPackages = map[string]string{
 	"ssh-keygen": "openssh-client", "sh": "dash", "sleep": "coreutils",
 }
 
+// systemDirs are searched for tools after PATH.
+var systemDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// testHookSSHDConfig, when set, rewrites every sshd_config (tests only).
+var testHookSSHDConfig func(string) string
+
 // findTool returns the absolute path of a program, looking in PATH and
 // then in the usual system directories (PATH may lack the sbin ones).
 func findTool(name string) (string, bool) {
 	if p, err := exec.LookPath(name); err == nil && filepath.IsAbs(p) {
 		return p, true
 	}
-	for _, d := range []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"} {
+	for _, d := range systemDirs {
 		p := filepath.Join(d, name)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 			return p, true
@@ -302,7 +311,9 @@ func New(t testing.TB, o Options) *Cluster {
 	if runtime.GOOS != "linux" {
 		testenv.Skip(t, "nettest: needs Linux namespaces")
 	}
-	testenv.RequireRoot(t)
+	if os.Geteuid() != 0 {
+		testenv.Skip(t, "nettest: needs root (network namespaces, sshd)")
+	}
 	tl, missing := lookTools()
 	if len(missing) > 0 {
 		testenv.Skip(t, "nettest: missing tools: "+strings.Join(missing, ", "))
@@ -385,7 +396,11 @@ func (c *Cluster) build(o Options) error {
 		return fmt.Errorf("write ssh_config: %w", err)
 	}
 	for i := range c.Hosts {
-		if err := os.WriteFile(c.sshdConfigPath(i), []byte(c.sshdConfigText(i)), 0o644); err != nil {
+		cfg := c.sshdConfigText(i)
+		if testHookSSHDConfig != nil {
+			cfg = testHookSSHDConfig(cfg)
+		}
+		if err := os.WriteFile(c.sshdConfigPath(i), []byte(cfg), 0o644); err != nil {
 			return fmt.Errorf("host %d (%s): write sshd_config: %w", i, c.Hosts[i].Name, err)
 		}
 	}
@@ -851,6 +866,14 @@ func (c *Cluster) close() {
 	c.netns = nil
 
 	if c.dir != "" {
+		// A failed test's sshd logs may tell why; they go with the dir.
+		if c.t.Failed() {
+			for i := range c.Hosts {
+				if tail := logTail("sshd log", c.sshdLogPath(i)); tail != "" {
+					c.t.Logf("nettest: host %d (%s):%s", i, c.Hosts[i].Name, tail)
+				}
+			}
+		}
 		if err := os.RemoveAll(c.dir); err != nil {
 			errs = append(errs, fmt.Errorf("remove %s: %w", c.dir, err))
 		}

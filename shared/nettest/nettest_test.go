@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -354,4 +356,119 @@ func TestOptionsValidate(t *testing.T) {
 			t.Fatalf("random prefix %q: %v", p, err)
 		}
 	}
+}
+
+// fakeTB stands in for the test in New, so that New's failures and skips
+// can be observed; what it does not override goes to the real test.
+type fakeTB struct {
+	testing.TB
+	mu       sync.Mutex
+	cleanups []func()
+	errs     []string
+	skipped  string
+}
+
+func (f *fakeTB) Helper()           {}
+func (f *fakeTB) Cleanup(fn func()) { f.mu.Lock(); f.cleanups = append(f.cleanups, fn); f.mu.Unlock() }
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+	f.mu.Unlock()
+}
+func (f *fakeTB) Fatalf(format string, args ...any) { f.Errorf(format, args...); runtime.Goexit() }
+func (f *fakeTB) Skip(args ...any)                  { f.skipped = fmt.Sprint(args...); runtime.Goexit() }
+
+// do runs fn on its own goroutine, as Goexit needs, and waits for it.
+func (f *fakeTB) do(fn func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	<-done
+}
+
+// cleanup runs the registered cleanups, last first.
+func (f *fakeTB) cleanup() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.do(f.cleanups[i])
+	}
+	f.cleanups = nil
+}
+
+func (f *fakeTB) errors() string { return strings.Join(f.errs, "\n") }
+
+// leftovers lists the namespaces and directories with prefix.
+func leftovers(t *testing.T, prefix string) []string {
+	var left []string
+	for _, n := range netnsList(t) {
+		if strings.HasPrefix(n, prefix) {
+			left = append(left, n)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "nettest-"+prefix+"-*"))
+	return append(left, dirs...)
+}
+
+// TestFailedNew checks that a New that fails says where, and that its
+// cleanup removes what it built, and only that.
+func TestFailedNew(t *testing.T) {
+	testenv.RequireRoot(t)
+
+	t.Run("sshd", func(t *testing.T) {
+		testHookSSHDConfig = func(s string) string { return s + "NoSuchOption yes\n" }
+		defer func() { testHookSSHDConfig = nil }()
+		prefix := "f" + randomPrefix()[len(defaultTag):]
+		f := &fakeTB{TB: t}
+		var c *Cluster
+		f.do(func() { c = New(f, Options{Hosts: 2, Prefix: prefix}) })
+		if c != nil || !strings.Contains(f.errors(), "host 1 ("+prefix+"h1): wait for sshd: sshd exited") ||
+			!strings.Contains(f.errors(), "NoSuchOption") {
+			t.Errorf("New with a bad sshd_config: cluster %v, errors:\n%s", c, f.errors())
+		}
+		t.Logf("New failed as expected:\n%s", f.errors())
+		f.cleanup()
+		if len(f.errs) > 1 {
+			t.Errorf("teardown: %s", f.errors())
+		}
+		if left := leftovers(t, prefix); len(left) > 0 {
+			t.Errorf("left after cleanup: %q", left)
+		}
+	})
+
+	t.Run("namespace exists", func(t *testing.T) {
+		prefix := "f" + randomPrefix()[len(defaultTag):]
+		ip := mustTool(t, "ip")
+		if out, err := exec.Command(ip, "netns", "add", prefix+"h1").CombinedOutput(); err != nil {
+			t.Fatalf("ip netns add: %v: %s", err, out)
+		}
+		defer exec.Command(ip, "netns", "delete", prefix+"h1").Run()
+		f := &fakeTB{TB: t}
+		f.do(func() { New(f, Options{Hosts: 2, Prefix: prefix}) })
+		if !strings.Contains(f.errors(), "host 1 ("+prefix+"h1): create network namespace") {
+			t.Errorf("New over an existing namespace: errors:\n%s", f.errors())
+		}
+		f.cleanup()
+		if len(f.errs) > 1 {
+			t.Errorf("teardown: %s", f.errors())
+		}
+		if left := leftovers(t, prefix); len(left) != 1 || left[0] != prefix+"h1" {
+			t.Errorf("left after cleanup: %q, want only the foreign %sh1", left, prefix)
+		}
+	})
+
+	t.Run("missing tools", func(t *testing.T) {
+		saved := systemDirs
+		systemDirs = nil
+		defer func() { systemDirs = saved }()
+		t.Setenv("PATH", t.TempDir())
+		t.Setenv(testenv.StrictVar, "")
+		f := &fakeTB{TB: t}
+		f.do(func() { New(f, Options{Hosts: 1}) })
+		for _, want := range []string{"sshd (openssh-server)", "ssh-keygen (openssh-client)", "ip (iproute2)", "nsenter (util-linux)"} {
+			if !strings.Contains(f.skipped, want) {
+				t.Errorf("skip message %q does not name %s", f.skipped, want)
+			}
+		}
+		if len(f.cleanups) != 0 || len(f.errs) != 0 {
+			t.Errorf("skipped New registered cleanups or failed: %s", f.errors())
+		}
+	})
 }

@@ -1,0 +1,290 @@
+// Package launch starts a job's processes across the universe, for
+// lamexec (and, with the MPI wire-up on top, mpirun): it reads the where
+// specifications or an app schema, schedules the processes as LAM does,
+// asks the lamds to start them, forwards their standard streams, and
+// reports how they ended.
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/lamgo/lam/shared/appschema"
+	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/lamclient"
+	"github.com/lamgo/lam/shared/nodespec"
+	"github.com/lamgo/lam/shared/wire"
+)
+
+// IsSpec recognises where specifications on a command line.
+func IsSpec(s string) bool { return nodespec.Is(s) }
+
+// Options are the command-line options lamexec and mpirun share.
+type Options struct {
+	NP      int      `name:"np" help:"Number of processes."`
+	C       int      `short:"c" help:"Same as -np."`
+	Wd      string   `name:"wd" help:"Working directory of the processes."`
+	Export  []string `short:"x" sep:"none" help:"Export environment variables: NAME or NAME=value, comma-separated; may be repeated."`
+	NoWait  bool     `name:"nw" xor:"wait" help:"Do not wait for the processes."`
+	Wait    bool     `short:"w" xor:"wait" help:"Wait for the processes (the default)."`
+	ProgDir bool     `short:"D" help:"Run in the directory of the program."`
+	NoIO    bool     `short:"f" help:"Do not forward standard streams."`
+	Verbose bool     `short:"v" help:"Report each process started."`
+	Args    []string `arg:"" optional:"" passthrough:"all" help:"Where specifications, then the program and its arguments; or an app schema."`
+}
+
+// Config is what differs between the tools.
+type Config struct {
+	Tool string
+	// Env adds variables to every process (mpirun's LAM_MPI_* exports).
+	Env []string
+}
+
+// Job is a started job.
+type Job struct {
+	ID    string
+	Procs []*Proc
+}
+
+// Proc is one process of a job.
+type Proc struct {
+	Rank    int
+	Node    int32
+	Program string
+	p       *lamclient.Process
+}
+
+// Run is lamexec: start the job and wait for it.
+func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
+	if o.NP != 0 && o.C != 0 {
+		return lamcli.Usagef("give -np or -c, not both")
+	}
+	np := max(o.NP, o.C)
+	if np < 0 {
+		return lamcli.Usagef("-np needs a positive count")
+	}
+	cl, err := env.Daemon(ctx, "", "")
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	lines, err := readLines(o, np)
+	if err != nil {
+		return err
+	}
+	table, err := cl.Nodes(ctx)
+	if err != nil {
+		return lamcli.RemoteExit(err)
+	}
+	nodes := lamcli.SpecNodes(table)
+	procs, err := appschema.Schedule(lines, nodes)
+	if err != nil {
+		var ne *nodespec.NodeError
+		if errors.As(err, &ne) {
+			where := fmt.Sprintf("n%d", ne.ID)
+			if ne.CPU {
+				where = fmt.Sprintf("c%d", ne.ID)
+			}
+			return lamcli.Exit(lamcli.ExitBadNode, fmt.Errorf("cannot start %s on %s: invalid node", lines[0].Program, where))
+		}
+		if errors.Is(err, nodespec.ErrBadNode) {
+			return lamcli.Exit(lamcli.ExitBadNode, err)
+		}
+		return lamcli.Usagef("%v", err)
+	}
+	if len(procs) == 0 {
+		return fmt.Errorf("no node to run on (every node has schedule=no?)")
+	}
+	cwd, _ := os.Getwd()
+	jobID := fmt.Sprintf("%d:%d", table.Self, os.Getpid())
+	out := &output{stdout: env.Stdout, stderr: env.Stderr}
+	var started []*Proc
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, pr := range procs {
+		l := pr.Line
+		exports, err := exportEnv(env, l.Export)
+		if err != nil {
+			return lamcli.Usagef("%v", err)
+		}
+		m := &wire.Spawn{Node: int32(pr.Node), Job: jobID, Argv: append([]string{l.Program}, l.Args...),
+			Env: append(append([]string(nil), cfg.Env...), exports...)}
+		switch {
+		case l.Wd != "":
+			m.Dir = l.Wd
+		case o.Wd != "":
+			m.Dir = o.Wd
+		case o.ProgDir && strings.Contains(l.Program, "/"):
+			m.Dir = filepath.Dir(l.Program)
+		default:
+			// LAM's default: try this directory, else $HOME there.
+			m.Dir, m.Flags = cwd, m.Flags|wire.SpawnTryDir
+		}
+		if o.NoWait {
+			m.Flags |= wire.SpawnNoWait
+		}
+		p, err := cl.Spawn(ctx, m)
+		if err != nil {
+			cancel() // the lamds kill what started
+			name := nodespec.Format(pr.Node, nodes)
+			why := err.Error()
+			if code := lamclient.Code(err); code == wire.CodeNoEntry {
+				why = "No such file or directory"
+			} else if code == wire.CodeBadNode {
+				why = "invalid node"
+			}
+			code := lamclient.Code(err)
+			if code == 0 {
+				code = 1
+			}
+			return lamcli.Exit(int(code), fmt.Errorf("cannot start %s on %s: %s", l.Program, name, why))
+		}
+		proc := &Proc{Rank: pr.Rank, Node: p.Node, Program: l.Program, p: p}
+		started = append(started, proc)
+		if o.Verbose {
+			fmt.Fprintf(env.Stdout, "%d %s running on %s\n", p.PID, l.Program, nodespec.Format(pr.Node, nodes))
+		}
+	}
+	if o.NoWait {
+		return nil
+	}
+	return wait(ctx, cancel, env, started, out, o.NoIO)
+}
+
+// wait forwards output and waits for every process; the first failure is
+// reported and its status returned, and the others are killed.
+func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs []*Proc, out *output, noIO bool) error {
+	var (
+		mu    sync.Mutex
+		first error
+		bare  string // LAM prints a process's failure without the tool's name
+		wg    sync.WaitGroup
+	)
+	for _, pr := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sink func(uint8, []byte)
+			if !noIO {
+				sink = out.write
+			}
+			ex, err := pr.p.Wait(ctx, sink)
+			mu.Lock()
+			defer mu.Unlock()
+			if first != nil {
+				return
+			}
+			switch {
+			case err != nil && ctx.Err() != nil:
+				first = lamcli.Exit(130, fmt.Errorf("interrupted; the processes were killed"))
+			case err != nil:
+				first = lamcli.RemoteExit(fmt.Errorf("%d (n%d): %w", pr.p.PID, pr.p.Node, err))
+			case ex.Signal != 0:
+				first = lamcli.ExitQuiet(int(ex.Signal))
+				bare = fmt.Sprintf("%d (n%d) exited due to signal %d", pr.p.PID, pr.p.Node, ex.Signal)
+			case ex.Status != 0:
+				first = lamcli.ExitQuiet(int(ex.Status))
+				bare = fmt.Sprintf("%d (n%d) exited with status %d", pr.p.PID, pr.p.Node, ex.Status)
+			default:
+				return
+			}
+			cancel() // stop the others: the lamds kill them
+		}()
+	}
+	wg.Wait()
+	if bare != "" {
+		fmt.Fprintln(env.Stderr, bare)
+	}
+	return first
+}
+
+// output writes forwarded lines, a whole line at a time.
+type output struct {
+	mu             sync.Mutex
+	stdout, stderr io.Writer
+}
+
+func (o *output) write(stream uint8, data []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if stream == wire.Stderr {
+		o.stderr.Write(data)
+	} else {
+		o.stdout.Write(data)
+	}
+}
+
+// readLines builds the job's lines: the command line's, or an app
+// schema's when the only argument names one.
+func readLines(o *Options, np int) ([]appschema.Line, error) {
+	var where []nodespec.Spec
+	args := o.Args
+	i := 0
+	for ; i < len(args) && IsSpec(args[i]); i++ {
+		s, err := nodespec.Parse(args[i])
+		if err != nil {
+			return nil, lamcli.Usagef("%v", err)
+		}
+		where = append(where, s)
+	}
+	rest := args[i:]
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:] // the end of the options, before the program
+	}
+	if len(rest) == 0 {
+		return nil, lamcli.Usagef("no program to run")
+	}
+	if len(where) == 0 && np == 0 && len(rest) == 1 {
+		if st, err := os.Stat(rest[0]); err == nil && st.Mode().IsRegular() && !executable(st.Mode()) {
+			f, err := os.Open(rest[0])
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			lines, err := appschema.Parse(f, rest[0])
+			if err != nil {
+				return nil, err
+			}
+			if len(lines) == 0 {
+				return nil, fmt.Errorf("%s: the app schema starts no program", rest[0])
+			}
+			return lines, nil
+		}
+	}
+	var exports []string
+	for _, x := range o.Export {
+		items, err := appschema.SplitExport(x)
+		if err != nil {
+			return nil, lamcli.Usagef("-x %s: %v", x, err)
+		}
+		exports = append(exports, items...)
+	}
+	return []appschema.Line{{Where: where, NP: np, Wd: o.Wd, Export: exports, Program: rest[0], Args: rest[1:]}}, nil
+}
+
+func executable(m os.FileMode) bool { return m&0o111 != 0 }
+
+// exportEnv turns -x items into environment entries: NAME takes this
+// process's value, NAME=value defines it.
+func exportEnv(env *lamcli.Env, items []string) ([]string, error) {
+	var out []string
+	for _, it := range items {
+		if k, _, ok := strings.Cut(it, "="); ok {
+			if k == "" {
+				return nil, fmt.Errorf("empty variable name in %q", it)
+			}
+			out = append(out, it)
+			continue
+		}
+		if v, ok := env.LookupEnv(it); ok {
+			out = append(out, it+"="+v)
+		}
+	}
+	return out, nil
+}
