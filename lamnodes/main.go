@@ -17,10 +17,10 @@ import (
 var tool = &lamcli.Tool{Name: "lamnodes", NoDaemonExit: lamcli.ExitNoDaemon}
 
 type cmd struct {
-	NoCPUs  bool     `short:"c" help:"Do not print CPU counts and flags."`
-	IP      bool     `short:"i" help:"Print IP addresses instead of host names."`
-	NoIDs   bool     `short:"n" help:"Do not print node ids."`
-	Where   []string `arg:"" optional:"" help:"Node or CPU specifications (default: every node)."`
+	NoCPUs bool     `short:"c" help:"Do not print CPU counts and flags."`
+	IP     bool     `short:"i" help:"Print IP addresses instead of host names."`
+	NoIDs  bool     `short:"n" help:"Do not print node ids."`
+	Where  []string `arg:"" optional:"" help:"Node or CPU specifications (default: every node)."`
 }
 
 func (c *cmd) Run(env *lamcli.Env) error {
