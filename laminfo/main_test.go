@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,21 +53,35 @@ func TestOurDefault(t *testing.T) {
 	if lines[0] != "             LAM/MPI: "+buildinfo.Version.String() || lines[1] != "              Prefix: /opt/lamgo" || !strings.HasPrefix(lines[2], "        Architecture: ") {
 		t.Errorf("header lines: %q", lines[:3])
 	}
-	var mods []string
+	// Module lines: boot, coll, rpi, cr; names sorted inside each; every
+	// registered module, test-only ones included.
+	var names []string
+	re := regexp.MustCompile(`^ +SSI (\w+): (\w+) \(API v([0-9.]+), Module v([0-9.]+)\)$`)
 	for _, l := range lines {
-		if strings.Contains(l, "(API v") {
-			mods = append(mods, strings.TrimSpace(l))
+		if m := re.FindStringSubmatch(l); m != nil {
+			names = append(names, m[1]+":"+m[2])
 		}
 	}
-	want := []string{
-		"SSI boot: boot_test (API v1.1, Module v0.1)",
-		"SSI coll: coll_test (API v1.1, Module v0.1)",
-		"SSI rpi: aa_test (API v1.1, Module v0.1)",
-		"SSI rpi: zz_test (API v1.1, Module v0.1)",
-		"SSI cr: cr_test (API v1.0, Module v0.1)",
+	order := map[string]int{"boot": 0, "coll": 1, "rpi": 2, "cr": 3}
+	for i := 1; i < len(names); i++ {
+		a, b := strings.SplitN(names[i-1], ":", 2), strings.SplitN(names[i], ":", 2)
+		if order[a[0]] > order[b[0]] || (a[0] == b[0] && a[1] >= b[1]) {
+			t.Errorf("module lines out of order: %s before %s", names[i-1], names[i])
+		}
 	}
-	if strings.Join(mods, "\n") != strings.Join(want, "\n") {
-		t.Errorf("module lines:\n%s\nwant (boot, coll, rpi, cr; names sorted):\n%s", strings.Join(mods, "\n"), strings.Join(want, "\n"))
+	var want []string
+	for _, f := range ssi.Frameworks {
+		for _, m := range ssi.Modules(f) {
+			want = append(want, string(f)+":"+m.SSI().Name)
+		}
+	}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("module lines %v, want every registered module %v", names, want)
+	}
+	for _, n := range []string{"boot:boot_test", "coll:coll_test", "rpi:aa_test", "rpi:zz_test", "cr:cr_test"} {
+		if !strings.Contains(strings.Join(names, " "), n) {
+			t.Errorf("test module %s not listed", n)
+		}
 	}
 }
 
@@ -85,9 +100,27 @@ func TestOurParams(t *testing.T) {
 		names = append(names, m[3])
 	}
 	got := strings.Join(names, " ")
-	want := "verbose boot_verbose boot boot_boot_test_priority rpi_verbose rpi rpi_aa_test_priority rpi_zz_test_priority rpi_zz_test_path coll_verbose coll coll_coll_test_priority cr_verbose cr cr_cr_test_priority"
-	if got != want {
+	var all []string
+	for _, p := range ssi.Params() {
+		all = append(all, p.Full)
+	}
+	if want := strings.Join(all, " "); got != want {
 		t.Errorf("parameter order:\n got %s\nwant %s", got, want)
+	}
+	// LAM's order: the core first, then boot, rpi, coll, cr; a framework's
+	// own parameters before its modules'.
+	for _, seq := range [][]string{
+		{"verbose", "boot_verbose", "boot", "rpi_verbose", "rpi", "coll_verbose", "coll", "cr_verbose", "cr"},
+		{"boot", "boot_boot_test_priority", "rpi_aa_test_priority", "rpi_zz_test_priority", "rpi_zz_test_path", "coll_coll_test_priority", "cr_cr_test_priority"},
+	} {
+		last := -1
+		for _, n := range seq {
+			i := slices.Index(names, n)
+			if i <= last {
+				t.Errorf("parameter %s out of LAM's order in %s", n, got)
+			}
+			last = i
+		}
 	}
 	_, pretty, _ := ours(t, "-param", "rpi", "zz_test")
 	if !strings.Contains(pretty, `             SSI rpi: parameter "rpi_zz_test_path" (default value:`+"\n                      \"/very") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -24,7 +25,8 @@ type Options struct {
 	NoSchedule  []bool  // per node
 	HeartbeatMS int32
 	HaltTimeout time.Duration
-	Debug       bool // log to the test's output
+	Debug       bool   // log to the test's output
+	Prefix      string // session prefix; default a temporary directory
 }
 
 // Universe is a running test universe.
@@ -49,7 +51,10 @@ func Start(t testing.TB, o Options) *Universe {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := t.TempDir()
+	prefix := o.Prefix
+	if prefix == "" {
+		prefix = t.TempDir()
+	}
 	u := &Universe{Secret: secret, Table: wire.Universe{ID: secret.ID(), HeartbeatMS: o.HeartbeatMS}}
 	var listeners []net.Listener
 	for i := 0; i < o.Nodes; i++ {
@@ -97,6 +102,50 @@ func Start(t testing.TB, o Options) *Universe {
 	t.Cleanup(u.Stop)
 	u.WaitLinked(t)
 	return u
+}
+
+// StartShared starts a universe that outlives any one test (for fuzz
+// targets). The caller must call the returned stop function before the
+// test binary exits (from TestMain): it stops the lamds and removes their
+// files.
+func StartShared(o Options) (*Universe, func()) {
+	t := &sharedTB{}
+	u := Start(t, o)
+	return u, func() {
+		u.Stop()
+		for _, d := range t.dirs {
+			os.RemoveAll(d)
+		}
+	}
+}
+
+// sharedTB is a minimal testing.TB for StartShared: failures panic.
+type sharedTB struct {
+	testing.TB
+	dirs []string
+}
+
+func (*sharedTB) Helper()                   {}
+func (*sharedTB) Cleanup(func())            {}
+func (*sharedTB) Fatal(args ...any)         { panic(fmt.Sprint(args...)) }
+func (*sharedTB) Fatalf(f string, a ...any) { panic(fmt.Sprintf(f, a...)) }
+func (*sharedTB) Log(args ...any)           {}
+func (s *sharedTB) TempDir() string {
+	d, err := os.MkdirTemp("", "kerneltest")
+	if err != nil {
+		panic(err)
+	}
+	s.dirs = append(s.dirs, d)
+	return d
+}
+
+// ClientNoCleanup connects to node 0; the caller closes the client.
+func (u *Universe) ClientNoCleanup() *lamclient.Client {
+	c, err := lamclient.Dial(context.Background(), u.Dirs[0], "kerneltest", wire.RoleTool)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 // WaitLinked waits (bounded) until every lamd has a link to every other.
