@@ -174,8 +174,11 @@ func (m *Module) remoteShell(ctx context.Context, n *boot.Node, agent []string) 
 // .profile, so it must be sourced by hand: shells that are neither csh- nor
 // bash-like.
 func needsProfile(shell string) bool {
+	if shell == "" {
+		return false // unknown: do not guess
+	}
 	switch path.Base(shell) {
-	case "csh", "tcsh", "bash", "zsh", "":
+	case "csh", "tcsh", "bash", "zsh":
 		return false
 	}
 	return true
