@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"time"
 
@@ -22,33 +23,31 @@ import (
 )
 
 var tool = &lamcli.Tool{
-	Name: "lamboot",
-	Syntax: lamcli.Syntax{Long: map[string]int{
-		"ssi": 2, "prefix": 1, "sessionprefix": 1, "sessionsuffix": 1, "c": 1,
-	}},
+	Name:   "lamboot",
+	Syntax: lamcli.Syntax{Long: long()},
+}
+
+func long() map[string]int {
+	m := map[string]int{"sessionprefix": 1, "sessionsuffix": 1, "c": 1}
+	maps.Copy(m, boot.SchemaLong)
+	return m
 }
 
 type cmd struct {
-	lamcli.SSIOption `embed:""`
-	Fast             bool     `short:"b" help:"Assume the remote shell is the local one."`
-	Conf             string   `short:"c" help:"Process schema for hboot."`
-	Debug            bool     `short:"d" help:"Debugging output (implies -v)."`
-	NoBanner         bool     `short:"H" help:"Do not print the banner."`
-	Names            bool     `short:"l" help:"Pass host names, not addresses, to the nodes."`
-	CloseStdio       bool     `short:"s" help:"Close the standard streams of the local lamd (always done)."`
-	Verbose          bool     `short:"v" help:"Report progress per node."`
-	Version          bool     `short:"V" help:"Print the banner and configuration, then exit."`
-	FaultTolerant    bool     `short:"x" help:"Fault-tolerant mode: heartbeats between lamds."`
-	Force            bool     `short:"f" help:"Replace a universe already running for this session."`
-	Prefix           string   `name:"prefix" help:"LAM/Go's installation directory on remote hosts."`
-	SessionPrefix    string   `name:"sessionprefix"`
-	SessionSuffix    string   `name:"sessionsuffix"`
-	Schema           []string `arg:"" optional:"" help:"Boot schema."`
+	boot.SchemaOptions `embed:""`
+	Conf               string `short:"c" help:"Process schema for hboot."`
+	NoBanner           bool   `short:"H" help:"Do not print the banner."`
+	CloseStdio         bool   `short:"s" help:"Close the standard streams of the local lamd (always done)."`
+	Version            bool   `short:"V" help:"Print the banner and configuration, then exit."`
+	FaultTolerant      bool   `short:"x" help:"Fault-tolerant mode: heartbeats between lamds."`
+	Force              bool   `short:"f" help:"Replace a universe already running for this session."`
+	SessionPrefix      string `name:"sessionprefix"`
+	SessionSuffix      string `name:"sessionsuffix"`
 }
 
 func (c *cmd) Run(env *lamcli.Env) error {
-	if len(c.Schema) > 1 {
-		return lamcli.Usagef("give at most one boot schema")
+	if _, err := c.SchemaArg(); err != nil {
+		return err
 	}
 	if !c.NoBanner || c.Version {
 		lamcli.Banner(env.Stdout)
@@ -60,10 +59,6 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	if c.Debug {
 		c.Verbose = true
 	}
-	settings := env.SSI
-	if c.Fast {
-		settings = settingsWith(env, append(c.SSI, sarg("boot_rsh_fast", "1")))
-	}
 	pid := os.Getpid()
 	progress := func(alg string) func(string) {
 		return func(line string) {
@@ -72,7 +67,6 @@ func (c *cmd) Run(env *lamcli.Env) error {
 			}
 		}
 	}
-
 	dir, err := session.Resolve(session.Options{Prefix: c.SessionPrefix, Suffix: c.SessionSuffix, Getenv: env.Getenv})
 	if err != nil {
 		return err
@@ -80,20 +74,8 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	if err := refuseRunning(env, dir, c.Force); err != nil {
 		return err
 	}
-
 	ctx := context.Background()
-	mod, err := boot.Select(ctx, settings)
-	if err != nil {
-		return err
-	}
-	cwd, _ := os.Getwd()
-	schema := ""
-	if len(c.Schema) == 1 {
-		schema = c.Schema[0]
-	}
-	nodes, err := mod.Nodes(ctx, &boot.Request{Schema: schema, Getenv: env.Getenv, Cwd: cwd,
-		Sysconfdir: env.Paths.Sysconfdir, Settings: settings,
-		Warn: func(w string) { fmt.Fprintf(env.Stderr, "lamboot: warning: %s (line skipped)\n", w) }})
+	mod, nodes, settings, err := c.Plan(ctx, env, true)
 	if err != nil {
 		return err
 	}
@@ -103,9 +85,6 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	}
 	if !schedulable {
 		env.Warnf("no node of the boot schema is schedulable (every one has schedule=no): mpirun C and N will find nothing to run on")
-	}
-	if err := boot.Resolve(ctx, nodes, c.Names); err != nil {
-		return fmt.Errorf("%w", err)
 	}
 	var origin *boot.Node
 	for i := range nodes {

@@ -7,56 +7,43 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/lamgo/lam/shared/boot"
 	_ "github.com/lamgo/lam/shared/boot/all"
 	"github.com/lamgo/lam/shared/lamcli"
-	"github.com/lamgo/lam/shared/ssi"
 )
 
 var tool = &lamcli.Tool{
-	Name: "lamwipe",
-	Syntax: lamcli.Syntax{Long: map[string]int{
-		"ssi": 2, "prefix": 1, "sessionprefix": 1, "sessionsuffix": 1, "w": 1,
-	}},
+	Name:   "lamwipe",
+	Syntax: lamcli.Syntax{Long: long()},
+}
+
+func long() map[string]int {
+	m := map[string]int{"sessionprefix": 1, "sessionsuffix": 1, "w": 1}
+	maps.Copy(m, boot.SchemaLong)
+	return m
 }
 
 type cmd struct {
-	lamcli.SSIOption `embed:""`
-	Fast             bool     `short:"b" help:"Assume the remote shell is the local one."`
-	Debug            bool     `short:"d" help:"Debugging output."`
-	NoBanner         bool     `short:"H" help:"Do not print the banner."`
-	Verbose          bool     `short:"v" help:"Report progress."`
-	Version          bool     `short:"V" help:"Print the banner and exit."`
-	Count            int      `short:"w" default:"0" help:"Only the first n hosts."`
-	Names            bool     `short:"l" help:"Pass host names, not addresses."`
-	Prefix           string   `name:"prefix"`
-	SessionPrefix    string   `name:"sessionprefix"`
-	SessionSuffix    string   `name:"sessionsuffix"`
-	Schema           []string `arg:"" optional:""`
+	boot.SchemaOptions `embed:""`
+	NoBanner           bool   `short:"H" help:"Do not print the banner."`
+	Version            bool   `short:"V" help:"Print the banner and exit."`
+	Count              int    `short:"w" default:"0" help:"Only the first n hosts."`
+	SessionPrefix      string `name:"sessionprefix"`
+	SessionSuffix      string `name:"sessionsuffix"`
 }
 
 func (c *cmd) Run(env *lamcli.Env) error {
-	if len(c.Schema) > 1 {
-		return lamcli.Usagef("give at most one boot schema")
-	}
 	if !c.NoBanner || c.Version {
 		lamcli.Banner(env.Stdout)
 	}
 	if c.Version {
 		return nil
 	}
-	settings := env.SSI
-	if c.Fast {
-		settings = ssi.NewSettings(append(c.SSI, ssi.Arg{Key: "boot_rsh_fast", Value: "1"}), env.Environ)
-	}
-	schema := ""
-	if len(c.Schema) == 1 {
-		schema = c.Schema[0]
-	}
 	ctx := context.Background()
-	mod, nodes, err := boot.Plan(ctx, settings, schema, env.Getenv, env.Paths.Sysconfdir, true, env.Stderr, tool.Name)
+	mod, nodes, settings, err := c.Plan(ctx, env, false)
 	if err != nil {
 		return err
 	}

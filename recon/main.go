@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/lamgo/lam/shared/boot"
@@ -13,41 +14,29 @@ import (
 	"github.com/lamgo/lam/shared/boot/rsh"
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/msg"
-	"github.com/lamgo/lam/shared/ssi"
 )
 
 var tool = &lamcli.Tool{
 	Name:          "recon",
 	NoRootWarning: true,
-	Syntax:        lamcli.Syntax{Long: map[string]int{"ssi": 2, "prefix": 1, "c": 1}},
+	Syntax:        lamcli.Syntax{Long: long()},
+}
+
+func long() map[string]int {
+	m := map[string]int{"c": 1}
+	maps.Copy(m, boot.SchemaLong)
+	return m
 }
 
 type cmd struct {
-	lamcli.SSIOption `embed:""`
-	All              bool     `short:"a" help:"Check every host even after a failure."`
-	Fast             bool     `short:"b" help:"Assume the remote shell is the local one."`
-	Conf             string   `short:"c" help:"Process schema to check."`
-	Debug            bool     `short:"d" help:"Debugging output."`
-	Verbose          bool     `short:"v" help:"Report progress."`
-	Names            bool     `short:"l" help:"Pass host names, not addresses."`
-	Prefix           string   `name:"prefix"`
-	Schema           []string `arg:"" optional:""`
+	boot.SchemaOptions `embed:""`
+	All                bool   `short:"a" help:"Check every host even after a failure."`
+	Conf               string `short:"c" help:"Process schema to check."`
 }
 
 func (c *cmd) Run(env *lamcli.Env) error {
-	if len(c.Schema) > 1 {
-		return lamcli.Usagef("give at most one boot schema")
-	}
-	settings := env.SSI
-	if c.Fast {
-		settings = ssi.NewSettings(append(c.SSI, ssi.Arg{Key: "boot_rsh_fast", Value: "1"}), env.Environ)
-	}
-	schema := ""
-	if len(c.Schema) == 1 {
-		schema = c.Schema[0]
-	}
 	ctx := context.Background()
-	mod, nodes, err := boot.Plan(ctx, settings, schema, env.Getenv, env.Paths.Sysconfdir, true, env.Stderr, tool.Name)
+	mod, nodes, settings, err := c.Plan(ctx, env, false)
 	if err != nil {
 		msg.Show(env.Stderr, "recon", "unhappiness", err.Error(), agent(mod))
 		return lamcli.ExitQuiet(1)
