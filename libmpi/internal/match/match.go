@@ -39,7 +39,9 @@ func (want Key) matches(got Key) bool {
 
 // Recv is a posted receive. Embed it in the request; the engine links it.
 type Recv struct {
-	Key        Key
+	Key Key
+	// Owner is the caller's object for this receive (its request).
+	Owner      any
 	next, prev *Recv
 	queued     bool
 }
@@ -47,7 +49,9 @@ type Recv struct {
 // Message is an unexpected message. Embed it in the transport's record of
 // the message (envelope, buffered body or rendezvous state).
 type Message struct {
-	Key        Key
+	Key Key
+	// Owner is the caller's object for this message.
+	Owner      any
 	next, prev *Message
 	queued     bool
 }

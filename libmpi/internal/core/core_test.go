@@ -1,0 +1,303 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/rpi"
+)
+
+// sockLink is a non-blocking socketpair end.
+type sockLink struct{ fd int }
+
+func (l *sockLink) Fd() int { return l.fd }
+func (l *sockLink) Read(p []byte) (int, error) {
+	n, err := unix.Read(l.fd, p)
+	if err == unix.EAGAIN {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+func (l *sockLink) Write(p []byte) (int, error) {
+	n, err := unix.Write(l.fd, p)
+	if err == unix.EAGAIN {
+		return 0, nil
+	}
+	return n, err
+}
+func (l *sockLink) Close() error { return unix.Close(l.fd) }
+
+// job builds n engines joined by socketpairs.
+func job(t testing.TB, n, short int) []*Engine {
+	t.Helper()
+	links := make([][]rpi.Link, n)
+	for i := range links {
+		links[i] = make([]rpi.Link, n)
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unix.SetNonblock(fds[0], true)
+			unix.SetNonblock(fds[1], true)
+			links[i][j], links[j][i] = &sockLink{fds[0]}, &sockLink{fds[1]}
+		}
+	}
+	es := make([]*Engine, n)
+	for i := range es {
+		es[i] = New(Config{Rank: i, Links: links[i], Short: short, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond})
+	}
+	t.Cleanup(func() {
+		for _, e := range es {
+			e.Close(context.Background())
+		}
+	})
+	return es
+}
+
+func ctx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// send and recv are the blocking forms, with world ranks as
+// communicator ranks and context 0.
+func send(t testing.TB, e *Engine, buf []byte, dest, tag int, mode SendMode) {
+	t.Helper()
+	r := e.NewSend(buf, dest, dest, e.Rank(), tag, 0, mode)
+	e.Start(r)
+	if err := e.Wait(ctx(t), r); err != nil || r.Status().Err != nil {
+		t.Fatalf("send: %v %v", err, r.Status().Err)
+	}
+}
+
+func irecv(e *Engine, buf []byte, src, tag int) *Request {
+	r := e.NewRecv(buf, src, tag, 0)
+	e.Start(r)
+	return r
+}
+
+func wait(t testing.TB, e *Engine, r *Request) Status {
+	t.Helper()
+	if err := e.Wait(ctx(t), r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Status()
+}
+
+func TestEagerAndRendezvous(t *testing.T) {
+	for _, size := range []int{0, 1, 100, 4096, 4097, 1 << 20} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			es := job(t, 2, 4096)
+			msg := bytes.Repeat([]byte{byte(size)}, size)
+			// Receive posted first, then unexpected.
+			for _, early := range []bool{true, false} {
+				buf := make([]byte, size)
+				var r *Request
+				if early {
+					r = irecv(es[1], buf, 0, 7)
+				}
+				done := make(chan struct{})
+				go func() { send(t, es[0], msg, 1, 7, Standard); close(done) }()
+				if !early {
+					time.Sleep(10 * time.Millisecond)
+					r = irecv(es[1], buf, 0, 7)
+				}
+				st := wait(t, es[1], r)
+				<-done
+				if st.Err != nil || st.Source != 0 || st.Tag != 7 || st.Count != size || !bytes.Equal(buf, msg) {
+					t.Fatalf("early=%v: status %+v", early, st)
+				}
+			}
+		})
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	for _, size := range []int{100, 10000} {
+		es := job(t, 2, 4096)
+		buf := make([]byte, 50)
+		r := irecv(es[1], buf, 0, 1)
+		go send(t, es[0], bytes.Repeat([]byte{9}, size), 1, 1, Standard)
+		st := wait(t, es[1], r)
+		if !errors.Is(st.Err, ErrTruncate) || st.Count != 50 || buf[49] != 9 {
+			t.Errorf("size %d: status %+v", size, st)
+		}
+		// The stream is still in step: another message gets through.
+		r = irecv(es[1], make([]byte, 4), 0, 2)
+		go send(t, es[0], []byte("next"), 1, 2, Standard)
+		if st := wait(t, es[1], r); st.Err != nil || st.Count != 4 {
+			t.Errorf("after truncation: %+v", st)
+		}
+	}
+}
+
+func TestOrderAndWildcards(t *testing.T) {
+	es := job(t, 3, 64)
+	const n = 50
+	var wg sync.WaitGroup
+	for src := 0; src < 2; src++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				size := 8
+				if i%7 == 0 {
+					size = 200 // mix in rendezvous messages
+				}
+				b := make([]byte, size)
+				b[0], b[1] = byte(src), byte(i)
+				send(t, es[src], b, 2, src*10+i%3, Standard)
+			}
+		}()
+	}
+	next := [2]int{}
+	for k := 0; k < 2*n; k++ {
+		buf := make([]byte, 256)
+		st := wait(t, es[2], irecv(es[2], buf, AnySource, AnyTag))
+		src, seq := int(buf[0]), int(buf[1])
+		if st.Source != src || seq != next[src] || st.Tag != src*10+seq%3 {
+			t.Fatalf("message %d from %d (tag %d): want seq %d", seq, src, st.Tag, next[src])
+		}
+		next[src]++
+	}
+	wg.Wait()
+}
+
+func TestSyncSend(t *testing.T) {
+	es := job(t, 2, 4096)
+	for _, size := range []int{10, 10000} {
+		r := es[0].NewSend(make([]byte, size), 1, 1, 0, 3, 0, Sync)
+		es[0].Start(r)
+		time.Sleep(30 * time.Millisecond)
+		es[0].Progress()
+		if r.Done() {
+			t.Fatalf("size %d: a synchronous send completed before its receive was posted", size)
+		}
+		rr := irecv(es[1], make([]byte, size), 0, 3)
+		// Both sides progress, as two processes would.
+		errc := make(chan error, 1)
+		go func() { errc <- es[0].Wait(ctx(t), r) }()
+		wait(t, es[1], rr)
+		if err := <-errc; err != nil || r.Status().Err != nil {
+			t.Fatal(err, r.Status().Err)
+		}
+	}
+}
+
+func TestSelfProbeCancel(t *testing.T) {
+	es := job(t, 1, 4096)
+	e := es[0]
+	send(t, e, []byte("me"), 0, 4, Standard)
+	st, ok := e.Iprobe(0, AnySource, 4)
+	if !ok || st.Count != 2 || st.Source != 0 {
+		t.Fatalf("Iprobe = %+v %v", st, ok)
+	}
+	buf := make([]byte, 2)
+	if st := wait(t, e, irecv(e, buf, 0, 4)); st.Err != nil || string(buf) != "me" {
+		t.Fatalf("self receive %+v %q", st, buf)
+	}
+	if _, ok := e.Iprobe(0, AnySource, AnyTag); ok {
+		t.Error("probe found a message already received")
+	}
+	r := irecv(e, buf, 0, 99)
+	if !e.Cancel(r) || !r.Done() || !r.Status().Cancelled {
+		t.Error("cancel of an unmatched receive")
+	}
+	// A synchronous send to self completes when its receive comes.
+	s := e.NewSend([]byte("x"), 0, 0, 0, 5, 0, Sync)
+	e.Start(s)
+	if s.Done() {
+		t.Error("ssend to self done before its receive")
+	}
+	wait(t, e, irecv(e, make([]byte, 1), 0, 5))
+	if !s.Done() {
+		t.Error("ssend to self not done after its receive")
+	}
+}
+
+func TestProcNullAndDeadPeer(t *testing.T) {
+	es := job(t, 2, 4096)
+	r := es[0].NewRecv(nil, ProcNull, 0, 0)
+	es[0].Start(r)
+	if !r.Done() || r.Status().Source != ProcNull {
+		t.Errorf("receive from ProcNull: %+v", r.Status())
+	}
+	es[1].Close(context.Background())
+	// A send to a dead peer fails.
+	s := es[0].NewSend([]byte("x"), 1, 1, 0, 0, 0, Standard)
+	es[0].Start(s)
+	deadline := time.Now().Add(5 * time.Second)
+	for !s.Done() && time.Now().Before(deadline) {
+		es[0].Progress()
+		time.Sleep(time.Millisecond)
+	}
+	if !s.Done() || !errors.Is(s.Status().Err, ErrDeadPeer) {
+		t.Errorf("send to a dead peer: %+v", s.Status())
+	}
+}
+
+func TestHugeMessage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 MiB")
+	}
+	es := job(t, 2, 65536)
+	msg := make([]byte, 64<<20)
+	for i := range msg {
+		msg[i] = byte(i * 7)
+	}
+	buf := make([]byte, len(msg))
+	r := irecv(es[1], buf, 0, 0)
+	go send(t, es[0], msg, 1, 0, Standard)
+	if st := wait(t, es[1], r); st.Err != nil || !bytes.Equal(buf, msg) {
+		t.Fatalf("64 MiB: %+v", st)
+	}
+}
+
+// BenchmarkEagerPingPong measures the eager path, which must not
+// allocate.
+func BenchmarkEagerPingPong(b *testing.B) {
+	es := job(b, 2, 65536)
+	ping, pong := make([]byte, 8), make([]byte, 8)
+	s0 := es[0].NewSend(ping, 1, 1, 0, 1, 0, Standard)
+	r0 := es[0].NewRecv(pong, 1, 1, 0)
+	s1 := es[1].NewSend(pong, 0, 0, 1, 1, 0, Standard)
+	r1 := es[1].NewRecv(ping, 0, 1, 0)
+	c := context.Background()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < b.N; i++ {
+			es[1].Start(r1)
+			es[1].Wait(c, r1)
+			es[1].Start(s1)
+			es[1].Wait(c, s1)
+		}
+	}()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		es[0].Start(s0)
+		es[0].Wait(c, s0)
+		es[0].Start(r0)
+		es[0].Wait(c, r0)
+	}
+	<-done
+}

@@ -1,0 +1,329 @@
+// Package core is the MPI library's core: requests, the progress engine
+// and the point-to-point protocol, on top of the one matching engine and
+// the byte links of an rpi transport.
+//
+// Progress is made by the goroutines that wait: a waiter takes the
+// progress lock and moves bytes on every link without blocking, spins for
+// a bounded time, yields, and finally blocks in poll(2) on the links. No
+// goroutine sits between the network and the receiver, and the eager send
+// and receive paths allocate nothing.
+package core
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/internal/match"
+	"github.com/lamgo/lam/libmpi/rpi"
+)
+
+// Wildcards.
+const (
+	AnySource = match.AnySource
+	AnyTag    = match.AnyTag
+	ProcNull  = -2
+)
+
+// Errors the core reports; the API maps them to MPI error classes.
+var (
+	ErrTruncate = errors.New("message truncated: the receive buffer is too small")
+	ErrDeadPeer = errors.New("a process of the job is dead")
+	ErrProtocol = errors.New("protocol error on a link")
+)
+
+// Status describes a completed receive (or probe).
+type Status struct {
+	Source    int
+	Tag       int
+	Count     int // bytes
+	Cancelled bool
+	Err       error
+}
+
+// Engine is one process's MPI engine.
+type Engine struct {
+	mu      sync.Mutex // the progress lock
+	match   *match.Engine
+	self    int
+	peers   []*peer
+	short   int
+	nextID  uint64
+	sends   map[uint64]*Request // rendezvous and synchronous sends awaiting the receiver
+	recvs   map[uint64]*Request // rendezvous receives awaiting the data
+	spin    time.Duration
+	yield   time.Duration
+	pollfds []unix.PollFd
+	closed  bool
+}
+
+// Config sets up an engine.
+type Config struct {
+	Rank  int
+	Links []rpi.Link // by world rank; nil for this process
+	Short int
+	// Spin and Yield bound how long a waiter polls the links before it
+	// yields the processor, and before it blocks.
+	Spin, Yield time.Duration
+}
+
+// New starts an engine over the given links.
+func New(c Config) *Engine {
+	e := &Engine{
+		match: match.New(),
+		self:  c.Rank,
+		short: c.Short,
+		sends: map[uint64]*Request{},
+		recvs: map[uint64]*Request{},
+		spin:  c.Spin,
+		yield: c.Yield,
+	}
+	if e.short <= 0 {
+		e.short = 64 << 10
+	}
+	e.peers = make([]*peer, len(c.Links))
+	for i, l := range c.Links {
+		if i == c.Rank || l == nil {
+			continue
+		}
+		e.peers[i] = &peer{rank: i, link: l}
+	}
+	return e
+}
+
+// Size is the number of processes in the job.
+func (e *Engine) Size() int { return len(e.peers) }
+
+// Rank is this process's world rank.
+func (e *Engine) Rank() int { return e.self }
+
+type reqKind uint8
+
+const (
+	kindSend reqKind = iota + 1
+	kindRecv
+)
+
+// SendMode is how a send completes.
+type SendMode uint8
+
+// The send modes.
+const (
+	Standard SendMode = iota
+	Buffered          // the API copies into the attached buffer and sends that in standard mode
+	Sync
+	Ready
+)
+
+// Request is a point-to-point operation.
+type Request struct {
+	e          *Engine
+	kind       reqKind
+	mode       SendMode
+	Persistent bool
+	active     bool
+	done       atomic.Bool
+	buf        []byte
+	context    uint32
+	peer       int // world rank of the destination (sends), or of the matched source
+	rank       int // the rank argument: destination or source in the communicator, or a wildcard
+	myRank     int // this process's rank in the communicator (sends)
+	tag        int
+	recv       match.Recv
+	id         uint64
+	status     Status
+	// onDone runs (under the progress lock) when the request completes.
+	onDone func(*Request)
+}
+
+// Done reports whether the request has completed.
+func (r *Request) Done() bool { return r.done.Load() }
+
+// Status returns the status of a completed request.
+func (r *Request) Status() Status { return r.status }
+
+// Active reports whether the request was started and has not been waited
+// for.
+func (r *Request) Active() bool { return r.active }
+
+// NewSend prepares a send of buf to world rank dest (the communicator's
+// rank rank), sent as myRank of the communicator with context.
+func (e *Engine) NewSend(buf []byte, dest, rank, myRank, tag int, context uint32, mode SendMode) *Request {
+	return &Request{e: e, kind: kindSend, mode: mode, buf: buf, peer: dest, rank: rank, myRank: myRank, tag: tag, context: context}
+}
+
+// NewRecv prepares a receive into buf from the communicator's rank src
+// (or AnySource) with tag (or AnyTag).
+func (e *Engine) NewRecv(buf []byte, src, tag int, context uint32) *Request {
+	r := &Request{e: e, kind: kindRecv, buf: buf, rank: src, tag: tag, context: context, peer: -1}
+	return r
+}
+
+// Reset makes a completed request startable again (persistent requests).
+func (r *Request) reset() {
+	r.done.Store(false)
+	r.status = Status{}
+	r.active = true
+}
+
+// Start starts a request.
+func (e *Engine) Start(r *Request) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.reset()
+	if r.rank == ProcNull {
+		r.status = Status{Source: ProcNull, Tag: AnyTag}
+		r.complete()
+		return
+	}
+	switch r.kind {
+	case kindSend:
+		e.startSend(r)
+	case kindRecv:
+		e.startRecv(r)
+	}
+}
+
+func (r *Request) complete() {
+	if r.onDone != nil {
+		r.onDone(r)
+	}
+	r.done.Store(true)
+}
+
+func (e *Engine) newID() uint64 {
+	e.nextID++
+	return e.nextID
+}
+
+func (e *Engine) startSend(r *Request) {
+	if r.peer == e.self {
+		e.sendSelf(r)
+		return
+	}
+	p := e.peers[r.peer]
+	if p == nil || p.dead != nil {
+		r.status.Err = ErrDeadPeer
+		r.complete()
+		return
+	}
+	h := header{context: r.context, source: int32(r.myRank), tag: int32(r.tag), length: uint64(len(r.buf))}
+	if len(r.buf) <= e.short {
+		h.typ = frameEager
+		if r.mode == Sync {
+			h.flags |= flagSync
+			r.id = e.newID()
+			h.sendID = r.id
+			e.sends[r.id] = r
+			p.queue(&h, r.buf, nil)
+		} else {
+			p.queue(&h, r.buf, r) // done once written
+		}
+	} else {
+		h.typ = frameRTS
+		r.id = e.newID()
+		h.sendID = r.id
+		e.sends[r.id] = r
+		p.queue(&h, nil, nil)
+	}
+	e.flush(p)
+}
+
+// selfMsg is a message a process sent to itself, waiting for its receive.
+type selfMsg struct {
+	unexpected
+	sender *Request
+}
+
+func (e *Engine) sendSelf(r *Request) {
+	k := match.Key{Context: r.context, Source: int32(r.myRank), Tag: int32(r.tag)}
+	if rr := e.arrive(k); rr != nil {
+		n := copy(rr.buf, r.buf)
+		rr.finishRecv(r.myRank, r.tag, len(r.buf), n)
+		r.complete()
+		return
+	}
+	u := &unexpected{from: e.self, hdr: header{typ: frameEager, context: r.context, source: int32(r.myRank), tag: int32(r.tag), length: uint64(len(r.buf))}}
+	u.Key = k
+	if r.mode == Sync {
+		u.self = r // completes when matched
+		u.body = r.buf
+	} else {
+		u.body = append([]byte(nil), r.buf...)
+		r.complete()
+	}
+	u.Owner = u
+	e.match.Enqueue(&u.Message)
+}
+
+// unexpected is a message that arrived before its receive.
+type unexpected struct {
+	match.Message
+	from int // world rank
+	hdr  header
+	body []byte   // eager: the payload
+	self *Request // a synchronous send to self, completed on match
+}
+
+func (e *Engine) startRecv(r *Request) {
+	r.recv.Key = match.Key{Context: r.context, Source: int32(r.rank), Tag: int32(r.tag)}
+	r.recv.Owner = r
+	m := e.match.Post(&r.recv)
+	if m == nil {
+		return
+	}
+	e.matchUnexpected(r, m.Owner.(*unexpected))
+}
+
+func (e *Engine) matchUnexpected(r *Request, u *unexpected) {
+	switch u.hdr.typ {
+	case frameEager:
+		n := copy(r.buf, u.body)
+		r.finishRecv(int(u.hdr.source), int(u.hdr.tag), int(u.hdr.length), n)
+		if u.self != nil {
+			u.self.complete()
+		} else if u.hdr.flags&flagSync != 0 {
+			e.ack(u.from, u.hdr.sendID)
+		}
+	case frameRTS:
+		r.id = e.newID()
+		r.peer = u.from
+		r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
+		e.recvs[r.id] = r
+		p := e.peers[u.from]
+		h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
+		p.queue(&h, nil, nil)
+		e.flush(p)
+	}
+}
+
+// finishRecv completes a receive that got n of length bytes.
+func (r *Request) finishRecv(source, tag, length, n int) {
+	r.status.Source, r.status.Tag, r.status.Count = source, tag, n
+	if length > len(r.buf) {
+		r.status.Err = ErrTruncate
+	}
+	r.complete()
+}
+
+func (e *Engine) ack(to int, sendID uint64) {
+	p := e.peers[to]
+	if p == nil || p.dead != nil {
+		return
+	}
+	h := header{typ: frameSAck, sendID: sendID}
+	p.queue(&h, nil, nil)
+	e.flush(p)
+}
+
+// arrive matches an incoming key against the posted receives.
+func (e *Engine) arrive(k match.Key) *Request {
+	mr := e.match.Arrive(k)
+	if mr == nil {
+		return nil
+	}
+	return mr.Owner.(*Request)
+}

@@ -1,0 +1,59 @@
+package core
+
+import "encoding/binary"
+
+// The point-to-point protocol every link carries. A frame is a fixed
+// header, followed by a body for eager and data frames.
+//
+//	eager  header + body           a message of up to Short bytes
+//	rts    header                  a longer message is ready (rendezvous)
+//	cts    header                  the receiver matched it: send the body
+//	data   header + body           the body of a rendezvous message
+//	sack   header                  a synchronous send was matched
+const (
+	frameEager = 1 + iota
+	frameRTS
+	frameCTS
+	frameData
+	frameSAck
+	frameEnd
+)
+
+// Frame flags.
+const (
+	flagSync = 1 << iota // synchronous send: acknowledge the match
+)
+
+const headerSize = 40
+
+// header is a decoded frame header.
+type header struct {
+	typ     uint8
+	flags   uint8
+	context uint32
+	source  int32 // sender's rank in the communicator
+	tag     int32
+	length  uint64
+	sendID  uint64 // the sender's request (rts, cts, sack)
+	recvID  uint64 // the receiver's request (cts, data)
+}
+
+func (h *header) encode(b *[headerSize]byte) {
+	b[0], b[1], b[2], b[3] = h.typ, h.flags, 0, 0
+	binary.LittleEndian.PutUint32(b[4:], h.context)
+	binary.LittleEndian.PutUint32(b[8:], uint32(h.source))
+	binary.LittleEndian.PutUint32(b[12:], uint32(h.tag))
+	binary.LittleEndian.PutUint64(b[16:], h.length)
+	binary.LittleEndian.PutUint64(b[24:], h.sendID)
+	binary.LittleEndian.PutUint64(b[32:], h.recvID)
+}
+
+func (h *header) decode(b *[headerSize]byte) {
+	h.typ, h.flags = b[0], b[1]
+	h.context = binary.LittleEndian.Uint32(b[4:])
+	h.source = int32(binary.LittleEndian.Uint32(b[8:]))
+	h.tag = int32(binary.LittleEndian.Uint32(b[12:]))
+	h.length = binary.LittleEndian.Uint64(b[16:])
+	h.sendID = binary.LittleEndian.Uint64(b[24:])
+	h.recvID = binary.LittleEndian.Uint64(b[32:])
+}

@@ -1,0 +1,263 @@
+package core
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/lamgo/lam/libmpi/internal/match"
+	"github.com/lamgo/lam/libmpi/rpi"
+)
+
+// peer is the link to one other process and its two protocol streams.
+type peer struct {
+	rank int
+	link rpi.Link
+	dead error
+
+	// Outgoing frames, written in order.
+	out     []outFrame
+	outHead int
+
+	// The incoming frame being read.
+	hdrBuf  [headerSize]byte
+	hdrN    int
+	hdr     header
+	inBody  bool
+	dst     []byte // where the body goes
+	dstN    int
+	skip    uint64 // body bytes to discard (truncation)
+	bodyFor *Request
+	bodyU   *unexpected
+}
+
+// outFrame is a frame waiting to be written.
+type outFrame struct {
+	hdr  [headerSize]byte
+	hdrN int
+	body []byte
+	n    int
+	done *Request // completed once the frame is written
+}
+
+func (p *peer) queue(h *header, body []byte, done *Request) {
+	if p.outHead > 0 && p.outHead == len(p.out) {
+		p.out, p.outHead = p.out[:0], 0
+	}
+	p.out = append(p.out, outFrame{body: body, done: done})
+	h.encode(&p.out[len(p.out)-1].hdr)
+}
+
+func (p *peer) pending() bool { return p.outHead < len(p.out) }
+
+// flush writes what the link takes now.
+func (e *Engine) flush(p *peer) {
+	for p.dead == nil && p.outHead < len(p.out) {
+		f := &p.out[p.outHead]
+		if f.hdrN < headerSize {
+			n, err := p.link.Write(f.hdr[f.hdrN:])
+			if err != nil {
+				e.peerDied(p, err)
+				return
+			}
+			f.hdrN += n
+			if f.hdrN < headerSize {
+				return
+			}
+		}
+		for f.n < len(f.body) {
+			n, err := p.link.Write(f.body[f.n:])
+			if err != nil {
+				e.peerDied(p, err)
+				return
+			}
+			if n == 0 {
+				return
+			}
+			f.n += n
+		}
+		if f.done != nil {
+			f.done.complete()
+		}
+		*f = outFrame{}
+		p.outHead++
+	}
+}
+
+// read moves what the link has now through the protocol.
+func (e *Engine) read(p *peer) {
+	for p.dead == nil {
+		if !p.inBody {
+			n, err := p.link.Read(p.hdrBuf[p.hdrN:])
+			if err != nil {
+				e.peerDied(p, err)
+				return
+			}
+			if n == 0 {
+				return
+			}
+			p.hdrN += n
+			if p.hdrN < headerSize {
+				continue
+			}
+			p.hdrN = 0
+			p.hdr.decode(&p.hdrBuf)
+			if err := e.onHeader(p); err != nil {
+				e.peerDied(p, err)
+				return
+			}
+			continue
+		}
+		// Body: into the destination, then past what did not fit.
+		if p.dstN < len(p.dst) {
+			n, err := p.link.Read(p.dst[p.dstN:])
+			if err != nil {
+				e.peerDied(p, err)
+				return
+			}
+			if n == 0 {
+				return
+			}
+			p.dstN += n
+		} else if p.skip > 0 {
+			var scratch [4096]byte
+			n, err := p.link.Read(scratch[:min(uint64(len(scratch)), p.skip)])
+			if err != nil {
+				e.peerDied(p, err)
+				return
+			}
+			if n == 0 {
+				return
+			}
+			p.skip -= uint64(n)
+		}
+		if p.dstN == len(p.dst) && p.skip == 0 {
+			e.onBody(p)
+		}
+	}
+}
+
+// onHeader handles a frame's header; for frames with a body it sets where
+// the body goes.
+func (e *Engine) onHeader(p *peer) error {
+	h := &p.hdr
+	switch h.typ {
+	case frameEager:
+		k := match.Key{Context: h.context, Source: h.source, Tag: h.tag}
+		if r := e.arrive(k); r != nil {
+			r.peer = p.rank
+			e.expectBody(p, r.buf, h.length, r, nil)
+			return nil
+		}
+		if h.length > maxEager {
+			return fmt.Errorf("%w: eager message of %d bytes", ErrProtocol, h.length)
+		}
+		u := &unexpected{from: p.rank, hdr: *h, body: make([]byte, h.length)}
+		u.Key, u.Owner = k, u
+		e.expectBody(p, u.body, h.length, nil, u)
+	case frameRTS:
+		k := match.Key{Context: h.context, Source: h.source, Tag: h.tag}
+		if r := e.arrive(k); r != nil {
+			u := unexpected{from: p.rank, hdr: *h}
+			e.matchUnexpected(r, &u)
+			return nil
+		}
+		u := &unexpected{from: p.rank, hdr: *h}
+		u.Key, u.Owner = k, u
+		e.match.Enqueue(&u.Message)
+	case frameCTS:
+		s := e.sends[h.sendID]
+		if s == nil || s.peer != p.rank {
+			return fmt.Errorf("%w: clear-to-send for unknown send %d", ErrProtocol, h.sendID)
+		}
+		delete(e.sends, h.sendID)
+		d := header{typ: frameData, recvID: h.recvID, length: uint64(len(s.buf))}
+		p.queue(&d, s.buf, s)
+		e.flush(p)
+	case frameData:
+		r := e.recvs[h.recvID]
+		if r == nil || r.peer != p.rank {
+			return fmt.Errorf("%w: data for unknown receive %d", ErrProtocol, h.recvID)
+		}
+		delete(e.recvs, h.recvID)
+		e.expectBody(p, r.buf, h.length, r, nil)
+	case frameSAck:
+		s := e.sends[h.sendID]
+		if s == nil || s.peer != p.rank {
+			return fmt.Errorf("%w: acknowledgement for unknown send %d", ErrProtocol, h.sendID)
+		}
+		delete(e.sends, h.sendID)
+		s.complete()
+	default:
+		return fmt.Errorf("%w: frame type %d", ErrProtocol, h.typ)
+	}
+	return nil
+}
+
+// maxEager bounds an unexpected eager message a peer may make us buffer.
+const maxEager = 1 << 30
+
+func (e *Engine) expectBody(p *peer, buf []byte, length uint64, r *Request, u *unexpected) {
+	n := min(uint64(len(buf)), length)
+	p.inBody, p.dst, p.dstN, p.skip, p.bodyFor, p.bodyU = true, buf[:n], 0, length-n, r, u
+	if length == 0 {
+		e.onBody(p)
+	}
+}
+
+// onBody finishes a frame whose body has been read.
+func (e *Engine) onBody(p *peer) {
+	h := &p.hdr
+	r, u := p.bodyFor, p.bodyU
+	p.inBody, p.dst, p.bodyFor, p.bodyU = false, nil, nil, nil
+	if u != nil {
+		e.match.Enqueue(&u.Message)
+		return
+	}
+	if h.typ == frameData {
+		r.finishRecv(r.status.Source, r.status.Tag, int(h.length), p.dstN)
+		return
+	}
+	r.finishRecv(int(h.source), int(h.tag), int(h.length), p.dstN)
+	if h.flags&flagSync != 0 {
+		e.ack(p.rank, h.sendID)
+	}
+}
+
+// peerDied fails everything that depends on a peer whose link broke.
+func (e *Engine) peerDied(p *peer, err error) {
+	if p.dead != nil {
+		return
+	}
+	if err == io.EOF {
+		err = ErrDeadPeer
+	} else {
+		err = fmt.Errorf("%w: rank %d: %v", ErrDeadPeer, p.rank, err)
+	}
+	p.dead = err
+	p.link.Close()
+	for i := p.outHead; i < len(p.out); i++ {
+		if r := p.out[i].done; r != nil && !r.Done() {
+			r.status.Err = err
+			r.complete()
+		}
+	}
+	p.out, p.outHead = nil, 0
+	if r := p.bodyFor; r != nil {
+		r.status.Err = err
+		r.complete()
+	}
+	for id, r := range e.sends {
+		if r.peer == p.rank {
+			delete(e.sends, id)
+			r.status.Err = err
+			r.complete()
+		}
+	}
+	for id, r := range e.recvs {
+		if r.peer == p.rank {
+			delete(e.recvs, id)
+			r.status.Err = err
+			r.complete()
+		}
+	}
+}

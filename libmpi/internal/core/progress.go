@@ -1,0 +1,189 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/internal/match"
+)
+
+// progress moves bytes on every link without blocking. The caller holds
+// the progress lock.
+func (e *Engine) progress() {
+	for _, p := range e.peers {
+		if p == nil || p.dead != nil {
+			continue
+		}
+		if p.pending() {
+			e.flush(p)
+		}
+		e.read(p)
+	}
+}
+
+// Progress makes progress once, if no other goroutine is doing so.
+func (e *Engine) Progress() {
+	if e.mu.TryLock() {
+		e.progress()
+		e.mu.Unlock()
+	}
+}
+
+// Wait waits for r to complete: spinning on the links, then yielding the
+// processor, then blocking in poll(2).
+func (e *Engine) Wait(ctx context.Context, r *Request) error {
+	return e.waitFor(ctx, r.Done)
+}
+
+// WaitAny waits until cond holds (cond is checked without the progress
+// lock, so it must read only atomics such as Request.Done).
+func (e *Engine) WaitAny(ctx context.Context, cond func() bool) error {
+	return e.waitFor(ctx, cond)
+}
+
+func (e *Engine) waitFor(ctx context.Context, cond func() bool) error {
+	start := time.Time{}
+	for i := 0; ; i++ {
+		if cond() {
+			return nil
+		}
+		if e.mu.TryLock() {
+			e.progress()
+			e.mu.Unlock()
+			if cond() {
+				return nil
+			}
+		}
+		if i&63 == 63 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if i < 16 {
+			continue
+		}
+		if start.IsZero() {
+			start = time.Now()
+		}
+		switch spent := time.Since(start); {
+		case spent < e.spin:
+		case spent < e.spin+e.yield:
+			runtime.Gosched()
+		default:
+			e.block(10 * time.Millisecond)
+		}
+	}
+}
+
+// block sleeps in poll(2) until a link can move bytes or the timeout ends.
+func (e *Engine) block(timeout time.Duration) {
+	e.mu.Lock()
+	e.pollfds = e.pollfds[:0]
+	for _, p := range e.peers {
+		if p == nil || p.dead != nil || p.link.Fd() < 0 {
+			continue
+		}
+		ev := int16(unix.POLLIN)
+		if p.pending() {
+			ev |= unix.POLLOUT
+		}
+		e.pollfds = append(e.pollfds, unix.PollFd{Fd: int32(p.link.Fd()), Events: ev})
+	}
+	fds := append([]unix.PollFd(nil), e.pollfds...)
+	e.mu.Unlock()
+	if len(fds) == 0 {
+		time.Sleep(timeout / 10)
+		return
+	}
+	unix.Poll(fds, int(timeout/time.Millisecond))
+}
+
+// Test makes progress once and reports whether r completed.
+func (e *Engine) Test(r *Request) bool {
+	if r.Done() {
+		return true
+	}
+	e.Progress()
+	return r.Done()
+}
+
+// Iprobe reports whether a message matching (context, source, tag) has
+// arrived, without receiving it.
+func (e *Engine) Iprobe(context uint32, source, tag int) (Status, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progress()
+	m := e.match.Probe(match.Key{Context: context, Source: int32(source), Tag: int32(tag)})
+	if m == nil {
+		return Status{}, false
+	}
+	u := m.Owner.(*unexpected)
+	return Status{Source: int(u.hdr.source), Tag: int(u.hdr.tag), Count: int(u.hdr.length)}, true
+}
+
+// Probe waits for a message matching (context, source, tag).
+func (e *Engine) Probe(ctx context.Context, context uint32, source, tag int) (Status, error) {
+	var st Status
+	found := false
+	err := e.waitFor(ctx, func() bool {
+		e.mu.Lock()
+		m := e.match.Probe(match.Key{Context: context, Source: int32(source), Tag: int32(tag)})
+		if m != nil {
+			u := m.Owner.(*unexpected)
+			st, found = Status{Source: int(u.hdr.source), Tag: int(u.hdr.tag), Count: int(u.hdr.length)}, true
+		}
+		e.mu.Unlock()
+		return found
+	})
+	return st, err
+}
+
+// Cancel cancels a receive that has not matched; it reports whether it
+// did. (Sends already handed to a link cannot be cancelled.)
+func (e *Engine) Cancel(r *Request) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r.kind != kindRecv || r.Done() {
+		return false
+	}
+	if !e.match.Cancel(&r.recv) {
+		return false
+	}
+	r.status = Status{Cancelled: true, Source: AnySource, Tag: AnyTag}
+	r.complete()
+	return true
+}
+
+// ErrUnfinished is returned by Close when messages could not be delivered
+// before its deadline.
+var ErrUnfinished = errors.New("messages still queued at finalize")
+
+// Close flushes what is queued (bounded by ctx) and closes every link.
+func (e *Engine) Close(ctx context.Context) error {
+	err := e.waitFor(ctx, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for _, p := range e.peers {
+			if p != nil && p.dead == nil && p.pending() {
+				return false
+			}
+		}
+		return true
+	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	for _, p := range e.peers {
+		if p != nil {
+			p.link.Close()
+		}
+	}
+	if err != nil {
+		return ErrUnfinished
+	}
+	return nil
+}

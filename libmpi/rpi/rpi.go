@@ -1,0 +1,90 @@
+// Package rpi is the rpi framework (LAM's Request Progression Interface):
+// an rpi module connects the processes of a job and moves bytes between
+// them. The MPI core on top owns the protocol (envelopes, eager and
+// rendezvous transfers, acknowledgements) and the one matching engine, so
+// every module gets the same MPI semantics.
+//
+// A module registers itself from its package's init with Register. MPI_Init
+// selects one module for the job (every rank must choose the same), opens
+// it, publishes its address through mpirun, and connects to every peer.
+package rpi
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// Peer is another process of the job, as the wire-up tells it.
+type Peer struct {
+	Rank int    // rank in the world
+	Node int32  // its node
+	Addr string // what its module published
+}
+
+// Job is what a module needs to connect a process to its peers.
+type Job struct {
+	Rank     int // this process's world rank
+	Size     int
+	Node     int32
+	Host     string // this node's address, as its peers reach it
+	Secret   []byte // the job's secret: links authenticate with it
+	Settings *ssi.Settings
+	// Timeout bounds connection setup.
+	Timeout time.Duration
+}
+
+// Module is an rpi module.
+type Module interface {
+	ssi.Module
+	// Open prepares the module for a job and returns its transport, which
+	// has published nothing yet.
+	Open(ctx context.Context, job *Job) (Transport, error)
+}
+
+// Transport is an opened rpi module.
+type Transport interface {
+	// Addr is the address peers reach this process at; mpirun passes it
+	// to every rank.
+	Addr() string
+	// Connect makes one link to every peer (peers[i].Rank == i; this
+	// process's own entry is ignored and its link left nil).
+	Connect(ctx context.Context, peers []Peer) ([]Link, error)
+	// Short is the largest message sent eagerly; longer ones use the
+	// rendezvous protocol.
+	Short() int
+	// Close releases the transport (links are closed separately).
+	Close() error
+}
+
+// Link is a FIFO byte stream to one peer, used without blocking: Read and
+// Write move what they can at once and return 0 (not an error) when
+// nothing can move now.
+type Link interface {
+	Read(p []byte) (int, error)
+	Write(p []byte) (int, error)
+	// Fd is a descriptor that poll(2) reports readable or writable when
+	// the link can move bytes, or -1 if the link must be polled by calls.
+	Fd() int
+	Close() error
+}
+
+// Register registers an rpi module from its package's init.
+func Register(m Module) { ssi.Register(m) }
+
+// Select chooses the job's module as the priorities and -ssi rpi say.
+func Select(ctx context.Context, s *ssi.Settings) (Module, ssi.Report, error) {
+	var mods []Module
+	for _, m := range ssi.Modules(ssi.RPI) {
+		if rm, ok := m.(Module); ok {
+			mods = append(mods, rm)
+		}
+	}
+	m, rep, err := ssi.Select(ctx, ssi.RPI, s, mods)
+	if err != nil {
+		return nil, rep, fmt.Errorf("rpi: %w", err)
+	}
+	return m, rep, nil
+}

@@ -1,0 +1,337 @@
+// Package tcp is the tcp rpi module: every pair of processes of a job is
+// joined by one TCP connection, authenticated with the job's secret, used
+// without blocking by the MPI core's progress engine.
+package tcp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/shared/buildinfo"
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// Parameter names.
+const (
+	ParamShort   = "rpi_tcp_short"
+	ParamSockbuf = "rpi_tcp_sockbuf"
+)
+
+// Module is the tcp rpi module.
+type Module struct{}
+
+func init() { rpi.Register(Module{}) }
+
+// SSI describes the module.
+func (Module) SSI() ssi.Info {
+	return ssi.Info{
+		Framework: ssi.RPI, Name: "tcp", API: ssi.APIVersion[ssi.RPI], Version: buildinfo.ModuleVersion, Priority: 20,
+		Params: []ssi.Param{
+			{Name: "short", Default: "65536", Type: ssi.Size, Help: "Largest message sent eagerly; larger ones wait for the receiver (rendezvous)"},
+			{Name: "sockbuf", Default: "-1", Type: ssi.Int, Help: "Socket buffer size in bytes (-1: the system's)"},
+		},
+	}
+}
+
+// Query: TCP is available everywhere.
+func (m Module) Query(context.Context, *ssi.Settings) (int, error) { return m.SSI().Priority, nil }
+
+// Open listens for the peers' connections.
+func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
+	short, err := job.Settings.Size(ParamShort)
+	if err != nil {
+		return nil, err
+	}
+	sockbuf, err := job.Settings.Int(ParamSockbuf)
+	if err != nil {
+		return nil, err
+	}
+	host := job.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("rpi tcp: listen: %w", err)
+	}
+	return &transport{job: job, l: l.(*net.TCPListener), short: int(short), sockbuf: sockbuf}, nil
+}
+
+type transport struct {
+	job     *rpi.Job
+	l       *net.TCPListener
+	short   int
+	sockbuf int
+}
+
+func (t *transport) Addr() string { return t.l.Addr().String() }
+func (t *transport) Short() int   { return t.short }
+func (t *transport) Close() error { return t.l.Close() }
+
+// The connection handshake: the accepting process sends a random
+// challenge; the dialling one answers with its rank and an HMAC of the
+// challenge and both ranks under the job's secret; the acceptor proves it
+// knows the secret the same way. Nobody without the secret can join.
+const (
+	magic     = "LAMGOTCP1"
+	nonceSize = 16
+)
+
+func (t *transport) mac(nonce []byte, from, to int, role string) []byte {
+	h := hmac.New(sha256.New, t.job.Secret)
+	h.Write([]byte(magic + role))
+	h.Write(nonce)
+	var b [8]byte
+	binary.BigEndian.PutUint32(b[:4], uint32(from))
+	binary.BigEndian.PutUint32(b[4:], uint32(to))
+	h.Write(b[:])
+	return h.Sum(nil)
+}
+
+// Connect links this process to every peer: it dials the higher ranks and
+// accepts the lower ones, so no pair waits for the other.
+func (t *transport) Connect(ctx context.Context, peers []rpi.Peer) ([]rpi.Link, error) {
+	if t.job.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.job.Timeout)
+		defer cancel()
+	}
+	self := t.job.Rank
+	links := make([]rpi.Link, len(peers))
+	var mu sync.Mutex
+	var first error
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	// Accept from lower ranks.
+	if self > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stop := context.AfterFunc(ctx, func() { t.l.SetDeadline(time.Now()) })
+			defer stop()
+			for got := 0; got < self; {
+				c, err := t.l.AcceptTCP()
+				if err != nil {
+					fail(fmt.Errorf("accept peers: %w", context.Cause(ctx)))
+					return
+				}
+				rank, err := t.accept(c)
+				if err != nil {
+					c.Close() // a stranger or a bad peer: keep waiting
+					continue
+				}
+				l, err := t.link(c)
+				if err != nil {
+					fail(err)
+					return
+				}
+				mu.Lock()
+				dup := links[rank] != nil
+				if !dup {
+					links[rank] = l
+				}
+				mu.Unlock()
+				if dup {
+					l.Close()
+					continue
+				}
+				got++
+			}
+		}()
+	}
+	// Dial higher ranks.
+	for _, p := range peers[self+1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := t.dial(ctx, p)
+			if err != nil {
+				fail(fmt.Errorf("connect to rank %d at %s: %w", p.Rank, p.Addr, err))
+				return
+			}
+			l, err := t.link(c)
+			if err != nil {
+				fail(err)
+				return
+			}
+			mu.Lock()
+			links[p.Rank] = l
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		for _, l := range links {
+			if l != nil {
+				l.Close()
+			}
+		}
+		return nil, first
+	}
+	return links, nil
+}
+
+func (t *transport) dial(ctx context.Context, p rpi.Peer) (*net.TCPConn, error) {
+	var d net.Dialer
+	var c net.Conn
+	var err error
+	for attempt := 0; ; attempt++ {
+		c, err = d.DialContext(ctx, "tcp", p.Addr)
+		if err == nil || ctx.Err() != nil || attempt > 50 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, err
+	}
+	tc := c.(*net.TCPConn)
+	if dl, ok := ctx.Deadline(); ok {
+		tc.SetDeadline(dl)
+	}
+	nonce := make([]byte, nonceSize)
+	if _, err := io.ReadFull(tc, nonce); err != nil {
+		tc.Close()
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	msg := make([]byte, 4, 4+sha256.Size)
+	binary.BigEndian.PutUint32(msg, uint32(t.job.Rank))
+	msg = append(msg, t.mac(nonce, t.job.Rank, p.Rank, "dial")...)
+	if _, err := tc.Write(msg); err != nil {
+		tc.Close()
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	proof := make([]byte, sha256.Size)
+	if _, err := io.ReadFull(tc, proof); err != nil {
+		tc.Close()
+		return nil, fmt.Errorf("handshake: rank %d refused us: %w", p.Rank, err)
+	}
+	if !hmac.Equal(proof, t.mac(nonce, p.Rank, t.job.Rank, "accept")) {
+		tc.Close()
+		return nil, errors.New("handshake: the peer does not hold the job's secret")
+	}
+	tc.SetDeadline(time.Time{})
+	return tc, nil
+}
+
+// accept runs the acceptor's half of the handshake and returns the peer's
+// rank.
+func (t *transport) accept(c *net.TCPConn) (int, error) {
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	nonce := make([]byte, nonceSize)
+	if _, err := rand.Read(nonce); err != nil {
+		return 0, err
+	}
+	if _, err := c.Write(nonce); err != nil {
+		return 0, err
+	}
+	msg := make([]byte, 4+sha256.Size)
+	if _, err := io.ReadFull(c, msg); err != nil {
+		return 0, err
+	}
+	rank := int(binary.BigEndian.Uint32(msg))
+	if rank < 0 || rank >= t.job.Rank {
+		return 0, fmt.Errorf("peer claims rank %d", rank)
+	}
+	if !hmac.Equal(msg[4:], t.mac(nonce, rank, t.job.Rank, "dial")) {
+		return 0, errors.New("peer does not hold the job's secret")
+	}
+	if _, err := c.Write(t.mac(nonce, t.job.Rank, rank, "accept")); err != nil {
+		return 0, err
+	}
+	c.SetDeadline(time.Time{})
+	return rank, nil
+}
+
+// link turns an authenticated connection into a non-blocking link on its
+// own descriptor, outside Go's network poller.
+func (t *transport) link(c *net.TCPConn) (rpi.Link, error) {
+	defer c.Close()
+	c.SetNoDelay(true)
+	if t.sockbuf > 0 {
+		c.SetReadBuffer(t.sockbuf)
+		c.SetWriteBuffer(t.sockbuf)
+	}
+	f, err := c.File()
+	if err != nil {
+		return nil, fmt.Errorf("rpi tcp: %w", err)
+	}
+	fd, err := unix.Dup(int(f.Fd()))
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("rpi tcp: dup: %w", err)
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("rpi tcp: %w", err)
+	}
+	unix.CloseOnExec(fd)
+	return &fdLink{fd: fd}, nil
+}
+
+// fdLink is a non-blocking socket.
+type fdLink struct {
+	fd     int
+	closed bool
+}
+
+func (l *fdLink) Fd() int { return l.fd }
+
+func (l *fdLink) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(l.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, nil
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (l *fdLink) Write(p []byte) (int, error) {
+	for {
+		n, err := unix.Write(l.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, nil
+		case err != nil:
+			return 0, err
+		}
+		return n, nil
+	}
+}
+
+func (l *fdLink) Close() error {
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	return unix.Close(l.fd)
+}
+
