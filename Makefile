@@ -15,7 +15,8 @@ TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean \
          lamexec lamgrow lamshrink mpitask mpimsg mpirun laminfo \
          crcheckpoint crrestart
 LIBS  := shared libmpi
-MODULES := $(LIBS) $(TOOLS)
+EXAMPLES := hello ring
+MODULES := $(LIBS) examples $(TOOLS)
 MODPATH := github.com/lamgo/lam
 
 BUILD_USER := $(shell id -un 2>/dev/null || echo unknown)
@@ -30,7 +31,7 @@ all: build
 
 build:
 	@mkdir -p bin
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ $(TOOLS:%=./%)
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ $(TOOLS:%=./%) $(EXAMPLES:%=./examples/%)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc

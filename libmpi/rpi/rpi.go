@@ -30,7 +30,6 @@ type Job struct {
 	Size     int
 	Node     int32
 	Host     string // this node's address, as its peers reach it
-	Secret   []byte // the job's secret: links authenticate with it
 	Settings *ssi.Settings
 	// Timeout bounds connection setup.
 	Timeout time.Duration
@@ -50,8 +49,9 @@ type Transport interface {
 	// to every rank.
 	Addr() string
 	// Connect makes one link to every peer (peers[i].Rank == i; this
-	// process's own entry is ignored and its link left nil).
-	Connect(ctx context.Context, peers []Peer) ([]Link, error)
+	// process's own entry is ignored and its link left nil). Links
+	// authenticate with the job's secret.
+	Connect(ctx context.Context, peers []Peer, secret []byte) ([]Link, error)
 	// Short is the largest message sent eagerly; longer ones use the
 	// rendezvous protocol.
 	Short() int

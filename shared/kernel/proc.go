@@ -180,7 +180,12 @@ func envValue(env []string, key string) string {
 
 // spawn serves a Spawn on this node.
 func (k *Kernel) spawn(r *request, a *active, m *wire.Spawn) {
-	env := mergeEnv(os.Environ(), m.Env)
+	// The process finds this lamd through its session (MPI processes,
+	// tools run by lamexec), whatever options the lamd was started with.
+	env := mergeEnv(mergeEnv(os.Environ(), m.Env), []string{
+		"LAM_MPI_SESSION_PREFIX=" + k.cfg.Session.Prefix,
+		"LAM_MPI_SESSION_SUFFIX=" + k.cfg.Session.Suffix,
+	})
 	dir := m.Dir
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {

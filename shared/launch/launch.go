@@ -44,21 +44,47 @@ type Config struct {
 	Tool string
 	// Env adds variables to every process (mpirun's LAM_MPI_* exports).
 	Env []string
+	// EnvFor adds variables to one rank's process.
+	EnvFor func(rank int) []string
+	// Started runs once every process runs (mpirun's wire-up), in its
+	// own goroutine; its error fails the job.
+	Started func(ctx context.Context, j *Job) error
+	// Exited checks a process that exited with status 0; its error fails
+	// the job (mpirun: a rank that never called MPI_Init or
+	// MPI_Finalize).
+	Exited func(p *Proc) error
+	// Describe names a process in messages ("1234 (n0)" by default, as
+	// lamexec does).
+	Describe func(p *Proc) string
+	// Stdin forwards this process's standard input to rank 0.
+	Stdin io.Reader
+	// Count, if set, learns the number of processes and the local node
+	// before any starts (mpirun passes them to every rank).
+	Count func(n int, self int32)
 }
 
 // Job is a started job.
 type Job struct {
-	ID    string
-	Procs []*Proc
+	ID     string
+	Procs  []*Proc
+	cl     *lamclient.Client
+	cancel context.CancelFunc
 }
 
 // Proc is one process of a job.
 type Proc struct {
 	Rank    int
 	Node    int32
+	PID     int32
 	Program string
 	p       *lamclient.Process
 }
+
+// Client is the connection to the local lamd the job was started through.
+func (j *Job) Client() *lamclient.Client { return j.cl }
+
+// Kill ends every process of the job.
+func (j *Job) Kill() { j.cancel() }
 
 // Run is lamexec: start the job and wait for it.
 func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
@@ -101,6 +127,9 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 	if len(procs) == 0 {
 		return fmt.Errorf("no node to run on (every node has schedule=no?)")
 	}
+	if cfg.Count != nil {
+		cfg.Count(len(procs), table.Self)
+	}
 	cwd, _ := os.Getwd()
 	jobID := fmt.Sprintf("%d:%d", table.Self, os.Getpid())
 	out := &output{stdout: env.Stdout, stderr: env.Stderr}
@@ -115,6 +144,12 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 		}
 		m := &wire.Spawn{Node: int32(pr.Node), Job: jobID, Argv: append([]string{l.Program}, l.Args...),
 			Env: append(append([]string(nil), cfg.Env...), exports...)}
+		if cfg.EnvFor != nil {
+			m.Env = append(m.Env, cfg.EnvFor(pr.Rank)...)
+		}
+		if cfg.Stdin != nil && pr.Rank == 0 {
+			m.Flags |= wire.SpawnStdin
+		}
 		switch {
 		case l.Wd != "":
 			m.Dir = l.Wd
@@ -145,7 +180,7 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 			}
 			return lamcli.Exit(int(code), fmt.Errorf("cannot start %s on %s: %s", l.Program, name, why))
 		}
-		proc := &Proc{Rank: pr.Rank, Node: p.Node, Program: l.Program, p: p}
+		proc := &Proc{Rank: pr.Rank, Node: p.Node, PID: p.PID, Program: l.Program, p: p}
 		started = append(started, proc)
 		if o.Verbose {
 			fmt.Fprintf(env.Stdout, "%d %s running on %s\n", p.PID, l.Program, nodespec.Format(pr.Node, nodes))
@@ -154,12 +189,36 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 	if o.NoWait {
 		return nil
 	}
-	return wait(ctx, cancel, env, started, out, o.NoIO)
+	job := &Job{ID: jobID, Procs: started, cl: cl, cancel: cancel}
+	if cfg.Stdin != nil && len(started) > 0 {
+		go forwardStdin(cfg.Stdin, started[0].p)
+	}
+	var startErr chan error
+	if cfg.Started != nil {
+		startErr = make(chan error, 1)
+		go func() { startErr <- cfg.Started(ctx, job) }()
+	}
+	return wait(ctx, cancel, env, started, out, o.NoIO, cfg, startErr)
+}
+
+// forwardStdin copies r to a process's standard input, then closes it.
+func forwardStdin(r io.Reader, p *lamclient.Process) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 && p.Stdin(buf[:n], false) != nil {
+			return
+		}
+		if err != nil {
+			p.Stdin(nil, true)
+			return
+		}
+	}
 }
 
 // wait forwards output and waits for every process; the first failure is
 // reported and its status returned, and the others are killed.
-func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs []*Proc, out *output, noIO bool) error {
+func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs []*Proc, out *output, noIO bool, cfg Config, startErr chan error) error {
 	var (
 		mu    sync.Mutex
 		first error
@@ -187,14 +246,38 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 				first = lamcli.RemoteExit(fmt.Errorf("%d (n%d): %w", pr.p.PID, pr.p.Node, err))
 			case ex.Signal != 0:
 				first = lamcli.ExitQuiet(int(ex.Signal))
-				bare = fmt.Sprintf("%d (n%d) exited due to signal %d", pr.p.PID, pr.p.Node, ex.Signal)
+				bare = fmt.Sprintf("%s exited due to signal %d", describe(cfg, pr), ex.Signal)
 			case ex.Status != 0:
 				first = lamcli.ExitQuiet(int(ex.Status))
-				bare = fmt.Sprintf("%d (n%d) exited with status %d", pr.p.PID, pr.p.Node, ex.Status)
+				bare = fmt.Sprintf("%s exited with status %d", describe(cfg, pr), ex.Status)
+			case cfg.Exited != nil:
+				if err := cfg.Exited(pr); err != nil {
+					first = lamcli.Exit(1, err)
+				} else {
+					return
+				}
 			default:
 				return
 			}
 			cancel() // stop the others: the lamds kill them
+		}()
+	}
+	if startErr != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case err := <-startErr:
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					cancel()
+				}
+			case <-ctx.Done():
+			}
 		}()
 	}
 	wg.Wait()
@@ -287,4 +370,11 @@ func exportEnv(env *lamcli.Env, items []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+func describe(cfg Config, p *Proc) string {
+	if cfg.Describe != nil {
+		return cfg.Describe(p)
+	}
+	return fmt.Sprintf("%d (n%d)", p.PID, p.Node)
 }

@@ -84,7 +84,7 @@ func send(t testing.TB, e *Engine, buf []byte, dest, tag int, mode SendMode) {
 	r := e.NewSend(buf, dest, dest, e.Rank(), tag, 0, mode)
 	e.Start(r)
 	if err := e.Wait(ctx(t), r); err != nil || r.Status().Err != nil {
-		t.Fatalf("send: %v %v", err, r.Status().Err)
+		t.Errorf("send: %v %v", err, r.Status().Err) // may run in a goroutine
 	}
 }
 

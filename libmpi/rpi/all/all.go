@@ -7,3 +7,7 @@
 // A module is added here, by a blank import, only once it works; none is
 // listed that cannot run.
 package all
+
+import (
+	_ "github.com/lamgo/lam/libmpi/rpi/tcp" // TCP between every pair of processes
+)

@@ -71,6 +71,7 @@ func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 
 type transport struct {
 	job     *rpi.Job
+	secret  []byte
 	l       *net.TCPListener
 	short   int
 	sockbuf int
@@ -90,7 +91,7 @@ const (
 )
 
 func (t *transport) mac(nonce []byte, from, to int, role string) []byte {
-	h := hmac.New(sha256.New, t.job.Secret)
+	h := hmac.New(sha256.New, t.secret)
 	h.Write([]byte(magic + role))
 	h.Write(nonce)
 	var b [8]byte
@@ -102,7 +103,11 @@ func (t *transport) mac(nonce []byte, from, to int, role string) []byte {
 
 // Connect links this process to every peer: it dials the higher ranks and
 // accepts the lower ones, so no pair waits for the other.
-func (t *transport) Connect(ctx context.Context, peers []rpi.Peer) ([]rpi.Link, error) {
+func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte) ([]rpi.Link, error) {
+	if len(secret) < 16 {
+		return nil, errors.New("rpi tcp: the job's secret is missing or too short")
+	}
+	t.secret = secret
 	if t.job.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t.job.Timeout)
@@ -334,4 +339,3 @@ func (l *fdLink) Close() error {
 	l.closed = true
 	return unix.Close(l.fd)
 }
-

@@ -1,0 +1,15 @@
+module github.com/lamgo/lam/examples
+
+go 1.26.0
+
+require github.com/lamgo/lam/libmpi v0.0.0
+
+require (
+	github.com/lamgo/lam/shared v0.0.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
+
+replace (
+	github.com/lamgo/lam/libmpi => ../libmpi
+	github.com/lamgo/lam/shared => ../shared
+)

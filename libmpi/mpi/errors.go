@@ -1,0 +1,152 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/lamgo/lam/libmpi/internal/core"
+)
+
+// ErrorClass is an MPI error class.
+type ErrorClass int
+
+// The MPI-1 error classes.
+const (
+	Success ErrorClass = iota
+	ErrBuffer
+	ErrCount
+	ErrType
+	ErrTag
+	ErrComm
+	ErrRank
+	ErrRequest
+	ErrRoot
+	ErrGroup
+	ErrOp
+	ErrTopology
+	ErrDims
+	ErrArg
+	ErrUnknown
+	ErrTruncate
+	ErrOther
+	ErrIntern
+	ErrInStatus
+	ErrPending
+	ErrLastCode
+)
+
+var classNames = [...]string{"MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE", "MPI_ERR_TAG",
+	"MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT", "MPI_ERR_GROUP", "MPI_ERR_OP",
+	"MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG", "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER",
+	"MPI_ERR_INTERN", "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING"}
+
+func (c ErrorClass) String() string {
+	if c >= 0 && int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("MPI error class %d", int(c))
+}
+
+// Error is an MPI error: its class and what went wrong.
+type Error struct {
+	Class ErrorClass
+	Msg   string
+	Err   error // the underlying cause, if any
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Class, e.Msg) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is lets errors.Is match an Error by class: errors.Is(err,
+// &mpi.Error{Class: mpi.ErrRank}).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Class == e.Class && t.Msg == ""
+}
+
+// Class returns the MPI error class of err (Success for nil, ErrOther for
+// errors from outside MPI).
+func Class(err error) ErrorClass {
+	if err == nil {
+		return Success
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	return ErrOther
+}
+
+// ErrorString is MPI_Error_string.
+func ErrorString(c ErrorClass) string { return c.String() }
+
+func errorf(c ErrorClass, format string, args ...any) *Error {
+	return &Error{Class: c, Msg: fmt.Sprintf(format, args...)}
+}
+
+// fromCore maps a core error to an MPI error.
+func fromCore(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, core.ErrTruncate):
+		return &Error{Class: ErrTruncate, Msg: err.Error(), Err: err}
+	}
+	return &Error{Class: ErrOther, Msg: err.Error(), Err: err}
+}
+
+// Errhandler decides what happens when an MPI call on a communicator
+// fails.
+type Errhandler struct {
+	name string
+	fn   func(c *Comm, err error)
+}
+
+// The predefined error handlers. ErrorsAreFatal, the default, prints the
+// error and aborts the job; ErrorsReturn returns it to the caller.
+var (
+	ErrorsAreFatal = &Errhandler{name: "MPI_ERRORS_ARE_FATAL", fn: func(c *Comm, err error) {
+		fmt.Fprintf(os.Stderr, "MPI: rank %d: %v (errors are fatal)\n", c.Rank(), err)
+		abort(c, 1, err.Error())
+	}}
+	ErrorsReturn = &Errhandler{name: "MPI_ERRORS_RETURN"}
+)
+
+// NewErrhandler makes an error handler that calls fn (which may return to
+// let the call return the error).
+func NewErrhandler(fn func(c *Comm, err error)) *Errhandler {
+	return &Errhandler{name: "user", fn: fn}
+}
+
+var errhMu sync.Mutex
+
+// SetErrhandler sets the communicator's error handler.
+func (c *Comm) SetErrhandler(h *Errhandler) error {
+	if c == nil || h == nil {
+		return errorf(ErrArg, "nil communicator or handler")
+	}
+	errhMu.Lock()
+	c.errh = h
+	errhMu.Unlock()
+	return nil
+}
+
+// Errhandler returns the communicator's error handler.
+func (c *Comm) Errhandler() *Errhandler {
+	errhMu.Lock()
+	defer errhMu.Unlock()
+	return c.errh
+}
+
+// fail runs the communicator's error handler on err and returns it.
+func (c *Comm) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	if h := c.Errhandler(); h != nil && h.fn != nil {
+		h.fn(c, err)
+	}
+	return err
+}

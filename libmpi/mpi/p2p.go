@@ -1,0 +1,322 @@
+package mpi
+
+import (
+	"context"
+	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/internal/core"
+)
+
+// Elem is the element types a buffer may hold.
+type Elem interface {
+	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~int | ~uint |
+		~float32 | ~float64 | ~complex64 | ~complex128
+}
+
+// bytesOf views a buffer as bytes without copying.
+func bytesOf[T Elem](b []T) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)*int(unsafe.Sizeof(zero)))
+}
+
+// Status describes a received message.
+type Status struct {
+	Source    int
+	Tag       int
+	Bytes     int // size of the message received
+	Cancelled bool
+	Err       error
+}
+
+// GetCount returns the number of elements of type T a status describes,
+// or Undefined if the size is not a whole number of them.
+func GetCount[T Elem](s Status) int {
+	var zero T
+	n := int(unsafe.Sizeof(zero))
+	if s.Bytes%n != 0 {
+		return Undefined
+	}
+	return s.Bytes / n
+}
+
+func statusOf(s core.Status) Status {
+	return Status{Source: s.Source, Tag: s.Tag, Bytes: s.Count, Cancelled: s.Cancelled, Err: fromCore(s.Err)}
+}
+
+// Request is a non-blocking or persistent operation.
+type Request struct {
+	r    *core.Request
+	comm *Comm
+}
+
+func newSend[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) (*Request, error) {
+	e, err := engine()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	world, err := c.peer(dest, false)
+	if err != nil {
+		return nil, c.fail(err)
+	}
+	if err := checkTag(tag, false); err != nil {
+		return nil, c.fail(err)
+	}
+	r := e.NewSend(bytesOf(buf), world, dest, c.rank, tag, c.context, mode)
+	return &Request{r: r, comm: c}, nil
+}
+
+func newRecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
+	e, err := engine()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if _, err := c.peer(source, true); err != nil {
+		return nil, c.fail(err)
+	}
+	if err := checkTag(tag, true); err != nil {
+		return nil, c.fail(err)
+	}
+	return &Request{r: e.NewRecv(bytesOf(buf), source, tag, c.context), comm: c}, nil
+}
+
+func start(r *Request, err error) (*Request, error) {
+	if err != nil {
+		return nil, err
+	}
+	st.engine.Start(r.r)
+	return r, nil
+}
+
+func blocking(r *Request, err error) (Status, error) {
+	if err != nil {
+		return Status{}, err
+	}
+	st.engine.Start(r.r)
+	return r.Wait()
+}
+
+// Send sends buf to rank dest of c with tag (standard mode: it returns
+// when buf may be reused).
+func Send[T Elem](c *Comm, buf []T, dest, tag int) error {
+	_, err := blocking(newSend(c, buf, dest, tag, core.Standard))
+	return err
+}
+
+// Ssend sends in synchronous mode: it returns once the receive has
+// matched.
+func Ssend[T Elem](c *Comm, buf []T, dest, tag int) error {
+	_, err := blocking(newSend(c, buf, dest, tag, core.Sync))
+	return err
+}
+
+// Rsend sends in ready mode (the receive must already be posted).
+func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
+	_, err := blocking(newSend(c, buf, dest, tag, core.Ready))
+	return err
+}
+
+// Recv receives into buf from rank source of c (or AnySource) with tag (or
+// AnyTag).
+func Recv[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
+	return blocking(newRecv(c, buf, source, tag))
+}
+
+// Isend starts a standard-mode send.
+func Isend[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	return start(newSend(c, buf, dest, tag, core.Standard))
+}
+
+// Issend starts a synchronous-mode send.
+func Issend[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	return start(newSend(c, buf, dest, tag, core.Sync))
+}
+
+// Irsend starts a ready-mode send.
+func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	return start(newSend(c, buf, dest, tag, core.Ready))
+}
+
+// Irecv starts a receive.
+func Irecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
+	return start(newRecv(c, buf, source, tag))
+}
+
+// SendInit makes a persistent standard-mode send; Start runs it.
+func SendInit[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	r, err := newSend(c, buf, dest, tag, core.Standard)
+	if r != nil {
+		r.r.Persistent = true
+	}
+	return r, err
+}
+
+// RecvInit makes a persistent receive; Start runs it.
+func RecvInit[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
+	r, err := newRecv(c, buf, source, tag)
+	if r != nil {
+		r.r.Persistent = true
+	}
+	return r, err
+}
+
+// Start starts a persistent request.
+func (r *Request) Start() error {
+	if r == nil || !r.r.Persistent {
+		return errorf(ErrRequest, "Start needs a persistent request")
+	}
+	if r.r.Active() && !r.r.Done() {
+		return r.comm.fail(errorf(ErrRequest, "the request is already active"))
+	}
+	st.engine.Start(r.r)
+	return nil
+}
+
+// Sendrecv sends and receives at once.
+func Sendrecv[T, U Elem](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U, source, recvtag int) (Status, error) {
+	rr, err := Irecv(c, recvbuf, source, recvtag)
+	if err != nil {
+		return Status{}, err
+	}
+	sr, err := Isend(c, sendbuf, dest, sendtag)
+	if err != nil {
+		return Status{}, err
+	}
+	if _, err := sr.Wait(); err != nil {
+		return Status{}, err
+	}
+	return rr.Wait()
+}
+
+// Wait waits for the request to complete and returns its status.
+func (r *Request) Wait() (Status, error) {
+	if r == nil {
+		return Status{Source: AnySource, Tag: AnyTag}, nil // MPI_REQUEST_NULL
+	}
+	if err := st.engine.Wait(context.Background(), r.r); err != nil {
+		return Status{}, r.comm.fail(errorf(ErrOther, "%v", err))
+	}
+	s := statusOf(r.r.Status())
+	if s.Err != nil {
+		return s, r.comm.fail(s.Err)
+	}
+	return s, nil
+}
+
+// Test reports whether the request completed, with its status if so.
+func (r *Request) Test() (Status, bool, error) {
+	if r == nil {
+		return Status{Source: AnySource, Tag: AnyTag}, true, nil
+	}
+	if !st.engine.Test(r.r) {
+		return Status{}, false, nil
+	}
+	s := statusOf(r.r.Status())
+	if s.Err != nil {
+		return s, true, r.comm.fail(s.Err)
+	}
+	return s, true, nil
+}
+
+// Cancel cancels a pending receive (a send already under way cannot be).
+func (r *Request) Cancel() error {
+	if r == nil {
+		return errorf(ErrRequest, "cancel of a null request")
+	}
+	st.engine.Cancel(r.r)
+	return nil
+}
+
+// Waitall waits for every request (nil ones are skipped) and returns their
+// statuses; the error is the first failure.
+func Waitall(reqs ...*Request) ([]Status, error) {
+	out := make([]Status, len(reqs))
+	var first error
+	for i, r := range reqs {
+		s, err := r.Wait()
+		out[i] = s
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return out, first
+}
+
+// Waitany waits until one of the requests completes and returns its index
+// (-1 if every request is nil).
+func Waitany(reqs ...*Request) (int, Status, error) {
+	active := false
+	for _, r := range reqs {
+		active = active || r != nil
+	}
+	if !active {
+		return -1, Status{Source: AnySource, Tag: AnyTag}, nil
+	}
+	idx := -1
+	st.engine.WaitAny(context.Background(), func() bool {
+		for i, r := range reqs {
+			if r != nil && r.r.Done() {
+				idx = i
+				return true
+			}
+		}
+		return false
+	})
+	s, err := reqs[idx].Wait()
+	return idx, s, err
+}
+
+// Probe waits for a message and describes it without receiving it.
+func Probe(c *Comm, source, tag int) (Status, error) {
+	e, err := engine()
+	if err != nil {
+		return Status{}, err
+	}
+	if err := c.check(); err != nil {
+		return Status{}, err
+	}
+	if _, err := c.peer(source, true); err != nil {
+		return Status{}, c.fail(err)
+	}
+	if err := checkTag(tag, true); err != nil {
+		return Status{}, c.fail(err)
+	}
+	if source == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	s, err := e.Probe(context.Background(), c.context, source, tag)
+	if err != nil {
+		return Status{}, c.fail(errorf(ErrOther, "%v", err))
+	}
+	return statusOf(s), nil
+}
+
+// Iprobe reports whether a message is there, and describes it.
+func Iprobe(c *Comm, source, tag int) (Status, bool, error) {
+	e, err := engine()
+	if err != nil {
+		return Status{}, false, err
+	}
+	if err := c.check(); err != nil {
+		return Status{}, false, err
+	}
+	if _, err := c.peer(source, true); err != nil {
+		return Status{}, false, c.fail(err)
+	}
+	if err := checkTag(tag, true); err != nil {
+		return Status{}, false, c.fail(err)
+	}
+	if source == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, true, nil
+	}
+	s, ok := e.Iprobe(c.context, source, tag)
+	return statusOf(s), ok, nil
+}
