@@ -174,5 +174,4 @@ func (w *wireup) exited(p *launch.Proc) error {
 	}
 }
 
-
 func main() { lamcli.Main(tool, &cmd{}) }
