@@ -34,6 +34,11 @@ import (
 	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/rpi"
 	_ "github.com/lamgo/lam/libmpi/rpi/all"
+	// Every module of every framework, so that MPI_Init can tell a
+	// misspelt SSI parameter from one of a module it does not use.
+	_ "github.com/lamgo/lam/libmpi/coll/all"
+	_ "github.com/lamgo/lam/libmpi/cr/all"
+	_ "github.com/lamgo/lam/shared/boot/all"
 	"github.com/lamgo/lam/shared/jobwire"
 	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/session"

@@ -42,7 +42,8 @@ func run(m *testing.M) (int, error) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	tools := []string{"lamboot", "lamd", "hboot", "lamhalt", "lamnodes", "tping", "lamwipe", "recon",
-		"lamclean", "lamexec", "lamgrow", "lamshrink"}
+		"lamclean", "lamexec", "lamgrow", "lamshrink", "mpirun",
+		"examples/hello", "examples/ring", "libmpi/internal/testprog"}
 	args := []string{"build", "-o", filepath.Join(dir, "bin") + "/"}
 	for _, t := range tools {
 		args = append(args, "./"+t)

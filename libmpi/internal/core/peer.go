@@ -210,6 +210,13 @@ func (e *Engine) onBody(p *peer) {
 	r, u := p.bodyFor, p.bodyU
 	p.inBody, p.dst, p.bodyFor, p.bodyU = false, nil, nil, nil
 	if u != nil {
+		// A receive posted while the body was on its way takes it now:
+		// enqueuing it would let this sender's next message overtake it.
+		if r := e.arrive(u.Key); r != nil {
+			r.peer = p.rank
+			e.matchUnexpected(r, u)
+			return
+		}
 		e.match.Enqueue(&u.Message)
 		return
 	}

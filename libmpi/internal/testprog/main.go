@@ -1,0 +1,180 @@
+// Command testprog is an MPI program for the integration tests: its first
+// argument says how it behaves.
+//
+//	p2p           every point-to-point corner the tests check, across ranks
+//	nofinalize    calls MPI_Init and returns without MPI_Finalize
+//	abort N       rank 1 calls MPI_Abort(N)
+//	exit N        rank 1 exits with status N after MPI_Init
+//	hang          rank 1 sleeps forever (for signal tests)
+//	big MiB       rank 0 sends MiB megabytes to rank 1
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "testprog rank %d: "+format+"\n", append([]any{mpi.World.Rank()}, args...)...)
+	os.Exit(3)
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: testprog p2p|nofinalize|abort N|exit N|hang|big MiB")
+		os.Exit(2)
+	}
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, "testprog:", err)
+		os.Exit(2)
+	}
+	rank, size := mpi.World.Rank(), mpi.World.Size()
+	arg := 0
+	if len(os.Args) > 2 {
+		arg, _ = strconv.Atoi(os.Args[2])
+	}
+	switch os.Args[1] {
+	case "nofinalize":
+		return
+	case "abort":
+		if rank == 1 {
+			mpi.Abort(mpi.World, arg)
+		}
+		time.Sleep(time.Minute)
+	case "exit":
+		if rank == 1 {
+			os.Exit(arg)
+		}
+		time.Sleep(time.Minute)
+	case "hang":
+		if rank == 1 {
+			select {}
+		}
+		time.Sleep(time.Minute)
+	case "big":
+		n := arg << 20
+		buf := make([]byte, n)
+		if rank == 0 {
+			for i := range buf {
+				buf[i] = byte(i * 13)
+			}
+			if err := mpi.Send(mpi.World, buf, 1, 0); err != nil {
+				fail("send: %v", err)
+			}
+		} else if rank == 1 {
+			if _, err := mpi.Recv(mpi.World, buf, 0, 0); err != nil {
+				fail("recv: %v", err)
+			}
+			for i := range buf {
+				if buf[i] != byte(i*13) {
+					fail("byte %d wrong", i)
+				}
+			}
+			fmt.Printf("received %d MiB\n", arg)
+		}
+	case "p2p":
+		p2p(rank, size)
+	}
+	if err := mpi.Finalize(); err != nil {
+		fail("finalize: %v", err)
+	}
+}
+
+// p2p checks point-to-point semantics between every rank and rank 0.
+func p2p(rank, size int) {
+	mpi.World.SetErrhandler(mpi.ErrorsReturn)
+	// Argument errors return the right class.
+	if err := mpi.Send(mpi.World, []int32{1}, size, 0); mpi.Class(err) != mpi.ErrRank {
+		fail("send to rank %d: %v", size, err)
+	}
+	if err := mpi.Send(mpi.World, []int32{1}, 0, -5); mpi.Class(err) != mpi.ErrTag {
+		fail("negative tag: %v", err)
+	}
+	if err := mpi.Send[int32](nil, []int32{1}, 0, 0); mpi.Class(err) != mpi.ErrComm {
+		fail("nil communicator: %v", err)
+	}
+	// ProcNull.
+	if err := mpi.Send(mpi.World, []int32{1}, mpi.ProcNull, 0); err != nil {
+		fail("send to ProcNull: %v", err)
+	}
+	if st, err := mpi.Recv(mpi.World, []int32{0}, mpi.ProcNull, 0); err != nil || st.Source != mpi.ProcNull {
+		fail("recv from ProcNull: %+v %v", st, err)
+	}
+	if rank == 0 {
+		// Messages from everyone, in any order, each in order per sender.
+		next := make([]int, size)
+		for k := 0; k < 3*(size-1); k++ {
+			buf := make([]int64, 2)
+			st, err := mpi.Recv(mpi.World, buf, mpi.AnySource, mpi.AnyTag)
+			if err != nil {
+				fail("recv any: %v", err)
+			}
+			if int(buf[0]) != st.Source || int(buf[1]) != next[st.Source] || st.Tag != 10+int(buf[1]) || mpi.GetCount[int64](st) != 2 {
+				fail("out of order or wrong status: %v %+v", buf, st)
+			}
+			next[st.Source]++
+		}
+		if size > 1 {
+			mpi.Send(mpi.World, []byte("go"), 1, 40)
+		}
+		// Truncation reports MPI_ERR_TRUNCATE.
+		small := make([]byte, 4)
+		if st, err := mpi.Recv(mpi.World, small, 1, 50); mpi.Class(err) != mpi.ErrTruncate || st.Bytes != 4 {
+			fail("truncation: %+v %v", st, err)
+		}
+		// Probe then receive a long message; Ssend; Sendrecv.
+		st, err := mpi.Probe(mpi.World, 1, 60)
+		if err != nil || st.Bytes != 1<<20 {
+			fail("probe: %+v %v", st, err)
+		}
+		big := make([]byte, st.Bytes)
+		if _, err := mpi.Recv(mpi.World, big, 1, 60); err != nil || !bytes.Equal(big, bytes.Repeat([]byte{7}, 1<<20)) {
+			fail("long message: %v", err)
+		}
+		if _, err := mpi.Recv(mpi.World, make([]byte, 1), 1, 70); err != nil {
+			fail("ssend partner: %v", err)
+		}
+		// Cancel an unmatched receive.
+		r, _ := mpi.Irecv(mpi.World, make([]byte, 1), 1, 999)
+		r.Cancel()
+		if st, err := r.Wait(); err != nil || !st.Cancelled {
+			fail("cancel: %+v %v", st, err)
+		}
+		// Persistent receive, restarted.
+		buf := make([]int32, 1)
+		pr, _ := mpi.RecvInit(mpi.World, buf, 1, 80)
+		for i := 0; i < 3; i++ {
+			pr.Start()
+			if _, err := pr.Wait(); err != nil || buf[0] != int32(i) {
+				fail("persistent %d: %v %v", i, buf, err)
+			}
+		}
+		fmt.Println("p2p ok")
+	} else {
+		for i := 0; i < 3; i++ {
+			if err := mpi.Send(mpi.World, []int64{int64(rank), int64(i)}, 0, 10+i); err != nil {
+				fail("send: %v", err)
+			}
+		}
+		if rank == 1 {
+			mpi.Recv(mpi.World, make([]byte, 2), 0, 40)
+			mpi.Send(mpi.World, []byte("too long"), 0, 50)
+			mpi.Send(mpi.World, bytes.Repeat([]byte{7}, 1<<20), 0, 60)
+			if err := mpi.Ssend(mpi.World, []byte{1}, 0, 70); err != nil {
+				fail("ssend: %v", err)
+			}
+			buf := make([]int32, 1)
+			ps, _ := mpi.SendInit(mpi.World, buf, 0, 80)
+			for i := 0; i < 3; i++ {
+				buf[0] = int32(i)
+				ps.Start()
+				ps.Wait()
+			}
+		}
+	}
+}

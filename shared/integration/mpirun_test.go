@@ -1,0 +1,125 @@
+package integration
+
+import (
+	"context"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestMPIRun(t *testing.T) {
+	ctx := testContext(t, 4*time.Minute)
+	l := newLocal(t)
+	l.boot(ctx)
+
+	// More ranks than cores.
+	r := l.run(ctx, "mpirun", "-np", "5", bin("hello"))
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	sort.Strings(lines)
+	if r.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "Hello, world! I am 0 of 5 on ") || !strings.HasPrefix(lines[4], "Hello, world! I am 4 of 5 on ") {
+		t.Errorf("mpirun -np 5 hello: %v", r)
+	}
+	if r := l.run(ctx, "mpirun", "-np", "3", bin("ring")); r.code != 0 || !strings.Contains(r.stdout, "Process 0 decremented value: 0") ||
+		strings.Count(r.stdout, "exiting") != 3 {
+		t.Errorf("ring: %v", r)
+	}
+	for _, np := range []string{"2", "4", "8"} {
+		if r := l.run(ctx, "mpirun", "-np", np, bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
+			t.Errorf("p2p with %s ranks: %v", np, r)
+		}
+	}
+	if r := l.run(ctx, "mpirun", "-np", "2", bin("testprog"), "big", "80"); r.code != 0 || r.stdout != "received 80 MiB\n" {
+		t.Errorf("80 MiB message: %v", r)
+	}
+	// A program started without mpirun is a world of one.
+	cmd := exec.CommandContext(ctx, bin("hello"))
+	if r := runCmd(t, cmd); r.code != 0 || !strings.HasPrefix(r.stdout, "Hello, world! I am 0 of 1 on ") {
+		t.Errorf("singleton: %v", r)
+	}
+}
+
+func TestMPIRunFailures(t *testing.T) {
+	ctx := testContext(t, 4*time.Minute)
+	l := newLocal(t)
+	l.boot(ctx)
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"-np", "2", "/bin/true"}, 1, `rank \d \(pid \d+\) on n0 exited without calling MPI_Init`},
+		{[]string{"-np", "3", bin("testprog"), "nofinalize"}, 1, `exited without calling MPI_Finalize`},
+		{[]string{"-np", "3", bin("testprog"), "abort", "7"}, 7, `rank 1 called MPI_Abort`},
+		{[]string{"-np", "3", bin("testprog"), "exit", "5"}, 5, `rank 1 \(pid \d+\) on n0 exited with status 5`},
+		{[]string{"-np", "2", "no-such-program-xyz"}, 2, `cannot start no-such-program-xyz on n0 \(o\): No such file or directory`},
+		{[]string{"-np", "2", "n7", bin("hello")}, 229, `invalid node`},
+	}
+	for _, tt := range tests {
+		r := l.run(ctx, "mpirun", tt.args...)
+		if r.code != tt.code || !regexp.MustCompile(tt.stderr).MatchString(r.stderr) {
+			t.Errorf("mpirun %s: %v\nwant exit %d and %q", strings.Join(tt.args, " "), r, tt.code, tt.stderr)
+		}
+	}
+	noneLeft(t, "testprog")
+
+	// A rank killed in the middle of the job: mpirun names it, stops the
+	// others, and leaves nothing behind.
+	cmd := exec.CommandContext(ctx, bin("mpirun"), "-np", "3", bin("testprog"), "hang")
+	cmd.Env = l.env
+	done := make(chan result, 1)
+	go func() { done <- runCmd(t, cmd) }()
+	var pid int
+	deadline := time.Now().Add(30 * time.Second)
+	for pid == 0 && time.Now().Before(deadline) {
+		out, _ := exec.Command("pgrep", "-f", "-n", "^"+bin("testprog")+" hang").Output()
+		pid = atoiOr0(strings.TrimSpace(string(out)))
+		time.Sleep(100 * time.Millisecond)
+	}
+	if pid == 0 {
+		t.Fatal("the job's ranks never started")
+	}
+	time.Sleep(500 * time.Millisecond) // let the job wire up
+	syscall.Kill(pid, syscall.SIGKILL)
+	select {
+	case r := <-done:
+		if r.code != 9 || !regexp.MustCompile(`rank \d \(pid \d+\) on n0 exited due to signal 9`).MatchString(r.stderr) {
+			t.Errorf("killed rank: %v", r)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("mpirun did not notice a killed rank")
+	}
+	noneLeft(t, "testprog")
+	_ = context.Background
+}
+
+// noneLeft fails if a process whose command line contains name survives.
+func noneLeft(t *testing.T, name string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _ := exec.Command("pgrep", "-f", "^"+bin(name)).Output()
+		if strings.TrimSpace(string(out)) == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes left behind: %s", out)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func atoiOr0(s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
