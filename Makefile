@@ -16,7 +16,8 @@ TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean \
          crcheckpoint crrestart
 LIBS  := shared libmpi
 EXAMPLES := hello ring
-MODULES := $(LIBS) examples $(TOOLS)
+BENCHES := pingpong
+MODULES := $(LIBS) examples bench $(TOOLS)
 MODPATH := github.com/lamgo/lam
 
 BUILD_USER := $(shell id -un 2>/dev/null || echo unknown)
@@ -31,7 +32,7 @@ all: build
 
 build:
 	@mkdir -p bin
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ $(TOOLS:%=./%) $(EXAMPLES:%=./examples/%)
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ $(TOOLS:%=./%) $(EXAMPLES:%=./examples/%) $(BENCHES:%=./bench/%)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc

@@ -1,0 +1,140 @@
+// Command pingpong measures point-to-point performance between ranks 0
+// and 1, printing in the OSU micro-benchmarks' format so its numbers line
+// up with osu_latency and osu_bw run on other MPIs:
+//
+//	mpirun -np 2 pingpong latency     one-way latency, half a round trip
+//	mpirun -np 2 pingpong pingpong    ping-pong bandwidth
+//	mpirun -np 2 pingpong bw          windowed bandwidth (osu_bw)
+//
+// Sizes run from 1 byte to 4 MiB (-max changes the top).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+func main() {
+	maxSize := flag.Int("max", 4<<20, "largest message in bytes")
+	iters := flag.Int("iters", 1000, "iterations for small messages (fewer for large ones)")
+	window := flag.Int("window", 64, "messages in flight for bw")
+	flag.Parse()
+	mode := "latency"
+	if flag.NArg() > 0 {
+		mode = flag.Arg(0)
+	}
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, "pingpong:", err)
+		os.Exit(1)
+	}
+	defer mpi.Finalize()
+	rank := mpi.World.Rank()
+	if mpi.World.Size() < 2 {
+		fmt.Fprintln(os.Stderr, "pingpong: run it with at least 2 ranks")
+		mpi.Abort(mpi.World, 1)
+	}
+	if rank > 1 {
+		return
+	}
+	peer := 1 - rank
+	buf := make([]byte, *maxSize)
+	switch mode {
+	case "latency":
+		if rank == 0 {
+			fmt.Println("# LAM/Go MPI latency test (one-way, half of a round trip)")
+			fmt.Printf("%-10s%20s\n", "# Size", "Latency (us)")
+		}
+		for size := 1; size <= *maxSize; size *= 2 {
+			n, warm := rounds(*iters, size)
+			var t0 float64
+			for i := -warm; i < n; i++ {
+				if i == 0 {
+					t0 = mpi.Wtime()
+				}
+				if rank == 0 {
+					mpi.Send(mpi.World, buf[:size], peer, 1)
+					mpi.Recv(mpi.World, buf[:size], peer, 1)
+				} else {
+					mpi.Recv(mpi.World, buf[:size], peer, 1)
+					mpi.Send(mpi.World, buf[:size], peer, 1)
+				}
+			}
+			if rank == 0 {
+				fmt.Printf("%-10d%20.2f\n", size, (mpi.Wtime()-t0)*1e6/float64(2*n))
+			}
+		}
+	case "pingpong":
+		if rank == 0 {
+			fmt.Println("# LAM/Go MPI ping-pong bandwidth test")
+			fmt.Printf("%-10s%20s\n", "# Size", "Bandwidth (MB/s)")
+		}
+		for size := 1; size <= *maxSize; size *= 2 {
+			n, warm := rounds(*iters, size)
+			var t0 float64
+			for i := -warm; i < n; i++ {
+				if i == 0 {
+					t0 = mpi.Wtime()
+				}
+				if rank == 0 {
+					mpi.Send(mpi.World, buf[:size], peer, 1)
+					mpi.Recv(mpi.World, buf[:size], peer, 1)
+				} else {
+					mpi.Recv(mpi.World, buf[:size], peer, 1)
+					mpi.Send(mpi.World, buf[:size], peer, 1)
+				}
+			}
+			if rank == 0 {
+				fmt.Printf("%-10d%20.2f\n", size, float64(2*n*size)/(mpi.Wtime()-t0)/1e6)
+			}
+		}
+	case "bw":
+		if rank == 0 {
+			fmt.Println("# LAM/Go MPI bandwidth test (windowed)")
+			fmt.Printf("%-10s%20s\n", "# Size", "Bandwidth (MB/s)")
+		}
+		reqs := make([]*mpi.Request, *window)
+		ack := make([]byte, 1)
+		for size := 1; size <= *maxSize; size *= 2 {
+			n, warm := rounds(*iters/10+1, size)
+			var t0 float64
+			for i := -warm; i < n; i++ {
+				if i == 0 {
+					t0 = mpi.Wtime()
+				}
+				for w := range reqs {
+					if rank == 0 {
+						reqs[w], _ = mpi.Isend(mpi.World, buf[:size], peer, 2)
+					} else {
+						reqs[w], _ = mpi.Irecv(mpi.World, buf[:size], peer, 2)
+					}
+				}
+				mpi.Waitall(reqs...)
+				if rank == 0 {
+					mpi.Recv(mpi.World, ack, peer, 3)
+				} else {
+					mpi.Send(mpi.World, ack, peer, 3)
+				}
+			}
+			if rank == 0 {
+				fmt.Printf("%-10d%20.2f\n", size, float64(n*len(reqs)*size)/(mpi.Wtime()-t0)/1e6)
+			}
+		}
+	default:
+		if rank == 0 {
+			fmt.Fprintf(os.Stderr, "pingpong: unknown test %q (latency, pingpong or bw)\n", mode)
+		}
+		mpi.Abort(mpi.World, 2)
+	}
+}
+
+// rounds scales the iteration count down for large messages.
+func rounds(iters, size int) (n, warm int) {
+	n = iters
+	if size > 64<<10 {
+		n = max(iters/10, 10)
+	}
+	return n, max(n/10, 2)
+}
