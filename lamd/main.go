@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -103,15 +102,11 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	k, err := kernel.New(kernel.Config{
 		Session: dir, Secret: secret, Universe: u, Self: c.Node, Links: links, Joining: u.Join, Log: log,
 	})
-	if ackErr := caller.Ack(err); err != nil {
+	if err != nil {
+		caller.Ack(err)
 		links.Close()
 		return err
-	} else if ackErr != nil {
-		k.Stop(errors.New("the booting tool went away"))
-		<-k.Done()
-		return fmt.Errorf("acknowledge the node table: %w", ackErr)
 	}
-
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	go func() {
@@ -120,7 +115,20 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	}()
 	runCtx, stop := context.WithCancel(context.Background())
 	defer stop()
-	err = k.Run(runCtx)
+	ran := make(chan error, 1)
+	go func() { ran <- k.Run(runCtx) }()
+	// Acknowledge once linked to every node, so that the universe is
+	// whole when lamboot returns.
+	err = k.WaitLinked(ctx)
+	if ackErr := caller.Ack(err); err != nil || ackErr != nil {
+		if err == nil {
+			err = fmt.Errorf("acknowledge the node table: %w", ackErr)
+		}
+		k.Stop(err)
+		<-ran
+		return err
+	}
+	err = <-ran
 	log.Info("lamd exiting", "err", err)
 	return err
 }

@@ -23,7 +23,7 @@ var tool = &lamcli.Tool{
 	Name:         "lamgrow",
 	NoDaemonExit: lamcli.ExitNoDaemon,
 	Syntax: lamcli.Syntax{Long: map[string]int{
-		"cpu": 1, "no-schedule": 0, "ssi": 2, "sessionprefix": 1, "sessionsuffix": 1, "n": 1,
+		"cpu": 1, "no-schedule": 0, "ssi": 2, "sessionprefix": 1, "sessionsuffix": 1, "n": 1, "prefix": 1,
 	}},
 }
 
@@ -35,6 +35,7 @@ type cmd struct {
 	ID               int32    `short:"n" default:"-1" help:"Node id of the new node (default: the highest plus one)."`
 	CPUs             int32    `name:"cpu" default:"1" help:"CPU count of the new node."`
 	NoSchedule       bool     `name:"no-schedule" help:"Do not schedule processes on the new node by default."`
+	Prefix           string   `name:"prefix" help:"LAM/Go's installation directory on the new host."`
 	SessionPrefix    string   `name:"sessionprefix"`
 	SessionSuffix    string   `name:"sessionsuffix"`
 	Host             []string `arg:"" optional:"" help:"The host to add."`
@@ -128,7 +129,7 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	var added bool
 	b := &boot.Lamds{
 		Module: mod, Nodes: nodes, Joined: table.Nodes, Origin: originID, Secret: secret,
-		ListenAddr: self.Addr, Bindir: env.Paths.Bindir, SessionSuffix: dir.Suffix, Debug: c.Debug,
+		ListenAddr: self.Addr, Bindir: env.Paths.Bindir, Prefix: c.Prefix, SessionSuffix: dir.Suffix, Debug: c.Debug,
 		Heartbeat: time.Duration(table.HeartbeatMS) * time.Millisecond,
 		Options: boot.Options{Algorithm: boot.Linear, Timeout: timeout, Progress: func(line string) {
 			if c.Verbose {

@@ -253,3 +253,30 @@ func (k *Kernel) FreezeLinksForTest() {
 	defer k.mu.Unlock()
 	k.frozen = true
 }
+
+// WaitLinked waits until this lamd has a link to every other node of its
+// table (bounded by ctx), so that a universe is fully connected when the
+// boot reports success.
+func (k *Kernel) WaitLinked(ctx context.Context) error {
+	for {
+		k.mu.Lock()
+		var missing []int32
+		for id := range k.nodes {
+			if id != k.cfg.Self && k.links[id] == nil {
+				missing = append(missing, id)
+			}
+		}
+		k.mu.Unlock()
+		if len(missing) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			sort.Slice(missing, func(i, j int) bool { return missing[i] < missing[j] })
+			return fmt.Errorf("n%d could not link to %v: %w", k.cfg.Self, missing, context.Cause(ctx))
+		case <-k.ctx.Done():
+			return errHalting
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
