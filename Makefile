@@ -26,6 +26,8 @@ BUILD_HOST := $(shell hostname 2>/dev/null || echo unknown)
 BI := $(MODPATH)/shared/buildinfo
 LDFLAGS := -X '$(BI).ConfiguredBy=$(BUILD_USER)' -X '$(BI).ConfiguredOn=$(BUILD_DATE)' -X '$(BI).ConfigureHost=$(BUILD_HOST)'
 
+
+.PHONY: tidy
 .PHONY: all build install test test-unit test-race check-modules check-deps check-tools vet fmt-check fuzz clean
 
 all: build
@@ -97,6 +99,11 @@ fuzz:
 			done; \
 		done; \
 	done
+
+# Refresh every module's go.mod and go.sum (needed after imports change,
+# so that each module still builds on its own).
+tidy:
+	@set -e; for m in $(MODULES); do (cd $$m && GOWORK=off $(GO) mod tidy); done
 
 clean:
 	rm -rf bin
