@@ -72,6 +72,13 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		Stdin:    env.Stdin,
 	}
 	w.id = jobwire.JobID{PID: int32(os.Getpid())}
+	if c.StatusAll || c.StatusFail {
+		cfg.Finished = func(procs []*launch.Proc, failed bool) {
+			if c.StatusAll || failed {
+				printStatus(env, c.StatusPrefix, procs)
+			}
+		}
+	}
 	cfg.Count = func(n int, self int32) { np, w.id.Node = n, self }
 	return launch.Run(ctx, env, &c.Options, cfg)
 }
@@ -171,6 +178,21 @@ func (w *wireup) exited(p *launch.Proc) error {
 			return fmt.Errorf("rank %d (pid %d) on n%d exited without calling MPI_Finalize", p.Rank, p.PID, p.Node)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// printStatus prints LAM's -sa/-sf lines: prefix, node, pid, whether a
+// signal killed it, and its exit status or signal.
+func printStatus(env *lamcli.Env, prefix string, procs []*launch.Proc) {
+	for _, p := range procs {
+		killed, status := 0, -1
+		if p.Exit != nil {
+			status = int(p.Exit.Status)
+			if p.Exit.Signal != 0 {
+				killed, status = 1, int(p.Exit.Signal)
+			}
+		}
+		fmt.Fprintf(env.Stdout, "%s n%d %d %d %d\n", prefix, p.Node, p.PID, killed, status)
 	}
 }
 

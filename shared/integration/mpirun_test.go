@@ -35,6 +35,19 @@ func TestMPIRun(t *testing.T) {
 	if r := l.run(ctx, "mpirun", "-np", "2", bin("testprog"), "big", "80"); r.code != 0 || r.stdout != "received 80 MiB\n" {
 		t.Errorf("80 MiB message: %v", r)
 	}
+	// -sa: one status line per process.
+	if r := l.run(ctx, "mpirun", "-sa", "-np", "2", bin("hello")); r.code != 0 ||
+		!regexp.MustCompile(`(?m)^mpirun: n0 \d+ 0 0\nmpirun: n0 \d+ 0 0\n\z`).MatchString(r.stdout) {
+		t.Errorf("mpirun -sa: %v", r)
+	}
+	// -sf prints them only on failure, with the prefix of -p.
+	if r := l.run(ctx, "mpirun", "-sf", "-p", "job:", "-np", "2", bin("hello")); strings.Contains(r.stdout, "job:") {
+		t.Errorf("mpirun -sf on success: %v", r)
+	}
+	if r := l.run(ctx, "mpirun", "-sf", "-np", "3", bin("testprog"), "exit", "5"); r.code != 5 ||
+		!regexp.MustCompile(`(?m)^mpirun: n0 \d+ 0 5$`).MatchString(r.stdout) {
+		t.Errorf("mpirun -sf on failure: %v", r)
+	}
 	// A program started without mpirun is a world of one.
 	cmd := exec.CommandContext(ctx, bin("hello"))
 	if r := runCmd(t, cmd); r.code != 0 || !strings.HasPrefix(r.stdout, "Hello, world! I am 0 of 1 on ") {

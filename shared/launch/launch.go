@@ -61,6 +61,9 @@ type Config struct {
 	// Count, if set, learns the number of processes and the local node
 	// before any starts (mpirun passes them to every rank).
 	Count func(n int, self int32)
+	// Finished, if set, runs once every process has ended (mpirun -sa,
+	// -sf); failed says whether the job failed.
+	Finished func(procs []*Proc, failed bool)
 }
 
 // Job is a started job.
@@ -77,7 +80,10 @@ type Proc struct {
 	Node    int32
 	PID     int32
 	Program string
-	p       *lamclient.Process
+	// Exit is how the process ended (nil if that is unknown: the job was
+	// stopped, or its node died).
+	Exit *wire.Exited
+	p    *lamclient.Process
 }
 
 // Client is the connection to the local lamd the job was started through.
@@ -198,7 +204,11 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 		startErr = make(chan error, 1)
 		go func() { startErr <- cfg.Started(ctx, job) }()
 	}
-	return wait(ctx, cancel, env, started, out, o.NoIO, cfg, startErr)
+	err = wait(ctx, cancel, env, started, out, o.NoIO, cfg, startErr)
+	if cfg.Finished != nil {
+		cfg.Finished(started, err != nil)
+	}
+	return err
 }
 
 // forwardStdin copies r to a process's standard input, then closes it.
@@ -236,6 +246,7 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 			ex, err := pr.p.Wait(ctx, sink)
 			mu.Lock()
 			defer mu.Unlock()
+			pr.Exit = ex
 			if first != nil {
 				return
 			}
