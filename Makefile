@@ -15,7 +15,7 @@ TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean \
          lamexec lamgrow lamshrink mpitask mpimsg mpirun laminfo \
          crcheckpoint crrestart
 LIBS  := shared libmpi
-EXAMPLES := hello ring
+EXAMPLES := hello ring pi
 BENCHES := pingpong
 MODULES := $(LIBS) examples bench $(TOOLS)
 MODPATH := github.com/lamgo/lam
