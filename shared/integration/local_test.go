@@ -114,6 +114,16 @@ func TestLocalSession(t *testing.T) {
 	if r := l.run(ctx, "lamclean", "-v"); r.code != 0 || !strings.HasPrefix(r.stdout, "killing processes,           \b\b\b\b\b\b\b\b\b\bn0 (o)... \b\b\b\b\b\b\b\b\b\bdone      \n") || strings.Count(r.stdout, "\n") != 5 {
 		t.Errorf("lamclean -v: %q", r.stdout)
 	}
+	// recon checks without booting; lamgrow cannot grow a loopback universe.
+	if r := l.run(ctx, "recon"); r.code != 0 || !strings.Contains(r.stdout, "Woo hoo!") {
+		t.Errorf("recon: %v", r)
+	}
+	if r := l.run(ctx, "lamgrow", "otherhost.invalid"); r.code == 0 {
+		t.Errorf("lamgrow on a one-node loopback universe: %v", r)
+	}
+	if r := l.run(ctx, "lamshrink", "0"); r.code != 226 {
+		t.Errorf("lamshrink 0 (LAM wants n0): %v", r)
+	}
 	// A second lamboot is refused while this universe runs.
 	if r := l.run(ctx, "lamboot", "-H"); r.code == 0 || !strings.Contains(r.stderr, "already running") {
 		t.Errorf("second lamboot: %v", r)
