@@ -48,22 +48,8 @@ func main() {
 			fmt.Printf("%-10s%20s\n", "# Size", "Latency (us)")
 		}
 		for size := 1; size <= *maxSize; size *= 2 {
-			n, warm := rounds(*iters, size)
-			var t0 float64
-			for i := -warm; i < n; i++ {
-				if i == 0 {
-					t0 = mpi.Wtime()
-				}
-				if rank == 0 {
-					mpi.Send(mpi.World, buf[:size], peer, 1)
-					mpi.Recv(mpi.World, buf[:size], peer, 1)
-				} else {
-					mpi.Recv(mpi.World, buf[:size], peer, 1)
-					mpi.Send(mpi.World, buf[:size], peer, 1)
-				}
-			}
-			if rank == 0 {
-				fmt.Printf("%-10d%20.2f\n", size, (mpi.Wtime()-t0)*1e6/float64(2*n))
+			if rt := roundTrip(buf[:size], rank, peer, *iters); rank == 0 {
+				fmt.Printf("%-10d%20.2f\n", size, rt*1e6/2)
 			}
 		}
 	case "pingpong":
@@ -72,22 +58,8 @@ func main() {
 			fmt.Printf("%-10s%20s\n", "# Size", "Bandwidth (MB/s)")
 		}
 		for size := 1; size <= *maxSize; size *= 2 {
-			n, warm := rounds(*iters, size)
-			var t0 float64
-			for i := -warm; i < n; i++ {
-				if i == 0 {
-					t0 = mpi.Wtime()
-				}
-				if rank == 0 {
-					mpi.Send(mpi.World, buf[:size], peer, 1)
-					mpi.Recv(mpi.World, buf[:size], peer, 1)
-				} else {
-					mpi.Recv(mpi.World, buf[:size], peer, 1)
-					mpi.Send(mpi.World, buf[:size], peer, 1)
-				}
-			}
-			if rank == 0 {
-				fmt.Printf("%-10d%20.2f\n", size, float64(2*n*size)/(mpi.Wtime()-t0)/1e6)
+			if rt := roundTrip(buf[:size], rank, peer, *iters); rank == 0 {
+				fmt.Printf("%-10d%20.2f\n", size, float64(2*size)/rt/1e6)
 			}
 		}
 	case "bw":
@@ -128,6 +100,25 @@ func main() {
 		}
 		mpi.Abort(mpi.World, 2)
 	}
+}
+
+// roundTrip returns the seconds one ping-pong of buf takes, averaged.
+func roundTrip(buf []byte, rank, peer, iters int) float64 {
+	n, warm := rounds(iters, len(buf))
+	var t0 float64
+	for i := -warm; i < n; i++ {
+		if i == 0 {
+			t0 = mpi.Wtime()
+		}
+		if rank == 0 {
+			mpi.Send(mpi.World, buf, peer, 1)
+			mpi.Recv(mpi.World, buf, peer, 1)
+		} else {
+			mpi.Recv(mpi.World, buf, peer, 1)
+			mpi.Send(mpi.World, buf, peer, 1)
+		}
+	}
+	return (mpi.Wtime() - t0) / float64(n)
 }
 
 // rounds scales the iteration count down for large messages.
