@@ -152,20 +152,12 @@ func Irecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
 
 // SendInit makes a persistent standard-mode send; Start runs it.
 func SendInit[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
-	r, err := newSend(c, buf, dest, tag, core.Standard)
-	if r != nil {
-		r.r.Persistent = true
-	}
-	return r, err
+	return persistent(newSend(c, buf, dest, tag, core.Standard))
 }
 
 // RecvInit makes a persistent receive; Start runs it.
 func RecvInit[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
-	r, err := newRecv(c, buf, source, tag)
-	if r != nil {
-		r.r.Persistent = true
-	}
-	return r, err
+	return persistent(newRecv(c, buf, source, tag))
 }
 
 // Start starts a persistent request.

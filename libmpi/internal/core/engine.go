@@ -327,3 +327,12 @@ func (e *Engine) arrive(k match.Key) *Request {
 	}
 	return mr.Owner.(*Request)
 }
+
+// Buffer returns the request's buffer.
+func (r *Request) Buffer() []byte { return r.buf }
+
+// CopyTo returns a new send like r that sends buf instead (buffered
+// sends).
+func (e *Engine) CopyTo(r *Request, buf []byte) *Request {
+	return e.NewSend(buf, r.peer, r.rank, r.myRank, r.tag, r.context, Standard)
+}

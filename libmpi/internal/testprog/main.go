@@ -154,6 +154,30 @@ func p2p(rank, size int) {
 				fail("persistent %d: %v %v", i, buf, err)
 			}
 		}
+		// Buffered sends: without a buffer, with too small a one, then
+		// enough.
+		got := make([]int32, 4)
+		for i := 0; i < 2; i++ {
+			if _, err := mpi.Recv(mpi.World, got, 1, 90); err != nil || got[3] != int32(i) {
+				fail("bsend %d: %v %v", i, got, err)
+			}
+		}
+		// Waitsome / Testall over several receives.
+		var reqs []*mpi.Request
+		for i := 0; i < 3; i++ {
+			r, _ := mpi.Irecv(mpi.World, make([]byte, 1), 1, 100+i)
+			reqs = append(reqs, r, nil)
+		}
+		for left := 3; left > 0; {
+			idx, _, err := mpi.Waitsome(reqs...)
+			if err != nil || len(idx) == 0 {
+				fail("waitsome: %v %v", idx, err)
+			}
+			for _, i := range idx {
+				reqs[i] = nil
+				left--
+			}
+		}
 		fmt.Println("p2p ok")
 	} else {
 		for i := 0; i < 3; i++ {
@@ -174,6 +198,28 @@ func p2p(rank, size int) {
 				buf[0] = int32(i)
 				ps.Start()
 				ps.Wait()
+			}
+			msg := []int32{1, 2, 3, 0}
+			if err := mpi.Bsend(mpi.World, msg, 0, 90); mpi.Class(err) != mpi.ErrBuffer {
+				fail("bsend without a buffer: %v", err)
+			}
+			mpi.BufferAttach(make([]byte, 10))
+			if err := mpi.Bsend(mpi.World, msg, 0, 90); mpi.Class(err) != mpi.ErrBuffer {
+				fail("bsend with too small a buffer: %v", err)
+			}
+			mpi.BufferDetach()
+			mpi.BufferAttach(make([]byte, 2*(16+mpi.BsendOverhead)))
+			for i := int32(0); i < 2; i++ {
+				msg[3] = i
+				if err := mpi.Bsend(mpi.World, msg, 0, 90); err != nil {
+					fail("bsend: %v", err)
+				}
+			}
+			if _, err := mpi.BufferDetach(); err != nil {
+				fail("detach: %v", err)
+			}
+			for i := 2; i >= 0; i-- {
+				mpi.Send(mpi.World, []byte{1}, 0, 100+i)
 			}
 		}
 	}

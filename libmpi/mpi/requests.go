@@ -1,0 +1,128 @@
+package mpi
+
+import (
+	"context"
+
+	"github.com/lamgo/lam/libmpi/internal/core"
+)
+
+// Testall reports whether every request completed (nil ones count as
+// completed), and their statuses if so.
+func Testall(reqs ...*Request) ([]Status, bool, error) {
+	st.engine.Progress()
+	for _, r := range reqs {
+		if r != nil && !r.r.Done() {
+			return nil, false, nil
+		}
+	}
+	s, err := Waitall(reqs...)
+	return s, true, err
+}
+
+// Testany reports whether one of the requests completed, and which (-1
+// when every request is nil).
+func Testany(reqs ...*Request) (int, Status, bool, error) {
+	st.engine.Progress()
+	active := false
+	for i, r := range reqs {
+		if r == nil {
+			continue
+		}
+		active = true
+		if r.r.Done() {
+			s, err := r.Wait()
+			return i, s, true, err
+		}
+	}
+	if !active {
+		return -1, Status{Source: AnySource, Tag: AnyTag}, true, nil
+	}
+	return -1, Status{}, false, nil
+}
+
+// Waitsome waits until at least one request completes and returns the
+// indices of all that have (nil requests are skipped; none are returned
+// when every request is nil).
+func Waitsome(reqs ...*Request) ([]int, []Status, error) {
+	active := false
+	for _, r := range reqs {
+		active = active || r != nil
+	}
+	if !active {
+		return nil, nil, nil
+	}
+	st.engine.WaitAny(context.Background(), func() bool {
+		for _, r := range reqs {
+			if r != nil && r.r.Done() {
+				return true
+			}
+		}
+		return false
+	})
+	return collectDone(reqs)
+}
+
+// Testsome returns the indices of the requests that have completed.
+func Testsome(reqs ...*Request) ([]int, []Status, error) {
+	st.engine.Progress()
+	return collectDone(reqs)
+}
+
+func collectDone(reqs []*Request) ([]int, []Status, error) {
+	var idx []int
+	var sts []Status
+	var first error
+	for i, r := range reqs {
+		if r == nil || !r.r.Done() {
+			continue
+		}
+		s, err := r.Wait()
+		idx, sts = append(idx, i), append(sts, s)
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return idx, sts, first
+}
+
+// Startall starts persistent requests.
+func Startall(reqs ...*Request) error {
+	for _, r := range reqs {
+		if err := r.Start(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Free releases a request. An active one completes on its own (its
+// result is dropped); a persistent one can no longer be started.
+func (r *Request) Free() {
+	if r != nil {
+		r.r.Persistent = false
+	}
+}
+
+
+// SsendInit makes a persistent synchronous-mode send.
+func SsendInit[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	return persistent(newSend(c, buf, dest, tag, core.Sync))
+}
+
+// RsendInit makes a persistent ready-mode send.
+func RsendInit[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	return persistent(newSend(c, buf, dest, tag, core.Ready))
+}
+
+func persistent(r *Request, err error) (*Request, error) {
+	if r != nil {
+		r.r.Persistent = true
+	}
+	return r, err
+}
+
+// SendrecvReplace sends buf and receives into it.
+func SendrecvReplace[T Elem](c *Comm, buf []T, dest, sendtag, source, recvtag int) (Status, error) {
+	tmp := append([]T(nil), buf...)
+	return Sendrecv(c, tmp, dest, sendtag, buf, source, recvtag)
+}
