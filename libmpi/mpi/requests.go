@@ -103,7 +103,6 @@ func (r *Request) Free() {
 	}
 }
 
-
 // SsendInit makes a persistent synchronous-mode send.
 func SsendInit[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
 	return persistent(newSend(c, buf, dest, tag, core.Sync))
