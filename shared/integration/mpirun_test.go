@@ -32,6 +32,11 @@ func TestMPIRun(t *testing.T) {
 			t.Errorf("p2p with %s ranks: %v", np, r)
 		}
 	}
+	for _, np := range []string{"1", "3", "6"} {
+		if r := l.run(ctx, "mpirun", "-np", np, bin("testprog"), "comm"); r.code != 0 || r.stdout != "comm ok\n" {
+			t.Errorf("communicators with %s ranks: %v", np, r)
+		}
+	}
 	if r := l.run(ctx, "mpirun", "-np", "2", bin("testprog"), "big", "80"); r.code != 0 || r.stdout != "received 80 MiB\n" {
 		t.Errorf("80 MiB message: %v", r)
 	}

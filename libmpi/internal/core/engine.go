@@ -336,3 +336,10 @@ func (r *Request) Buffer() []byte { return r.buf }
 func (e *Engine) CopyTo(r *Request, buf []byte) *Request {
 	return e.NewSend(buf, r.peer, r.rank, r.myRank, r.tag, r.context, Standard)
 }
+
+// DropContext forgets a freed communicator's queued receives and messages.
+func (e *Engine) DropContext(ctx uint32) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.match.Drop(ctx)
+}

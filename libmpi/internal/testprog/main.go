@@ -79,6 +79,8 @@ func main() {
 		}
 	case "p2p":
 		p2p(rank, size)
+	case "comm":
+		comms(rank, size)
 	}
 	if err := mpi.Finalize(); err != nil {
 		fail("finalize: %v", err)
@@ -222,5 +224,98 @@ func p2p(rank, size int) {
 				mpi.Send(mpi.World, []byte{1}, 0, 100+i)
 			}
 		}
+	}
+}
+
+// comms checks groups and communicator creation.
+func comms(rank, size int) {
+	mpi.World.SetErrhandler(mpi.ErrorsReturn)
+	dup, err := mpi.World.Dup()
+	if err != nil || dup.Rank() != rank || dup.Size() != size {
+		fail("dup: %v", err)
+	}
+	if c, _ := mpi.CommCompare(mpi.World, dup); c != mpi.Congruent {
+		fail("compare world/dup = %d", c)
+	}
+	// Traffic on the duplicate does not match traffic on World.
+	if rank == 0 && size > 1 {
+		mpi.Send(mpi.World, []int32{1}, 1, 5)
+		mpi.Send(dup, []int32{2}, 1, 5)
+	} else if rank == 1 {
+		got := []int32{0}
+		mpi.Recv(dup, got, 0, 5)
+		if got[0] != 2 {
+			fail("dup received %d", got[0])
+		}
+		mpi.Recv(mpi.World, got, 0, 5)
+		if got[0] != 1 {
+			fail("world received %d", got[0])
+		}
+	}
+	// Split by parity, reversed order within each part.
+	half, err := mpi.World.Split(rank%2, -rank)
+	if err != nil {
+		fail("split: %v", err)
+	}
+	wantSize := (size + 1 - rank%2) / 2
+	if half.Size() != wantSize || half.Rank() != (wantSize-1)-rank/2 {
+		fail("split: size %d rank %d", half.Size(), half.Rank())
+	}
+	// A ring inside each half.
+	sum := []int32{int32(rank)}
+	total := int32(rank)
+	for step := 1; step < half.Size(); step++ {
+		next, prev := (half.Rank()+1)%half.Size(), (half.Rank()+half.Size()-1)%half.Size()
+		in := []int32{0}
+		if _, err := mpi.Sendrecv(half, sum, next, 7, in, prev, 7); err != nil {
+			fail("ring in half: %v", err)
+		}
+		sum = in
+		total += in[0]
+	}
+	want := int32(0)
+	for r := rank % 2; r < size; r += 2 {
+		want += int32(r)
+	}
+	if total != want {
+		fail("ring sum in half %d, want %d", total, want)
+	}
+	none, err := mpi.World.Split(mpi.Undefined, 0)
+	if err != nil || none != nil {
+		fail("split with Undefined: %v %v", none, err)
+	}
+	// Groups.
+	wg, _ := mpi.World.Group()
+	evens, _ := wg.RangeIncl([][3]int{{0, size - 1, 2}})
+	odds := mpi.GroupDifference(wg, evens)
+	if evens.Size()+odds.Size() != size || mpi.GroupCompare(mpi.GroupUnion(evens, odds), wg) != mpi.Similar && size > 2 {
+		fail("groups: %d %d", evens.Size(), odds.Size())
+	}
+	if tr, _ := evens.TranslateRanks([]int{0, 1}, wg); size > 2 && (tr[0] != 0 || tr[1] != 2) {
+		fail("translate: %v", tr)
+	}
+	if _, err := wg.Incl([]int{size}); mpi.Class(err) != mpi.ErrRank {
+		fail("incl of a bad rank: %v", err)
+	}
+	ec, err := mpi.World.Create(evens)
+	if err != nil || (rank%2 == 0) != (ec != nil) {
+		fail("create: %v %v", ec, err)
+	}
+	if ec != nil {
+		if ec.Size() != evens.Size() || ec.Rank() != rank/2 {
+			fail("create: size %d rank %d", ec.Size(), ec.Rank())
+		}
+		if err := ec.Free(); err != nil {
+			fail("free: %v", err)
+		}
+		if err := mpi.Send(ec, []int32{1}, 0, 0); mpi.Class(err) != mpi.ErrComm {
+			fail("send on a freed communicator: %v", err)
+		}
+	}
+	if err := mpi.World.Free(); mpi.Class(err) != mpi.ErrComm {
+		fail("free World: %v", err)
+	}
+	if rank == 0 {
+		fmt.Println("comm ok")
 	}
 }
