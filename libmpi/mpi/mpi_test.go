@@ -1,0 +1,128 @@
+package mpi_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// TestMain runs every test and example in a world of one process (the
+// test binary is started without mpirun).
+func TestMain(m *testing.M) {
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mpi.World.SetErrhandler(mpi.ErrorsReturn)
+	code := m.Run()
+	mpi.Finalize()
+	os.Exit(code)
+}
+
+func TestSingletonWorld(t *testing.T) {
+	if mpi.World.Size() != 1 || mpi.World.Rank() != 0 || mpi.Self.Size() != 1 || !mpi.Initialized() || mpi.Finalized() {
+		t.Errorf("world %d/%d", mpi.World.Rank(), mpi.World.Size())
+	}
+	if mpi.QueryThread() != mpi.ThreadMultiple {
+		t.Errorf("thread level %d", mpi.QueryThread())
+	}
+	if err := mpi.Init(); err == nil {
+		t.Error("a second Init succeeded")
+	}
+}
+
+func TestArgumentErrors(t *testing.T) {
+	buf := []int32{1}
+	tests := []struct {
+		name string
+		err  error
+		want mpi.ErrorClass
+	}{
+		{"rank", mpi.Send(mpi.World, buf, 1, 0), mpi.ErrRank},
+		{"negative rank", mpi.Send(mpi.World, buf, -7, 0), mpi.ErrRank},
+		{"tag", mpi.Send(mpi.World, buf, 0, -1), mpi.ErrTag},
+		{"comm", mpi.Send[int32](nil, buf, 0, 0), mpi.ErrComm},
+	}
+	for _, tt := range tests {
+		if mpi.Class(tt.err) != tt.want || !errors.Is(tt.err, &mpi.Error{Class: tt.want}) {
+			t.Errorf("%s: %v, want %v", tt.name, tt.err, tt.want)
+		}
+	}
+	if _, err := mpi.Recv(mpi.World, buf, 3, 0); mpi.Class(err) != mpi.ErrRank {
+		t.Errorf("recv from rank 3: %v", err)
+	}
+	if _, err := mpi.Recv(mpi.World, buf, 0, -5); mpi.Class(err) != mpi.ErrTag {
+		t.Errorf("recv tag -5: %v", err)
+	}
+}
+
+func TestTruncateAndCancel(t *testing.T) {
+	mpi.Send(mpi.World, []int64{1, 2, 3}, 0, 9)
+	small := make([]int64, 2)
+	st, err := mpi.Recv(mpi.World, small, 0, 9)
+	if mpi.Class(err) != mpi.ErrTruncate || st.Bytes != 16 {
+		t.Errorf("truncation: %+v %v", st, err)
+	}
+	r, _ := mpi.Irecv(mpi.World, small, 0, 10)
+	r.Cancel()
+	if st, err := r.Wait(); err != nil || !st.Cancelled {
+		t.Errorf("cancel: %+v %v", st, err)
+	}
+	var nilReq *mpi.Request
+	if st, err := nilReq.Wait(); err != nil || st.Source != mpi.AnySource {
+		t.Errorf("wait on a null request: %+v %v", st, err)
+	}
+}
+
+func TestErrhandlers(t *testing.T) {
+	c, err := mpi.World.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen error
+	c.SetErrhandler(mpi.NewErrhandler(func(_ *mpi.Comm, err error) { seen = err }))
+	if err := mpi.Send(c, []byte{1}, 5, 0); err == nil || seen == nil || mpi.Class(seen) != mpi.ErrRank {
+		t.Errorf("custom handler saw %v, call returned %v", seen, err)
+	}
+	if mpi.ErrorString(mpi.ErrTruncate) != "MPI_ERR_TRUNCATE" {
+		t.Error(mpi.ErrorString(mpi.ErrTruncate))
+	}
+}
+
+// A message to oneself: the simplest send and receive.
+func Example() {
+	if err := mpi.Send(mpi.World, []float64{3.14, 2.72}, 0, 1); err != nil {
+		fmt.Println(err)
+	}
+	buf := make([]float64, 2)
+	st, _ := mpi.Recv(mpi.World, buf, mpi.AnySource, mpi.AnyTag)
+	fmt.Println(buf, "from", st.Source, "tag", st.Tag, "count", mpi.GetCount[float64](st))
+	// Output: [3.14 2.72] from 0 tag 1 count 2
+}
+
+func ExampleIprobe() {
+	mpi.Send(mpi.World, []int32{7, 8, 9}, 0, 4)
+	st, ok, _ := mpi.Iprobe(mpi.World, mpi.AnySource, 4)
+	buf := make([]int32, mpi.GetCount[int32](st))
+	mpi.Recv(mpi.World, buf, st.Source, st.Tag)
+	fmt.Println(ok, buf)
+	// Output: true [7 8 9]
+}
+
+func ExampleComm_Split() {
+	half, _ := mpi.World.Split(0, 0)
+	fmt.Println(half.Size(), half.Rank())
+	// Output: 1 0
+}
+
+func ExampleIsend() {
+	r, _ := mpi.Isend(mpi.World, []byte("hi"), 0, 0)
+	buf := make([]byte, 2)
+	rr, _ := mpi.Irecv(mpi.World, buf, 0, 0)
+	mpi.Waitall(r, rr)
+	fmt.Println(string(buf))
+	// Output: hi
+}
