@@ -26,7 +26,7 @@ var tool = &lamcli.Tool{
 	NoDaemonExit: lamcli.ExitNoKernel,
 	Syntax: lamcli.Syntax{
 		Long: map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0,
-			"ssi": 2, "nx": 0, "O": 0, "sa": 0, "sf": 0, "p": 1},
+			"ssi": 2, "nx": 0, "O": 0, "sa": 0, "sf": 0, "p": 1, "tag-output": 0},
 		Program: true,
 		IsSpec:  launch.IsSpec,
 	},
@@ -40,6 +40,7 @@ type cmd struct {
 	StatusAll        bool   `name:"sa" help:"Report the exit status of every process."`
 	StatusFail       bool   `name:"sf" help:"Report the exit status of every process on failure."`
 	StatusPrefix     string `short:"p" default:"mpirun:" help:"Prefix of -sa/-sf lines."`
+	TagOutput        bool   `name:"tag-output" help:"Prefix every line of output with [rank]."`
 }
 
 func (c *cmd) Run(env *lamcli.Env) error {
@@ -72,6 +73,9 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		Stdin:    env.Stdin,
 	}
 	w.id = jobwire.JobID{PID: int32(os.Getpid())}
+	if c.TagOutput {
+		cfg.Tag = func(p *launch.Proc) string { return fmt.Sprintf("[%d] ", p.Rank) }
+	}
 	if c.StatusAll || c.StatusFail {
 		cfg.Finished = func(procs []*launch.Proc, failed bool) {
 			if c.StatusAll || failed {

@@ -40,6 +40,11 @@ func TestMPIRun(t *testing.T) {
 	if r := l.run(ctx, "mpirun", "-np", "2", bin("testprog"), "big", "80"); r.code != 0 || r.stdout != "received 80 MiB\n" {
 		t.Errorf("80 MiB message: %v", r)
 	}
+	// -tag-output prefixes each line with its rank.
+	if r := l.run(ctx, "mpirun", "-tag-output", "-np", "2", bin("hello")); r.code != 0 ||
+		!regexp.MustCompile(`(?m)^\[0\] Hello, world! I am 0 of 2`).MatchString(r.stdout) || !strings.Contains(r.stdout, "[1] Hello, world! I am 1 of 2") {
+		t.Errorf("mpirun -tag-output: %v", r)
+	}
 	// -sa: one status line per process.
 	if r := l.run(ctx, "mpirun", "-sa", "-np", "2", bin("hello")); r.code != 0 ||
 		!regexp.MustCompile(`(?m)^mpirun: n0 \d+ 0 0\nmpirun: n0 \d+ 0 0\n\z`).MatchString(r.stdout) {

@@ -64,6 +64,9 @@ type Config struct {
 	// Finished, if set, runs once every process has ended (mpirun -sa,
 	// -sf); failed says whether the job failed.
 	Finished func(procs []*Proc, failed bool)
+	// Tag, if set, prefixes every forwarded line of a process (mpirun
+	// -tag-output).
+	Tag func(p *Proc) string
 }
 
 // Job is a started job.
@@ -242,6 +245,10 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 			var sink func(uint8, []byte)
 			if !noIO {
 				sink = out.write
+				if cfg.Tag != nil {
+					tag := []byte(cfg.Tag(pr))
+					sink = func(s uint8, d []byte) { out.write(s, append(append([]byte(nil), tag...), d...)) }
+				}
 			}
 			ex, err := pr.p.Wait(ctx, sink)
 			mu.Lock()
