@@ -2,7 +2,10 @@ package integration
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -31,6 +34,19 @@ func TestMPIRun(t *testing.T) {
 		if r := l.run(ctx, "mpirun", "-np", np, bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
 			t.Errorf("p2p with %s ranks: %v", np, r)
 		}
+	}
+	// Each rpi module, chosen with -ssi rpi.
+	for _, module := range []string{"tcp", "crtcp"} {
+		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", "3", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
+			t.Errorf("p2p over %s: %v", module, r)
+		}
+	}
+	// Ranks that chose different rpi modules are refused (an app schema
+	// gives each line its own environment).
+	schema := filepath.Join(l.prefix, "mixed.app")
+	os.WriteFile(schema, []byte(fmt.Sprintf("n0 -x LAM_MPI_SSI_rpi=tcp %s p2p\nn0 -x LAM_MPI_SSI_rpi=crtcp %s p2p\n", bin("testprog"), bin("testprog"))), 0o644)
+	if r := l.run(ctx, "mpirun", schema); r.code == 0 || !strings.Contains(r.stderr, "same rpi module") {
+		t.Errorf("mixed rpi modules: %v", r)
 	}
 	for _, np := range []string{"1", "3", "6"} {
 		if r := l.run(ctx, "mpirun", "-np", np, bin("testprog"), "comm"); r.code != 0 || r.stdout != "comm ok\n" {

@@ -1,6 +1,7 @@
 // Package tcp is the tcp rpi module: every pair of processes of a job is
 // joined by one TCP connection, authenticated with the job's secret, used
-// without blocking by the MPI core's progress engine.
+// without blocking by the MPI core's progress engine. The crtcp module is
+// the same transport with per-peer byte counters for checkpointing (New).
 package tcp
 
 import (
@@ -23,21 +24,25 @@ import (
 	"github.com/lamgo/lam/shared/ssi"
 )
 
-// Parameter names.
-const (
-	ParamShort   = "rpi_tcp_short"
-	ParamSockbuf = "rpi_tcp_sockbuf"
-)
+// Module is a TCP rpi module.
+type Module struct {
+	name     string
+	priority int
+	counting bool
+}
 
-// Module is the tcp rpi module.
-type Module struct{}
+// New makes a TCP module named name; with counting, every link counts the
+// bytes it sends and receives (see Counter).
+func New(name string, priority int, counting bool) Module {
+	return Module{name: name, priority: priority, counting: counting}
+}
 
-func init() { rpi.Register(Module{}) }
+func init() { rpi.Register(New("tcp", 20, false)) }
 
 // SSI describes the module.
-func (Module) SSI() ssi.Info {
+func (m Module) SSI() ssi.Info {
 	return ssi.Info{
-		Framework: ssi.RPI, Name: "tcp", API: ssi.APIVersion[ssi.RPI], Version: buildinfo.ModuleVersion, Priority: 20,
+		Framework: ssi.RPI, Name: m.name, API: ssi.APIVersion[ssi.RPI], Version: buildinfo.ModuleVersion, Priority: m.priority,
 		Params: []ssi.Param{
 			{Name: "short", Default: "65536", Type: ssi.Size, Help: "Largest message sent eagerly; larger ones wait for the receiver (rendezvous)"},
 			{Name: "sockbuf", Default: "-1", Type: ssi.Int, Help: "Socket buffer size in bytes (-1: the system's)"},
@@ -49,12 +54,12 @@ func (Module) SSI() ssi.Info {
 func (m Module) Query(context.Context, *ssi.Settings) (int, error) { return m.SSI().Priority, nil }
 
 // Open listens for the peers' connections.
-func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
-	short, err := job.Settings.Size(ParamShort)
+func (m Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
+	short, err := job.Settings.Size(ssi.FullName(ssi.RPI, m.name, "short"))
 	if err != nil {
 		return nil, err
 	}
-	sockbuf, err := job.Settings.Int(ParamSockbuf)
+	sockbuf, err := job.Settings.Int(ssi.FullName(ssi.RPI, m.name, "sockbuf"))
 	if err != nil {
 		return nil, err
 	}
@@ -66,10 +71,11 @@ func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rpi tcp: listen: %w", err)
 	}
-	return &transport{job: job, l: l.(*net.TCPListener), short: int(short), sockbuf: sockbuf}, nil
+	return &transport{job: job, l: l.(*net.TCPListener), short: int(short), sockbuf: sockbuf, counting: m.counting}, nil
 }
 
 type transport struct {
+	counting bool
 	job     *rpi.Job
 	secret  []byte
 	l       *net.TCPListener
@@ -289,8 +295,40 @@ func (t *transport) link(c *net.TCPConn) (rpi.Link, error) {
 		return nil, fmt.Errorf("rpi tcp: %w", err)
 	}
 	unix.CloseOnExec(fd)
+	if t.counting {
+		return &countingLink{fdLink: fdLink{fd: fd}}, nil
+	}
 	return &fdLink{fd: fd}, nil
 }
+
+// Counter is implemented by the links of a counting module (crtcp): the
+// bytes sent to and received from the peer, which a checkpoint compares
+// to know that nothing is in flight.
+type Counter interface {
+	Counters() (sent, received uint64)
+}
+
+// countingLink is an fdLink that counts what it moves. Only the progress
+// engine (under its lock) reads and writes, so plain counters suffice.
+type countingLink struct {
+	fdLink
+	sent, received uint64
+}
+
+func (l *countingLink) Read(p []byte) (int, error) {
+	n, err := l.fdLink.Read(p)
+	l.received += uint64(n)
+	return n, err
+}
+
+func (l *countingLink) Write(p []byte) (int, error) {
+	n, err := l.fdLink.Write(p)
+	l.sent += uint64(n)
+	return n, err
+}
+
+// Counters returns the bytes moved so far.
+func (l *countingLink) Counters() (sent, received uint64) { return l.sent, l.received }
 
 // fdLink is a non-blocking socket.
 type fdLink struct {
