@@ -76,11 +76,11 @@ func (m Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 
 type transport struct {
 	counting bool
-	job     *rpi.Job
-	secret  []byte
-	l       *net.TCPListener
-	short   int
-	sockbuf int
+	job      *rpi.Job
+	secret   []byte
+	l        *net.TCPListener
+	short    int
+	sockbuf  int
 }
 
 func (t *transport) Addr() string { return t.l.Addr().String() }
