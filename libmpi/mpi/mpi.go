@@ -190,7 +190,8 @@ func initJob(ctx context.Context) error {
 	}
 	info := mod.SSI()
 	rpiName := info.Name + " " + info.Version.String()
-	t, err := mod.Open(ctx, &rpi.Job{Rank: rank, Size: size, Node: nodes.Self, Host: host, Settings: settings, Timeout: initTimeout()})
+	t, err := mod.Open(ctx, &rpi.Job{Rank: rank, Size: size, Node: nodes.Self, Host: host, Settings: settings,
+		Timeout: initTimeout(), Daemon: cl, PID: os.Getpid()})
 	if err != nil {
 		return errorf(ErrOther, "rpi %s: %v", info.Name, err)
 	}

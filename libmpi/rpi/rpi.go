@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/ssi"
 )
 
@@ -33,6 +34,11 @@ type Job struct {
 	Settings *ssi.Settings
 	// Timeout bounds connection setup.
 	Timeout time.Duration
+	// Daemon is the connection to the local lamd (the lamd module sends
+	// through it); nil for a process started without mpirun.
+	Daemon *lamclient.Client
+	// PID is this process's pid, which addresses it for the lamds.
+	PID int
 }
 
 // Module is an rpi module.

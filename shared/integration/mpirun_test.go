@@ -36,7 +36,7 @@ func TestMPIRun(t *testing.T) {
 		}
 	}
 	// Each rpi module, chosen with -ssi rpi.
-	for _, module := range []string{"tcp", "crtcp"} {
+	for _, module := range []string{"tcp", "crtcp", "lamd"} {
 		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", "3", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
 			t.Errorf("p2p over %s: %v", module, r)
 		}

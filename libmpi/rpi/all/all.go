@@ -10,5 +10,6 @@ package all
 
 import (
 	_ "github.com/lamgo/lam/libmpi/rpi/crtcp" // tcp with byte counters, for checkpoints
+	_ "github.com/lamgo/lam/libmpi/rpi/lamd"  // through the lamds: asynchronous progress
 	_ "github.com/lamgo/lam/libmpi/rpi/tcp"   // TCP between every pair of processes
 )

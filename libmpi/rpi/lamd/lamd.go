@@ -1,0 +1,174 @@
+// Package lamd is the lamd rpi module: point-to-point messages travel
+// through the lamds as out-of-band messages, like LAM's lamd rpi. A send
+// is done once the local lamd has taken it, whether or not the receiver is
+// in an MPI call: progress is truly asynchronous, at the price of a trip
+// through two daemons per message.
+package lamd
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/shared/buildinfo"
+	"github.com/lamgo/lam/shared/jobwire"
+	"github.com/lamgo/lam/shared/lamclient"
+	"github.com/lamgo/lam/shared/ssi"
+	"github.com/lamgo/lam/shared/wire"
+)
+
+// msgType marks rpi traffic among a process's out-of-band messages (the
+// wire-up uses other bits).
+const msgType int32 = 16
+
+// chunk bounds one out-of-band message.
+const chunk = 1 << 20
+
+// Module is the lamd rpi module.
+type Module struct{}
+
+func init() { rpi.Register(Module{}) }
+
+// SSI describes the module.
+func (Module) SSI() ssi.Info {
+	return ssi.Info{Framework: ssi.RPI, Name: "lamd", API: ssi.APIVersion[ssi.RPI], Version: buildinfo.ModuleVersion, Priority: 20}
+}
+
+// Query: available wherever a lamd is.
+func (m Module) Query(context.Context, *ssi.Settings) (int, error) { return m.SSI().Priority, nil }
+
+// Open needs the local lamd.
+func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
+	if job.Daemon == nil {
+		return nil, errors.New("rpi lamd: no lamd (the program was not started by mpirun)")
+	}
+	return &transport{job: job}, nil
+}
+
+type transport struct {
+	job   *rpi.Job
+	links []*link
+}
+
+// Addr is where peers send: this process's node and pid.
+func (t *transport) Addr() string { return fmt.Sprintf("lamd:%d:%d", t.job.Node, t.job.PID) }
+
+// Short: messages up to this size are sent eagerly; through the lamds the
+// rendezvous only saves buffering in them.
+func (t *transport) Short() int { return 64 << 10 }
+
+func (t *transport) Close() error { return nil }
+
+// Connect needs no connection: it only learns where each peer is.
+func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, _ []byte) ([]rpi.Link, error) {
+	t.links = make([]*link, len(peers))
+	out := make([]rpi.Link, len(peers))
+	for _, p := range peers {
+		if p.Rank == t.job.Rank {
+			continue
+		}
+		node, pid, err := parseAddr(p.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("rank %d: %w", p.Rank, err)
+		}
+		l := &link{t: t, node: node, event: jobwire.RankEvent(pid)}
+		t.links[p.Rank] = l
+		out[p.Rank] = l
+	}
+	return out, nil
+}
+
+func parseAddr(a string) (int32, int, error) {
+	parts := strings.Split(a, ":")
+	if len(parts) != 3 || parts[0] != "lamd" {
+		return 0, 0, fmt.Errorf("bad lamd rpi address %q", a)
+	}
+	node, err1 := strconv.ParseInt(parts[1], 10, 32)
+	pid, err2 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || node < 0 || pid <= 0 {
+		return 0, 0, fmt.Errorf("bad lamd rpi address %q", a)
+	}
+	return int32(node), pid, nil
+}
+
+// link is the stream to one peer, carried in out-of-band messages that
+// start with the sender's rank.
+type link struct {
+	t      *transport
+	node   int32
+	event  int32
+	in     []byte // received, not yet read
+	closed bool
+}
+
+func (l *link) Fd() int { return -1 }
+
+func (l *link) Close() error {
+	l.closed = true
+	return nil
+}
+
+// Write hands up to one chunk to the local lamd. A full lamd is "not
+// now", not an error.
+func (l *link) Write(p []byte) (int, error) {
+	if l.closed {
+		return 0, errors.New("link closed")
+	}
+	n := min(len(p), chunk)
+	msg := make([]byte, 4+n)
+	binary.BigEndian.PutUint32(msg, uint32(l.t.job.Rank))
+	copy(msg[4:], p[:n])
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := l.t.job.Daemon.Send(ctx, l.node, l.event, msgType, msg)
+	if lamclient.Code(err) == wire.CodeFull {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Read returns buffered bytes from this peer, first collecting what the
+// lamd holds for this process.
+func (l *link) Read(p []byte) (int, error) {
+	if len(l.in) == 0 {
+		if err := l.t.poll(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, l.in)
+	l.in = l.in[n:]
+	return n, nil
+}
+
+// poll takes every message waiting in the local lamd and files it under
+// its sender.
+func (t *transport) poll() error {
+	self := jobwire.RankEvent(t.job.PID)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		m, err := t.job.Daemon.TryRecv(ctx, self, msgType)
+		cancel()
+		if lamclient.Code(err) == wire.CodeNoEntry {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(m.Data) < 4 {
+			continue
+		}
+		from := int(binary.BigEndian.Uint32(m.Data))
+		if from < 0 || from >= len(t.links) || t.links[from] == nil {
+			continue
+		}
+		t.links[from].in = append(t.links[from].in, m.Data[4:]...)
+	}
+}
