@@ -168,8 +168,13 @@ func TestHostsUniverse(t *testing.T) {
 		t.Errorf("lamexec C hostname: %v", r)
 	}
 	// An MPI job across the hosts, over TCP.
-	if r := h.run(ctx, 2, "mpirun", "C", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
-		t.Errorf("mpirun C across hosts: %v", r)
+	for _, mode := range []string{"p2p", "comm"} {
+		if r := h.run(ctx, 2, "mpirun", "C", bin("testprog"), mode); r.code != 0 || r.stdout != mode+" ok\n" {
+			t.Errorf("mpirun C testprog %s across hosts: %v", mode, r)
+		}
+	}
+	if r := h.run(ctx, 0, "mpirun", "-ssi", "rpi", "tcp", "-np", "2", "n1", "n2", bin("testprog"), "big", "16"); r.code != 0 || r.stdout != "received 16 MiB\n" {
+		t.Errorf("16 MiB between hosts: %v", r)
 	}
 	// Shrink, then grow back.
 	if r := h.run(ctx, 0, "lamshrink", "n2"); r.code != 0 {
