@@ -77,6 +77,12 @@ type Link interface {
 	Close() error
 }
 
+// VectorWriter is implemented by links that can write two buffers in one
+// system call (a frame's header and its body).
+type VectorWriter interface {
+	Write2(a, b []byte) (int, error)
+}
+
 // Register registers an rpi module from its package's init.
 func Register(m Module) { ssi.Register(m) }
 

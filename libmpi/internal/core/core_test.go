@@ -56,7 +56,11 @@ func job(t testing.TB, n, short int) []*Engine {
 			}
 			unix.SetNonblock(fds[0], true)
 			unix.SetNonblock(fds[1], true)
-			links[i][j], links[j][i] = &sockLink{fds[0]}, &sockLink{fds[1]}
+			if (i+j)%2 == 0 {
+				links[i][j], links[j][i] = &sockLink{fds[0]}, &sockLink{fds[1]}
+			} else {
+				links[i][j], links[j][i] = &vecLink{sockLink{fds[0]}}, &vecLink{sockLink{fds[1]}}
+			}
 		}
 	}
 	es := make([]*Engine, n)
@@ -300,4 +304,15 @@ func BenchmarkEagerPingPong(b *testing.B) {
 		es[0].Wait(c, r0)
 	}
 	<-done
+}
+
+// vecLink adds the vectored write, so tests cover both paths.
+type vecLink struct{ sockLink }
+
+func (l *vecLink) Write2(a, b []byte) (int, error) {
+	n, err := unix.Writev(l.fd, [][]byte{a, b})
+	if err == unix.EAGAIN {
+		return 0, nil
+	}
+	return n, err
 }

@@ -18,9 +18,13 @@ type peer struct {
 	out     []outFrame
 	outHead int
 
+	// Bytes read from the link and not yet used: rbuf[rpos:rend]. Reading
+	// ahead lets one read(2) bring a header and a small body.
+	rbuf       []byte
+	rpos, rend int
+
 	// The incoming frame being read.
 	hdrBuf  [headerSize]byte
-	hdrN    int
 	hdr     header
 	inBody  bool
 	dst     []byte // where the body goes
@@ -49,10 +53,27 @@ func (p *peer) queue(h *header, body []byte, done *Request) {
 
 func (p *peer) pending() bool { return p.outHead < len(p.out) }
 
+// stageSize is how much a peer reads ahead.
+const stageSize = 64 << 10
+
 // flush writes what the link takes now.
 func (e *Engine) flush(p *peer) {
+	vw, vectored := p.link.(rpi.VectorWriter)
 	for p.dead == nil && p.outHead < len(p.out) {
 		f := &p.out[p.outHead]
+		if vectored && f.hdrN == 0 && len(f.body) > 0 {
+			// Header and body in one system call.
+			n, err := vw.Write2(f.hdr[:], f.body)
+			if err != nil {
+				e.peerDied(p, err)
+				return
+			}
+			if n == 0 {
+				return
+			}
+			h := min(n, headerSize)
+			f.hdrN, f.n = h, n-h
+		}
 		if f.hdrN < headerSize {
 			n, err := p.link.Write(f.hdr[f.hdrN:])
 			if err != nil {
@@ -83,23 +104,40 @@ func (e *Engine) flush(p *peer) {
 	}
 }
 
+// fill reads what the link has into the staging buffer; it reports
+// whether anything came.
+func (e *Engine) fill(p *peer) bool {
+	if p.rbuf == nil {
+		p.rbuf = make([]byte, stageSize)
+	}
+	if p.rpos == p.rend {
+		p.rpos, p.rend = 0, 0
+	} else if p.rpos > 0 && len(p.rbuf)-p.rend < headerSize {
+		p.rend = copy(p.rbuf, p.rbuf[p.rpos:p.rend])
+		p.rpos = 0
+	}
+	n, err := p.link.Read(p.rbuf[p.rend:])
+	if err != nil {
+		e.peerDied(p, err)
+		return false
+	}
+	p.rend += n
+	return n > 0
+}
+
 // read moves what the link has now through the protocol.
 func (e *Engine) read(p *peer) {
 	for p.dead == nil {
+		avail := p.rend - p.rpos
 		if !p.inBody {
-			n, err := p.link.Read(p.hdrBuf[p.hdrN:])
-			if err != nil {
-				e.peerDied(p, err)
-				return
-			}
-			if n == 0 {
-				return
-			}
-			p.hdrN += n
-			if p.hdrN < headerSize {
+			if avail < headerSize {
+				if !e.fill(p) {
+					return
+				}
 				continue
 			}
-			p.hdrN = 0
+			copy(p.hdrBuf[:], p.rbuf[p.rpos:p.rpos+headerSize])
+			p.rpos += headerSize
 			p.hdr.decode(&p.hdrBuf)
 			if err := e.onHeader(p); err != nil {
 				e.peerDied(p, err)
@@ -107,8 +145,14 @@ func (e *Engine) read(p *peer) {
 			}
 			continue
 		}
-		// Body: into the destination, then past what did not fit.
-		if p.dstN < len(p.dst) {
+		// Body: from what is staged, else straight into the destination
+		// (large bodies skip the staging copy), then past what did not fit.
+		switch {
+		case p.dstN < len(p.dst) && avail > 0:
+			n := copy(p.dst[p.dstN:], p.rbuf[p.rpos:p.rend])
+			p.rpos += n
+			p.dstN += n
+		case p.dstN < len(p.dst):
 			n, err := p.link.Read(p.dst[p.dstN:])
 			if err != nil {
 				e.peerDied(p, err)
@@ -118,17 +162,14 @@ func (e *Engine) read(p *peer) {
 				return
 			}
 			p.dstN += n
-		} else if p.skip > 0 {
-			var scratch [4096]byte
-			n, err := p.link.Read(scratch[:min(uint64(len(scratch)), p.skip)])
-			if err != nil {
-				e.peerDied(p, err)
-				return
-			}
-			if n == 0 {
-				return
-			}
+		case p.skip > 0 && avail > 0:
+			n := int(min(uint64(avail), p.skip))
+			p.rpos += n
 			p.skip -= uint64(n)
+		case p.skip > 0:
+			if !e.fill(p) {
+				return
+			}
 		}
 		if p.dstN == len(p.dst) && p.skip == 0 {
 			e.onBody(p)
