@@ -49,7 +49,7 @@ test-unit:
 # The race detector on the core packages (the integration tests run the
 # real binaries and are covered by test-unit).
 test-race:
-	$(GO) test -count=1 -race $$($(GO) list ./shared/... | grep -v /integration)
+	$(GO) test -count=1 -race $$($(GO) list ./shared/... | grep -v /integration) ./libmpi/...
 
 vet:
 	$(GO) vet $(MODULES:%=./%/...)
