@@ -36,7 +36,8 @@ func (c *Comm) Size() int {
 // Name is the communicator's name.
 func (c *Comm) Name() string { return c.name }
 
-// check validates the communicator itself.
+// check validates the communicator itself. Errors about an invalid
+// communicator go to World's error handler, as MPI says.
 func (c *Comm) check() error {
 	if c == nil || !c.ready {
 		return errorf(ErrComm, "invalid communicator (nil, or MPI not initialised)")

@@ -126,3 +126,37 @@ func ExampleIsend() {
 	fmt.Println(string(buf))
 	// Output: hi
 }
+
+// BenchmarkSendRecv is the eager path through the public API (to self,
+// with the receive posted first): it must not allocate.
+func BenchmarkSendRecv(b *testing.B) {
+	buf := []float64{1, 2, 3, 4}
+	in := make([]float64, 4)
+	r, err := mpi.RecvInit(mpi.World, in, 0, 3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Start()
+		if err := mpi.Send(mpi.World, buf, 0, 3); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestSendRecvAllocs(t *testing.T) {
+	buf, in := []int32{1}, []int32{0}
+	r, _ := mpi.RecvInit(mpi.World, in, 0, 4)
+	allocs := testing.AllocsPerRun(100, func() {
+		r.Start()
+		mpi.Send(mpi.World, buf, 0, 4)
+		r.Wait()
+	})
+	if allocs != 0 {
+		t.Errorf("eager send and receive allocate %.1f times per message", allocs)
+	}
+}

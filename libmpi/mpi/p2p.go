@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"context"
+	"sync"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/internal/core"
@@ -52,32 +53,34 @@ type Request struct {
 	comm *Comm
 }
 
-func newSend[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) (*Request, error) {
+// sendArgs checks a send's arguments and returns the destination's world
+// rank.
+func sendArgs(c *Comm, dest, tag int) (*core.Engine, int, error) {
 	e, err := engine()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := c.check(); err != nil {
-		return nil, err
+		return nil, 0, World.fail(err)
 	}
 	world, err := c.peer(dest, false)
 	if err != nil {
-		return nil, c.fail(err)
+		return nil, 0, c.fail(err)
 	}
 	if err := checkTag(tag, false); err != nil {
-		return nil, c.fail(err)
+		return nil, 0, c.fail(err)
 	}
-	r := e.NewSend(bytesOf(buf), world, dest, c.rank, tag, c.context, mode)
-	return &Request{r: r, comm: c}, nil
+	return e, world, nil
 }
 
-func newRecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
+// recvArgs checks a receive's arguments.
+func recvArgs(c *Comm, source, tag int) (*core.Engine, error) {
 	e, err := engine()
 	if err != nil {
 		return nil, err
 	}
 	if err := c.check(); err != nil {
-		return nil, err
+		return nil, World.fail(err)
 	}
 	if _, err := c.peer(source, true); err != nil {
 		return nil, c.fail(err)
@@ -85,7 +88,64 @@ func newRecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
 	if err := checkTag(tag, true); err != nil {
 		return nil, c.fail(err)
 	}
+	return e, nil
+}
+
+func newSend[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) (*Request, error) {
+	e, world, err := sendArgs(c, dest, tag)
+	if err != nil {
+		return nil, err
+	}
+	return &Request{r: e.NewSend(bytesOf(buf), world, dest, c.rank, tag, c.context, mode), comm: c}, nil
+}
+
+func newRecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
+	e, err := recvArgs(c, source, tag)
+	if err != nil {
+		return nil, err
+	}
 	return &Request{r: e.NewRecv(bytesOf(buf), source, tag, c.context), comm: c}, nil
+}
+
+// Blocking calls borrow their requests from a pool, so that a send or
+// receive allocates nothing.
+var requests = sync.Pool{New: func() any { return new(core.Request) }}
+
+func sendNow[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) error {
+	e, world, err := sendArgs(c, dest, tag)
+	if err != nil {
+		return err
+	}
+	r := requests.Get().(*core.Request)
+	defer requests.Put(r)
+	e.InitSend(r, bytesOf(buf), world, dest, c.rank, tag, c.context, mode)
+	e.Start(r)
+	_, err = finish(c, e, r)
+	return err
+}
+
+func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
+	e, err := recvArgs(c, source, tag)
+	if err != nil {
+		return Status{}, err
+	}
+	r := requests.Get().(*core.Request)
+	defer requests.Put(r)
+	e.InitRecv(r, bytesOf(buf), source, tag, c.context)
+	e.Start(r)
+	return finish(c, e, r)
+}
+
+// finish waits for a request and reports its status.
+func finish(c *Comm, e *core.Engine, r *core.Request) (Status, error) {
+	if err := e.Wait(context.Background(), r); err != nil {
+		return Status{}, c.fail(errorf(ErrOther, "%v", err))
+	}
+	s := statusOf(r.Status())
+	if s.Err != nil {
+		return s, c.fail(s.Err)
+	}
+	return s, nil
 }
 
 func start(r *Request, err error) (*Request, error) {
@@ -96,38 +156,27 @@ func start(r *Request, err error) (*Request, error) {
 	return r, nil
 }
 
-func blocking(r *Request, err error) (Status, error) {
-	if err != nil {
-		return Status{}, err
-	}
-	st.engine.Start(r.r)
-	return r.Wait()
-}
-
 // Send sends buf to rank dest of c with tag (standard mode: it returns
 // when buf may be reused).
 func Send[T Elem](c *Comm, buf []T, dest, tag int) error {
-	_, err := blocking(newSend(c, buf, dest, tag, core.Standard))
-	return err
+	return sendNow(c, buf, dest, tag, core.Standard)
 }
 
 // Ssend sends in synchronous mode: it returns once the receive has
 // matched.
 func Ssend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	_, err := blocking(newSend(c, buf, dest, tag, core.Sync))
-	return err
+	return sendNow(c, buf, dest, tag, core.Sync)
 }
 
 // Rsend sends in ready mode (the receive must already be posted).
 func Rsend[T Elem](c *Comm, buf []T, dest, tag int) error {
-	_, err := blocking(newSend(c, buf, dest, tag, core.Ready))
-	return err
+	return sendNow(c, buf, dest, tag, core.Ready)
 }
 
 // Recv receives into buf from rank source of c (or AnySource) with tag (or
 // AnyTag).
 func Recv[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
-	return blocking(newRecv(c, buf, source, tag))
+	return recvNow(c, buf, source, tag)
 }
 
 // Isend starts a standard-mode send.
@@ -193,14 +242,7 @@ func (r *Request) Wait() (Status, error) {
 	if r == nil {
 		return Status{Source: AnySource, Tag: AnyTag}, nil // MPI_REQUEST_NULL
 	}
-	if err := st.engine.Wait(context.Background(), r.r); err != nil {
-		return Status{}, r.comm.fail(errorf(ErrOther, "%v", err))
-	}
-	s := statusOf(r.r.Status())
-	if s.Err != nil {
-		return s, r.comm.fail(s.Err)
-	}
-	return s, nil
+	return finish(r.comm, st.engine, r.r)
 }
 
 // Test reports whether the request completed, with its status if so.
@@ -273,7 +315,7 @@ func Probe(c *Comm, source, tag int) (Status, error) {
 		return Status{}, err
 	}
 	if err := c.check(); err != nil {
-		return Status{}, err
+		return Status{}, World.fail(err)
 	}
 	if _, err := c.peer(source, true); err != nil {
 		return Status{}, c.fail(err)
@@ -298,7 +340,7 @@ func Iprobe(c *Comm, source, tag int) (Status, bool, error) {
 		return Status{}, false, err
 	}
 	if err := c.check(); err != nil {
-		return Status{}, false, err
+		return Status{}, false, World.fail(err)
 	}
 	if _, err := c.peer(source, true); err != nil {
 		return Status{}, false, c.fail(err)

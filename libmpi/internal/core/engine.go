@@ -152,14 +152,28 @@ func (r *Request) Active() bool { return r.active }
 // NewSend prepares a send of buf to world rank dest (the communicator's
 // rank rank), sent as myRank of the communicator with context.
 func (e *Engine) NewSend(buf []byte, dest, rank, myRank, tag int, context uint32, mode SendMode) *Request {
-	return &Request{e: e, kind: kindSend, mode: mode, buf: buf, peer: dest, rank: rank, myRank: myRank, tag: tag, context: context}
+	r := &Request{}
+	e.InitSend(r, buf, dest, rank, myRank, tag, context, mode)
+	return r
+}
+
+// InitSend makes r (not in use) a send, as NewSend does, so blocking
+// calls can reuse requests without allocating.
+func (e *Engine) InitSend(r *Request, buf []byte, dest, rank, myRank, tag int, context uint32, mode SendMode) {
+	*r = Request{e: e, kind: kindSend, mode: mode, buf: buf, peer: dest, rank: rank, myRank: myRank, tag: tag, context: context}
 }
 
 // NewRecv prepares a receive into buf from the communicator's rank src
 // (or AnySource) with tag (or AnyTag).
 func (e *Engine) NewRecv(buf []byte, src, tag int, context uint32) *Request {
-	r := &Request{e: e, kind: kindRecv, buf: buf, rank: src, tag: tag, context: context, peer: -1}
+	r := &Request{}
+	e.InitRecv(r, buf, src, tag, context)
 	return r
+}
+
+// InitRecv makes r (not in use) a receive, as NewRecv does.
+func (e *Engine) InitRecv(r *Request, buf []byte, src, tag int, context uint32) {
+	*r = Request{e: e, kind: kindRecv, buf: buf, rank: src, tag: tag, context: context, peer: -1}
 }
 
 // Reset makes a completed request startable again (persistent requests).
