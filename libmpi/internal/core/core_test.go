@@ -222,7 +222,8 @@ func TestSelfProbeCancel(t *testing.T) {
 		t.Error("probe found a message already received")
 	}
 	r := irecv(e, buf, 0, 99)
-	if !e.Cancel(r) || !r.Done() || !r.Status().Cancelled {
+	e.Cancel(r)
+	if !r.Done() || !r.Status().Cancelled {
 		t.Error("cancel of an unmatched receive")
 	}
 	// A synchronous send to self completes when its receive comes.
@@ -315,4 +316,53 @@ func (l *vecLink) Write2(a, b []byte) (int, error) {
 		return 0, nil
 	}
 	return n, err
+}
+
+func TestCancelSend(t *testing.T) {
+	es := job(t, 2, 64)
+	for _, size := range []int{8, 1000} { // synchronous eager, rendezvous
+		s := es[0].NewSend(make([]byte, size), 1, 1, 0, 5, 0, Sync)
+		if size > 64 {
+			s = es[0].NewSend(make([]byte, size), 1, 1, 0, 5, 0, Standard)
+		}
+		es[0].Start(s)
+		// Let the message reach the receiver's unexpected queue.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			es[1].Progress()
+			if _, ok := es[1].Iprobe(0, 0, 5); ok || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		es[0].Cancel(s)
+		errc := make(chan error, 1)
+		go func() {
+			for !s.Done() {
+				es[1].Progress()
+				time.Sleep(100 * time.Microsecond)
+			}
+			errc <- nil
+		}()
+		if err := es[0].Wait(ctx(t), s); err != nil {
+			t.Fatal(err)
+		}
+		<-errc
+		if !s.Status().Cancelled {
+			t.Errorf("size %d: send not cancelled: %+v", size, s.Status())
+		}
+		if _, ok := es[1].Iprobe(0, 0, 5); ok {
+			t.Errorf("size %d: the withdrawn message is still there", size)
+		}
+	}
+	// A send already matched is not cancelled.
+	rr := irecv(es[1], make([]byte, 8), 0, 6)
+	s := es[0].NewSend(make([]byte, 8), 1, 1, 0, 6, 0, Sync)
+	es[0].Start(s)
+	go es[1].Wait(ctx(t), rr)
+	wait(t, es[0], s)
+	es[0].Cancel(s)
+	if s.Status().Cancelled {
+		t.Error("a matched send reported cancelled")
+	}
 }

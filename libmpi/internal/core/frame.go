@@ -10,18 +10,23 @@ import "encoding/binary"
 //	cts    header                  the receiver matched it: send the body
 //	data   header + body           the body of a rendezvous message
 //	sack   header                  a synchronous send was matched
+//	cancel header                  withdraw an unmatched send (sendID)
+//	cack   header                  the answer: flagCancelled if withdrawn
 const (
 	frameEager = 1 + iota
 	frameRTS
 	frameCTS
 	frameData
 	frameSAck
+	frameCancel
+	frameCancelAck
 	frameEnd
 )
 
 // Frame flags.
 const (
-	flagSync = 1 << iota // synchronous send: acknowledge the match
+	flagSync      = 1 << iota // synchronous send: acknowledge the match
+	flagCancelled             // cack: the message was withdrawn
 )
 
 const headerSize = 40

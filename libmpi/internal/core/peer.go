@@ -228,6 +228,27 @@ func (e *Engine) onHeader(p *peer) error {
 		}
 		delete(e.sends, h.sendID)
 		s.complete()
+	case frameCancel:
+		// Withdraw the sender's message if no receive took it yet.
+		ack := header{typ: frameCancelAck, sendID: h.sendID}
+		m := e.match.Find(h.context, func(m *match.Message) bool {
+			u := m.Owner.(*unexpected)
+			return u.from == p.rank && u.hdr.sendID == h.sendID
+		})
+		if m != nil {
+			e.match.Take(m)
+			ack.flags = flagCancelled
+		}
+		p.queue(&ack, nil, nil)
+		e.flush(p)
+	case frameCancelAck:
+		s := e.sends[h.sendID]
+		if s == nil || s.peer != p.rank || h.flags&flagCancelled == 0 {
+			return nil // matched meanwhile: the send completes as usual
+		}
+		delete(e.sends, h.sendID)
+		s.status.Cancelled = true
+		s.complete()
 	default:
 		return fmt.Errorf("%w: frame type %d", ErrProtocol, h.typ)
 	}

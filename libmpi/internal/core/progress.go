@@ -142,20 +142,45 @@ func (e *Engine) Probe(ctx context.Context, context uint32, source, tag int) (St
 	return st, err
 }
 
-// Cancel cancels a receive that has not matched; it reports whether it
-// did. (Sends already handed to a link cannot be cancelled.)
-func (e *Engine) Cancel(r *Request) bool {
+// Cancel starts cancelling a request: a receive that has not matched is
+// cancelled at once; a send the receiver has not matched yet (a
+// synchronous or rendezvous send still waiting, or one to self) is
+// withdrawn, which for a remote receiver completes when its answer comes.
+// Either way Wait then reports Status.Cancelled; a request that matched
+// first completes normally.
+func (e *Engine) Cancel(r *Request) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if r.kind != kindRecv || r.Done() {
-		return false
+	if r.Done() || !r.active {
+		return
 	}
-	if !e.match.Cancel(&r.recv) {
-		return false
+	if r.kind == kindRecv {
+		if e.match.Cancel(&r.recv) {
+			r.status = Status{Cancelled: true, Source: AnySource, Tag: AnyTag}
+			r.complete()
+		}
+		return
 	}
-	r.status = Status{Cancelled: true, Source: AnySource, Tag: AnyTag}
-	r.complete()
-	return true
+	if r.peer == e.self {
+		// A synchronous send to self waits in the unexpected queue.
+		m := e.match.Find(r.context, func(m *match.Message) bool { return m.Owner.(*unexpected).self == r })
+		if m != nil {
+			e.match.Take(m)
+			r.status.Cancelled = true
+			r.complete()
+		}
+		return
+	}
+	if _, waiting := e.sends[r.id]; !waiting || r.id == 0 {
+		return // handed over and not waiting for the receiver: too late
+	}
+	p := e.peers[r.peer]
+	if p == nil || p.dead != nil {
+		return
+	}
+	h := header{typ: frameCancel, context: r.context, sendID: r.id}
+	p.queue(&h, nil, nil)
+	e.flush(p)
 }
 
 // ErrUnfinished is returned by Close when messages could not be delivered

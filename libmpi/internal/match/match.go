@@ -136,6 +136,21 @@ func (e *Engine) Probe(k Key) *Message {
 	return nil
 }
 
+// Find returns the oldest unexpected message of a context for which keep
+// returns true, without removing it.
+func (e *Engine) Find(ctx uint32, keep func(*Message) bool) *Message {
+	b := e.buckets[ctx]
+	if b == nil {
+		return nil
+	}
+	for m := b.msgHead; m != nil; m = m.next {
+		if keep(m) {
+			return m
+		}
+	}
+	return nil
+}
+
 // Take removes a message found by Probe (a matched probe).
 func (e *Engine) Take(m *Message) {
 	if m.queued {

@@ -180,6 +180,12 @@ func p2p(rank, size int) {
 				left--
 			}
 		}
+		// Rank 1 withdraws a send, then says so; its frames arrive in
+		// order, so the withdrawn message is gone by then.
+		mpi.Recv(mpi.World, make([]byte, 1), 1, 997)
+		if _, ok, _ := mpi.Iprobe(mpi.World, 1, 998); ok {
+			fail("a cancelled send is still receivable")
+		}
 		fmt.Println("p2p ok")
 	} else {
 		for i := 0; i < 3; i++ {
@@ -223,6 +229,14 @@ func p2p(rank, size int) {
 			for i := 2; i >= 0; i-- {
 				mpi.Send(mpi.World, []byte{1}, 0, 100+i)
 			}
+			// A synchronous send nobody receives can be withdrawn.
+			cr, _ := mpi.Issend(mpi.World, []byte("never"), 0, 998)
+			time.Sleep(20 * time.Millisecond)
+			cr.Cancel()
+			if st, err := cr.Wait(); err != nil || !st.Cancelled {
+				fail("cancel of a send: %+v %v", st, err)
+			}
+			mpi.Send(mpi.World, []byte{1}, 0, 997)
 		}
 	}
 }
