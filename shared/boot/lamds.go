@@ -141,6 +141,13 @@ func (b *Lamds) HbootArgv(n *Node, port int) []string {
 		argv = append(argv, "-d")
 	}
 	argv = append(argv, "-I", strings.Join(topo, " "), "-k")
+	return b.placeArgs(argv, n)
+}
+
+// placeArgs adds where the node's session and installation are: the
+// session prefix (local node only, as in LAM), the suffix, the remote
+// installation.
+func (b *Lamds) placeArgs(argv []string, n *Node) []string {
 	if n.Origin && b.SessionPrefix != "" {
 		argv = append(argv, "-sessionprefix", b.SessionPrefix)
 	}
@@ -197,15 +204,5 @@ func Wipe(ctx context.Context, m Module, nodes []Node, argv func(*Node) []string
 // WipeArgv is the command that stops a node's lamd for lamwipe and failed
 // boots.
 func (b *Lamds) WipeArgv(n *Node) []string {
-	argv := []string{b.hboot(n), "-t", "-N"}
-	if n.Origin && b.SessionPrefix != "" {
-		argv = append(argv, "-sessionprefix", b.SessionPrefix)
-	}
-	if b.SessionSuffix != "" {
-		argv = append(argv, "-sessionsuffix", b.SessionSuffix)
-	}
-	if p := b.prefix(n); p != "" && !n.Origin {
-		argv = append(argv, "-prefix", p)
-	}
-	return argv
+	return b.placeArgs([]string{b.hboot(n), "-t", "-N"}, n)
 }

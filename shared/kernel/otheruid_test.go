@@ -49,21 +49,8 @@ func TestMain(m *testing.M) {
 // session directory's mode normally stops it earlier).
 func TestOtherUIDRefused(t *testing.T) {
 	testenv.RequireRoot(t)
-	dir, err := os.MkdirTemp("", "kernel-uid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
-	exe, _ := os.Executable()
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := filepath.Join(dir, "client")
-	if err := os.WriteFile(client, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	client := testenv.CopyForOthers(t)
+	dir := filepath.Dir(client)
 	prefix := filepath.Join(dir, "sessions")
 	os.Mkdir(prefix, 0o755)
 	u := kerneltest.Start(t, kerneltest.Options{Nodes: 1, Prefix: prefix})

@@ -130,28 +130,8 @@ func TestMain(m *testing.M) {
 // with that uid, which the lamd uses to refuse it.
 func TestOtherUIDSeen(t *testing.T) {
 	testenv.RequireRoot(t)
-	// Not t.TempDir: its parent is private to us.
-	dir, err := os.MkdirTemp("", "localsock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// A copy of this test binary that uid 65534 may run.
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "client")
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := testenv.CopyForOthers(t)
+	dir := filepath.Dir(bin)
 	sockDir := filepath.Join(dir, "sock")
 	if err := os.Mkdir(sockDir, 0o777); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ package testenv
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -33,4 +34,33 @@ func RequireRoot(t testing.TB) {
 	if os.Geteuid() != 0 {
 		Skip(t, "needs root")
 	}
+}
+
+// CopyForOthers copies the running test binary into a new directory that
+// other users may enter, so a test can run it under another uid; the
+// directory goes when the test ends.
+func CopyForOthers(t testing.TB) string {
+	t.Helper()
+	// Not t.TempDir: its parent is private to us.
+	dir, err := os.MkdirTemp("", "testenv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "client")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
