@@ -28,6 +28,7 @@ type hosts struct {
 
 func newHosts(t *testing.T, n int, extraEnv ...string) *hosts {
 	t.Helper()
+	needPgrep(t)
 	sp, err := os.MkdirTemp("", "lamgo-sessions-")
 	if err != nil {
 		t.Fatal(err)
