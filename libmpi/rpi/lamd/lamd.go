@@ -12,7 +12,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/lamgo/lam/libmpi/rpi"
 	"github.com/lamgo/lam/shared/buildinfo"
@@ -53,6 +56,14 @@ func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 type transport struct {
 	job   *rpi.Job
 	links []*link
+
+	// A goroutine waits in the lamd for this process's messages and files
+	// them under their senders; a byte on the wake pipe tells poll(2).
+	mu           sync.Mutex
+	err          error
+	wakeR, wakeW int
+	stop         context.CancelFunc
+	done         chan struct{}
 }
 
 // Addr is where peers send: this process's node and pid.
@@ -62,10 +73,25 @@ func (t *transport) Addr() string { return fmt.Sprintf("lamd:%d:%d", t.job.Node,
 // rendezvous only saves buffering in them.
 func (t *transport) Short() int { return 64 << 10 }
 
-func (t *transport) Close() error { return nil }
+// Close stops the receiving goroutine.
+func (t *transport) Close() error {
+	if t.stop != nil {
+		t.stop()
+		<-t.done
+		unix.Close(t.wakeR)
+		unix.Close(t.wakeW)
+		t.stop = nil
+	}
+	return nil
+}
 
 // Connect needs no connection: it only learns where each peer is.
 func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, _ []byte) ([]rpi.Link, error) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("rpi lamd: %w", err)
+	}
+	t.wakeR, t.wakeW = fds[0], fds[1]
 	t.links = make([]*link, len(peers))
 	out := make([]rpi.Link, len(peers))
 	for _, p := range peers {
@@ -80,7 +106,40 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, _ []byte) ([]
 		t.links[p.Rank] = l
 		out[p.Rank] = l
 	}
+	ctx, t.stop = context.WithCancel(context.Background())
+	t.done = make(chan struct{})
+	go t.receive(ctx)
 	return out, nil
+}
+
+// receive waits in the lamd for this process's messages.
+func (t *transport) receive(ctx context.Context) {
+	defer close(t.done)
+	self := jobwire.RankEvent(t.job.PID)
+	wake := []byte{1}
+	for {
+		m, err := t.job.Daemon.Recv(ctx, self, msgType)
+		if err != nil {
+			t.mu.Lock()
+			if ctx.Err() == nil {
+				t.err = err
+			}
+			t.mu.Unlock()
+			unix.Write(t.wakeW, wake)
+			return
+		}
+		if len(m.Data) < 4 {
+			continue
+		}
+		from := int(binary.BigEndian.Uint32(m.Data))
+		if from < 0 || from >= len(t.links) || t.links[from] == nil {
+			continue
+		}
+		t.mu.Lock()
+		t.links[from].in = append(t.links[from].in, m.Data[4:]...)
+		t.mu.Unlock()
+		unix.Write(t.wakeW, wake)
+	}
 }
 
 func parseAddr(a string) (int32, int, error) {
@@ -106,7 +165,8 @@ type link struct {
 	closed bool
 }
 
-func (l *link) Fd() int { return -1 }
+// Fd is the wake pipe: readable when a message came.
+func (l *link) Fd() int { return l.t.wakeR }
 
 func (l *link) Close() error {
 	l.closed = true
@@ -135,40 +195,23 @@ func (l *link) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Read returns buffered bytes from this peer, first collecting what the
-// lamd holds for this process.
+// Read returns the bytes received from this peer.
 func (l *link) Read(p []byte) (int, error) {
-	if len(l.in) == 0 {
-		if err := l.t.poll(); err != nil {
-			return 0, err
+	var drain [64]byte
+	for {
+		if n, _ := unix.Read(l.t.wakeR, drain[:]); n <= 0 {
+			break
 		}
+	}
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	if len(l.in) == 0 && l.t.err != nil {
+		return 0, l.t.err
 	}
 	n := copy(p, l.in)
 	l.in = l.in[n:]
-	return n, nil
-}
-
-// poll takes every message waiting in the local lamd and files it under
-// its sender.
-func (t *transport) poll() error {
-	self := jobwire.RankEvent(t.job.PID)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		m, err := t.job.Daemon.TryRecv(ctx, self, msgType)
-		cancel()
-		if lamclient.Code(err) == wire.CodeNoEntry {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if len(m.Data) < 4 {
-			continue
-		}
-		from := int(binary.BigEndian.Uint32(m.Data))
-		if from < 0 || from >= len(t.links) || t.links[from] == nil {
-			continue
-		}
-		t.links[from].in = append(t.links[from].in, m.Data[4:]...)
+	if len(l.in) == 0 {
+		l.in = nil
 	}
+	return n, nil
 }
