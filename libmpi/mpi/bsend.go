@@ -99,6 +99,16 @@ func Ibsend[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
 	return nil, nil // MPI_REQUEST_NULL: nothing left to wait for
 }
 
+// BsendInit makes a persistent buffered-mode send: each Start copies buf
+// into the attached buffer and completes at once.
+func BsendInit[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	r, err := persistent(newSend(c, buf, dest, tag, core.Standard))
+	if r != nil {
+		r.buffered = true
+	}
+	return r, err
+}
+
 // startBuffered copies a standard send's data into the attached buffer and
 // starts it from there.
 func startBuffered(r *Request) error {

@@ -160,3 +160,30 @@ func TestSendRecvAllocs(t *testing.T) {
 		t.Errorf("eager send and receive allocate %.1f times per message", allocs)
 	}
 }
+
+func TestBsendInit(t *testing.T) {
+	if err := mpi.BufferAttach(make([]byte, 4*(8+mpi.BsendOverhead))); err != nil {
+		t.Fatal(err)
+	}
+	defer mpi.BufferDetach()
+	buf := []int64{0}
+	r, err := mpi.BsendInit(mpi.World, buf, 0, 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 3; i++ {
+		buf[0] = i
+		if err := r.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := []int64{0}
+	for i := int64(1); i <= 3; i++ {
+		if _, err := mpi.Recv(mpi.World, got, 0, 21); err != nil || got[0] != i {
+			t.Fatalf("message %d: %v %v", i, got, err)
+		}
+	}
+}

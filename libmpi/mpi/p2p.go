@@ -49,8 +49,9 @@ func statusOf(s core.Status) Status {
 
 // Request is a non-blocking or persistent operation.
 type Request struct {
-	r    *core.Request
-	comm *Comm
+	r        *core.Request
+	comm     *Comm
+	buffered bool // a persistent buffered send: each Start copies
 }
 
 // sendArgs checks a send's arguments and returns the destination's world
@@ -216,6 +217,13 @@ func (r *Request) Start() error {
 	}
 	if r.r.Active() && !r.r.Done() {
 		return r.comm.fail(errorf(ErrRequest, "the request is already active"))
+	}
+	if r.buffered {
+		if err := startBuffered(r); err != nil {
+			return r.comm.fail(err)
+		}
+		st.engine.Complete(r.r)
+		return nil
 	}
 	st.engine.Start(r.r)
 	return nil

@@ -357,3 +357,12 @@ func (e *Engine) DropContext(ctx uint32) {
 	defer e.mu.Unlock()
 	e.match.Drop(ctx)
 }
+
+// Complete marks a request done without communication (the API's
+// buffered persistent sends, whose data left through a copy).
+func (e *Engine) Complete(r *Request) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.reset()
+	r.complete()
+}
