@@ -76,8 +76,14 @@ func TestMPIRun(t *testing.T) {
 		!regexp.MustCompile(`(?m)^mpirun: n0 \d+ 0 5$`).MatchString(r.stdout) {
 		t.Errorf("mpirun -sf on failure: %v", r)
 	}
+	// Standard input goes to rank 0 only.
+	cmd := exec.CommandContext(ctx, bin("mpirun"), "-np", "2", bin("testprog"), "stdin")
+	cmd.Env, cmd.Dir, cmd.Stdin = l.env, l.prefix, strings.NewReader("typed\nlines\n")
+	if r := runCmd(t, cmd); r.code != 0 || !strings.Contains(r.stdout, `rank 0 read "typed\nlines\n"`) || !strings.Contains(r.stdout, `rank 1 read ""`) {
+		t.Errorf("stdin: %v", r)
+	}
 	// A program started without mpirun is a world of one.
-	cmd := exec.CommandContext(ctx, bin("hello"))
+	cmd = exec.CommandContext(ctx, bin("hello"))
 	if r := runCmd(t, cmd); r.code != 0 || !strings.HasPrefix(r.stdout, "Hello, world! I am 0 of 1 on ") {
 		t.Errorf("singleton: %v", r)
 	}

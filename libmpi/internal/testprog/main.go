@@ -12,6 +12,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -77,6 +78,10 @@ func main() {
 			}
 			fmt.Printf("received %d MiB\n", arg)
 		}
+	case "stdin":
+		// Only rank 0 gets mpirun's standard input; the others see EOF.
+		data, _ := io.ReadAll(os.Stdin)
+		fmt.Printf("rank %d read %q\n", rank, data)
 	case "p2p":
 		p2p(rank, size)
 	case "comm":
