@@ -374,3 +374,26 @@ func TestGrowShrink(t *testing.T) {
 		t.Error("adding an existing id succeeded")
 	}
 }
+
+// A lamd holds a bounded amount of undelivered messages; past it, sends
+// fail with CodeFull (nothing is dropped silently), and room comes back as
+// messages are received.
+func TestOOBLimit(t *testing.T) {
+	u := kerneltest.Start(t, kerneltest.Options{Nodes: 2, OOBLimit: 1000})
+	a, b := u.Client(t, 0), u.Client(t, 1)
+	data := make([]byte, 400)
+	for i := 0; i < 2; i++ {
+		if err := a.Send(ctx(t), 1, 3, 1, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Send(ctx(t), 1, 3, 1, data); lamclient.Code(err) != wire.CodeFull {
+		t.Fatalf("third send: %v, want CodeFull", err)
+	}
+	if _, err := b.Recv(ctx(t), 3, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Send(ctx(t), 1, 3, 1, data); err != nil {
+		t.Errorf("send after room came back: %v", err)
+	}
+}

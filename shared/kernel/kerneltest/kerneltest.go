@@ -27,6 +27,7 @@ type Options struct {
 	HaltTimeout time.Duration
 	Debug       bool   // log to the test's output
 	Prefix      string // session prefix; default a temporary directory
+	OOBLimit    int64  // bytes of undelivered messages a lamd holds; default the kernel's
 }
 
 // Universe is a running test universe.
@@ -87,7 +88,7 @@ func Start(t testing.TB, o Options) *Universe {
 		}
 		k, err := kernel.New(kernel.Config{
 			Session: u.Dirs[i], Secret: secret, Universe: &u.Table, Self: int32(i),
-			Links: listeners[i], Log: log, HaltTimeout: o.HaltTimeout, KillGrace: 500 * time.Millisecond,
+			Links: listeners[i], Log: log, HaltTimeout: o.HaltTimeout, KillGrace: 500 * time.Millisecond, OOBLimit: o.OOBLimit,
 		})
 		if err != nil {
 			t.Fatal(err)
