@@ -17,7 +17,7 @@ var tool = &lamcli.Tool{
 	Name:         "lamexec",
 	NoDaemonExit: lamcli.ExitNoKernel,
 	Syntax: lamcli.Syntax{
-		Long:    map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0},
+		Long:    map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0, "s": 1},
 		Program: true,
 		IsSpec:  launch.IsSpec,
 	},

@@ -76,6 +76,17 @@ func TestMPIRun(t *testing.T) {
 		!regexp.MustCompile(`(?m)^mpirun: n0 \d+ 0 5$`).MatchString(r.stdout) {
 		t.Errorf("mpirun -sf on failure: %v", r)
 	}
+	// -s loads the program from a node into each process's session
+	// directory, and removes it after.
+	if r := l.run(ctx, "mpirun", "-s", "n0", "-np", "2", bin("testprog"), "whereami"); r.code != 0 || !strings.HasSuffix(r.stdout, " true\n") || !strings.HasPrefix(r.stdout, "lam-") {
+		t.Errorf("mpirun -s n0: %v", r)
+	}
+	if loaded, _ := filepath.Glob(filepath.Join(l.sessionDir(), "lam-load-*")); len(loaded) != 0 {
+		t.Errorf("loaded programs left behind: %v", loaded)
+	}
+	if r := l.run(ctx, "mpirun", "-s", "n0", "-np", "1", "no-such-program-xyz"); r.code == 0 || !strings.Contains(r.stderr, "cannot load no-such-program-xyz from n0") {
+		t.Errorf("mpirun -s with a missing program: %v", r)
+	}
 	// Standard input goes to rank 0 only.
 	cmd := exec.CommandContext(ctx, bin("mpirun"), "-np", "2", bin("testprog"), "stdin")
 	cmd.Env, cmd.Dir, cmd.Stdin = l.env, l.prefix, strings.NewReader("typed\nlines\n")

@@ -66,6 +66,10 @@ func (k *Kernel) dispatch(src *source, to replier, f wire.Frame, fromLink *link)
 		k.signal(r, m)
 	case *wire.Clean:
 		go k.clean(r, m)
+	case *wire.FileGet:
+		go k.fileGet(r, m)
+	case *wire.FilePut:
+		k.filePut(r, m)
 	case *wire.Halt:
 		if fromLink != nil {
 			r.fail(wire.CodeFailed, "halt must come from a local client")
@@ -96,6 +100,10 @@ func targetOf(m wire.Message) (int32, bool) {
 	case *wire.Clean:
 		return m.Node, true
 	case *wire.Send:
+		return m.Node, true
+	case *wire.FileGet:
+		return m.Node, true
+	case *wire.FilePut:
 		return m.Node, true
 	}
 	return 0, false

@@ -23,6 +23,8 @@ type proc struct {
 	cmd    *exec.Cmd
 	done   chan struct{} // closed when it has been reaped
 	exited bool          // set (under procTable.mu) once its exit is reported
+	// removeProgram: the program was loaded (mpirun -s); delete it after.
+	removeProgram bool
 }
 
 // procTable is every user process of this lamd.
@@ -259,7 +261,8 @@ func (k *Kernel) spawn(r *request, a *active, m *wire.Spawn) {
 		r.fail(wire.CodeFailed, "cannot start %s on n%d: %v", m.Argv[0], k.cfg.Self, err)
 		return
 	}
-	p := &proc{pid: cmd.Process.Pid, job: m.Job, cmd: cmd, done: make(chan struct{})}
+	p := &proc{pid: cmd.Process.Pid, job: m.Job, cmd: cmd, done: make(chan struct{}),
+		removeProgram: m.Flags&wire.SpawnRemoveProgram != 0}
 	if !k.procs.add(p) {
 		syscall.Kill(-p.pid, syscall.SIGKILL)
 		cmd.Wait()
@@ -355,6 +358,9 @@ func (k *Kernel) watch(r *request, p *proc, outR, errR *os.File) {
 	outR.Close()
 	errR.Close()
 	k.procs.remove(p)
+	if p.removeProgram {
+		os.Remove(p.cmd.Path)
+	}
 	ex := &wire.Exited{}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -317,3 +317,52 @@ func (c *Client) Secret(ctx context.Context) (string, error) {
 	}
 	return s.Key, nil
 }
+
+// GetFile reads a program from a node (mpirun -s), calling chunk for each
+// piece.
+func (c *Client) GetFile(ctx context.Context, node int32, path string, chunk func([]byte) error) error {
+	id, ch, err := c.stream(&wire.FileGet{Node: node, Path: path}, 64)
+	if err != nil {
+		return err
+	}
+	for {
+		f, err := c.next(ctx, id, ch)
+		if err != nil {
+			return err
+		}
+		switch m := f.Msg.(type) {
+		case *wire.FileChunk:
+			if err := chunk(m.Data); err != nil {
+				c.cancel(id)
+				return err
+			}
+		case *wire.OK:
+			return nil
+		default:
+			return unexpected("a file", m)
+		}
+	}
+}
+
+// PutFile stores data as a program on a node, in pieces, and returns its
+// path there.
+func (c *Client) PutFile(ctx context.Context, node int32, name string, data []byte) (string, error) {
+	path := ""
+	for off := 0; off == 0 || off < len(data); {
+		end := min(off+(1<<20), len(data))
+		m, err := c.call(ctx, &wire.FilePut{Node: node, Name: name, Append: off > 0, Data: data[off:end]})
+		if err != nil {
+			return "", err
+		}
+		p, ok := m.(*wire.FilePath)
+		if !ok {
+			return "", unexpected("a file path", m)
+		}
+		path = p.Path
+		off = end
+		if len(data) == 0 {
+			break
+		}
+	}
+	return path, nil
+}

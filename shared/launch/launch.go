@@ -36,6 +36,7 @@ type Options struct {
 	ProgDir bool     `short:"D" help:"Run in the directory of the program."`
 	NoIO    bool     `short:"f" help:"Do not forward standard streams."`
 	Verbose bool     `short:"v" help:"Report each process started."`
+	Source  string   `short:"s" help:"Load the program from this node (n<id>, h or o) instead of each node's PATH."`
 	Args    []string `arg:"" optional:"" passthrough:"all" help:"Where specifications, then the program and its arguments; or an app schema."`
 }
 
@@ -141,6 +142,7 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 	}
 	cwd, _ := os.Getwd()
 	jobID := fmt.Sprintf("%d:%d", table.Self, os.Getpid())
+	loaded := map[string][]byte{} // programs read with -s, by source node and name
 	out := &output{stdout: env.Stdout, stderr: env.Stderr}
 	var started []*Proc
 	ctx, cancel := context.WithCancel(ctx)
@@ -158,6 +160,14 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 		}
 		if cfg.Stdin != nil && pr.Rank == 0 {
 			m.Flags |= wire.SpawnStdin
+		}
+		if src := firstOf(l.Source, o.Source); src != "" {
+			path, err := load(ctx, cl, nodes, loaded, src, l.Program, pr)
+			if err != nil {
+				cancel()
+				return lamcli.RemoteExit(fmt.Errorf("cannot load %s from %s: %w", l.Program, src, err))
+			}
+			m.Argv[0], m.Flags = path, m.Flags|wire.SpawnRemoveProgram
 		}
 		switch {
 		case l.Wd != "":
@@ -388,6 +398,44 @@ func exportEnv(env *lamcli.Env, items []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// load reads program from the source node (once) and stores a copy on the
+// process's node (mpirun -s), returning its path there. Each process gets
+// its own copy, deleted when it exits.
+func load(ctx context.Context, cl *lamclient.Client, nodes []nodespec.Node, cache map[string][]byte, src, program string, pr appschema.Proc) (string, error) {
+	spec, err := nodespec.Parse(src)
+	if err != nil {
+		return "", err
+	}
+	ids, err := nodespec.Resolve([]nodespec.Spec{spec}, nodes)
+	if err != nil || len(ids) != 1 {
+		return "", fmt.Errorf("-s needs exactly one node: %v", err)
+	}
+	key := fmt.Sprintf("%d %s", ids[0], program)
+	data, ok := cache[key]
+	if !ok {
+		err := cl.GetFile(ctx, int32(ids[0]), program, func(b []byte) error {
+			if len(data)+len(b) > wire.MaxFile {
+				return fmt.Errorf("%s is larger than %d bytes", program, wire.MaxFile)
+			}
+			data = append(data, b...)
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		cache[key] = data
+	}
+	name := fmt.Sprintf("%d-%d-%s", os.Getpid(), pr.Rank, filepath.Base(program))
+	return cl.PutFile(ctx, int32(pr.Node), name, data)
 }
 
 func describe(cfg Config, p *Proc) string {

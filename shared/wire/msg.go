@@ -1,6 +1,9 @@
 package wire
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind identifies a message type.
 type Kind uint16
@@ -37,13 +40,17 @@ const (
 	KindStdin
 	KindSecretReq
 	KindSecret
+	KindFileGet
+	KindFileChunk
+	KindFilePut
+	KindFilePath
 	kindEnd
 )
 
 var kindNames = [...]string{"", "hello", "welcome", "error", "ok", "nodes-req", "nodes", "echo", "echo-reply",
 	"halt", "halt-node", "halt-progress", "spawn", "started", "output", "exited", "signal", "clean", "send",
 	"recv", "msg", "cancel", "add-node", "remove-node", "heartbeat", "link-hello", "boot-hello", "universe", "stdin",
-	"secret-req", "secret"}
+	"secret-req", "secret", "file-get", "file-chunk", "file-put", "file-path"}
 
 func (k Kind) String() string {
 	if k > 0 && k < kindEnd {
@@ -90,6 +97,10 @@ var kinds = map[Kind]func() Message{
 	KindStdin:        func() Message { return new(Stdin) },
 	KindSecretReq:    func() Message { return new(SecretReq) },
 	KindSecret:       func() Message { return new(Secret) },
+	KindFileGet:      func() Message { return new(FileGet) },
+	KindFileChunk:    func() Message { return new(FileChunk) },
+	KindFilePut:      func() Message { return new(FilePut) },
+	KindFilePath:     func() Message { return new(FilePath) },
 }
 
 // Node ids: real nodes are 0..MaxNodes-1.
@@ -366,10 +377,11 @@ func (m *HaltProgress) decode(d *Decoder) {
 
 // Spawn flags.
 const (
-	SpawnNoWait   uint32 = 1 << iota // detach: no output, no exit report
-	SpawnStdin                       // the requester will send Stdin frames
-	SpawnTryDir                      // fall back to $HOME if Dir does not exist (LAM's default)
-	spawnFlagsAll = SpawnNoWait | SpawnStdin | SpawnTryDir
+	SpawnNoWait        uint32 = 1 << iota // detach: no output, no exit report
+	SpawnStdin                            // the requester will send Stdin frames
+	SpawnTryDir                           // fall back to $HOME if Dir does not exist (LAM's default)
+	SpawnRemoveProgram                    // the program was loaded with FilePut: delete it after the exit
+	spawnFlagsAll      = SpawnNoWait | SpawnStdin | SpawnTryDir | SpawnRemoveProgram
 )
 
 // Spawn starts a process on a node. The reply stream is Started, then
@@ -729,3 +741,68 @@ type Secret struct{ Key string }
 func (*Secret) Kind() Kind          { return KindSecret }
 func (m *Secret) encode(e *Encoder) { e.String(m.Key) }
 func (m *Secret) decode(d *Decoder) { m.Key = d.String("secret", 256) }
+
+// MaxFile bounds a file moved with FileGet and FilePut.
+const MaxFile = 1 << 30
+
+// FileGet asks a node's lamd for a program (found in its PATH when the
+// name has no slash), for mpirun -s. The reply is FileChunk frames, then
+// OK.
+type FileGet struct {
+	Node int32
+	Path string
+}
+
+func (*FileGet) Kind() Kind { return KindFileGet }
+func (m *FileGet) encode(e *Encoder) {
+	e.I32(m.Node)
+	e.String(m.Path)
+}
+func (m *FileGet) decode(d *Decoder) {
+	m.Node = nodeID(d, "node", true)
+	m.Path = d.String("path", 4096)
+	if d.Err() == nil && m.Path == "" {
+		d.Fail("empty path")
+	}
+}
+
+// FileChunk is a piece of a file.
+type FileChunk struct{ Data []byte }
+
+func (*FileChunk) Kind() Kind          { return KindFileChunk }
+func (m *FileChunk) encode(e *Encoder) { e.Blob(m.Data) }
+func (m *FileChunk) decode(d *Decoder) { m.Data = d.Blob("chunk", MaxData) }
+
+// FilePut stores a piece of a program in a node's session directory, for
+// mpirun -s: the first piece creates the file, later ones (Append) extend
+// it. The reply is FilePath.
+type FilePut struct {
+	Node   int32
+	Name   string // a plain file name
+	Append bool
+	Data   []byte
+}
+
+func (*FilePut) Kind() Kind { return KindFilePut }
+func (m *FilePut) encode(e *Encoder) {
+	e.I32(m.Node)
+	e.String(m.Name)
+	e.Bool(m.Append)
+	e.Blob(m.Data)
+}
+func (m *FilePut) decode(d *Decoder) {
+	m.Node = nodeID(d, "node", true)
+	m.Name = d.String("name", 255)
+	if d.Err() == nil && (m.Name == "" || m.Name == "." || m.Name == ".." || strings.ContainsAny(m.Name, "/\x00")) {
+		d.Fail("bad file name %q", m.Name)
+	}
+	m.Append = d.Bool()
+	m.Data = d.Blob("data", MaxData)
+}
+
+// FilePath says where a FilePut stored the file.
+type FilePath struct{ Path string }
+
+func (*FilePath) Kind() Kind          { return KindFilePath }
+func (m *FilePath) encode(e *Encoder) { e.String(m.Path) }
+func (m *FilePath) decode(d *Decoder) { m.Path = d.String("path", 4096) }

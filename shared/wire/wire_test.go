@@ -43,6 +43,10 @@ func samples() []Message {
 		&Stdin{Data: []byte("in"), EOF: true},
 		&SecretReq{},
 		&Secret{Key: "00ff"},
+		&FileGet{Node: 1, Path: "prog"},
+		&FileChunk{Data: []byte{1, 2}},
+		&FilePut{Node: 2, Name: "prog", Append: true, Data: []byte{3}},
+		&FilePath{Path: "/tmp/x"},
 	}
 }
 
@@ -118,6 +122,7 @@ func TestMalformed(t *testing.T) {
 		{"lying node count", patch(frame(&Nodes{}), HeaderSize+4, 0, 0, 0x10, 0), "truncated node table"},
 		{"zero cpus", frame(&Nodes{Nodes: []Node{{ID: 1}}}), "cpu count"},
 		{"error code range", frame(&Error{Code: 0}), "out of range"},
+		{"bad put name", frame(&FilePut{Node: 1, Name: "../x"}), "bad file name"},
 		{"lying string count", patch(frame(&Spawn{Node: 1, Argv: []string{"a"}}), HeaderSize+8, 0, 0x10, 0, 0), "exceed"},
 	}
 	for _, tt := range tests {

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"strconv"
 	"time"
 
@@ -77,6 +79,11 @@ func main() {
 				}
 			}
 			fmt.Printf("received %d MiB\n", arg)
+		}
+	case "whereami":
+		exe, _ := os.Executable()
+		if rank == 0 {
+			fmt.Println(filepath.Base(filepath.Dir(exe)), strings.HasPrefix(filepath.Base(exe), "lam-load-"))
 		}
 	case "stdin":
 		// Only rank 0 gets mpirun's standard input; the others see EOF.
