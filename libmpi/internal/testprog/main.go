@@ -7,6 +7,10 @@
 //	exit N        rank 1 exits with status N after MPI_Init
 //	hang          rank 1 sleeps forever (for signal tests)
 //	big MiB       rank 0 sends MiB megabytes to rank 1
+//
+// Further suites live in files of their own and add themselves to suites
+// from an init function; "testprog <suite>" prints "<suite> ok" when every
+// check passed and exits 3 with a message on the first that failed.
 package main
 
 import (
@@ -26,6 +30,10 @@ func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "testprog rank %d: "+format+"\n", append([]any{mpi.World.Rank()}, args...)...)
 	os.Exit(3)
 }
+
+// suites are the self-checking test suites, by name; each runs on every
+// rank between Init and Finalize.
+var suites = map[string]func(rank, size int){}
 
 func main() {
 	if len(os.Args) < 2 {
@@ -89,14 +97,21 @@ func main() {
 		// Only rank 0 gets mpirun's standard input; the others see EOF.
 		data, _ := io.ReadAll(os.Stdin)
 		fmt.Printf("rank %d read %q\n", rank, data)
-	case "p2p":
-		p2p(rank, size)
-	case "comm":
-		comms(rank, size)
+	default:
+		suite, ok := suites[os.Args[1]]
+		if !ok {
+			fail("unknown mode %q", os.Args[1])
+		}
+		suite(rank, size)
 	}
 	if err := mpi.Finalize(); err != nil {
 		fail("finalize: %v", err)
 	}
+}
+
+func init() {
+	suites["p2p"] = p2p
+	suites["comm"] = comms
 }
 
 // p2p checks point-to-point semantics between every rank and rank 0.

@@ -95,6 +95,8 @@ func (t *transport) Close() error { return t.l.Close() }
 const (
 	magic     = "LAMGOTCP1"
 	nonceSize = 16
+	// handshakeTimeout bounds one peer's side of the handshake.
+	handshakeTimeout = 10 * time.Second
 )
 
 func (t *transport) mac(nonce []byte, from, to int, role string) []byte {
@@ -132,33 +134,65 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 		mu.Unlock()
 	}
 	var wg sync.WaitGroup
-	// Accept from lower ranks.
+	// Accept from lower ranks. Every connection shakes hands in its own
+	// goroutine, so a stranger that connects and stays silent delays nobody.
 	if self > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stop := context.AfterFunc(ctx, func() { t.l.SetDeadline(time.Now()) })
-			defer stop()
+			actx, cancel := context.WithCancel(ctx)
+			context.AfterFunc(actx, func() { t.l.SetDeadline(time.Now()) })
+			acceptor := make(chan struct{})
+			defer func() {
+				// Stop accepting; the listener is reusable afterwards.
+				cancel()
+				<-acceptor
+				t.l.SetDeadline(time.Time{})
+			}()
+			type result struct {
+				rank int
+				c    *net.TCPConn
+			}
+			done := make(chan result)
+			go func() {
+				defer close(acceptor)
+				for {
+					c, err := t.l.AcceptTCP()
+					if err != nil {
+						return
+					}
+					go func() {
+						c.SetDeadline(time.Now().Add(handshakeTimeout))
+						rank, err := t.accept(c)
+						if err != nil {
+							c.Close() // a stranger or a bad peer
+							return
+						}
+						select {
+						case done <- result{rank, c}:
+						case <-actx.Done():
+							c.Close()
+						}
+					}()
+				}
+			}()
 			for got := 0; got < self; {
-				c, err := t.l.AcceptTCP()
-				if err != nil {
+				var r result
+				select {
+				case r = <-done:
+				case <-actx.Done():
 					fail(fmt.Errorf("accept peers: %w", context.Cause(ctx)))
 					return
 				}
-				rank, err := t.accept(c)
-				if err != nil {
-					c.Close() // a stranger or a bad peer: keep waiting
-					continue
-				}
-				l, err := t.link(c)
+				l, err := t.link(r.c)
 				if err != nil {
 					fail(err)
 					return
 				}
 				mu.Lock()
-				dup := links[rank] != nil
+				dup := links[r.rank] != nil
 				if !dup {
-					links[rank] = l
+					links[r.rank] = l
 				}
 				mu.Unlock()
 				if dup {
@@ -247,7 +281,6 @@ func (t *transport) dial(ctx context.Context, p rpi.Peer) (*net.TCPConn, error) 
 // accept runs the acceptor's half of the handshake and returns the peer's
 // rank.
 func (t *transport) accept(c *net.TCPConn) (int, error) {
-	c.SetDeadline(time.Now().Add(10 * time.Second))
 	nonce := make([]byte, nonceSize)
 	if _, err := rand.Read(nonce); err != nil {
 		return 0, err
