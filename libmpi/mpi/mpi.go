@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -139,7 +140,7 @@ func initTimeout() time.Duration {
 // initSingleton makes a world of one process, for a program started
 // without mpirun.
 func initSingleton() error {
-	st.engine = core.New(core.Config{Rank: 0, Links: make([]rpi.Link, 1), Spin: 20 * time.Microsecond, Yield: 200 * time.Microsecond})
+	st.engine = core.New(core.Config{Rank: 0, Links: make([]rpi.Link, 1)})
 	st.rank = 0
 	World.init(0, []int{0}, 0)
 	Self.init(2, []int{0}, 0)
@@ -191,7 +192,8 @@ func initJob(ctx context.Context) error {
 	info := mod.SSI()
 	rpiName := info.Name + " " + info.Version.String()
 	t, err := mod.Open(ctx, &rpi.Job{Rank: rank, Size: size, Node: nodes.Self, Host: host, Settings: settings,
-		Timeout: initTimeout(), Daemon: cl, PID: os.Getpid()})
+		Timeout: initTimeout(), Daemon: cl, PID: os.Getpid(),
+		Shared: filepath.Join(jobwire.ShmDir, jobwire.SegmentPrefix(os.Getuid(), job))})
 	if err != nil {
 		return errorf(ErrOther, "rpi %s: %v", info.Name, err)
 	}
@@ -224,7 +226,12 @@ func initJob(ctx context.Context) error {
 	if err != nil {
 		return errorf(ErrOther, "connect to the other processes: %v", err)
 	}
-	st.engine = core.New(core.Config{Rank: rank, Links: links, Short: t.Short(), Spin: 20 * time.Microsecond, Yield: 200 * time.Microsecond})
+	cfg := core.Config{Rank: rank, Links: links, Short: t.Short()}
+	if p, ok := t.(rpi.Pacer); ok {
+		cfg.Pace = p.Pace()
+	}
+	cfg.Waiter, _ = t.(rpi.Waiter)
+	st.engine = core.New(cfg)
 	st.client, st.transport, st.job, st.rank = cl, t, job, rank
 	group := make([]int, size)
 	for i := range group {

@@ -39,6 +39,9 @@ type Job struct {
 	Daemon *lamclient.Client
 	// PID is this process's pid, which addresses it for the lamds.
 	PID int
+	// Shared is a path prefix, unique to the job, for what its processes
+	// on a node share (shared-memory segments); "" outside a job.
+	Shared string
 }
 
 // Module is an rpi module.
@@ -55,8 +58,9 @@ type Transport interface {
 	// to every rank.
 	Addr() string
 	// Connect makes one link to every peer (peers[i].Rank == i; this
-	// process's own entry is ignored and its link left nil). Links
-	// authenticate with the job's secret.
+	// process's own entry is ignored and its link left nil). A peer whose
+	// Addr is empty is skipped too (a module serving some peers through
+	// another). Links authenticate with the job's secret.
 	Connect(ctx context.Context, peers []Peer, secret []byte) ([]Link, error)
 	// Short is the largest message sent eagerly; longer ones use the
 	// rendezvous protocol.
@@ -81,6 +85,54 @@ type Link interface {
 // system call (a frame's header and its body).
 type VectorWriter interface {
 	Write2(a, b []byte) (int, error)
+}
+
+// The optional interfaces below let a module tell the MPI core more than
+// the byte streams do. The core asks for them with type assertions.
+
+// Waiter is implemented by transports whose links have no descriptor
+// (Fd() < 0) but can wake a process that sleeps: a peer that writes to, or
+// reads from, one of this process's links after Arm wakes Sleep.
+type Waiter interface {
+	// Arm announces that the caller is about to sleep. The caller then
+	// looks at its links once more and sleeps only if nothing moved.
+	Arm() (token uint32)
+	// Sleep sleeps until a peer moved bytes after Arm, or timeout.
+	Sleep(token uint32, timeout time.Duration)
+	// Disarm ends what Arm started; every Arm is paired with a Disarm.
+	Disarm()
+}
+
+// Pacer is implemented by transports that say how a waiting process paces
+// itself: it polls its links at least SpinPolls times and for Spin, then
+// yields the processor between polls (to other processes too, with
+// sched_yield, when YieldOS) for Yield, then sleeps. A negative Yield
+// yields forever and never sleeps.
+type Pacer interface {
+	Pace() Pace
+}
+
+// Pace is how a waiter paces itself; see Pacer.
+type Pace struct {
+	SpinPolls int
+	Spin      time.Duration
+	Yield     time.Duration
+	YieldOS   bool
+}
+
+// RemoteReader is implemented by links to a peer whose memory this
+// process may read directly (cross-memory attach): a long message then
+// moves in one copy, from the sender's buffer straight into the
+// receiver's.
+type RemoteReader interface {
+	// ReadRemote copies len(dst) bytes from address addr of the peer.
+	ReadRemote(dst []byte, addr uint64) error
+}
+
+// Shorter is implemented by links whose eager limit differs from their
+// transport's (a shared-memory module's links to peers on other nodes).
+type Shorter interface {
+	Short() int
 }
 
 // Register registers an rpi module from its package's init.

@@ -65,7 +65,7 @@ func job(t testing.TB, n, short int) []*Engine {
 	}
 	es := make([]*Engine, n)
 	for i := range es {
-		es[i] = New(Config{Rank: i, Links: links[i], Short: short, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond})
+		es[i] = New(Config{Rank: i, Links: links[i], Short: short, Pace: rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond}})
 	}
 	t.Cleanup(func() {
 		for _, e := range es {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -46,18 +47,19 @@ type Status struct {
 
 // Engine is one process's MPI engine.
 type Engine struct {
-	mu      sync.Mutex // the progress lock
-	match   *match.Engine
-	self    int
-	peers   []*peer
-	short   int
-	nextID  uint64
-	sends   map[uint64]*Request // rendezvous and synchronous sends awaiting the receiver
-	recvs   map[uint64]*Request // rendezvous receives awaiting the data
-	spin    time.Duration
-	yield   time.Duration
-	pollfds []unix.PollFd
-	closed  bool
+	mu       sync.Mutex // the progress lock
+	match    *match.Engine
+	self     int
+	peers    []*peer
+	short    int
+	nextID   uint64
+	sends    map[uint64]*Request // rendezvous and synchronous sends awaiting the receiver
+	recvs    map[uint64]*Request // rendezvous receives awaiting the data
+	pace     rpi.Pace
+	waiter   rpi.Waiter
+	pollfds  []unix.PollFd
+	closed   bool
+	activity uint64 // link reads and writes that moved bytes
 }
 
 // Config sets up an engine.
@@ -65,21 +67,30 @@ type Config struct {
 	Rank  int
 	Links []rpi.Link // by world rank; nil for this process
 	Short int
-	// Spin and Yield bound how long a waiter polls the links before it
-	// yields the processor, and before it blocks.
-	Spin, Yield time.Duration
+	// Pace is how a waiter polls the links, yields, and sleeps.
+	Pace rpi.Pace
+	// Waiter, if set, is how a waiter sleeps on links without
+	// descriptors (shared memory).
+	Waiter rpi.Waiter
 }
+
+// DefaultPace suits transports whose links are descriptors: poll for
+// 20 µs, yield to other goroutines for 200 µs, then sleep in poll(2).
+var DefaultPace = rpi.Pace{SpinPolls: 16, Spin: 20 * time.Microsecond, Yield: 200 * time.Microsecond}
 
 // New starts an engine over the given links.
 func New(c Config) *Engine {
 	e := &Engine{
-		match: match.New(),
-		self:  c.Rank,
-		short: c.Short,
-		sends: map[uint64]*Request{},
-		recvs: map[uint64]*Request{},
-		spin:  c.Spin,
-		yield: c.Yield,
+		match:  match.New(),
+		self:   c.Rank,
+		short:  c.Short,
+		sends:  map[uint64]*Request{},
+		recvs:  map[uint64]*Request{},
+		pace:   c.Pace,
+		waiter: c.Waiter,
+	}
+	if e.pace == (rpi.Pace{}) {
+		e.pace = DefaultPace
 	}
 	if e.short <= 0 {
 		e.short = 64 << 10
@@ -89,7 +100,12 @@ func New(c Config) *Engine {
 		if i == c.Rank || l == nil {
 			continue
 		}
-		e.peers[i] = &peer{rank: i, link: l}
+		p := &peer{rank: i, link: l, short: e.short}
+		if s, ok := l.(rpi.Shorter); ok {
+			p.short = s.Short()
+		}
+		p.direct, _ = l.(rpi.RemoteReader)
+		e.peers[i] = p
 	}
 	return e
 }
@@ -225,7 +241,7 @@ func (e *Engine) startSend(r *Request) {
 		return
 	}
 	h := header{context: r.context, source: int32(r.myRank), tag: int32(r.tag), length: uint64(len(r.buf))}
-	if len(r.buf) <= e.short {
+	if len(r.buf) <= p.short {
 		h.typ = frameEager
 		if r.mode == Sync {
 			h.flags |= flagSync
@@ -240,6 +256,12 @@ func (e *Engine) startSend(r *Request) {
 		h.typ = frameRTS
 		r.id = e.newID()
 		h.sendID = r.id
+		if p.direct != nil {
+			// The receiver may copy the body straight from r.buf, which
+			// stays put (Go's heap does not move) until it says so.
+			h.flags |= flagDirect
+			h.recvID = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
+		}
 		e.sends[r.id] = r
 		p.queue(&h, nil, nil)
 	}
@@ -303,11 +325,20 @@ func (e *Engine) matchUnexpected(r *Request, u *unexpected) {
 			e.ack(u.from, u.hdr.sendID)
 		}
 	case frameRTS:
-		r.id = e.newID()
+		p := e.peers[u.from]
 		r.peer = u.from
+		if u.hdr.flags&flagDirect != 0 && p.direct != nil {
+			n := min(uint64(len(r.buf)), u.hdr.length)
+			if err := p.direct.ReadRemote(r.buf[:n], u.hdr.recvID); err == nil {
+				r.finishRecv(int(u.hdr.source), int(u.hdr.tag), int(u.hdr.length), int(n))
+				e.ack(u.from, u.hdr.sendID) // the sender's buffer is free
+				return
+			}
+			p.direct = nil // not permitted here: ask for the body
+		}
+		r.id = e.newID()
 		r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
 		e.recvs[r.id] = r
-		p := e.peers[u.from]
 		h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
 		p.queue(&h, nil, nil)
 		e.flush(p)

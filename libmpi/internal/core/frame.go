@@ -6,10 +6,14 @@ import "encoding/binary"
 // header, followed by a body for eager and data frames.
 //
 //	eager  header + body           a message of up to Short bytes
-//	rts    header                  a longer message is ready (rendezvous)
+//	rts    header                  a longer message is ready (rendezvous);
+//	                               with flagDirect, recvID is the address
+//	                               of the sender's buffer, which the
+//	                               receiver may copy itself (then: sack)
 //	cts    header                  the receiver matched it: send the body
 //	data   header + body           the body of a rendezvous message
-//	sack   header                  a synchronous send was matched
+//	sack   header                  a synchronous send was matched, or a
+//	                               direct rts's body was copied
 //	cancel header                  withdraw an unmatched send (sendID)
 //	cack   header                  the answer: flagCancelled if withdrawn
 const (
@@ -27,6 +31,7 @@ const (
 const (
 	flagSync      = 1 << iota // synchronous send: acknowledge the match
 	flagCancelled             // cack: the message was withdrawn
+	flagDirect                // rts: the receiver may read the body from the sender's memory
 )
 
 const headerSize = 40

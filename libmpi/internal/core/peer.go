@@ -10,9 +10,11 @@ import (
 
 // peer is the link to one other process and its two protocol streams.
 type peer struct {
-	rank int
-	link rpi.Link
-	dead error
+	rank   int
+	link   rpi.Link
+	dead   error
+	short  int              // largest eager message on this link
+	direct rpi.RemoteReader // nil unless the peer's memory can be read directly
 
 	// Outgoing frames, written in order.
 	out     []outFrame
@@ -71,6 +73,7 @@ func (e *Engine) flush(p *peer) {
 			if n == 0 {
 				return
 			}
+			e.activity++
 			h := min(n, headerSize)
 			f.hdrN, f.n = h, n-h
 		}
@@ -81,6 +84,7 @@ func (e *Engine) flush(p *peer) {
 				return
 			}
 			f.hdrN += n
+			e.activity += uint64(n)
 			if f.hdrN < headerSize {
 				return
 			}
@@ -94,6 +98,7 @@ func (e *Engine) flush(p *peer) {
 			if n == 0 {
 				return
 			}
+			e.activity++
 			f.n += n
 		}
 		if f.done != nil {
@@ -122,6 +127,7 @@ func (e *Engine) fill(p *peer) bool {
 		return false
 	}
 	p.rend += n
+	e.activity += uint64(n)
 	return n > 0
 }
 
@@ -161,6 +167,7 @@ func (e *Engine) read(p *peer) {
 			if n == 0 {
 				return
 			}
+			e.activity++
 			p.dstN += n
 		case p.skip > 0 && avail > 0:
 			n := int(min(uint64(avail), p.skip))

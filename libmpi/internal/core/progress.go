@@ -63,25 +63,43 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool) error {
 				return err
 			}
 		}
-		if i < 16 {
+		if i < e.pace.SpinPolls {
 			continue
 		}
 		if start.IsZero() {
 			start = time.Now()
 		}
 		switch spent := time.Since(start); {
-		case spent < e.spin:
-		case spent < e.spin+e.yield:
-			runtime.Gosched()
+		case spent < e.pace.Spin:
+		case e.pace.Yield < 0 || spent < e.pace.Spin+e.pace.Yield:
+			if e.pace.YieldOS {
+				unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) // to other processes too
+			} else {
+				runtime.Gosched()
+			}
 		default:
-			e.block(10 * time.Millisecond)
+			e.block(10*time.Millisecond, cond)
 		}
 	}
 }
 
-// block sleeps in poll(2) until a link can move bytes or the timeout ends.
-func (e *Engine) block(timeout time.Duration) {
+// block sleeps until a link can move bytes or the timeout ends: in
+// poll(2) on the links' descriptors, or on the transport's Waiter for
+// links without one (both: the Waiter, and poll(2) every millisecond).
+func (e *Engine) block(timeout time.Duration, cond func() bool) {
+	var token uint32
+	if e.waiter != nil {
+		token = e.waiter.Arm()
+		defer e.waiter.Disarm()
+	}
 	e.mu.Lock()
+	before := e.activity
+	if e.waiter != nil {
+		// Armed: whatever a peer moves from now on wakes us; look once
+		// more at what moved before.
+		e.progress()
+	}
+	moved := e.activity != before
 	e.pollfds = e.pollfds[:0]
 	for _, p := range e.peers {
 		if p == nil || p.dead != nil || p.link.Fd() < 0 {
@@ -95,6 +113,19 @@ func (e *Engine) block(timeout time.Duration) {
 	}
 	fds := append([]unix.PollFd(nil), e.pollfds...)
 	e.mu.Unlock()
+	if moved || cond() {
+		return
+	}
+	if e.waiter != nil {
+		if len(fds) > 0 {
+			if n, _ := unix.Poll(fds, 0); n > 0 {
+				return
+			}
+			timeout = min(timeout, time.Millisecond)
+		}
+		e.waiter.Sleep(token, timeout)
+		return
+	}
 	if len(fds) == 0 {
 		time.Sleep(timeout / 10)
 		return

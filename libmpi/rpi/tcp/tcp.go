@@ -79,6 +79,7 @@ type transport struct {
 	counting bool
 	job      *rpi.Job
 	secret   []byte
+	peers    []rpi.Peer
 	l        *net.TCPListener
 	short    int
 	sockbuf  int
@@ -116,7 +117,7 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 	if len(secret) < 16 {
 		return nil, errors.New("rpi tcp: the job's secret is missing or too short")
 	}
-	t.secret = secret
+	t.secret, t.peers = secret, peers
 	if t.job.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t.job.Timeout)
@@ -134,9 +135,16 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 		mu.Unlock()
 	}
 	var wg sync.WaitGroup
+	// Peers without an address are served by someone else.
+	lower := 0
+	for _, p := range peers[:self] {
+		if p.Addr != "" {
+			lower++
+		}
+	}
 	// Accept from lower ranks. Every connection shakes hands in its own
 	// goroutine, so a stranger that connects and stays silent delays nobody.
-	if self > 0 {
+	if lower > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -176,7 +184,7 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 					}()
 				}
 			}()
-			for got := 0; got < self; {
+			for got := 0; got < lower; {
 				var r result
 				select {
 				case r = <-done:
@@ -205,6 +213,9 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 	}
 	// Dial higher ranks.
 	for _, p := range peers[self+1:] {
+		if p.Addr == "" {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -293,7 +304,7 @@ func (t *transport) accept(c *net.TCPConn) (int, error) {
 		return 0, err
 	}
 	rank := int(binary.BigEndian.Uint32(msg))
-	if rank < 0 || rank >= t.job.Rank {
+	if rank < 0 || rank >= t.job.Rank || t.peers[rank].Addr == "" {
 		return 0, fmt.Errorf("peer claims rank %d", rank)
 	}
 	if !hmac.Equal(msg[4:], t.mac(nonce, rank, t.job.Rank, "dial")) {

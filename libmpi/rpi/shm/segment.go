@@ -1,0 +1,182 @@
+package shm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The segment one node's processes of a job share:
+//
+//	header   one line: magic, local process count, ring size, attach count
+//	bells    one line per local process: its doorbell
+//	rings    n×n channels (from, to), the diagonal unused: a line for the
+//	         producer's counter, one for the consumer's, then the data
+//
+// Lines are 128 bytes, so that the adjacent-line prefetcher does not make
+// two counters share one.
+const (
+	line       = 128
+	magic      = 0x4c414d53484d3031 // "LAMSHM01"
+	offMagic   = 0
+	offLocal   = 8
+	offRing    = 16
+	offAttach  = 24
+	offBells   = line
+	ringHeader = 2 * line
+)
+
+// layout is a segment's geometry.
+type layout struct {
+	n        int // processes on the node
+	ringSize int // data bytes per channel, a power of two
+}
+
+func (l layout) ringsAt() int     { return offBells + l.n*line }
+func (l layout) channelSize() int { return ringHeader + l.ringSize }
+func (l layout) size() int        { return l.ringsAt() + l.n*l.n*l.channelSize() }
+
+func (l layout) channel(from, to int) int {
+	return l.ringsAt() + (from*l.n+to)*l.channelSize()
+}
+
+// segment is a mapped segment.
+type segment struct {
+	layout
+	mem  []byte
+	path string
+}
+
+func (s *segment) u64(off int) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&s.mem[off])) }
+func (s *segment) u32(off int) *atomic.Uint32 { return (*atomic.Uint32)(unsafe.Pointer(&s.mem[off])) }
+
+func (s *segment) bell(i int) bell {
+	off := offBells + i*line
+	return bell{sleepers: (*atomic.Int32)(unsafe.Pointer(&s.mem[off])), seq: s.u32(off + 4)}
+}
+
+// ring returns one side of channel from→to.
+func (s *segment) ring(from, to int, producer bool) *ring {
+	off := s.channel(from, to)
+	data := s.mem[off+ringHeader : off+ringHeader+s.ringSize : off+ringHeader+s.ringSize]
+	return newRing(s.u64(off), s.u64(off+line), data, producer)
+}
+
+// create makes and maps the segment; the node's first process does this.
+func create(path string, l layout) (*segment, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create shared segment %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Fchmod(fd, 0o600); err != nil { // whatever the umask
+		unix.Unlink(path)
+		return nil, fmt.Errorf("shared segment %s: %w", path, err)
+	}
+	if err := unix.Ftruncate(fd, int64(l.size())); err != nil {
+		unix.Unlink(path)
+		return nil, fmt.Errorf("size shared segment %s (%d bytes): %w", path, l.size(), err)
+	}
+	s, err := mapSegment(fd, path, l)
+	if err != nil {
+		unix.Unlink(path)
+		return nil, err
+	}
+	s.u64(offRing).Store(uint64(l.ringSize))
+	s.u32(offLocal).Store(uint32(l.n))
+	s.u64(offMagic).Store(magic) // last: the segment is ready
+	return s, nil
+}
+
+// open maps the segment another process of the node creates, waiting for
+// it until ctx ends.
+func open(ctx context.Context, path string, l layout) (*segment, error) {
+	for wait := 50 * time.Microsecond; ; wait = min(2*wait, 5*time.Millisecond) {
+		s, err := tryOpen(path, l)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, errNotYet) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("shared segment %s: the node's first process did not create it: %w", path, context.Cause(ctx))
+		case <-time.After(wait):
+		}
+	}
+}
+
+var errNotYet = errors.New("not there yet")
+
+func tryOpen(path string, l layout) (*segment, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return nil, errNotYet
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open shared segment %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("shared segment %s: %w", path, err)
+	}
+	switch {
+	case int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return nil, fmt.Errorf("shared segment %s: not an owner-only file of this user; refusing it", path)
+	case st.Size < int64(l.size()):
+		return nil, errNotYet // still being sized
+	case st.Size > int64(l.size()):
+		return nil, fmt.Errorf("shared segment %s: %d bytes, expected %d (do the processes of the node disagree on the rpi parameters?)", path, st.Size, l.size())
+	}
+	s, err := mapSegment(fd, path, l)
+	if err != nil {
+		return nil, err
+	}
+	if s.u64(offMagic).Load() != magic {
+		s.unmap()
+		return nil, errNotYet
+	}
+	if int(s.u32(offLocal).Load()) != l.n || int(s.u64(offRing).Load()) != l.ringSize {
+		s.unmap()
+		return nil, fmt.Errorf("shared segment %s: made for %d processes with %d-byte rings, expected %d and %d (do the processes of the node disagree on the rpi parameters?)",
+			path, s.u32(offLocal).Load(), s.u64(offRing).Load(), l.n, l.ringSize)
+	}
+	return s, nil
+}
+
+func mapSegment(fd int, path string, l layout) (*segment, error) {
+	mem, err := unix.Mmap(fd, 0, l.size(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map shared segment %s: %w", path, err)
+	}
+	return &segment{layout: l, mem: mem, path: path}, nil
+}
+
+// attached counts this process in; the node's last process to attach
+// removes the segment's name, so nothing is left behind whatever happens
+// to the processes afterwards.
+func (s *segment) attached() error {
+	if int(s.u32(offAttach).Add(1)) == s.n {
+		if err := unix.Unlink(s.path); err != nil && err != unix.ENOENT {
+			return fmt.Errorf("remove shared segment's name %s: %w", s.path, err)
+		}
+	}
+	return nil
+}
+
+func (s *segment) unmap() error {
+	if s.mem == nil {
+		return nil
+	}
+	err := unix.Munmap(s.mem)
+	s.mem = nil
+	return err
+}
