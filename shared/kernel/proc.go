@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lamgo/lam/shared/jobwire"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -361,6 +362,7 @@ func (k *Kernel) watch(r *request, p *proc, outR, errR *os.File) {
 	if p.removeProgram {
 		os.Remove(p.cmd.Path)
 	}
+	k.sweepJob(p.job)
 	ex := &wire.Exited{}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -425,5 +427,23 @@ func (k *Kernel) signal(r *request, m *wire.Signal) {
 func (k *Kernel) killProcs(job string) int {
 	ps := k.procs.match(job, 0)
 	terminate(ps, k.cfg.KillGrace)
+	for _, p := range ps {
+		k.sweepJob(p.job)
+	}
 	return len(ps)
+}
+
+// sweepJob removes what an MPI job left in shared memory on this node
+// (segments whose processes died before all of them attached) once none
+// of the job's processes run here any more.
+func (k *Kernel) sweepJob(job string) {
+	id, err := jobwire.ParseJobID(job)
+	if err != nil || len(k.procs.match(job, 0)) > 0 {
+		return
+	}
+	if n, err := jobwire.RemoveSegments(os.Getuid(), &id); err != nil {
+		k.log.Warn("removing a job's shared memory", "job", job, "err", err)
+	} else if n > 0 {
+		k.log.Debug("removed a job's shared memory", "job", job, "segments", n)
+	}
 }

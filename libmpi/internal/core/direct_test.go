@@ -1,0 +1,104 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/rpi"
+)
+
+// directLink is a socket link whose peer's memory can be read (both ends
+// live in this process), or whose remote reads are refused.
+type directLink struct {
+	sockLink
+	refuse bool
+	reads  *int
+}
+
+func (l *directLink) ReadRemote(dst []byte, addr uint64) error {
+	*l.reads++
+	if l.refuse {
+		return unix.EPERM
+	}
+	local := []unix.Iovec{{Base: &dst[0]}}
+	local[0].SetLen(len(dst))
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(dst)}}
+	n, err := unix.ProcessVMReadv(os.Getpid(), local, remote, 0)
+	if err == nil && n != len(dst) {
+		err = errors.New("short read")
+	}
+	return err
+}
+
+func directJob(t *testing.T, refuse bool) ([]*Engine, *int) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.SetNonblock(fds[0], true)
+	unix.SetNonblock(fds[1], true)
+	reads := new(int)
+	a := &directLink{sockLink{fds[0]}, refuse, reads}
+	b := &directLink{sockLink{fds[1]}, refuse, reads}
+	pace := rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond}
+	es := []*Engine{
+		New(Config{Rank: 0, Links: []rpi.Link{nil, a}, Short: 1024, Pace: pace}),
+		New(Config{Rank: 1, Links: []rpi.Link{b, nil}, Short: 1024, Pace: pace}),
+	}
+	t.Cleanup(func() {
+		for _, e := range es {
+			e.Close(t.Context())
+		}
+	})
+	return es, reads
+}
+
+// Long messages move by a direct read of the sender's buffer where the
+// link allows it, and by the usual clear-to-send otherwise; both complete
+// the send, report truncation, and keep synchronous semantics.
+func TestDirectRendezvous(t *testing.T) {
+	for _, refuse := range []bool{false, true} {
+		es, reads := directJob(t, refuse)
+		msg := bytes.Repeat([]byte("0123456789"), 50000)
+		for _, mode := range []SendMode{Standard, Sync} {
+			for _, early := range []bool{true, false} {
+				buf := make([]byte, len(msg))
+				var r *Request
+				if early {
+					r = irecv(es[1], buf, 0, 3)
+				}
+				done := make(chan struct{})
+				go func() { send(t, es[0], msg, 1, 3, mode); close(done) }()
+				if !early {
+					time.Sleep(5 * time.Millisecond)
+					r = irecv(es[1], buf, 0, 3)
+				}
+				st := wait(t, es[1], r)
+				<-done
+				if st.Err != nil || st.Count != len(msg) || !bytes.Equal(buf, msg) {
+					t.Fatalf("refuse=%v mode=%v early=%v: %+v", refuse, mode, early, st)
+				}
+			}
+		}
+		// Truncated: the receiver reads what fits and says so.
+		small := make([]byte, 1000)
+		r := irecv(es[1], small, 0, 4)
+		done := make(chan struct{})
+		go func() { send(t, es[0], msg, 1, 4, Standard); close(done) }()
+		if st := wait(t, es[1], r); !errors.Is(st.Err, ErrTruncate) || st.Count != 1000 || !bytes.Equal(small, msg[:1000]) {
+			t.Fatalf("refuse=%v truncated: %+v", refuse, st)
+		}
+		<-done
+		if *reads == 0 {
+			t.Errorf("refuse=%v: the link was never asked to read directly", refuse)
+		}
+		if refuse && *reads != 1 {
+			t.Errorf("a refused direct read was tried %d times; once is enough", *reads)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package shm
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/rpi"
+	_ "github.com/lamgo/lam/libmpi/rpi/tcp" // tcp's parameters, for the off-node half
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+func TestRingWrapsAndSplits(t *testing.T) {
+	var head, tail atomic.Uint64
+	data := make([]byte, 64)
+	w := newRing(&head, &tail, data, true)
+	r := newRing(&head, &tail, data, false)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var sent, got []byte
+	buf := make([]byte, 100)
+	for i := 0; i < 2000; i++ {
+		a := make([]byte, rng.IntN(50))
+		b := make([]byte, rng.IntN(50))
+		for j := range a {
+			a[j] = byte(rng.Uint32())
+		}
+		for j := range b {
+			b[j] = byte(rng.Uint32())
+		}
+		n := w.write(a, b)
+		if n > len(data) {
+			t.Fatalf("wrote %d into a ring of %d", n, len(data))
+		}
+		all := append(append([]byte(nil), a...), b...)
+		sent = append(sent, all[:n]...)
+		k := r.read(buf[:rng.IntN(len(buf))])
+		got = append(got, buf[:k]...)
+	}
+	for {
+		k := r.read(buf)
+		if k == 0 {
+			break
+		}
+		got = append(got, buf[:k]...)
+	}
+	if !bytes.Equal(sent, got) {
+		t.Fatalf("the ring changed the stream (%d bytes sent, %d read)", len(sent), len(got))
+	}
+	if w.write(make([]byte, 65), nil) != 64 || w.write([]byte{1}, nil) != 0 {
+		t.Error("a full ring took more than its size")
+	}
+}
+
+func TestRingSize(t *testing.T) {
+	c := settings{short: 8192, poolsize: 16 << 20, maxalloc: 1 << 20}
+	for _, tc := range []struct{ n, want int }{{1, 1 << 20}, {2, 1 << 20}, {8, 256 << 10}, {64, 16 << 10}} {
+		if got := c.ringSize(tc.n); got != tc.want {
+			t.Errorf("ringSize(%d) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}
+
+// job connects n transports of one job in this process, all on node 0
+// except the ranks listed in other (node 1: reached through tcp).
+func job(t *testing.T, mod Module, n int, other ...int) ([]rpi.Transport, [][]rpi.Link, string) {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "lam-test-")
+	ts := make([]rpi.Transport, n)
+	peers := make([]rpi.Peer, n)
+	for i := range ts {
+		node := int32(0)
+		for _, o := range other {
+			if o == i {
+				node = 1
+			}
+		}
+		tr, err := mod.Open(context.Background(), &rpi.Job{Rank: i, Size: n, Node: node, Host: "127.0.0.1",
+			Settings: ssi.NewSettings(nil, nil), Timeout: 10 * time.Second, Shared: prefix, PID: os.Getpid()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		ts[i] = tr
+		peers[i] = rpi.Peer{Rank: i, Node: node, Addr: tr.Addr()}
+	}
+	links := make([][]rpi.Link, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	for i := range ts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			links[i], errs[i] = ts[i].Connect(context.Background(), peers, secret)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", i, err)
+		}
+	}
+	return ts, links, prefix
+}
+
+// exchange sends msg from a to b over the links and reads it back.
+func exchange(t *testing.T, from, to rpi.Link, msg []byte) {
+	t.Helper()
+	got := make([]byte, 0, len(msg))
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(10 * time.Second)
+	for sent := 0; len(got) < len(msg); {
+		if time.Now().After(deadline) {
+			t.Fatalf("moved %d of %d bytes", len(got), len(msg))
+		}
+		if sent < len(msg) {
+			n, err := from.Write(msg[sent:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent += n
+		}
+		n, err := to.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !bytes.Equal(got, msg) {
+		t.Fatal("bytes changed on the way")
+	}
+}
+
+func TestLinksOnAndOffNode(t *testing.T) {
+	ts, links, prefix := job(t, New("usysv", 40, true), 4, 3)
+	// The segment's name is gone once the node's three processes mapped it.
+	if m, _ := filepath.Glob(prefix + "*"); len(m) != 0 {
+		t.Errorf("segment left behind: %v", m)
+	}
+	msg := make([]byte, 3<<20) // more than a ring holds
+	for i := range msg {
+		msg[i] = byte(i * 7)
+	}
+	for _, pair := range [][2]int{{0, 1}, {2, 0}, {1, 2}, {0, 3}, {3, 2}} {
+		a, b := pair[0], pair[1]
+		exchange(t, links[a][b], links[b][a], msg)
+		_, shmLink := links[a][b].(*link)
+		if onNode := a != 3 && b != 3; shmLink != onNode {
+			t.Errorf("link %d→%d: shared memory %v, want %v", a, b, shmLink, onNode)
+		}
+	}
+	if links[0][1].(rpi.Shorter).Short() != 8192 {
+		t.Error("the shared-memory eager limit is not rpi_usysv_short")
+	}
+	if p := ts[0].(rpi.Pacer).Pace(); p.SpinPolls != 10000 || !p.YieldOS {
+		t.Errorf("usysv pace %+v", p)
+	}
+}
+
+func TestRemoteRead(t *testing.T) {
+	_, links, _ := job(t, New("sysv", 30, false), 2)
+	src := bytes.Repeat([]byte("single copy "), 100000)
+	dst := make([]byte, len(src))
+	addr := uint64(uintptrOf(src))
+	if err := links[1][0].(rpi.RemoteReader).ReadRemote(dst, addr); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, src) {
+		t.Fatal("remote read changed the bytes")
+	}
+}
+
+func TestDoorbellWakes(t *testing.T) {
+	ts, links, _ := job(t, New("sysv", 30, false), 2)
+	w := ts[1].(rpi.Waiter)
+	tok := w.Arm()
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		time.Sleep(20 * time.Millisecond)
+		links[0][1].Write([]byte("x"))
+	}()
+	start := time.Now()
+	w.Sleep(tok, 5*time.Second)
+	w.Disarm()
+	<-wrote
+	if time.Since(start) > 4*time.Second {
+		t.Fatal("a write did not wake the sleeper")
+	}
+	// Armed after the write: the token is stale, no sleep.
+	tok = w.Arm()
+	links[0][1].Write([]byte("y"))
+	start = time.Now()
+	w.Sleep(tok, 5*time.Second)
+	w.Disarm()
+	if time.Since(start) > 4*time.Second {
+		t.Fatal("a write between Arm and Sleep was lost")
+	}
+}
+
+func TestSegmentRefusals(t *testing.T) {
+	dir := t.TempDir()
+	l := layout{n: 2, ringSize: 16 << 10}
+	path := filepath.Join(dir, "seg")
+	s, err := create(path, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.unmap()
+	if _, err := create(path, l); err == nil {
+		t.Error("created a segment over an existing one")
+	}
+	if _, err := tryOpen(path, layout{n: 3, ringSize: 16 << 10}); err == nil {
+		t.Error("opened a segment made for another layout")
+	}
+	os.Chmod(path, 0o644)
+	if _, err := tryOpen(path, l); err == nil {
+		t.Error("opened a segment others can read")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := open(ctx, filepath.Join(dir, "never"), l); err == nil {
+		t.Error("waited for a segment nobody makes and got one")
+	}
+	link := filepath.Join(dir, "link")
+	os.Symlink(path, link)
+	if _, err := tryOpen(link, l); err == nil {
+		t.Error("followed a symbolic link")
+	}
+}
+
+func TestBadSettings(t *testing.T) {
+	for _, env := range [][]string{
+		{"LAM_MPI_SSI_rpi_usysv_short=-1"},
+		{"LAM_MPI_SSI_rpi_usysv_poolsize=0"},
+		{"LAM_MPI_SSI_rpi_usysv_readlockpoll=lots"},
+		{"LAM_MPI_SSI_rpi_usysv_pollyield=maybe"},
+	} {
+		_, err := New("usysv", 40, true).Open(context.Background(), &rpi.Job{Settings: ssi.NewSettings(nil, env), Host: "127.0.0.1"})
+		if err == nil {
+			t.Errorf("%v accepted", env)
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	// What the usysv and sysv packages do (importing them here would be a
+	// cycle).
+	rpi.Register(New("usysv", 40, true))
+	rpi.Register(New("sysv", 30, false))
+	os.Exit(m.Run())
+}

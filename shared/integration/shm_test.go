@@ -1,0 +1,98 @@
+package integration
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/shared/jobwire"
+)
+
+// noSegments fails if a shared-memory segment of this user survives.
+func noSegments(t *testing.T) {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(jobwire.ShmDir, "lam-"+strconv.Itoa(os.Getuid())+"-*"))
+	if len(m) > 0 {
+		t.Errorf("shared-memory segments left behind: %v", m)
+	}
+}
+
+// The point-to-point and communicator suites over usysv and sysv, with
+// more ranks than cores.
+func TestSharedMemory(t *testing.T) {
+	ctx := testContext(t, 5*time.Minute)
+	l := newLocal(t)
+	l.boot(ctx)
+	for _, module := range []string{"usysv", "sysv"} {
+		for _, np := range []string{"2", "5", "8"} {
+			if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", np, bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
+				t.Errorf("p2p over %s with %s ranks: %v", module, np, r)
+			}
+		}
+		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", "4", bin("testprog"), "comm"); r.code != 0 || r.stdout != "comm ok\n" {
+			t.Errorf("comm over %s: %v", module, r)
+		}
+		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", "2", bin("testprog"), "big", "80"); r.code != 0 || r.stdout != "received 80 MiB\n" {
+			t.Errorf("80 MiB over %s: %v", module, r)
+		}
+		// Messages longer than a ring, without single copy: small rings.
+		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-ssi", "rpi_"+module+"_maxalloc", "65536", "-ssi", "rpi_"+module+"_short", "100000",
+			"-np", "3", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
+			t.Errorf("p2p over %s with eager messages longer than the rings: %v", module, r)
+		}
+	}
+	// The default universe picks usysv, as LAM did.
+	if r := l.run(ctx, "mpirun", "-v", "-np", "2", bin("hello")); r.code != 0 {
+		t.Errorf("hello: %v", r)
+	}
+	if r := l.run(ctx, "laminfo", "-parsable", "-param", "rpi", "usysv"); r.code != 0 || !strings.Contains(r.stdout, "rpi_usysv_readlockpoll") || !strings.Contains(r.stdout, "rpi_usysv_priority:40") {
+		t.Errorf("laminfo -param rpi usysv: %v", r)
+	}
+	noSegments(t)
+
+	// A rank killed in the middle of a long transfer: no hang, a report,
+	// nothing left.
+	for _, module := range []string{"usysv", "sysv"} {
+		cmd := exec.CommandContext(ctx, bin("mpirun"), "-ssi", "rpi", module, "-np", "2", bin("testprog"), "stream")
+		cmd.Env = l.env
+		out, _ := cmd.StdoutPipe()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		if line != "streaming\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("stream over %s did not start: %q %s", module, line, stderr.String())
+		}
+		pids, _ := exec.Command("pgrep", "-f", "^"+bin("testprog")+" stream").Output()
+		f := strings.Fields(string(pids))
+		if len(f) != 2 {
+			t.Fatalf("ranks: %q", pids)
+		}
+		time.Sleep(30 * time.Millisecond)
+		syscall.Kill(atoiOr0(f[0]), syscall.SIGKILL)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+			if cmd.ProcessState.ExitCode() == 0 || !regexp.MustCompile(`rank \d \(pid \d+\) on n0 exited due to signal 9`).MatchString(stderr.String()) {
+				t.Errorf("killed rank over %s: exit %d, %s", module, cmd.ProcessState.ExitCode(), stderr.String())
+			}
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("mpirun over %s did not notice a killed rank", module)
+		}
+		noneLeft(t, "testprog")
+		noSegments(t)
+	}
+}
