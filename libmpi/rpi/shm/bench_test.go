@@ -1,0 +1,58 @@
+package shm
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/libmpi/rpi"
+)
+
+// BenchmarkPingPong is a 1-byte ping-pong through the MPI core over a
+// shared-memory link, between two goroutines of this process (each
+// locked to a thread): the cost of the rings and the core together.
+func BenchmarkPingPong(b *testing.B) {
+	ts, links, _ := job(&testing.T{}, New("usysv", 40, true), 2)
+	var es [2]*core.Engine
+	for i := range es {
+		es[i] = core.New(core.Config{Rank: i, Links: links[i], Short: ts[i].Short(), Pace: ts[i].(rpi.Pacer).Pace(), Waiter: ts[i].(rpi.Waiter)})
+	}
+	defer func() {
+		for _, e := range es {
+			e.Close(context.Background())
+		}
+		for _, t := range ts {
+			t.Close()
+		}
+	}()
+	ping, pong := make([]byte, 1), make([]byte, 1)
+	s0 := es[0].NewSend(ping, 1, 1, 0, 1, 0, core.Standard)
+	r0 := es[0].NewRecv(pong, 1, 1, 0)
+	s1 := es[1].NewSend(pong, 0, 0, 1, 1, 0, core.Standard)
+	r1 := es[1].NewRecv(ping, 0, 1, 0)
+	c := context.Background()
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer close(done)
+		for i := 0; i < b.N; i++ {
+			es[1].Start(r1)
+			es[1].Wait(c, r1)
+			es[1].Start(s1)
+			es[1].Wait(c, s1)
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		es[0].Start(s0)
+		es[0].Wait(c, s0)
+		es[0].Start(r0)
+		es[0].Wait(c, r0)
+	}
+	<-done
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N)/1000, "µs/one-way")
+}
