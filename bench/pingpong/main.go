@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
@@ -21,6 +22,7 @@ func main() {
 	maxSize := flag.Int("max", 4<<20, "largest message in bytes")
 	iters := flag.Int("iters", 1000, "iterations for small messages (fewer for large ones)")
 	window := flag.Int("window", 64, "messages in flight for bw")
+	profile := flag.String("cpuprofile", "", "write rank 0's CPU profile to this file")
 	flag.Parse()
 	mode := "latency"
 	if flag.NArg() > 0 {
@@ -40,6 +42,17 @@ func main() {
 		return
 	}
 	peer := 1 - rank
+	if *profile != "" && rank == 0 {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pingpong:", err)
+			mpi.Abort(mpi.World, 1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	buf := make([]byte, *maxSize)
 	switch mode {
 	case "latency":
