@@ -95,4 +95,48 @@ func TestSharedMemory(t *testing.T) {
 		noneLeft(t, "testprog")
 		noSegments(t)
 	}
+
+	// What a job left in shared memory goes when the job is stopped:
+	// lamclean, and the lamd once the job's last process on the node ended.
+	for _, stop := range []string{"lamclean", "kill"} {
+		cmd := exec.CommandContext(ctx, bin("mpirun"), "-np", "2", bin("testprog"), "hang")
+		cmd.Env = l.env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// A leftover as a job's process could leave it, if it died before
+		// every process of the node attached.
+		left := filepath.Join(jobwire.ShmDir, jobwire.SegmentPrefix(os.Getuid(), jobwire.JobID{Node: 0, PID: int32(cmd.Process.Pid)})+"n0-test")
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if out, _ := exec.Command("pgrep", "-f", "^"+bin("testprog")+" hang").Output(); len(strings.Fields(string(out))) == 2 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err := os.WriteFile(left, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if stop == "lamclean" {
+			if r := l.run(ctx, "lamclean"); r.code != 0 {
+				t.Errorf("lamclean: %v", r)
+			}
+		} else {
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
+		cmd.Wait()
+		deadline = time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(left); os.IsNotExist(err) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if _, err := os.Stat(left); !os.IsNotExist(err) {
+			os.Remove(left)
+			t.Errorf("after %s, the job's segment remains", stop)
+		}
+		noneLeft(t, "testprog")
+	}
+	noSegments(t)
 }
