@@ -56,3 +56,36 @@ func BenchmarkPingPong(b *testing.B) {
 	<-done
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N)/1000, "µs/one-way")
 }
+
+// BenchmarkRingPingPong is the floor under BenchmarkPingPong: 41 bytes
+// (a frame header and one byte) each way through the rings alone.
+func BenchmarkRingPingPong(b *testing.B) {
+	_, links, _ := job(&testing.T{}, New("usysv", 40, true), 2)
+	msg := make([]byte, 41)
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer close(done)
+		buf := make([]byte, 64<<10)
+		for i := 0; i < b.N; i++ {
+			for n := 0; n < len(msg); {
+				k, _ := links[1][0].Read(buf)
+				n += k
+			}
+			links[1][0].Write(msg)
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	buf := make([]byte, 64<<10)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		links[0][1].Write(msg)
+		for n := 0; n < len(msg); {
+			k, _ := links[0][1].Read(buf)
+			n += k
+		}
+	}
+	<-done
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N)/1000, "µs/one-way")
+}
