@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -81,9 +82,21 @@ func (h *hosts) schema(extra map[int]string, hostNames ...string) string {
 }
 
 // lamds lists the lamd pids running on host i.
+// lamds lists the lamds in host i's network namespace (the machine may
+// run other lamds, of other tests or users, outside it).
 func (h *hosts) lamds(i int) []string {
-	out, _ := h.c.Command(context.Background(), i, "pgrep", "-x", "lamd").Output()
-	return strings.Fields(string(out))
+	ns, err := h.c.Command(context.Background(), i, "readlink", "/proc/self/ns/net").Output()
+	if err != nil {
+		h.t.Fatalf("host %d's network namespace: %v", i, err)
+	}
+	out, _ := exec.Command("pgrep", "-x", "lamd").Output()
+	var mine []string
+	for _, pid := range strings.Fields(string(out)) {
+		if theirs, err := os.Readlink(filepath.Join("/proc", pid, "ns", "net")); err == nil && theirs == strings.TrimSpace(string(ns)) {
+			mine = append(mine, pid)
+		}
+	}
+	return mine
 }
 
 // noLamds waits (bounded) until no host runs a lamd and no session

@@ -60,6 +60,8 @@ type Engine struct {
 	pollfds  []unix.PollFd
 	closed   bool
 	activity uint64 // link reads and writes that moved bytes
+	pass     uint64 // progress passes
+	mixed    bool   // links polled by calls and descriptors both
 }
 
 // Config sets up an engine.
@@ -105,8 +107,16 @@ func New(c Config) *Engine {
 			p.short = s.Short()
 		}
 		p.direct, _ = l.(rpi.RemoteReader)
+		p.fd = l.Fd() >= 0
 		e.peers[i] = p
 	}
+	fds, calls := false, false
+	for _, p := range e.peers {
+		if p != nil {
+			fds, calls = fds || p.fd, calls || !p.fd
+		}
+	}
+	e.mixed = fds && calls
 	return e
 }
 

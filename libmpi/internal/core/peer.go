@@ -13,6 +13,7 @@ type peer struct {
 	rank   int
 	link   rpi.Link
 	dead   error
+	fd     bool             // the link is a descriptor
 	short  int              // largest eager message on this link
 	direct rpi.RemoteReader // nil unless the peer's memory can be read directly
 

@@ -13,7 +13,14 @@ import (
 
 // progress moves bytes on every link without blocking. The caller holds
 // the progress lock.
+//
+// In a job that mixes links polled by calls (shared memory, a load from
+// memory) with descriptors (a system call each), the descriptors are read
+// only every descriptorEvery passes, unless they are busy, so that the
+// on-node latency does not grow with the number of off-node peers.
 func (e *Engine) progress() {
+	e.pass++
+	skipIdleFds := e.mixed && e.pass%descriptorEvery != 0
 	for _, p := range e.peers {
 		if p == nil || p.dead != nil {
 			continue
@@ -21,9 +28,14 @@ func (e *Engine) progress() {
 		if p.pending() {
 			e.flush(p)
 		}
+		if skipIdleFds && p.fd && !p.inBody && p.rpos == p.rend {
+			continue
+		}
 		e.read(p)
 	}
 }
+
+const descriptorEvery = 8
 
 // Progress makes progress once, if no other goroutine is doing so.
 func (e *Engine) Progress() {
