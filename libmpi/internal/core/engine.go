@@ -107,6 +107,7 @@ func New(c Config) *Engine {
 			p.short = s.Short()
 		}
 		p.direct, _ = l.(rpi.RemoteReader)
+		p.vw, _ = l.(rpi.VectorWriter)
 		p.fd = l.Fd() >= 0
 		e.peers[i] = p
 	}

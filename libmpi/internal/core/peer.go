@@ -16,6 +16,7 @@ type peer struct {
 	fd     bool             // the link is a descriptor
 	short  int              // largest eager message on this link
 	direct rpi.RemoteReader // nil unless the peer's memory can be read directly
+	vw     rpi.VectorWriter // nil unless the link writes two buffers at once
 
 	// Outgoing frames, written in order.
 	out     []outFrame
@@ -61,12 +62,11 @@ const stageSize = 64 << 10
 
 // flush writes what the link takes now.
 func (e *Engine) flush(p *peer) {
-	vw, vectored := p.link.(rpi.VectorWriter)
 	for p.dead == nil && p.outHead < len(p.out) {
 		f := &p.out[p.outHead]
-		if vectored && f.hdrN == 0 && len(f.body) > 0 {
+		if p.vw != nil && f.hdrN == 0 && len(f.body) > 0 {
 			// Header and body in one system call.
-			n, err := vw.Write2(f.hdr[:], f.body)
+			n, err := p.vw.Write2(f.hdr[:], f.body)
 			if err != nil {
 				e.peerDied(p, err)
 				return

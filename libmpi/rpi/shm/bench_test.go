@@ -89,3 +89,30 @@ func BenchmarkRingPingPong(b *testing.B) {
 	<-done
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N)/1000, "µs/one-way")
 }
+
+// BenchmarkSendRecvCost is the software cost of one eager 1-byte message
+// through the core and a ring, without another processor: one goroutine
+// sends on one engine and receives on the other.
+func BenchmarkSendRecvCost(b *testing.B) {
+	ts, links, _ := job(&testing.T{}, New("usysv", 40, true), 2)
+	var es [2]*core.Engine
+	for i := range es {
+		es[i] = core.New(core.Config{Rank: i, Links: links[i], Short: ts[i].Short(), Pace: ts[i].(rpi.Pacer).Pace(), Waiter: ts[i].(rpi.Waiter)})
+	}
+	defer func() {
+		for _, t := range ts {
+			t.Close()
+		}
+	}()
+	ping, pong := make([]byte, 1), make([]byte, 1)
+	s := es[0].NewSend(ping, 1, 1, 0, 1, 0, core.Standard)
+	r := es[1].NewRecv(pong, 0, 1, 0)
+	c := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		es[1].Start(r)
+		es[0].Start(s)
+		es[0].Wait(c, s)
+		es[1].Wait(c, r)
+	}
+}
