@@ -3,7 +3,7 @@
  * same measurement on other MPIs (Open MPI, LAM 7.1.4) side by side:
  *
  *   mpicc -O2 -o pingpong-c bench/c/pingpong.c
- *   mpirun -np 2 ./pingpong-c [max-bytes] [iterations]
+ *   mpirun -np 2 ./pingpong-c [max-bytes] [iterations] [min-bytes]
  *
  * It prints the OSU micro-benchmarks' format: "# Size  Latency (us)" and
  * one line per size, the one-way latency as half a round trip.
@@ -14,18 +14,19 @@
 
 int main(int argc, char **argv)
 {
-    int rank, size, max = 4 << 20, iters = 1000;
+    int rank, size, max = 4 << 20, iters = 1000, min = 1;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 1) max = atoi(argv[1]);
     if (argc > 2) iters = atoi(argv[2]);
+    if (argc > 3) min = atoi(argv[3]);
     char *buf = malloc(max > 0 ? max : 1);
     if (rank == 0) {
         printf("# C MPI latency test (one-way, half of a round trip)\n");
         printf("%-10s%20s\n", "# Size", "Latency (us)");
     }
-    for (int s = 1; s <= max && rank < 2; s *= 2) {
+    for (int s = min > 0 ? min : 1; s <= max && rank < 2; s *= 2) {
         int n = s > 65536 ? (iters / 10 > 10 ? iters / 10 : 10) : iters;
         int warm = n / 10 > 2 ? n / 10 : 2;
         double t0 = 0;

@@ -6,7 +6,7 @@
 //	mpirun -np 2 pingpong pingpong    ping-pong bandwidth
 //	mpirun -np 2 pingpong bw          windowed bandwidth (osu_bw)
 //
-// Sizes run from 1 byte to 4 MiB (-max changes the top).
+// Sizes run from 1 byte to 4 MiB (-min and -max change the ends).
 package main
 
 import (
@@ -19,6 +19,7 @@ import (
 )
 
 func main() {
+	minSize := flag.Int("min", 1, "smallest message in bytes")
 	maxSize := flag.Int("max", 4<<20, "largest message in bytes")
 	iters := flag.Int("iters", 1000, "iterations for small messages (fewer for large ones)")
 	window := flag.Int("window", 64, "messages in flight for bw")
@@ -60,7 +61,7 @@ func main() {
 			fmt.Println("# LAM/Go MPI latency test (one-way, half of a round trip)")
 			fmt.Printf("%-10s%20s\n", "# Size", "Latency (us)")
 		}
-		for size := 1; size <= *maxSize; size *= 2 {
+		for size := max(*minSize, 1); size <= *maxSize; size *= 2 {
 			if rt := roundTrip(buf[:size], rank, peer, *iters); rank == 0 {
 				fmt.Printf("%-10d%20.2f\n", size, rt*1e6/2)
 			}
@@ -70,7 +71,7 @@ func main() {
 			fmt.Println("# LAM/Go MPI ping-pong bandwidth test")
 			fmt.Printf("%-10s%20s\n", "# Size", "Bandwidth (MB/s)")
 		}
-		for size := 1; size <= *maxSize; size *= 2 {
+		for size := max(*minSize, 1); size <= *maxSize; size *= 2 {
 			if rt := roundTrip(buf[:size], rank, peer, *iters); rank == 0 {
 				fmt.Printf("%-10d%20.2f\n", size, float64(2*size)/rt/1e6)
 			}
@@ -82,7 +83,7 @@ func main() {
 		}
 		reqs := make([]*mpi.Request, *window)
 		ack := make([]byte, 1)
-		for size := 1; size <= *maxSize; size *= 2 {
+		for size := max(*minSize, 1); size <= *maxSize; size *= 2 {
 			n, warm := rounds(*iters/10+1, size)
 			var t0 float64
 			for i := -warm; i < n; i++ {
