@@ -9,6 +9,7 @@ import (
 // one matching engine: two hosts with several ranks each.
 func TestHostsSharedMemory(t *testing.T) {
 	testUser(t)
+	needShm(t)
 	ctx := testContext(t, 4*time.Minute)
 	h := newHosts(t, 2)
 	schema := h.schema(map[int]string{0: "cpu=2", 1: "cpu=3"})

@@ -13,7 +13,17 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/shared/jobwire"
+	"github.com/lamgo/lam/shared/testenv"
 )
+
+// needShm skips (or, under LAM_TEST_STRICT=1, fails) where there is no
+// shared-memory file system for the usysv and sysv modules.
+func needShm(t *testing.T) {
+	t.Helper()
+	if fi, err := os.Stat(jobwire.ShmDir); err != nil || !fi.IsDir() {
+		testenv.Skip(t, jobwire.ShmDir+" is missing")
+	}
+}
 
 // noSegments fails if a shared-memory segment of this user survives.
 func noSegments(t *testing.T) {
@@ -27,6 +37,7 @@ func noSegments(t *testing.T) {
 // The point-to-point and communicator suites over usysv and sysv, with
 // more ranks than cores.
 func TestSharedMemory(t *testing.T) {
+	needShm(t)
 	ctx := testContext(t, 5*time.Minute)
 	l := newLocal(t)
 	l.boot(ctx)
