@@ -1,0 +1,168 @@
+#!/bin/bash
+# side-by-side.sh: ping-pong latency of LAM/Go against Open MPI and LAM
+# 7.1.4 on this machine, in one interleaved run (A B C A B C ...), printed
+# as a Markdown table of medians with the ratio LAM/Go / Open MPI (below 1
+# is better).
+#
+#   bench/side-by-side.sh tcp     LAM/Go tcp, Open MPI tcp, LAM 7.1.4 tcp
+#   bench/side-by-side.sh shm     LAM/Go usysv and sysv, Open MPI vader,
+#                                 LAM 7.1.4 usysv and sysv
+#
+# ROUNDS (default 3) rounds; ITERS (default 1000) iterations for small
+# messages (a tenth for those above 64 KiB); SIZES (default "1 4096 65536
+# 1048576 4194304") the sizes shown. Run from the repository after
+# `make build`, as root. Needs Open MPI (openmpi-bin libopenmpi-dev) and,
+# for the LAM 7.1.4 columns, lam-runtime and lam4-dev and an unprivileged
+# user LAMUSER (default lamtest): LAM refuses to run as root. A column
+# whose MPI is missing is left out with a note. Everything the script
+# starts is stopped when it ends, also on failure or interrupt.
+set -euo pipefail
+
+set_name=${1:-}
+case "$set_name" in
+tcp | shm) ;;
+*)
+	echo "usage: $0 tcp|shm" >&2
+	exit 2
+	;;
+esac
+ROUNDS=${ROUNDS:-3}
+ITERS=${ITERS:-1000}
+SIZES=${SIZES:-"1 4096 65536 1048576 4194304"}
+LAMUSER=${LAMUSER:-lamtest}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+max=0
+for s in $SIZES; do [ "$s" -gt "$max" ] && max=$s; done
+
+work=$(mktemp -d /tmp/side-by-side.XXXXXX)
+chmod 755 "$work"
+export LAM_MPI_SESSION_PREFIX=$work/sessions
+mkdir -p "$LAM_MPI_SESSION_PREFIX" "$work/out"
+ours_up=false
+lam_up=false
+cleanup() {
+	set +e
+	if $ours_up; then "$repo/bin/lamhalt" >/dev/null 2>&1 || "$repo/bin/lamwipe" >/dev/null 2>&1; fi
+	if $lam_up; then as_lamuser 'lamhalt >/dev/null 2>&1 || lamwipe >/dev/null 2>&1'; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+as_lamuser() {
+	setpriv --reuid="$LAMUSER" --regid="$LAMUSER" --clear-groups \
+		env -i HOME="$work/lamhome" PATH=/usr/bin:/bin TMPDIR=/tmp sh -c "cd ~ && $1"
+}
+
+note() { echo "note: $*" >&2; }
+
+# The columns: a name and the command that runs it.
+names=()
+cmds=()
+add() {
+	names+=("$1")
+	cmds+=("$2")
+}
+
+[ -x "$repo/bin/pingpong" ] || {
+	echo "$0: build first (make build)" >&2
+	exit 1
+}
+"$repo/bin/lamboot" -H >/dev/null 2>&1
+ours_up=true
+ours() { add "LAM/Go $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $repo/bin/pingpong -max $max -iters $ITERS latency"; }
+
+ompi=false
+if command -v mpicc >/dev/null && command -v mpirun >/dev/null && mpirun --version 2>&1 | grep -q "Open MPI"; then
+	mpicc -O2 -o "$work/pp-ompi" "$repo/bench/c/pingpong.c"
+	ompi=true
+else
+	note "Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev): its columns are left out"
+fi
+ompi_run="OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --mca pml ob1"
+
+lam=false
+if command -v mpicc.lam >/dev/null && command -v mpirun.lam >/dev/null && id "$LAMUSER" >/dev/null 2>&1; then
+	mpicc.lam -O2 -o "$work/pp-lam" "$repo/bench/c/pingpong.c"
+	chmod 755 "$work/pp-lam"
+	mkdir -p "$work/lamhome"
+	chown "$LAMUSER:" "$work/lamhome"
+	if as_lamuser 'lamboot >boot.log 2>&1'; then
+		lam=true
+		lam_up=true
+	else
+		note "LAM 7.1.4 did not boot as $LAMUSER: its columns are left out"
+	fi
+else
+	note "LAM 7.1.4 (lam-runtime lam4-dev) or the user $LAMUSER is missing: its columns are left out"
+fi
+lamcol() { add "LAM 7.1.4 $1" "as_lamuser 'mpirun.lam -ssi rpi $1 -np 2 $work/pp-lam $max $ITERS'"; }
+
+case $set_name in
+tcp)
+	ours tcp
+	$ompi && add "Open MPI tcp" "$ompi_run --mca btl tcp,self --mca btl_tcp_if_include lo $work/pp-ompi $max $ITERS"
+	$lam && lamcol tcp
+	;;
+shm)
+	for m in usysv sysv; do
+		if "$repo/bin/laminfo" -parsable -param rpi "$m" 2>/dev/null | grep -q "rpi_${m}_priority"; then
+			ours "$m"
+		else
+			note "this LAM/Go has no rpi module $m: its column is left out"
+		fi
+	done
+	$ompi && add "Open MPI vader" "$ompi_run --mca btl vader,self $work/pp-ompi $max $ITERS"
+	if $lam; then
+		lamcol usysv
+		lamcol sysv
+	fi
+	;;
+esac
+
+
+for ((r = 1; r <= ROUNDS; r++)); do
+	for i in "${!names[@]}"; do
+		if ! eval "${cmds[$i]}" >"$work/out/$i.$r" 2>"$work/out/$i.$r.err"; then
+			note "${names[$i]} failed in round $r: $(tail -n 3 "$work/out/$i.$r.err" | tr '\n' ' ')"
+		fi
+	done
+done
+
+# median <column> <size>: the median over the rounds, or "-".
+median() {
+	cat "$work/out/$1".[0-9]* 2>/dev/null | awk -v s="$2" '$1 == s { print $2 }' | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+ref=-1
+for i in "${!names[@]}"; do
+	case ${names[$i]} in "Open MPI"*) ref=$i ;; esac
+done
+header="| size (bytes) |"
+rule="|---|"
+for i in "${!names[@]}"; do
+	header="$header ${names[$i]} |"
+	rule="$rule---|"
+	if [ "$ref" -ge 0 ] && [[ ${names[$i]} == LAM/Go* ]]; then
+		header="$header ratio |"
+		rule="$rule---|"
+	fi
+done
+echo "One-way latency in µs (half a round trip), median of $ROUNDS interleaved rounds; ratio = LAM/Go / ${names[$ref]:-Open MPI}."
+echo
+echo "$header"
+echo "$rule"
+for s in $SIZES; do
+	line="| $s |"
+	refv=-
+	[ "$ref" -ge 0 ] && refv=$(median "$ref" "$s")
+	for i in "${!names[@]}"; do
+		v=$(median "$i" "$s")
+		line="$line $v |"
+		if [ "$ref" -ge 0 ] && [[ ${names[$i]} == LAM/Go* ]]; then
+			line="$line $(awk -v a="$v" -v b="$refv" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }') |"
+		fi
+	done
+	echo "$line"
+done
