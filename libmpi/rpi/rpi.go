@@ -127,6 +127,9 @@ type Pace struct {
 type RemoteReader interface {
 	// ReadRemote copies len(dst) bytes from address addr of the peer.
 	ReadRemote(dst []byte, addr uint64) error
+	// SingleCopy is the length above which a message is read directly;
+	// shorter ones are faster through the link.
+	SingleCopy() int
 }
 
 // Shorter is implemented by links whose eager limit differs from their

@@ -267,7 +267,7 @@ func (e *Engine) startSend(r *Request) {
 		h.typ = frameRTS
 		r.id = e.newID()
 		h.sendID = r.id
-		if p.direct != nil {
+		if p.direct != nil && len(r.buf) > p.direct.SingleCopy() {
 			// The receiver may copy the body straight from r.buf, which
 			// stays put (Go's heap does not move) until it says so.
 			h.flags |= flagDirect

@@ -14,14 +14,15 @@ var errPeerGone = errors.New("the process at the other end of the shared-memory 
 // link is the channel to one process of the node: a ring each way. Only
 // the progress engine (under its lock) moves bytes on it.
 type link struct {
-	t      *transport
-	out    *ring // to the peer
-	in     *ring // from the peer
-	peer   bell  // the peer's doorbell
-	pid    int
-	short  int
-	dead   atomic.Bool
-	closed bool
+	t          *transport
+	out        *ring // to the peer
+	in         *ring // from the peer
+	peer       bell  // the peer's doorbell
+	pid        int
+	short      int
+	singleCopy int
+	dead       atomic.Bool
+	closed     bool
 }
 
 // Read takes what the peer wrote; the peer is woken if it sleeps waiting
@@ -77,6 +78,11 @@ func (l *link) Close() error {
 	l.closed = true
 	return nil
 }
+
+// SingleCopy: messages up to maxalloc (the ring's size at most) go
+// through the ring, where both processes copy at once; longer ones in one
+// copy by the receiver.
+func (l *link) SingleCopy() int { return l.singleCopy }
 
 // ReadRemote copies len(dst) bytes at addr in the peer's memory into dst
 // with one process_vm_readv(2) copy.

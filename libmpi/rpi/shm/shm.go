@@ -2,9 +2,12 @@
 // rpi modules: the processes of a job on one node share one segment, with
 // a byte ring for every ordered pair of them; peers on other nodes are
 // reached through the tcp transport in the same job, under the MPI core's
-// one matching engine. A long message moves in a single copy, straight
-// from the sender's buffer into the receiver's (process_vm_readv), where
-// the kernel permits it, and through the rings otherwise.
+// one matching engine. Messages up to rpi_*_short go eagerly; longer ones
+// wait for the receiver (rendezvous) and then stream through the ring,
+// both processes copying at once, up to rpi_*_maxalloc (a ring's size at
+// most); longer still, they move in a single copy, straight from the
+// sender's buffer into the receiver's (process_vm_readv), where the kernel
+// permits it, and through the ring otherwise.
 //
 // usysv waiters spin on the rings (LAM's spin locks); sysv waiters spin
 // briefly and then sleep on a futex in the segment, which a peer rings
@@ -48,7 +51,7 @@ func (m Module) SSI() ssi.Info {
 	params := []ssi.Param{
 		{Name: "short", Default: "8192", Type: ssi.Size, Help: "Largest message sent eagerly through shared memory; larger ones wait for the receiver, which copies them in one go where the kernel permits"},
 		{Name: "poolsize", Default: "16777216", Type: ssi.Size, Help: "Bytes of shared memory per node for the rings between the node's processes"},
-		{Name: "maxalloc", Default: "1048576", Type: ssi.Size, Help: "Largest ring between two processes, in bytes"},
+		{Name: "maxalloc", Default: "1048576", Type: ssi.Size, Help: "Largest ring between two processes, in bytes; longer messages move in a single copy where the kernel permits"},
 		{Name: "pollyield", Default: "1", Type: ssi.Bool, Help: "Yield the processor between polls once spinning is over"},
 	}
 	if m.spinning {
@@ -263,12 +266,13 @@ func (t *transport) attach(ctx context.Context, peers []rpi.Peer, local, pids []
 			t.pidfds[i] = fd
 		}
 		t.links[i] = &link{
-			t:     t,
-			out:   t.seg.ring(t.me, i, true),
-			in:    t.seg.ring(i, t.me, false),
-			peer:  t.seg.bell(i),
-			pid:   pids[r],
-			short: t.c.short,
+			t:          t,
+			out:        t.seg.ring(t.me, i, true),
+			in:         t.seg.ring(i, t.me, false),
+			peer:       t.seg.bell(i),
+			pid:        pids[r],
+			short:      t.c.short,
+			singleCopy: min(t.c.maxalloc, l.ringSize),
 		}
 	}
 	return nil
