@@ -39,19 +39,44 @@ func basic(name string, n int) *Datatype {
 }
 
 // Size is the number of data bytes in one element.
-func (d *Datatype) Size() int { return d.size }
+func (d *Datatype) Size() int {
+	if d == nil {
+		return 0
+	}
+	return d.size
+}
 
 // Extent is the span of one element, the step between consecutive ones.
-func (d *Datatype) Extent() int { return d.ub - d.lb }
+func (d *Datatype) Extent() int {
+	if d == nil {
+		return 0
+	}
+	return d.ub - d.lb
+}
 
 // LB and UB are the lower and upper bounds of one element.
-func (d *Datatype) LB() int { return d.lb }
+func (d *Datatype) LB() int {
+	if d == nil {
+		return 0
+	}
+	return d.lb
+}
 
 // UB is the upper bound of one element.
-func (d *Datatype) UB() int { return d.ub }
+func (d *Datatype) UB() int {
+	if d == nil {
+		return 0
+	}
+	return d.ub
+}
 
 // Name is the datatype's name.
-func (d *Datatype) Name() string { return d.name }
+func (d *Datatype) Name() string {
+	if d == nil {
+		return "MPI_DATATYPE_NULL"
+	}
+	return d.name
+}
 
 // Commit readies a datatype for communication (nothing to do here).
 func (d *Datatype) Commit() error { return nil }
@@ -117,6 +142,9 @@ func checkOld(d *Datatype, counts ...int) error {
 
 // TypeContiguous is count copies of old, one after another.
 func TypeContiguous(count int, old *Datatype) (*Datatype, error) {
+	if err := checkOld(old, count); err != nil {
+		return nil, err
+	}
 	return TypeHvector(count, 1, old.Extent(), old)
 }
 
@@ -191,8 +219,14 @@ func TypeStruct(blocklens, displs []int, types []*Datatype) (*Datatype, error) {
 	return b.done("struct")
 }
 
-// PackSize is the room Pack needs for count elements of d.
-func PackSize(count int, d *Datatype) int { return count * d.size }
+// PackSize is the room Pack needs for count elements of d (0 for a nil
+// datatype or a negative count, which Pack refuses).
+func PackSize(count int, d *Datatype) int {
+	if d == nil || count < 0 {
+		return 0
+	}
+	return count * d.size
+}
 
 // walk calls fn for each block of count elements of d in buf, checking
 // that every one lies inside buf.
@@ -216,6 +250,12 @@ func walk(buf []byte, count int, d *Datatype, fn func(b []byte)) error {
 // Pack appends count elements of d from buf to out at *pos, advancing
 // *pos (MPI_Pack).
 func Pack(buf []byte, count int, d *Datatype, out []byte, pos *int) error {
+	if err := checkOld(d, count); err != nil {
+		return err
+	}
+	if pos == nil {
+		return errorf(ErrArg, "nil position")
+	}
 	if *pos < 0 || *pos+PackSize(count, d) > len(out) {
 		return errorf(ErrBuffer, "pack buffer too small")
 	}
@@ -225,6 +265,12 @@ func Pack(buf []byte, count int, d *Datatype, out []byte, pos *int) error {
 // Unpack reads count elements of d from in at *pos into buf, advancing
 // *pos (MPI_Unpack).
 func Unpack(in []byte, pos *int, buf []byte, count int, d *Datatype) error {
+	if err := checkOld(d, count); err != nil {
+		return err
+	}
+	if pos == nil {
+		return errorf(ErrArg, "nil position")
+	}
 	if *pos < 0 || *pos+PackSize(count, d) > len(in) {
 		return errorf(ErrTruncate, "unpack past the end of the packed data")
 	}
@@ -233,6 +279,12 @@ func Unpack(in []byte, pos *int, buf []byte, count int, d *Datatype) error {
 
 // SendType sends count elements of d from buf.
 func SendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) error {
+	if err := c.check(); err != nil {
+		return World.fail(err)
+	}
+	if err := checkOld(d, count); err != nil {
+		return c.fail(err)
+	}
 	packed := make([]byte, PackSize(count, d))
 	pos := 0
 	if err := Pack(buf, count, d, packed, &pos); err != nil {
@@ -244,6 +296,9 @@ func SendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) error 
 // RecvType receives up to count elements of d into buf; Status.Bytes
 // counts the data bytes (GetCountType turns it into elements).
 func RecvType(c *Comm, buf []byte, count int, d *Datatype, source, tag int) (Status, error) {
+	if err := c.check(); err != nil {
+		return Status{}, World.fail(err)
+	}
 	if err := walk(buf, count, d, func([]byte) {}); err != nil {
 		return Status{}, c.fail(err)
 	}
@@ -261,7 +316,7 @@ func RecvType(c *Comm, buf []byte, count int, d *Datatype, source, tag int) (Sta
 // GetCountType is the number of whole elements of d a status describes,
 // or Undefined.
 func GetCountType(s Status, d *Datatype) int {
-	if d.size == 0 || s.Bytes%d.size != 0 {
+	if d == nil || d.size == 0 || s.Bytes%d.size != 0 {
 		return Undefined
 	}
 	return s.Bytes / d.size

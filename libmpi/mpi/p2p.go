@@ -48,11 +48,26 @@ func statusOf(s core.Status) Status {
 }
 
 // Request is a non-blocking or persistent operation.
+//
+// A request that has been waited for (or tested complete) is inactive, as
+// is a persistent one not started since: Wait and Test return an empty
+// status for it at once, and the Wait/Test any/some functions skip it as
+// they skip nil requests (MPI_REQUEST_NULL).
 type Request struct {
 	r        *core.Request
 	comm     *Comm
 	buffered bool // a persistent buffered send: each Start copies
+	waited   bool // completed and reported: inactive until started again
 }
+
+// inactive reports whether r is nil, finished and reported, or a
+// persistent request not started since.
+func (r *Request) inactive() bool {
+	return r == nil || r.waited || (r.r.Persistent && !r.r.Active())
+}
+
+// emptyStatus is the status of a null or inactive request.
+var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 
 // sendArgs checks a send's arguments and returns the destination's world
 // rank.
@@ -222,9 +237,11 @@ func (r *Request) Start() error {
 		if err := startBuffered(r); err != nil {
 			return r.comm.fail(err)
 		}
+		r.waited = false
 		st.engine.Complete(r.r)
 		return nil
 	}
+	r.waited = false
 	st.engine.Start(r.r)
 	return nil
 }
@@ -245,22 +262,28 @@ func Sendrecv[T, U Elem](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U, s
 	return rr.Wait()
 }
 
-// Wait waits for the request to complete and returns its status.
+// Wait waits for the request to complete and returns its status; the
+// request is inactive afterwards. For a nil or inactive request it
+// returns an empty status at once.
 func (r *Request) Wait() (Status, error) {
-	if r == nil {
-		return Status{Source: AnySource, Tag: AnyTag}, nil // MPI_REQUEST_NULL
+	if r.inactive() {
+		return emptyStatus, nil
 	}
+	r.waited = true
 	return finish(r.comm, st.engine, r.r)
 }
 
-// Test reports whether the request completed, with its status if so.
+// Test reports whether the request completed, with its status if so (the
+// request is then inactive). A nil or inactive request has completed,
+// with an empty status.
 func (r *Request) Test() (Status, bool, error) {
-	if r == nil {
-		return Status{Source: AnySource, Tag: AnyTag}, true, nil
+	if r.inactive() {
+		return emptyStatus, true, nil
 	}
 	if !st.engine.Test(r.r) {
 		return Status{}, false, nil
 	}
+	r.waited = true
 	s := statusOf(r.r.Status())
 	if s.Err != nil {
 		return s, true, r.comm.fail(s.Err)
@@ -273,39 +296,54 @@ func (r *Request) Cancel() error {
 	if r == nil {
 		return errorf(ErrRequest, "cancel of a null request")
 	}
+	if r.inactive() {
+		return nil // nothing under way: MPI allows it and nothing happens
+	}
 	st.engine.Cancel(r.r)
 	return nil
 }
 
-// Waitall waits for every request (nil ones are skipped) and returns their
-// statuses; the error is the first failure.
+// Waitall waits for every request (nil and inactive ones have empty
+// statuses) and returns their statuses; if any failed, the error has class
+// ErrInStatus and each status carries its own request's error.
 func Waitall(reqs ...*Request) ([]Status, error) {
 	out := make([]Status, len(reqs))
-	var first error
+	var failed *Comm
 	for i, r := range reqs {
-		s, err := r.Wait()
-		out[i] = s
-		if err != nil && first == nil {
-			first = err
+		if r.inactive() {
+			out[i] = emptyStatus
+			continue
+		}
+		r.waited = true
+		if err := st.engine.Wait(context.Background(), r.r); err != nil {
+			out[i] = Status{Err: errorf(ErrOther, "%v", err)}
+		} else {
+			out[i] = statusOf(r.r.Status())
+		}
+		if out[i].Err != nil && failed == nil {
+			failed = r.comm
 		}
 	}
-	return out, first
+	if failed != nil {
+		return out, failed.fail(errorf(ErrInStatus, "a request failed; its status says why"))
+	}
+	return out, nil
 }
 
 // Waitany waits until one of the requests completes and returns its index
-// (-1 if every request is nil).
+// (Undefined, with an empty status, if every request is nil or inactive).
 func Waitany(reqs ...*Request) (int, Status, error) {
 	active := false
 	for _, r := range reqs {
-		active = active || r != nil
+		active = active || !r.inactive()
 	}
 	if !active {
-		return -1, Status{Source: AnySource, Tag: AnyTag}, nil
+		return Undefined, emptyStatus, nil
 	}
 	idx := -1
 	st.engine.WaitAny(context.Background(), func() bool {
 		for i, r := range reqs {
-			if r != nil && r.r.Done() {
+			if !r.inactive() && r.r.Done() {
 				idx = i
 				return true
 			}

@@ -6,12 +6,12 @@ import (
 	"github.com/lamgo/lam/libmpi/internal/core"
 )
 
-// Testall reports whether every request completed (nil ones count as
-// completed), and their statuses if so.
+// Testall reports whether every request completed (nil and inactive ones
+// count as completed), and their statuses if so.
 func Testall(reqs ...*Request) ([]Status, bool, error) {
 	st.engine.Progress()
 	for _, r := range reqs {
-		if r != nil && !r.r.Done() {
+		if !r.inactive() && !r.r.Done() {
 			return nil, false, nil
 		}
 	}
@@ -19,13 +19,14 @@ func Testall(reqs ...*Request) ([]Status, bool, error) {
 	return s, true, err
 }
 
-// Testany reports whether one of the requests completed, and which (-1
-// when every request is nil).
+// Testany reports whether one of the requests completed, and which;
+// when every request is nil or inactive it reports true with index
+// Undefined and an empty status.
 func Testany(reqs ...*Request) (int, Status, bool, error) {
 	st.engine.Progress()
 	active := false
 	for i, r := range reqs {
-		if r == nil {
+		if r.inactive() {
 			continue
 		}
 		active = true
@@ -35,25 +36,25 @@ func Testany(reqs ...*Request) (int, Status, bool, error) {
 		}
 	}
 	if !active {
-		return -1, Status{Source: AnySource, Tag: AnyTag}, true, nil
+		return Undefined, emptyStatus, true, nil
 	}
-	return -1, Status{}, false, nil
+	return Undefined, Status{}, false, nil
 }
 
 // Waitsome waits until at least one request completes and returns the
-// indices of all that have (nil requests are skipped; none are returned
-// when every request is nil).
+// indices of all that have (nil and inactive requests are skipped; none
+// are returned, at once, when every request is nil or inactive).
 func Waitsome(reqs ...*Request) ([]int, []Status, error) {
 	active := false
 	for _, r := range reqs {
-		active = active || r != nil
+		active = active || !r.inactive()
 	}
 	if !active {
 		return nil, nil, nil
 	}
 	st.engine.WaitAny(context.Background(), func() bool {
 		for _, r := range reqs {
-			if r != nil && r.r.Done() {
+			if !r.inactive() && r.r.Done() {
 				return true
 			}
 		}
@@ -73,7 +74,7 @@ func collectDone(reqs []*Request) ([]int, []Status, error) {
 	var sts []Status
 	var first error
 	for i, r := range reqs {
-		if r == nil || !r.r.Done() {
+		if r.inactive() || !r.r.Done() {
 			continue
 		}
 		s, err := r.Wait()

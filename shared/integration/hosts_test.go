@@ -182,7 +182,7 @@ func TestHostsUniverse(t *testing.T) {
 		t.Errorf("lamexec C hostname: %v", r)
 	}
 	// An MPI job across the hosts, over TCP.
-	for _, mode := range []string{"p2p", "comm"} {
+	for _, mode := range []string{"p2p", "comm", "edges"} {
 		if r := h.run(ctx, 2, "mpirun", "C", bin("testprog"), mode); r.code != 0 || r.stdout != mode+" ok\n" {
 			t.Errorf("mpirun C testprog %s across hosts: %v", mode, r)
 		}

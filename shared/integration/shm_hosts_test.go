@@ -17,7 +17,7 @@ func TestHostsSharedMemory(t *testing.T) {
 		t.Fatalf("lamboot: %v", r)
 	}
 	for _, module := range []string{"usysv", "sysv"} {
-		for _, mode := range []string{"p2p", "comm"} {
+		for _, mode := range []string{"p2p", "comm", "edges"} {
 			// C: 2 ranks on the first host, 3 on the second.
 			if r := h.run(ctx, 1, "mpirun", "-ssi", "rpi", module, "C", bin("testprog"), mode); r.code != 0 || r.stdout != mode+" ok\n" {
 				t.Errorf("%s over %s across hosts: %v", mode, module, r)

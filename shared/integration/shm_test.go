@@ -47,6 +47,9 @@ func TestSharedMemory(t *testing.T) {
 				t.Errorf("p2p over %s with %s ranks: %v", module, np, r)
 			}
 		}
+		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", "5", bin("testprog"), "edges"); r.code != 0 || r.stdout != "edges ok\n" {
+			t.Errorf("edges over %s: %v", module, r)
+		}
 		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", "4", bin("testprog"), "comm"); r.code != 0 || r.stdout != "comm ok\n" {
 			t.Errorf("comm over %s: %v", module, r)
 		}
