@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,6 +61,16 @@ func TestSharedMemory(t *testing.T) {
 		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-ssi", "rpi_"+module+"_maxalloc", "65536", "-ssi", "rpi_"+module+"_short", "100000",
 			"-np", "3", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
 			t.Errorf("p2p over %s with eager messages longer than the rings: %v", module, r)
+		}
+	}
+	// A process waiting a second for a message sleeps: sysv after a few
+	// microseconds, usysv after spinning and yielding for 100 ms (a
+	// spinning waiter would use the whole second).
+	for module, most := range map[string]int{"sysv": 300, "usysv": 600} {
+		r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", "2", bin("testprog"), "idle")
+		var ms int
+		if _, err := fmt.Sscanf(r.stdout, "idle cpu %d ms\n", &ms); r.code != 0 || err != nil || ms > most {
+			t.Errorf("a waiting process over %s used more than %d ms of processor time in a second: %v", module, most, r)
 		}
 	}
 	// The default universe picks usysv, as LAM did.

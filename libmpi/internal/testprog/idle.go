@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// idle: rank 0 waits a second in MPI_Recv for rank 1 and prints the
+// processor time it spent waiting, in milliseconds, so that a test can
+// tell a waiter that sleeps from one that spins.
+func init() {
+	suites["idle"] = func(rank, size int) {
+		switch rank {
+		case 0:
+			before := cpuTime()
+			if _, err := mpi.Recv(mpi.World, make([]byte, 1), 1, 0); err != nil {
+				fail("recv: %v", err)
+			}
+			fmt.Printf("idle cpu %d ms\n", (cpuTime()-before)/time.Millisecond)
+		case 1:
+			time.Sleep(time.Second)
+			if err := mpi.Send(mpi.World, []byte{1}, 0, 0); err != nil {
+				fail("send: %v", err)
+			}
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
