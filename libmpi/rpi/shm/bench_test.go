@@ -9,23 +9,26 @@ import (
 	"github.com/lamgo/lam/libmpi/rpi"
 )
 
-// BenchmarkPingPong is a 1-byte ping-pong through the MPI core over a
-// shared-memory link, between two goroutines of this process (each
-// locked to a thread): the cost of the rings and the core together.
-func BenchmarkPingPong(b *testing.B) {
-	ts, links, _ := job(&testing.T{}, New("usysv", 40, true), 2)
+// engines makes two MPI cores joined by a usysv link, in this process.
+func engines(b *testing.B) [2]*core.Engine {
+	ts, links, _ := job(b, New("usysv", 40, true), 2)
 	var es [2]*core.Engine
 	for i := range es {
 		es[i] = core.New(core.Config{Rank: i, Links: links[i], Short: ts[i].Short(), Pace: ts[i].(rpi.Pacer).Pace(), Waiter: ts[i].(rpi.Waiter)})
 	}
-	defer func() {
+	b.Cleanup(func() {
 		for _, e := range es {
 			e.Close(context.Background())
 		}
-		for _, t := range ts {
-			t.Close()
-		}
-	}()
+	})
+	return es
+}
+
+// BenchmarkPingPong is a 1-byte ping-pong through the MPI core over a
+// shared-memory link, between two goroutines of this process (each
+// locked to a thread): the cost of the rings and the core together.
+func BenchmarkPingPong(b *testing.B) {
+	es := engines(b)
 	ping, pong := make([]byte, 1), make([]byte, 1)
 	s0 := es[0].NewSend(ping, 1, 1, 0, 1, 0, core.Standard)
 	r0 := es[0].NewRecv(pong, 1, 1, 0)
@@ -60,7 +63,7 @@ func BenchmarkPingPong(b *testing.B) {
 // BenchmarkRingPingPong is the floor under BenchmarkPingPong: 41 bytes
 // (a frame header and one byte) each way through the rings alone.
 func BenchmarkRingPingPong(b *testing.B) {
-	_, links, _ := job(&testing.T{}, New("usysv", 40, true), 2)
+	_, links, _ := job(b, New("usysv", 40, true), 2)
 	msg := make([]byte, 41)
 	done := make(chan struct{})
 	go func() {
@@ -94,16 +97,7 @@ func BenchmarkRingPingPong(b *testing.B) {
 // through the core and a ring, without another processor: one goroutine
 // sends on one engine and receives on the other.
 func BenchmarkSendRecvCost(b *testing.B) {
-	ts, links, _ := job(&testing.T{}, New("usysv", 40, true), 2)
-	var es [2]*core.Engine
-	for i := range es {
-		es[i] = core.New(core.Config{Rank: i, Links: links[i], Short: ts[i].Short(), Pace: ts[i].(rpi.Pacer).Pace(), Waiter: ts[i].(rpi.Waiter)})
-	}
-	defer func() {
-		for _, t := range ts {
-			t.Close()
-		}
-	}()
+	es := engines(b)
 	ping, pong := make([]byte, 1), make([]byte, 1)
 	s := es[0].NewSend(ping, 1, 1, 0, 1, 0, core.Standard)
 	r := es[1].NewRecv(pong, 0, 1, 0)

@@ -68,7 +68,7 @@ func TestRingSize(t *testing.T) {
 
 // job connects n transports of one job in this process, all on node 0
 // except the ranks listed in other (node 1: reached through tcp).
-func job(t *testing.T, mod Module, n int, other ...int) ([]rpi.Transport, [][]rpi.Link, string) {
+func job(t testing.TB, mod Module, n int, other ...int) ([]rpi.Transport, [][]rpi.Link, string) {
 	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "lam-test-")
 	ts := make([]rpi.Transport, n)
