@@ -1,0 +1,184 @@
+// Package basic is the lam_basic coll module: every collective, on every
+// communicator, built on point-to-point messages (LAM's lam_basic, with the
+// intercommunicator forms, Alltoallw and Exscan LAM lacked).
+//
+// On an intracommunicator of up to coll_base_crossover processes (4) the
+// algorithms are linear (the root sends to or receives from each process
+// in turn); above it they are binomial trees, and Scan and Exscan use
+// recursive doubling. A commutative Allreduce or Reduce of more than
+// coll_base_reduce_crossover bytes per process uses reduce-scatter by
+// recursive halving, then an allgather by recursive doubling (Allreduce)
+// or a gather of the pieces (Reduce), which moves about twice the data once
+// instead of the whole data log n times. Every reduction combines the
+// contributions in an order fixed by the number of processes (and the root
+// and size), never by timing, so repeated runs give bit-identical results;
+// a non-commutative op is applied in rank order.
+//
+// On an intercommunicator, each group works through its local
+// intracommunicator and the two leaders (local rank 0) exchange the
+// group's data.
+package basic
+
+import (
+	"context"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/shared/buildinfo"
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// Module is the lam_basic module.
+type Module struct{}
+
+func init() { coll.Register(Module{}) }
+
+// SSI describes the module.
+func (Module) SSI() ssi.Info {
+	return ssi.Info{Framework: ssi.Coll, Name: coll.BasicName, API: ssi.APIVersion[ssi.Coll], Version: buildinfo.ModuleVersion, Priority: 0}
+}
+
+// Query: lam_basic runs everywhere.
+func (Module) Query(context.Context, *ssi.Settings) (int, error) { return 0, nil }
+
+// QueryComm: priority 0, or 100 on a communicator of one process (such as
+// Self), where nothing else makes sense.
+func (Module) QueryComm(c *coll.Comm) (int, error) {
+	if !c.Inter() && c.Size() == 1 {
+		return 100, nil
+	}
+	return 0, nil
+}
+
+// Init returns the linear, logarithmic or intercommunicator functions.
+func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
+	switch {
+	case c.Inter():
+		return &inter, nil
+	case c.Size() <= c.Params.Crossover:
+		return &linear, nil
+	}
+	return &logarithmic, nil
+}
+
+// Finalize has nothing to release.
+func (Module) Finalize(*coll.Comm) error { return nil }
+
+// Functions returns lam_basic's functions for c, which other modules call
+// when they cannot do better.
+func Functions(c *coll.Comm) *coll.Actions {
+	a, _ := Module{}.Init(c)
+	return a
+}
+
+var linear = coll.Actions{
+	Barrier:            barrierLinear,
+	Bcast:              bcastLinear,
+	Gather:             gatherLinear,
+	Gatherv:            gatherv,
+	Scatter:            scatterLinear,
+	Scatterv:           scatterv,
+	Allgather:          allgather,
+	Allgatherv:         allgatherv,
+	Alltoall:           alltoall,
+	Alltoallv:          alltoallv,
+	Alltoallw:          alltoallv,
+	Reduce:             reduce,
+	Allreduce:          allreduce,
+	ReduceScatter:      reduceScatter,
+	ReduceScatterBlock: reduceScatterBlock,
+	Scan:               scanLinear,
+	Exscan:             exscanLinear,
+}
+
+var logarithmic = coll.Actions{
+	Barrier:            barrierLog,
+	Bcast:              bcastLog,
+	Gather:             gatherLog,
+	Gatherv:            gatherv,
+	Scatter:            scatterLog,
+	Scatterv:           scatterv,
+	Allgather:          allgather,
+	Allgatherv:         allgatherv,
+	Alltoall:           alltoall,
+	Alltoallv:          alltoallv,
+	Alltoallw:          alltoallv,
+	Reduce:             reduce,
+	Allreduce:          allreduce,
+	ReduceScatter:      reduceScatter,
+	ReduceScatterBlock: reduceScatterBlock,
+	Scan:               scanLog,
+	Exscan:             exscanLog,
+}
+
+// isLinear reports whether c uses the linear algorithms.
+func isLinear(c *coll.Comm) bool { return c.Size() <= c.Params.Crossover }
+
+// batch starts sends and receives and waits for them together.
+type batch struct {
+	c   *coll.Comm
+	ps  []coll.Pending
+	err error
+}
+
+func newBatch(c *coll.Comm, n int) *batch { return &batch{c: c, ps: make([]coll.Pending, 0, n)} }
+
+func (b *batch) send(buf []byte, dest int) {
+	if b.err != nil {
+		return
+	}
+	p, err := b.c.Isend(buf, dest)
+	if err != nil {
+		b.err = err
+		return
+	}
+	b.ps = append(b.ps, p)
+}
+
+func (b *batch) recv(buf []byte, src int) {
+	if b.err != nil {
+		return
+	}
+	p, err := b.c.Irecv(buf, src)
+	if err != nil {
+		b.err = err
+		return
+	}
+	b.ps = append(b.ps, p)
+}
+
+func (b *batch) wait() error {
+	err := b.c.Wait(b.ps...)
+	b.ps = b.ps[:0]
+	if b.err != nil {
+		return b.err
+	}
+	return err
+}
+
+// The binomial tree over "virtual ranks" (ranks relative to the root): the
+// parent of v is v without its lowest set bit; its children are v|m for
+// the powers of two m below that bit, and the subtree of a child v|m holds
+// the virtual ranks [v|m, v|m+m).
+
+func parent(v int) int { return v & (v - 1) }
+
+func children(v, n int) []int {
+	var out []int
+	for m := 1; m < n; m <<= 1 {
+		if v&m != 0 {
+			break
+		}
+		if v|m < n {
+			out = append(out, v|m)
+		}
+	}
+	return out
+}
+
+// subtree is the number of virtual ranks in v's subtree.
+func subtree(v, n int) int {
+	if v == 0 {
+		return n
+	}
+	return min(v&-v, n-v)
+}

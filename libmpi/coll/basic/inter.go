@@ -1,0 +1,271 @@
+package basic
+
+import "github.com/lamgo/lam/libmpi/coll"
+
+// The intercommunicator collectives. Ranks given to Send and Recv on c are
+// ranks of the remote group; each group's own phases run on its local
+// intracommunicator (c.T.Local()), with whatever module it has.
+var inter = coll.Actions{
+	Barrier:            interBarrier,
+	Bcast:              interBcast,
+	Gather:             interGather,
+	Gatherv:            interGatherv,
+	Scatter:            interScatter,
+	Scatterv:           interScatterv,
+	Allgather:          interAllgather,
+	Allgatherv:         interAllgatherv,
+	Alltoall:           interAlltoall,
+	Alltoallv:          interAlltoallv,
+	Alltoallw:          interAlltoallv,
+	Reduce:             interReduce,
+	Allreduce:          interAllreduce,
+	ReduceScatter:      interReduceScatter,
+	ReduceScatterBlock: interReduceScatterBlock,
+	Scan:               interUndefined,
+	Exscan:             interUndefined,
+}
+
+func interUndefined(c *coll.Comm, _, _ []byte, _ *coll.Op) error {
+	return coll.Errorf(coll.ErrComm, "%s: scans are defined on intracommunicators only", c.T.Name())
+}
+
+// interBarrier: each group meets on its leader, the leaders swap a
+// message, and each leader releases its group.
+func interBarrier(c *coll.Comm) error {
+	l := c.T.Local()
+	if err := c.Sub(l, coll.Barrier, 0, func(a *coll.Actions) error { return a.Gather(l, nil, nil, 0) }); err != nil {
+		return err
+	}
+	if l.Rank() == 0 {
+		if err := c.Sendrecv(nil, 0, nil, 0); err != nil {
+			return err
+		}
+	}
+	return c.Sub(l, coll.Barrier, 0, func(a *coll.Actions) error { return a.Bcast(l, nil, 0) })
+}
+
+// interBcast: the root sends to the remote leader, which broadcasts in its
+// group.
+func interBcast(c *coll.Comm, buf []byte, root int) error {
+	switch root {
+	case coll.ProcNull:
+		return nil
+	case coll.Root:
+		return c.Send(buf, 0)
+	}
+	l := c.T.Local()
+	if l.Rank() == 0 {
+		if err := c.Recv(buf, root); err != nil {
+			return err
+		}
+	}
+	return c.Sub(l, coll.Bcast, 0, func(a *coll.Actions) error { return a.Bcast(l, buf, 0) })
+}
+
+// interGather: the senders gather on their leader, which sends everything
+// to the root.
+func interGather(c *coll.Comm, send, recv []byte, root int) error {
+	switch root {
+	case coll.ProcNull:
+		return nil
+	case coll.Root:
+		return c.Recv(recv, 0)
+	}
+	l := c.T.Local()
+	var all []byte
+	if l.Rank() == 0 {
+		all = coll.Buffer(l.Size() * len(send))
+	}
+	if err := c.Sub(l, coll.Gather, 0, func(a *coll.Actions) error { return a.Gather(l, send, all, 0) }); err != nil {
+		return err
+	}
+	if l.Rank() == 0 {
+		return c.Send(all, root)
+	}
+	return nil
+}
+
+func interGatherv(c *coll.Comm, send []byte, recv [][]byte, root int) error {
+	switch root {
+	case coll.ProcNull:
+		return nil
+	case coll.Root:
+		b := newBatch(c, len(recv))
+		for i, blk := range recv {
+			b.recv(blk, i)
+		}
+		return b.wait()
+	}
+	return c.Send(send, root)
+}
+
+// interScatter: the root sends everything to the remote leader, which
+// scatters it in its group.
+func interScatter(c *coll.Comm, send, recv []byte, root int) error {
+	switch root {
+	case coll.ProcNull:
+		return nil
+	case coll.Root:
+		return c.Send(send, 0)
+	}
+	l := c.T.Local()
+	var all []byte
+	if l.Rank() == 0 {
+		all = coll.Buffer(l.Size() * len(recv))
+		if err := c.Recv(all, root); err != nil {
+			return err
+		}
+	}
+	return c.Sub(l, coll.Scatter, 0, func(a *coll.Actions) error { return a.Scatter(l, all, recv, 0) })
+}
+
+func interScatterv(c *coll.Comm, send [][]byte, recv []byte, root int) error {
+	switch root {
+	case coll.ProcNull:
+		return nil
+	case coll.Root:
+		b := newBatch(c, len(send))
+		for i, blk := range send {
+			b.send(blk, i)
+		}
+		return b.wait()
+	}
+	return c.Recv(recv, root)
+}
+
+// interAllgather: each group gathers on its leader, the leaders swap, and
+// each broadcasts the other group's blocks in its own group.
+func interAllgather(c *coll.Comm, send, recv []byte) error {
+	l := c.T.Local()
+	var mine []byte
+	if l.Rank() == 0 {
+		mine = coll.Buffer(l.Size() * len(send))
+	}
+	if err := c.Sub(l, coll.Allgather, 0, func(a *coll.Actions) error { return a.Gather(l, send, mine, 0) }); err != nil {
+		return err
+	}
+	if l.Rank() == 0 {
+		if err := c.Sendrecv(mine, 0, recv, 0); err != nil {
+			return err
+		}
+	}
+	return c.Sub(l, coll.Allgather, 0, func(a *coll.Actions) error { return a.Bcast(l, recv, 0) })
+}
+
+// interAllgatherv: every process sends its block to every remote process.
+func interAllgatherv(c *coll.Comm, send []byte, recv [][]byte) error {
+	b := newBatch(c, 2*len(recv))
+	for j, blk := range recv {
+		b.recv(blk, j)
+	}
+	for j := range recv {
+		b.send(send, j)
+	}
+	return b.wait()
+}
+
+func interAlltoall(c *coll.Comm, send, recv []byte) error {
+	n := c.T.RemoteSize()
+	sb, rb := make([][]byte, n), make([][]byte, n)
+	ss, rs := len(send)/n, len(recv)/n
+	for i := 0; i < n; i++ {
+		sb[i], rb[i] = send[i*ss:(i+1)*ss], recv[i*rs:(i+1)*rs]
+	}
+	return interAlltoallv(c, sb, rb)
+}
+
+// interAlltoallv: block j goes to, and comes from, remote process j.
+func interAlltoallv(c *coll.Comm, send, recv [][]byte) error {
+	n, r := c.T.RemoteSize(), c.Rank()
+	b := newBatch(c, 2*n)
+	for i := 0; i < n; i++ {
+		j := (r + i) % n
+		b.recv(recv[j], j)
+	}
+	for i := 0; i < n; i++ {
+		j := (r + i) % n
+		b.send(send[j], j)
+	}
+	return b.wait()
+}
+
+// interReduce: the other group reduces on its leader, which sends the
+// result to the root.
+func interReduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	switch root {
+	case coll.ProcNull:
+		return nil
+	case coll.Root:
+		return c.Recv(recv, 0)
+	}
+	l := c.T.Local()
+	var res []byte
+	if l.Rank() == 0 {
+		res = coll.Buffer(len(send))
+	}
+	if err := c.Sub(l, coll.Reduce, 0, func(a *coll.Actions) error { return a.Reduce(l, send, res, op, 0) }); err != nil {
+		return err
+	}
+	if l.Rank() == 0 {
+		return c.Send(res, root)
+	}
+	return nil
+}
+
+// localReduceSwap reduces the group's send on its leader and swaps the
+// result with the other leader's; the leader's out gets the other
+// group's reduction.
+func localReduceSwap(c *coll.Comm, send, out []byte, op *coll.Op) error {
+	l := c.T.Local()
+	var res []byte
+	if l.Rank() == 0 {
+		res = coll.Buffer(len(send))
+	}
+	if err := c.Sub(l, coll.Reduce, 0, func(a *coll.Actions) error { return a.Reduce(l, send, res, op, 0) }); err != nil {
+		return err
+	}
+	if l.Rank() == 0 {
+		return c.Sendrecv(res, 0, out, 0)
+	}
+	return nil
+}
+
+// interAllreduce: each group's reduction goes to every process of the
+// other.
+func interAllreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	if err := localReduceSwap(c, send, recv, op); err != nil {
+		return err
+	}
+	l := c.T.Local()
+	return c.Sub(l, coll.Bcast, 0, func(a *coll.Actions) error { return a.Bcast(l, recv, 0) })
+}
+
+// interReduceScatter: the other group's reduction, scattered in this
+// group by counts.
+func interReduceScatter(c *coll.Comm, send, recv []byte, counts []int, op *coll.Op) error {
+	l := c.T.Local()
+	var all []byte
+	if l.Rank() == 0 {
+		all = coll.Buffer(len(send))
+	}
+	if err := localReduceSwap(c, send, all, op); err != nil {
+		return err
+	}
+	var pieces [][]byte
+	if l.Rank() == 0 {
+		pos := 0
+		for _, k := range counts {
+			pieces = append(pieces, all[pos:pos+k])
+			pos += k
+		}
+	}
+	return c.Sub(l, coll.Scatterv, 0, func(a *coll.Actions) error { return a.Scatterv(l, pieces, recv[:counts[l.Rank()]], 0) })
+}
+
+func interReduceScatterBlock(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	counts := make([]int, c.Size())
+	for i := range counts {
+		counts[i] = len(recv)
+	}
+	return interReduceScatter(c, send, recv, counts, op)
+}

@@ -1,0 +1,851 @@
+package basic
+
+import (
+	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/coll"
+)
+
+func barrierLinear(c *coll.Comm) error {
+	n, r := c.Size(), c.Rank()
+	if n == 1 {
+		return nil
+	}
+	if r != 0 {
+		if err := c.Send(nil, 0); err != nil {
+			return err
+		}
+		return c.Recv(nil, 0)
+	}
+	b := newBatch(c, n-1)
+	for i := 1; i < n; i++ {
+		b.recv(nil, i)
+	}
+	if err := b.wait(); err != nil {
+		return err
+	}
+	for i := 1; i < n; i++ {
+		b.send(nil, i)
+	}
+	return b.wait()
+}
+
+// barrierLog: a zero-byte fan-in to rank 0 along the binomial tree, then a
+// fan-out.
+func barrierLog(c *coll.Comm) error {
+	n, r := c.Size(), c.Rank()
+	ch := children(r, n)
+	b := newBatch(c, len(ch))
+	for _, k := range ch {
+		b.recv(nil, k)
+	}
+	if err := b.wait(); err != nil {
+		return err
+	}
+	if r != 0 {
+		if err := c.Send(nil, parent(r)); err != nil {
+			return err
+		}
+	}
+	return bcastLog(c, nil, 0)
+}
+
+func bcastLinear(c *coll.Comm, buf []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	if n == 1 {
+		return nil
+	}
+	if r != root {
+		return c.Recv(buf, root)
+	}
+	b := newBatch(c, n-1)
+	for i := 1; i < n; i++ {
+		b.send(buf, (root+i)%n)
+	}
+	return b.wait()
+}
+
+func bcastLog(c *coll.Comm, buf []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	v := (r - root + n) % n
+	if v != 0 {
+		if err := c.Recv(buf, (parent(v)+root)%n); err != nil {
+			return err
+		}
+	}
+	ch := children(v, n)
+	b := newBatch(c, len(ch))
+	for i := len(ch) - 1; i >= 0; i-- { // the largest subtree first
+		b.send(buf, (ch[i]+root)%n)
+	}
+	return b.wait()
+}
+
+func bcast(c *coll.Comm, buf []byte, root int) error {
+	if isLinear(c) {
+		return bcastLinear(c, buf, root)
+	}
+	return bcastLog(c, buf, root)
+}
+
+// gatherLinear: the root receives every block at once.
+func gatherLinear(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	if r != root {
+		return c.Send(send, root)
+	}
+	bs := len(recv) / n
+	b := newBatch(c, n-1)
+	for i := 0; i < n; i++ {
+		if i == r {
+			if send != nil {
+				copy(recv[i*bs:(i+1)*bs], send)
+			}
+			continue
+		}
+		b.recv(recv[i*bs:(i+1)*bs], i)
+	}
+	return b.wait()
+}
+
+// gatherLog: each process gathers its subtree's blocks (in virtual rank
+// order) and passes them to its parent.
+func gatherLog(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	v := (r - root + n) % n
+	ch := children(v, n)
+	if v != 0 && len(ch) == 0 {
+		return c.Send(send, (parent(v)+root)%n)
+	}
+	bs := len(send)
+	if r == root {
+		bs = len(recv) / n
+	}
+	var tmp []byte
+	switch {
+	case r == root && root == 0:
+		tmp = recv
+		if send != nil {
+			copy(tmp[:bs], send)
+		}
+	case r == root:
+		tmp = coll.Buffer(n * bs)
+		if send != nil {
+			copy(tmp[:bs], send)
+		} else {
+			copy(tmp[:bs], recv[r*bs:(r+1)*bs])
+		}
+	default:
+		tmp = coll.Buffer(subtree(v, n) * bs)
+		copy(tmp[:bs], send)
+	}
+	b := newBatch(c, len(ch))
+	for _, k := range ch {
+		off := (k - v) * bs
+		b.recv(tmp[off:off+subtree(k, n)*bs], (k+root)%n)
+	}
+	if err := b.wait(); err != nil {
+		return err
+	}
+	if v != 0 {
+		return c.Send(tmp, (parent(v)+root)%n)
+	}
+	if root != 0 {
+		for k := 0; k < n; k++ {
+			w := (k + root) % n
+			copy(recv[w*bs:(w+1)*bs], tmp[k*bs:(k+1)*bs])
+		}
+	}
+	return nil
+}
+
+func gather(c *coll.Comm, send, recv []byte, root int) error {
+	if isLinear(c) {
+		return gatherLinear(c, send, recv, root)
+	}
+	return gatherLog(c, send, recv, root)
+}
+
+// gatherv is linear: only the root knows the counts.
+func gatherv(c *coll.Comm, send []byte, recv [][]byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	if r != root {
+		return c.Send(send, root)
+	}
+	b := newBatch(c, n-1)
+	for i := 0; i < n; i++ {
+		if i == r {
+			if send != nil {
+				copyBlock(c, recv[i], send, r)
+			}
+			continue
+		}
+		b.recv(recv[i], i)
+	}
+	return b.wait()
+}
+
+// copyBlock copies a process's own block, which must fit exactly.
+func copyBlock(c *coll.Comm, dst, src []byte, r int) {
+	if len(dst) != len(src) {
+		c.Fault(coll.Errorf(coll.ErrCount, "%s: rank %d's own block is %d bytes, its slot %d", c.T.Name(), r, len(src), len(dst)))
+	}
+	copy(dst, src)
+}
+
+func scatterLinear(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	if r != root {
+		return c.Recv(recv, root)
+	}
+	bs := len(send) / n
+	b := newBatch(c, n-1)
+	for i := 0; i < n; i++ {
+		if i == r {
+			if recv != nil {
+				copy(recv, send[i*bs:(i+1)*bs])
+			}
+			continue
+		}
+		b.send(send[i*bs:(i+1)*bs], i)
+	}
+	return b.wait()
+}
+
+// scatterLog: the reverse of gatherLog.
+func scatterLog(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	v := (r - root + n) % n
+	ch := children(v, n)
+	if v != 0 && len(ch) == 0 {
+		return c.Recv(recv, (parent(v)+root)%n)
+	}
+	var tmp []byte
+	var bs int
+	switch {
+	case v == 0 && root == 0:
+		bs = len(send) / n
+		tmp = send
+	case v == 0:
+		bs = len(send) / n
+		tmp = coll.Buffer(n * bs)
+		for k := 0; k < n; k++ {
+			w := (k + root) % n
+			copy(tmp[k*bs:(k+1)*bs], send[w*bs:(w+1)*bs])
+		}
+	default:
+		bs = len(recv)
+		tmp = coll.Buffer(subtree(v, n) * bs)
+		if err := c.Recv(tmp, (parent(v)+root)%n); err != nil {
+			return err
+		}
+	}
+	b := newBatch(c, len(ch))
+	for i := len(ch) - 1; i >= 0; i-- {
+		k := ch[i]
+		off := (k - v) * bs
+		b.send(tmp[off:off+subtree(k, n)*bs], (k+root)%n)
+	}
+	if err := b.wait(); err != nil {
+		return err
+	}
+	if recv != nil {
+		copy(recv, tmp[:bs])
+	}
+	return nil
+}
+
+func scatter(c *coll.Comm, send, recv []byte, root int) error {
+	if isLinear(c) {
+		return scatterLinear(c, send, recv, root)
+	}
+	return scatterLog(c, send, recv, root)
+}
+
+func scatterv(c *coll.Comm, send [][]byte, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	if r != root {
+		return c.Recv(recv, root)
+	}
+	b := newBatch(c, n-1)
+	for i := 0; i < n; i++ {
+		if i == r {
+			if recv != nil {
+				copyBlock(c, recv, send[i], r)
+			}
+			continue
+		}
+		b.send(send[i], i)
+	}
+	return b.wait()
+}
+
+// allgather: a gather to rank 0, then a broadcast.
+func allgather(c *coll.Comm, send, recv []byte) error {
+	n, r := c.Size(), c.Rank()
+	bs := len(recv) / n
+	if send == nil && r != 0 {
+		send = recv[r*bs : (r+1)*bs]
+	}
+	if n == 1 {
+		if send != nil {
+			copy(recv, send)
+		}
+		return nil
+	}
+	if err := gather(c, send, recv, 0); err != nil {
+		return err
+	}
+	return bcast(c, recv, 0)
+}
+
+// allgatherv: a gather to rank 0, then a broadcast of the blocks, packed
+// unless they lie one after another.
+func allgatherv(c *coll.Comm, send []byte, recv [][]byte) error {
+	n, r := c.Size(), c.Rank()
+	if send == nil && r != 0 {
+		send = recv[r]
+	}
+	if n == 1 {
+		if send != nil {
+			copyBlock(c, recv[0], send, 0)
+		}
+		return nil
+	}
+	if err := gatherv(c, send, recv, 0); err != nil {
+		return err
+	}
+	if all := span(recv); all != nil {
+		return bcast(c, all, 0)
+	}
+	total := 0
+	for _, b := range recv {
+		total += len(b)
+	}
+	packed := coll.Buffer(total)
+	if r == 0 {
+		pos := 0
+		for _, b := range recv {
+			pos += copy(packed[pos:], b)
+		}
+	}
+	if err := bcast(c, packed, 0); err != nil {
+		return err
+	}
+	if r != 0 {
+		pos := 0
+		for _, b := range recv {
+			pos += copy(b, packed[pos:])
+		}
+	}
+	return nil
+}
+
+// span returns the blocks as one slice if each starts where the one
+// before ends, or nil.
+func span(blocks [][]byte) []byte {
+	var first []byte
+	total := 0
+	var end uintptr
+	for _, b := range blocks {
+		if len(b) == 0 {
+			continue
+		}
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		if first == nil {
+			first, end = b, p
+		} else if p != end {
+			return nil
+		}
+		end += uintptr(len(b))
+		total += len(b)
+	}
+	if first == nil || cap(first) < total {
+		return nil
+	}
+	return first[:total]
+}
+
+// alltoall: every receive and send at once, each process starting with
+// its right-hand neighbour so that not all send to the same one first.
+func alltoall(c *coll.Comm, send, recv []byte) error {
+	n := c.Size()
+	bs := len(recv) / n
+	if send == nil {
+		send = coll.Clone(recv)
+	}
+	sb, rb := make([][]byte, n), make([][]byte, n)
+	for i := 0; i < n; i++ {
+		sb[i], rb[i] = send[i*bs:(i+1)*bs], recv[i*bs:(i+1)*bs]
+	}
+	return alltoallv(c, sb, rb)
+}
+
+func alltoallv(c *coll.Comm, send, recv [][]byte) error {
+	n, r := c.Size(), c.Rank()
+	b := newBatch(c, 2*(n-1))
+	for i := 1; i < n; i++ {
+		src := (r - i + n) % n
+		b.recv(recv[src], src)
+	}
+	for i := 1; i < n; i++ {
+		dst := (r + i) % n
+		b.send(send[dst], dst)
+	}
+	copyBlock(c, recv[r], send[r], r)
+	return b.wait()
+}
+
+// reduce chooses among the linear, binomial and reduce-scatter algorithms.
+func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	n := c.Size()
+	size := len(send)
+	if send == nil {
+		size = len(recv)
+	}
+	switch {
+	case n == 1:
+		if send != nil {
+			copy(recv, send)
+		}
+		return nil
+	case useRSAG(c, op, size):
+		return reduceRSG(c, send, recv, op, root)
+	case isLinear(c):
+		return reduceLinear(c, send, recv, op, root)
+	}
+	return reduceLog(c, send, recv, op, root)
+}
+
+// useRSAG reports whether a reduction of size bytes per process uses
+// reduce-scatter: a commutative op, more than coll_base_reduce_crossover
+// bytes, at least one element per process.
+func useRSAG(c *coll.Comm, op *coll.Op, size int) bool {
+	return op.Commutative && size > c.Params.ReduceCrossover && size/op.Size >= c.Size()
+}
+
+// reduceLinear is LAM's: the root combines x[n-1], then x[i] ∘ result for
+// i from n-2 down to 0, receiving up to four contributions at once.
+func reduceLinear(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	n, r := c.Size(), c.Rank()
+	if r != root {
+		return c.Send(send, root)
+	}
+	mine := send
+	if mine == nil {
+		mine = coll.Clone(recv)
+	}
+	size := len(mine)
+	acc := recv[:size]
+	const window = 4
+	bufs := make([][]byte, n)
+	pend := make([]coll.Pending, n)
+	start := func(i int) error {
+		if i < 0 || i == r {
+			return nil
+		}
+		bufs[i] = coll.Buffer(size)
+		p, err := c.Irecv(bufs[i], i)
+		pend[i] = p
+		return err
+	}
+	for i := n - 1; i >= max(n-window, 0); i-- {
+		if err := start(i); err != nil {
+			return err
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		in := mine
+		if i != r {
+			if err := c.Wait(pend[i]); err != nil {
+				return err
+			}
+			in = bufs[i]
+			bufs[i] = nil
+		}
+		if err := start(i - window); err != nil {
+			return err
+		}
+		if i == n-1 {
+			copy(acc, in)
+		} else {
+			op.Apply(in, acc)
+		}
+	}
+	return nil
+}
+
+// reduceLog is LAM's binomial reduction: a process receives its subtree
+// partners' results in turn and combines them as mine ∘ theirs, then
+// passes the result up. A commutative op rotates the tree to the root; a
+// non-commutative one reduces to rank 0, which sends to the root.
+func reduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	n, r := c.Size(), c.Rank()
+	mine := send
+	if mine == nil {
+		mine = recv
+	}
+	size := len(mine)
+	v := r
+	if op.Commutative {
+		v = (r - root + n) % n
+	}
+	real := func(x int) int {
+		if op.Commutative {
+			return (x + root) % n
+		}
+		return x
+	}
+	result := mine
+	var bufs [2][]byte
+	k := 0
+	for m := 1; m < n; m <<= 1 {
+		if v&m != 0 {
+			if err := c.Send(result, real(v&^m)); err != nil {
+				return err
+			}
+			break
+		}
+		if v|m >= n {
+			continue
+		}
+		if bufs[k] == nil {
+			bufs[k] = coll.Buffer(size)
+		}
+		in := bufs[k]
+		if err := c.Recv(in, real(v|m)); err != nil {
+			return err
+		}
+		op.Apply(result, in)
+		result, k = in, k^1
+	}
+	switch {
+	case v == 0 && r == root:
+		copy(recv[:size], result)
+	case v == 0:
+		return c.Send(result, root)
+	case r == root:
+		return c.Recv(recv[:size], 0)
+	}
+	return nil
+}
+
+// blocks splits size bytes of elements of es bytes into p nearly equal
+// pieces, returning the p+1 boundaries.
+func blocks(size, es, p int) []int {
+	n := size / es
+	out := make([]int, p+1)
+	for i := 0; i <= p; i++ {
+		out[i] = i * n / p * es
+	}
+	out[p] = size
+	return out
+}
+
+// rsag is the state of a reduce-scatter by recursive halving over the
+// largest power of two p ≤ n processes: the first 2(n-p) ranks pair up
+// first (the odd one of each pair takes part, holding both
+// contributions).
+type rsag struct {
+	c       *coll.Comm
+	n, p    int
+	rem     int
+	newrank int // -1 for a process that only folded its data in
+	acc     []byte
+	tmp     []byte
+	bounds  []int
+	op      *coll.Op
+}
+
+func (s *rsag) real(nr int) int {
+	if nr < s.rem {
+		return 2*nr + 1
+	}
+	return nr + s.rem
+}
+
+// reduceScatter leaves the reduction of block s.newrank in s.acc.
+func (s *rsag) reduceScatter(mine []byte) error {
+	c, r := s.c, s.c.Rank()
+	s.p = 1
+	for s.p*2 <= s.n {
+		s.p *= 2
+	}
+	s.rem = s.n - s.p
+	size := len(mine)
+	s.acc = coll.Clone(mine)
+	s.tmp = coll.Buffer(size)
+	s.bounds = blocks(size, s.op.Size, s.p)
+	switch {
+	case r < 2*s.rem && r%2 == 0:
+		s.newrank = -1
+		return c.Send(s.acc, r+1)
+	case r < 2*s.rem:
+		if err := c.Recv(s.tmp, r-1); err != nil {
+			return err
+		}
+		s.op.Apply(s.tmp, s.acc)
+		s.newrank = r / 2
+	default:
+		s.newrank = r - s.rem
+	}
+	lo, hi := 0, s.p
+	for d := s.p / 2; d >= 1; d /= 2 {
+		mid := lo + (hi-lo)/2
+		partner := s.real(s.newrank ^ d)
+		keepLo, keepHi, giveLo, giveHi := lo, mid, mid, hi
+		if s.newrank&d != 0 {
+			keepLo, keepHi, giveLo, giveHi = mid, hi, lo, mid
+		}
+		kb, ke := s.bounds[keepLo], s.bounds[keepHi]
+		gb, ge := s.bounds[giveLo], s.bounds[giveHi]
+		if err := c.Sendrecv(s.acc[gb:ge], partner, s.tmp[kb:ke], partner); err != nil {
+			return err
+		}
+		s.op.Apply(s.tmp[kb:ke], s.acc[kb:ke])
+		lo, hi = keepLo, keepHi
+	}
+	return nil
+}
+
+// allgather completes s.acc on every process by recursive doubling, then
+// hands it to the processes that folded in.
+func (s *rsag) allgather(out []byte) error {
+	c, r := s.c, s.c.Rank()
+	if s.newrank >= 0 {
+		lo, hi := s.newrank, s.newrank+1
+		for d := 1; d < s.p; d *= 2 {
+			partner := s.real(s.newrank ^ d)
+			plo := lo ^ d // the partner's window, of the same size
+			phi := plo + (hi - lo)
+			if err := c.Sendrecv(s.acc[s.bounds[lo]:s.bounds[hi]], partner, s.acc[s.bounds[plo]:s.bounds[phi]], partner); err != nil {
+				return err
+			}
+			lo, hi = min(lo, plo), max(hi, phi)
+		}
+	}
+	switch {
+	case r < 2*s.rem && r%2 == 0:
+		return c.Recv(out, r+1)
+	case r < 2*s.rem:
+		copy(out, s.acc)
+		return c.Send(out, r-1)
+	}
+	copy(out, s.acc)
+	return nil
+}
+
+// reduceRSG is a reduce-scatter, then a gather of the pieces at the root.
+func reduceRSG(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	r := c.Rank()
+	mine := send
+	if mine == nil {
+		mine = recv
+	}
+	s := &rsag{c: c, n: c.Size(), op: op}
+	if err := s.reduceScatter(mine); err != nil {
+		return err
+	}
+	if r != root {
+		if s.newrank < 0 {
+			return nil
+		}
+		return c.Send(s.acc[s.bounds[s.newrank]:s.bounds[s.newrank+1]], root)
+	}
+	b := newBatch(c, s.p)
+	for i := 0; i < s.p; i++ {
+		piece := recv[s.bounds[i]:s.bounds[i+1]]
+		if src := s.real(i); src == r {
+			copy(piece, s.acc[s.bounds[i]:s.bounds[i+1]])
+		} else {
+			b.recv(piece, src)
+		}
+	}
+	return b.wait()
+}
+
+// allreduce: reduce-scatter and allgather for large commutative
+// reductions, otherwise a reduction to rank 0 and a broadcast.
+func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	n, r := c.Size(), c.Rank()
+	if n == 1 {
+		if send != nil {
+			copy(recv, send)
+		}
+		return nil
+	}
+	if useRSAG(c, op, len(recv)) {
+		mine := send
+		if mine == nil {
+			mine = recv
+		}
+		s := &rsag{c: c, n: n, op: op}
+		if err := s.reduceScatter(mine); err != nil {
+			return err
+		}
+		return s.allgather(recv)
+	}
+	if send == nil && r != 0 {
+		send = recv
+	}
+	if isLinear(c) {
+		if err := reduceLinear(c, send, recv, op, 0); err != nil {
+			return err
+		}
+	} else if err := reduceLog(c, send, recv, op, 0); err != nil {
+		return err
+	}
+	return bcast(c, recv, 0)
+}
+
+// reduceScatter: a reduction to rank 0, then a scatter of the pieces.
+func reduceScatter(c *coll.Comm, send, recv []byte, counts []int, op *coll.Op) error {
+	n, r := c.Size(), c.Rank()
+	total := 0
+	for _, k := range counts {
+		total += k
+	}
+	var all []byte
+	if r == 0 {
+		all = coll.Buffer(total)
+	}
+	in := send
+	if in == nil {
+		in = coll.Clone(recv[:total])
+	}
+	if err := reduce(c, in, all, op, 0); err != nil {
+		return err
+	}
+	var pieces [][]byte
+	if r == 0 {
+		pieces = make([][]byte, n)
+		pos := 0
+		for i, k := range counts {
+			pieces[i] = all[pos : pos+k]
+			pos += k
+		}
+	}
+	return scatterv(c, pieces, recv[:counts[r]], 0)
+}
+
+func reduceScatterBlock(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	n := c.Size()
+	bs := len(recv)
+	if send == nil {
+		bs = len(recv) / n // in place: the input is n blocks in recv, the result goes to its first
+	}
+	counts := make([]int, n)
+	for i := range counts {
+		counts[i] = bs
+	}
+	return reduceScatter(c, send, recv, counts, op)
+}
+
+// scanLinear: rank r receives the prefix of ranks 0..r-1, combines its
+// own, and passes the result on.
+func scanLinear(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	n, r := c.Size(), c.Rank()
+	if send != nil {
+		copy(recv, send)
+	}
+	if r > 0 {
+		prev := coll.Buffer(len(recv))
+		if err := c.Recv(prev, r-1); err != nil {
+			return err
+		}
+		op.Apply(prev, recv)
+	}
+	if r < n-1 {
+		return c.Send(recv, r+1)
+	}
+	return nil
+}
+
+// scanLog is recursive doubling: at distance d, every process sends its
+// partial result to r+d and combines the one from r-d in front of its own.
+func scanLog(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	n, r := c.Size(), c.Rank()
+	if send != nil {
+		copy(recv, send)
+	}
+	out := coll.Buffer(len(recv))
+	in := coll.Buffer(len(recv))
+	for d := 1; d < n; d *= 2 {
+		copy(out, recv)
+		b := newBatch(c, 2)
+		if r-d >= 0 {
+			b.recv(in, r-d)
+		}
+		if r+d < n {
+			b.send(out, r+d)
+		}
+		if err := b.wait(); err != nil {
+			return err
+		}
+		if r-d >= 0 {
+			op.Apply(in, recv)
+		}
+	}
+	return nil
+}
+
+func exscanLinear(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	n, r := c.Size(), c.Rank()
+	mine := send
+	if mine == nil {
+		mine = coll.Clone(recv)
+	}
+	if r == 0 {
+		if n > 1 {
+			return c.Send(mine, 1)
+		}
+		return nil
+	}
+	if err := c.Recv(recv, r-1); err != nil {
+		return err
+	}
+	if r < n-1 {
+		next := coll.Clone(mine)
+		op.Apply(recv, next)
+		return c.Send(next, r+1)
+	}
+	return nil
+}
+
+// exscanLog is recursive doubling keeping two values: the partial
+// reduction including this process's own (which is passed on), and the
+// result without it.
+func exscanLog(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	n, r := c.Size(), c.Rank()
+	mine := send
+	if mine == nil {
+		mine = recv
+	}
+	partial := coll.Clone(mine)
+	out := coll.Buffer(len(partial))
+	in := coll.Buffer(len(partial))
+	have := false
+	for d := 1; d < n; d *= 2 {
+		copy(out, partial)
+		b := newBatch(c, 2)
+		if r-d >= 0 {
+			b.recv(in, r-d)
+		}
+		if r+d < n {
+			b.send(out, r+d)
+		}
+		if err := b.wait(); err != nil {
+			return err
+		}
+		if r-d >= 0 {
+			if have {
+				op.Apply(in, recv)
+			} else {
+				copy(recv, in)
+				have = true
+			}
+			op.Apply(in, partial)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+package coll
+
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+)
+
+// The argument check (coll_base_check): before a collective, its
+// processes reduce a small vector describing their call — which
+// collective, root, sizes, op, type, and whether their own arguments were
+// wrong — with min and max, through the communicator's own Allreduce, and
+// each judges the result. A mismatch is then an error on every process,
+// before any data moves, rather than a hang or a wrong answer. On an
+// intercommunicator each group reduces its own, the two leaders swap the
+// results, and each group learns the other's.
+//
+// The check of a Barrier is the barrier: the reduction already waits for
+// every process.
+
+const (
+	fKind = iota
+	fRootCat
+	fRootRank
+	fRootSelf
+	fSend
+	fRecv
+	fOp
+	fType
+	fCounts
+	fErr
+	nFields
+)
+
+// Root categories.
+const (
+	catNone = iota
+	catRoot
+	catNull
+	catRank
+)
+
+const none = math.MaxInt64
+
+// rooted reports whether a collective has a root.
+func rooted(k Kind) bool {
+	switch k {
+	case Bcast, Gather, Gatherv, Scatter, Scatterv, Reduce:
+		return true
+	}
+	return false
+}
+
+// sigVector encodes a call: values, then their negations (so that the min
+// of the second half is minus the max); fields a process does not take
+// part in are "none" in both halves.
+func (c *Comm) sigVector(sig Sig) []byte {
+	var val [nFields]int64
+	var care [nFields]bool
+	set := func(f int, v int64) { val[f], care[f] = v, true }
+	set(fKind, int64(sig.Kind))
+	switch {
+	case !rooted(sig.Kind):
+		set(fRootCat, catNone)
+	case c.Inter() && sig.Root == Root:
+		set(fRootCat, catRoot)
+		set(fRootSelf, int64(c.Rank()))
+	case c.Inter() && sig.Root == ProcNull:
+		set(fRootCat, catNull)
+	default:
+		set(fRootCat, catRank)
+		set(fRootRank, int64(sig.Root))
+	}
+	if sig.Send >= 0 {
+		set(fSend, sig.Send)
+	}
+	if sig.Recv >= 0 && c.Inter() {
+		set(fRecv, sig.Recv)
+	}
+	set(fOp, int64(sig.Op))
+	set(fType, int64(sig.Type))
+	set(fCounts, int64(sig.Counts>>1))
+	e := int64(0)
+	if sig.Err != nil {
+		e = int64(sig.Err.Class) + 1
+	}
+	set(fErr, e)
+	b := Buffer(2 * nFields * 8)
+	for i := range nFields {
+		lo, hi := int64(none), int64(none)
+		if care[i] {
+			lo, hi = val[i], -val[i]
+		}
+		binary.LittleEndian.PutUint64(b[i*8:], uint64(lo))
+		binary.LittleEndian.PutUint64(b[(nFields+i)*8:], uint64(hi))
+	}
+	return b
+}
+
+// agg is a reduced vector: for each field, whether anyone gave it, and
+// the least and greatest value given.
+type agg struct {
+	has    [nFields]bool
+	lo, hi [nFields]int64
+}
+
+func decodeAgg(b []byte) agg {
+	var a agg
+	for i := range nFields {
+		lo := int64(binary.LittleEndian.Uint64(b[i*8:]))
+		hi := int64(binary.LittleEndian.Uint64(b[(nFields+i)*8:]))
+		if lo != none {
+			a.has[i], a.lo[i], a.hi[i] = true, lo, -hi
+		}
+	}
+	return a
+}
+
+func (a agg) agrees(f int) bool { return !a.has[f] || a.lo[f] == a.hi[f] }
+
+func merge(a, b agg) agg {
+	out := a
+	for i := range nFields {
+		switch {
+		case !b.has[i]:
+		case !out.has[i]:
+			out.has[i], out.lo[i], out.hi[i] = true, b.lo[i], b.hi[i]
+		default:
+			out.lo[i], out.hi[i] = min(out.lo[i], b.lo[i]), max(out.hi[i], b.hi[i])
+		}
+	}
+	return out
+}
+
+// minOp is the element-wise minimum of int64s.
+var minOp = Op{Size: 8, Commutative: true, Exact: true, Apply: func(in, inout []byte) {
+	a := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
+	b := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(inout))), len(inout)/8)
+	for i := range b {
+		b[i] = min(a[i], b[i])
+	}
+}}
+
+// agree runs the argument check. c.mu is held.
+func (c *Comm) agree(sig Sig) error {
+	if !c.Inter() && c.Size() == 1 {
+		if sig.Err != nil {
+			return sig.Err
+		}
+		return nil
+	}
+	v := c.sigVector(sig)
+	mine := Buffer(len(v))
+	if !c.Inter() {
+		err := c.run(Sig{Kind: Check}, func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) })
+		if err != nil {
+			return err
+		}
+		return c.judge(sig, decodeAgg(mine), nil)
+	}
+	local := c.T.Local()
+	remote := Buffer(len(v))
+	err := c.run(Sig{Kind: Check}, func(*Actions) error {
+		if err := c.Sub(local, Check, 0, func(a *Actions) error { return a.Allreduce(local, v, mine, &minOp) }); err != nil {
+			return err
+		}
+		if local.Rank() == 0 {
+			if err := c.Sendrecv(mine, 0, remote, 0); err != nil {
+				return err
+			}
+		}
+		return c.Sub(local, Check, 0, func(a *Actions) error { return a.Bcast(local, remote, 0) })
+	})
+	if err != nil {
+		return err
+	}
+	r := decodeAgg(remote)
+	return c.judge(sig, decodeAgg(mine), &r)
+}
+
+// judge turns the reduced vectors (of this process's group, and of the
+// remote group) into the error every process reports, or nil.
+func (c *Comm) judge(sig Sig, mine agg, remote *agg) error {
+	all := mine
+	if remote != nil {
+		all = merge(mine, *remote)
+	}
+	name, k := c.T.Name(), sig.Kind
+	if all.has[fErr] && all.hi[fErr] > 0 {
+		if sig.Err != nil {
+			return sig.Err
+		}
+		return Errorf(Class(all.hi[fErr]-1), "%s: %s: another process gave invalid arguments", name, k)
+	}
+	if !all.agrees(fKind) {
+		return Errorf(ErrOther, "%s: the processes called different collectives: %s and %s", name, Kind(all.lo[fKind]), Kind(all.hi[fKind]))
+	}
+	if remote == nil {
+		if !all.agrees(fRootRank) {
+			return Errorf(ErrRoot, "%s: %s: the processes gave different roots (%d and %d)", name, k, all.lo[fRootRank], all.hi[fRootRank])
+		}
+		if !all.agrees(fSend) {
+			return Errorf(ErrCount, "%s: %s: the processes gave different sizes (%d and %d bytes)", name, k, all.lo[fSend], all.hi[fSend])
+		}
+	} else {
+		if rooted(k) && !interRootOK(mine, *remote) {
+			return Errorf(ErrRoot, "%s: %s: the roots do not match: one group must give Root on one process and ProcNull on the others, the other group that process's rank", name, k)
+		}
+		for _, g := range []agg{mine, *remote} {
+			if !g.agrees(fSend) || !g.agrees(fRecv) {
+				return Errorf(ErrCount, "%s: %s: the processes of a group gave different sizes", name, k)
+			}
+		}
+		if mine.has[fSend] && remote.has[fRecv] && mine.lo[fSend] != remote.lo[fRecv] ||
+			mine.has[fRecv] && remote.has[fSend] && mine.lo[fRecv] != remote.lo[fSend] {
+			return Errorf(ErrCount, "%s: %s: what one group sends is not what the other expects", name, k)
+		}
+	}
+	if !all.agrees(fOp) {
+		return Errorf(ErrOp, "%s: %s: the processes gave different ops", name, k)
+	}
+	if !all.agrees(fType) {
+		return Errorf(ErrType, "%s: %s: the processes gave different element types", name, k)
+	}
+	if !mine.agrees(fCounts) || remote != nil && !remote.agrees(fCounts) {
+		return Errorf(ErrCount, "%s: %s: the processes gave different count arrays", name, k)
+	}
+	return nil
+}
+
+func interRootOK(mine, remote agg) bool {
+	rootSide := func(g agg) bool {
+		return g.has[fRootCat] && g.lo[fRootCat] >= catRoot && g.hi[fRootCat] <= catNull &&
+			g.has[fRootSelf] && g.lo[fRootSelf] == g.hi[fRootSelf]
+	}
+	rankSide := func(g agg) bool {
+		return g.has[fRootCat] && g.lo[fRootCat] == catRank && g.hi[fRootCat] == catRank && g.agrees(fRootRank)
+	}
+	return rootSide(mine) && rankSide(remote) && remote.lo[fRootRank] == mine.lo[fRootSelf] ||
+		rootSide(remote) && rankSide(mine) && mine.lo[fRootRank] == remote.lo[fRootSelf]
+}

@@ -1,0 +1,598 @@
+// Package coll is the coll framework: the collective operations of a
+// communicator are carried out by a coll module chosen for it, LAM's design
+// (Squyres 2004, ch. 6).
+//
+// Every communicator gets its own module, by priority and the user's
+// "-ssi coll a,b" list, when it is first used for a collective (choosing is
+// local; nothing is exchanged). A module's Init may communicate, for
+// example to make hidden sub-communicators with Split; any collective a
+// module does not provide falls back to lam_basic's. Modules are written on
+// point-to-point: the communicator's Transport moves bytes on a context of
+// its own, so that collective traffic never matches the program's messages,
+// and every message is tagged with the collective it belongs to, its root,
+// op and size, so that a process can tell when the others called something
+// else.
+//
+// The mpi package makes a Comm for each communicator and calls the
+// exported methods (Run for the public entry points); the modules (the
+// packages basic and smp) implement Module and use the helpers on Comm
+// (Send, Recv, Isend, Irecv, Wait, Sub).
+package coll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// Kind names a collective operation.
+type Kind uint8
+
+// The collectives, and Check (the agreement on arguments that precedes a
+// collective when coll_base_check is on).
+const (
+	Barrier Kind = iota + 1
+	Bcast
+	Gather
+	Gatherv
+	Scatter
+	Scatterv
+	Allgather
+	Allgatherv
+	Alltoall
+	Alltoallv
+	Alltoallw
+	Reduce
+	Allreduce
+	ReduceScatter
+	ReduceScatterBlock
+	Scan
+	Exscan
+	Check
+	numKinds
+)
+
+var kindNames = [...]string{"", "MPI_Barrier", "MPI_Bcast", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv",
+	"MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce", "MPI_Allreduce",
+	"MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan", "argument check"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && k > 0 {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("collective %d", int(k))
+}
+
+// Root and ProcNull are the root arguments of the root group of an
+// intercommunicator collective: Root on the root itself, ProcNull on the
+// other processes of its group. They have the values the mpi package's
+// Root and ProcNull have.
+const (
+	Root     = -4
+	ProcNull = -2
+	// AnySource and AnyTag are the wildcards of Transport.Irecv.
+	AnySource = -1
+	AnyTag    = -1
+)
+
+// Op is a reduction as a module sees it: a function over byte slices that
+// hold whole elements.
+type Op struct {
+	// Apply sets inout[i] = in[i] ∘ inout[i] for every element: in holds
+	// the contribution of the lower ranks.
+	Apply func(in, inout []byte)
+	// Commutative ops may be combined in any order of ranks.
+	Commutative bool
+	// Exact ops (integer arithmetic and logic, max and min) give the same
+	// bits however they are grouped, so modules may regroup them even when
+	// coll_base_associative is 0.
+	Exact bool
+	// Size is the size of one element in bytes.
+	Size int
+}
+
+// Class is the kind of a collective's error. The mpi package maps each to
+// its MPI error class.
+type Class int
+
+// The classes.
+const (
+	ErrOther Class = iota
+	ErrCount
+	ErrRoot
+	ErrOp
+	ErrType
+	ErrArg
+	ErrBuffer
+	ErrComm
+	ErrTruncate
+	ErrIntern
+	ErrRank
+)
+
+// Error is a collective's error.
+type Error struct {
+	Class Class
+	Msg   string
+	Err   error // the cause, if any
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf makes an Error.
+func Errorf(c Class, format string, args ...any) *Error {
+	return &Error{Class: c, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrTruncated is what a Transport's Wait wraps when a message was longer
+// than the receive buffer.
+var ErrTruncated = errors.New("message truncated")
+
+// Status describes a completed receive.
+type Status struct {
+	Source, Tag int
+	Count       int // bytes received
+}
+
+// Request is a send or receive under way.
+type Request interface {
+	// Wait waits for it to complete. The error wraps ErrTruncated for a
+	// receive whose message was too long (the status is still valid);
+	// other errors are fatal to the collective (a dead peer).
+	Wait() (Status, error)
+}
+
+// Transport is a communicator's point-to-point on its collective context,
+// as the mpi package (or a test) provides it. Ranks are in the local group;
+// on an intercommunicator, the destinations and sources of Isend and Irecv
+// are ranks of the remote group.
+type Transport interface {
+	Rank() int
+	Size() int
+	// RemoteSize is the size of the remote group, 0 for an
+	// intracommunicator.
+	RemoteSize() int
+	// Node is the node a rank of the local group runs on.
+	Node(rank int) int32
+	Isend(buf []byte, dest, tag int) (Request, error)
+	Irecv(buf []byte, source, tag int) (Request, error)
+	// Split makes a hidden sub-communicator of an intracommunicator
+	// (MPI_Comm_split; nil for color -1), with a coll module of its own.
+	Split(color, key int) (*Comm, error)
+	// Local is the hidden intracommunicator of an intercommunicator's
+	// local group (nil for an intracommunicator).
+	Local() *Comm
+	// Free releases a sub-communicator made by Split.
+	Free() error
+	// Name names the communicator in messages.
+	Name() string
+}
+
+// Actions are a module's collectives on one communicator. Buffers are
+// bytes; counts and displacements are already bytes. A nil function falls
+// back to lam_basic's. The functions run with the communicator locked;
+// what a peer sent that does not fit is recorded (Comm.Recv) and reported
+// when the collective ends, so a function returns an error only when it
+// cannot go on.
+//
+// send is nil "in place" (MPI_IN_PLACE) where noted.
+type Actions struct {
+	Barrier func(c *Comm) error
+	Bcast   func(c *Comm, buf []byte, root int) error
+	// Gather: every process sends send; the root receives recv, the
+	// blocks in rank order. In place: the root's block is already in recv.
+	Gather func(c *Comm, send, recv []byte, root int) error
+	// Gatherv: the root receives rank i's block into recv[i].
+	Gatherv func(c *Comm, send []byte, recv [][]byte, root int) error
+	// Scatter: the root sends block i of send to rank i. In place: recv is
+	// nil at the root.
+	Scatter  func(c *Comm, send, recv []byte, root int) error
+	Scatterv func(c *Comm, send [][]byte, recv []byte, root int) error
+	// Allgather: everyone's send, in rank order, into everyone's recv. In
+	// place: each block is already in recv.
+	Allgather  func(c *Comm, send, recv []byte) error
+	Allgatherv func(c *Comm, send []byte, recv [][]byte) error
+	// Alltoall: block i of send goes to rank i; block j of recv comes from
+	// rank j.
+	Alltoall func(c *Comm, send, recv []byte) error
+	// Alltoallv (and Alltoallw, whose blocks the caller packed): send[i]
+	// goes to rank i, recv[j] comes from rank j.
+	Alltoallv func(c *Comm, send, recv [][]byte) error
+	Alltoallw func(c *Comm, send, recv [][]byte) error
+	// Reduce: the root gets the reduction of everyone's send in recv. In
+	// place at the root: its contribution is in recv.
+	Reduce    func(c *Comm, send, recv []byte, op *Op, root int) error
+	Allreduce func(c *Comm, send, recv []byte, op *Op) error
+	// ReduceScatter: the reduction of everyone's send (of sum(counts)
+	// bytes), of which rank i gets counts[i] bytes in recv. In place:
+	// the input is in recv.
+	ReduceScatter func(c *Comm, send, recv []byte, counts []int, op *Op) error
+	// ReduceScatterBlock: rank i gets block i (of len(recv) bytes). In
+	// place: recv holds the n blocks of input; the result goes to its
+	// first block.
+	ReduceScatterBlock func(c *Comm, send, recv []byte, op *Op) error
+	Scan               func(c *Comm, send, recv []byte, op *Op) error
+	// Exscan leaves rank 0's recv alone.
+	Exscan func(c *Comm, send, recv []byte, op *Op) error
+}
+
+// fill replaces a's nil functions with those of b.
+func (a *Actions) fill(b *Actions) {
+	if b == nil {
+		return
+	}
+	if a.Barrier == nil {
+		a.Barrier = b.Barrier
+	}
+	if a.Bcast == nil {
+		a.Bcast = b.Bcast
+	}
+	if a.Gather == nil {
+		a.Gather = b.Gather
+	}
+	if a.Gatherv == nil {
+		a.Gatherv = b.Gatherv
+	}
+	if a.Scatter == nil {
+		a.Scatter = b.Scatter
+	}
+	if a.Scatterv == nil {
+		a.Scatterv = b.Scatterv
+	}
+	if a.Allgather == nil {
+		a.Allgather = b.Allgather
+	}
+	if a.Allgatherv == nil {
+		a.Allgatherv = b.Allgatherv
+	}
+	if a.Alltoall == nil {
+		a.Alltoall = b.Alltoall
+	}
+	if a.Alltoallv == nil {
+		a.Alltoallv = b.Alltoallv
+	}
+	if a.Alltoallw == nil {
+		a.Alltoallw = b.Alltoallw
+	}
+	if a.Reduce == nil {
+		a.Reduce = b.Reduce
+	}
+	if a.Allreduce == nil {
+		a.Allreduce = b.Allreduce
+	}
+	if a.ReduceScatter == nil {
+		a.ReduceScatter = b.ReduceScatter
+	}
+	if a.ReduceScatterBlock == nil {
+		a.ReduceScatterBlock = b.ReduceScatterBlock
+	}
+	if a.Scan == nil {
+		a.Scan = b.Scan
+	}
+	if a.Exscan == nil {
+		a.Exscan = b.Exscan
+	}
+}
+
+// Module is a coll module.
+type Module interface {
+	ssi.Module
+	// QueryComm reports whether the module can serve c, and with what
+	// priority (negative: it cannot). It must not communicate.
+	QueryComm(c *Comm) (int, error)
+	// Init readies the module on c and returns its functions (nil ones
+	// fall back to lam_basic's). It may communicate on c, and make hidden
+	// sub-communicators with c.T.Split, whose collectives use lam_basic
+	// or whatever is chosen for them.
+	Init(c *Comm) (*Actions, error)
+	// Finalize releases what Init made. It must not communicate.
+	Finalize(c *Comm) error
+}
+
+// Register registers a coll module from its package's init.
+func Register(m Module) { ssi.Register(m) }
+
+// BasicName is the module every communicator can fall back on.
+const BasicName = "lam_basic"
+
+// The framework's parameters.
+var (
+	ParamCrossover       = ssi.FullName(ssi.Coll, "base", "crossover")
+	ParamReduceCrossover = ssi.FullName(ssi.Coll, "base", "reduce_crossover")
+	ParamAssociative     = ssi.FullName(ssi.Coll, "base", "associative")
+	ParamCheck           = ssi.FullName(ssi.Coll, "base", "check")
+)
+
+func init() {
+	ssi.RegisterParams(ssi.Coll, "base",
+		ssi.Param{Name: "crossover", Default: "4", Type: ssi.Int,
+			Help: "Largest number of processes for which lam_basic uses linear algorithms; above it, binomial trees"},
+		ssi.Param{Name: "reduce_crossover", Default: "512", Type: ssi.Size,
+			Help: "Bytes per process above which lam_basic's Allreduce and Reduce_scatter of a commutative op use reduce-scatter and allgather instead of a reduction tree"},
+		ssi.Param{Name: "associative", Default: "0", Type: ssi.Bool,
+			Help: "1 lets modules regroup floating-point reductions (smp: reduce on each node first); 0 keeps results bit-identical for a given number of processes"},
+		ssi.Param{Name: "check", Default: "1", Type: ssi.Bool,
+			Help: "1 makes every collective agree on its arguments (root, counts, op, type) first, so a mismatch is an error on every process instead of a hang"},
+	)
+}
+
+// Params are the framework's parameters as one communicator sees them.
+type Params struct {
+	Crossover       int
+	ReduceCrossover int
+	Associative     bool
+	Check           bool
+}
+
+// ReadParams reads the framework's parameters.
+func ReadParams(s *ssi.Settings) (Params, error) {
+	var p Params
+	var errs []error
+	var err error
+	p.Crossover, err = s.Int(ParamCrossover)
+	errs = append(errs, err)
+	rc, err := s.Size(ParamReduceCrossover)
+	p.ReduceCrossover = int(rc)
+	errs = append(errs, err)
+	p.Associative, err = s.Bool(ParamAssociative)
+	errs = append(errs, err)
+	p.Check, err = s.Bool(ParamCheck)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return p, fmt.Errorf("coll: %w", err)
+	}
+	if p.Crossover < 1 {
+		p.Crossover = 1
+	}
+	return p, nil
+}
+
+// Comm is a communicator as the coll framework sees it.
+type Comm struct {
+	// T is the communicator's point-to-point.
+	T Transport
+	// Params are the framework's parameters.
+	Params Params
+	// Data is the chosen module's data for this communicator.
+	Data any
+
+	mu       sync.Mutex
+	settings *ssi.Settings
+	module   Module
+	act      Actions
+	ready    bool
+	freed    bool
+	initErr  error
+	tag      int32  // the current collective's tag
+	fault    *Error // the first mismatch seen in the current collective
+	parent   *Comm  // while running as a sub-communicator of parent
+	selected string
+}
+
+// New makes the framework's view of a communicator. The module is chosen
+// and initialised when the first collective runs.
+func New(t Transport, s *ssi.Settings) *Comm {
+	return &Comm{T: t, settings: s}
+}
+
+// Rank is this process's rank in the (local group of the) communicator.
+func (c *Comm) Rank() int { return c.T.Rank() }
+
+// Size is the size of the (local group of the) communicator.
+func (c *Comm) Size() int { return c.T.Size() }
+
+// Inter reports whether the communicator is an intercommunicator.
+func (c *Comm) Inter() bool { return c.T.RemoteSize() > 0 }
+
+// Settings are the SSI settings the communicator was made with.
+func (c *Comm) Settings() *ssi.Settings { return c.settings }
+
+// Module returns the name of the module chosen for the communicator,
+// choosing it if need be ("" if none can be).
+func (c *Comm) Module() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.selected == "" && c.initErr == nil {
+		if m, err := c.choose(); err == nil {
+			c.selected = m.SSI().Name
+		}
+	}
+	return c.selected
+}
+
+// Actions returns the communicator's resolved functions (for modules that
+// run a collective of a sub-communicator they made; see Sub).
+func (c *Comm) Actions() *Actions { return &c.act }
+
+// setup chooses and initialises the module. c.mu is held.
+func (c *Comm) setup() error {
+	if c.ready {
+		return nil
+	}
+	if c.freed {
+		return Errorf(ErrComm, "the communicator was freed")
+	}
+	if c.initErr != nil {
+		return c.initErr
+	}
+	err := c.setupOnce()
+	if err != nil {
+		c.initErr = err
+	}
+	return err
+}
+
+func (c *Comm) setupOnce() error {
+	p, err := ReadParams(c.settings)
+	if err != nil {
+		return &Error{Class: ErrArg, Msg: err.Error(), Err: err}
+	}
+	c.Params = p
+	basic, ok := ssi.Lookup(ssi.Coll, BasicName)
+	bm, ok2 := basic.(Module)
+	if !ok || !ok2 {
+		return Errorf(ErrIntern, "coll: the %s module is not built in", BasicName)
+	}
+	m, err := c.choose()
+	if err != nil {
+		return err
+	}
+	c.selected = m.SSI().Name
+	// lam_basic's functions, which every module falls back on. They are
+	// in place first so that a module's Init can run collectives on c.
+	ba, err := bm.Init(c)
+	if err != nil {
+		return &Error{Class: ErrOther, Msg: fmt.Sprintf("coll: %s on %s: %v", BasicName, c.T.Name(), err), Err: err}
+	}
+	c.act = *ba
+	if m.SSI().Name != BasicName {
+		c.tag = tagOf(Sig{Kind: Check})
+		a, err := m.Init(c)
+		if err != nil {
+			return &Error{Class: ErrOther, Msg: fmt.Sprintf("coll: module %s on %s: %v", m.SSI().Name, c.T.Name(), err), Err: err}
+		}
+		act := *a
+		act.fill(ba)
+		c.act = act
+	}
+	c.module = m
+	c.ready = true
+	return nil
+}
+
+// Free finalises the module on the communicator (a local action).
+func (c *Comm) Free() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.freed = true
+	if !c.ready {
+		return nil
+	}
+	c.ready = false
+	return c.module.Finalize(c)
+}
+
+// Sig is what a collective's processes must agree on, as the mpi package
+// describes a call. Counts are bytes.
+type Sig struct {
+	Kind Kind
+	// Root is the root (intracommunicator), or Root, ProcNull or the
+	// root's rank in the remote group (intercommunicator); 0 for
+	// collectives without one.
+	Root int
+	// Send and Recv are the sizes that must match: on an
+	// intracommunicator every process's Send must be equal (Recv is not
+	// used); on an intercommunicator each group's Send must equal the
+	// other's Recv. -1 means "does not take part".
+	Send, Recv int64
+	// Op is 1 + the index of a predefined op, UserOp for a user's, 0 for
+	// none; Type the element type of a reduction (0 for none).
+	Op, Type int
+	// Counts is a digest of count arrays that must be the same everywhere
+	// (0 for none).
+	Counts uint64
+	// Err is this process's own argument error; the process still takes
+	// part in the check so that the others learn of it and nobody hangs.
+	Err *Error
+}
+
+// UserOp is the Op of a Sig for every user-defined op.
+const UserOp = 31
+
+// Run runs a collective: it chooses and readies the module if need be,
+// checks the arguments with the other processes (coll_base_check), runs f
+// with the communicator's functions, and reports the first mismatch seen.
+func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.setup(); err != nil {
+		return err
+	}
+	if c.Params.Check {
+		if err := c.agree(sig); err != nil {
+			return err
+		}
+		if sig.Kind == Barrier {
+			return nil // the check waited for every process
+		}
+	} else if sig.Err != nil {
+		return sig.Err
+	}
+	return c.run(sig, f)
+}
+
+// run runs f with the tag of sig. c.mu is held.
+func (c *Comm) run(sig Sig, f func(a *Actions) error) error {
+	t := sig
+	if c.Inter() {
+		// Both groups tag with the root's rank in its group, and the sum
+		// of what a process sends and receives per block, which the two
+		// sides see alike.
+		if t.Root == Root {
+			t.Root = c.Rank()
+		}
+		t.Send, t.Recv = max(t.Send, 0), max(t.Recv, 0)
+	} else {
+		t.Recv = 0
+	}
+	c.tag, c.fault = tagOf(t), nil
+	err := f(&c.act)
+	if err == nil && c.fault != nil {
+		err = c.fault
+	}
+	c.fault = nil
+	var ce *Error
+	if err != nil && !errors.As(err, &ce) {
+		err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s on %s: %v", sig.Kind, c.T.Name(), err), Err: err}
+	}
+	return err
+}
+
+// Sub runs f on s, a sub-communicator c's module made (or c's Local), as
+// part of the collective running on c: s's messages are tagged for kind
+// and root, and what goes wrong on s is reported by c.
+func (c *Comm) Sub(s *Comm, kind Kind, root int, f func(a *Actions) error) error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.setup(); err != nil {
+		return err
+	}
+	s.tag, s.fault = tagOf(Sig{Kind: kind, Root: root}), nil
+	err := f(&s.act)
+	if s.fault != nil && c.fault == nil {
+		c.fault = s.fault
+	}
+	s.fault = nil
+	return err
+}
+
+// choose picks the module for c: the user's list (or every module), by
+// priority; lam_basic when none of those listed can serve c.
+func (c *Comm) choose() (Module, error) {
+	var cands []bound
+	for _, m := range ssi.Modules(ssi.Coll) {
+		if cm, ok := m.(Module); ok {
+			cands = append(cands, bound{cm, c})
+		}
+	}
+	chosen, _, err := ssi.Select(context.Background(), ssi.Coll, c.settings, cands)
+	if err != nil {
+		var se *ssi.SelectError
+		if errors.As(err, &se) && errors.Is(err, ssi.ErrNoModule) && len(se.Requested) > 0 {
+			if m, ok := ssi.Lookup(ssi.Coll, BasicName); ok {
+				if cm, ok := m.(Module); ok {
+					return cm, nil
+				}
+			}
+		}
+		return nil, &Error{Class: ErrArg, Msg: fmt.Sprintf("coll: %v", err), Err: err}
+	}
+	return chosen.Module, nil
+}

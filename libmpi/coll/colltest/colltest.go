@@ -1,0 +1,333 @@
+// Package colltest runs coll modules without MPI: a World is a set of
+// goroutines, one per "process", that exchange messages in memory with
+// MPI's matching rules (per context, source and tag, first in first out,
+// wildcards on the receive side), on any node layout. Sends complete at
+// once (the data is copied). A receive that waits past the World's time
+// limit fails, so a test of a hang ends with an error instead of hanging.
+package colltest
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// ErrHang is what a receive returns when it waited past the time limit.
+var ErrHang = errors.New("colltest: a receive waited too long (the collective hangs)")
+
+// World is the processes and their mailboxes.
+type World struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	nodes    []int32
+	boxes    []*box
+	settings *ssi.Settings
+	deadline time.Time
+	ctxs     map[string]int
+	splits   map[string]*splitTable
+	nextCtx  int
+	done     chan struct{}
+}
+
+type box struct {
+	msgs  []*message
+	recvs []*request
+}
+
+type message struct {
+	ctx, src, tag int
+	data          []byte
+}
+
+type request struct {
+	w             *World
+	ctx, src, tag int
+	buf           []byte
+	done          bool
+	st            coll.Status
+	truncated     bool
+}
+
+type splitTable struct {
+	color, key []int
+	filled     int
+}
+
+// NewWorld makes a world of len(nodes) processes, process i on node
+// nodes[i], whose receives give up after limit. params are -ssi settings
+// ("coll_base_crossover", "1", ...).
+func NewWorld(nodes []int32, limit time.Duration, params ...string) *World {
+	var args []ssi.Arg
+	for i := 0; i+1 < len(params); i += 2 {
+		args = append(args, ssi.Arg{Key: params[i], Value: params[i+1]})
+	}
+	w := &World{nodes: nodes, settings: ssi.NewSettings(args, nil), deadline: time.Now().Add(limit),
+		ctxs: map[string]int{}, splits: map[string]*splitTable{}, nextCtx: 100, done: make(chan struct{})}
+	w.cond = sync.NewCond(&w.mu)
+	for range nodes {
+		w.boxes = append(w.boxes, &box{})
+	}
+	go func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+				w.cond.Broadcast()
+			}
+		}
+	}()
+	return w
+}
+
+// Close stops the world's clock.
+func (w *World) Close() { close(w.done) }
+
+// Comm returns world rank r's view of the communicator of every process.
+func (w *World) Comm(r int) *coll.Comm {
+	group := make([]int, len(w.nodes))
+	for i := range group {
+		group[i] = i
+	}
+	return w.comm(0, group, nil, r, "world")
+}
+
+// Inter returns world rank r's view of an intercommunicator between
+// groups a and b (world ranks), r being in one of them.
+func (w *World) Inter(a, b []int, r int) *coll.Comm {
+	local, remote := a, b
+	if index(b, r) >= 0 {
+		local, remote = b, a
+	}
+	side, lctx := "a", 3
+	if index(b, r) >= 0 {
+		side, lctx = "b", 4
+	}
+	c := w.comm(1, local, remote, index(local, r), "inter")
+	t := c.T.(*transport)
+	t.local = w.comm(lctx, local, nil, index(local, r), "inter local "+side)
+	return c
+}
+
+func index(g []int, r int) int {
+	for i, x := range g {
+		if x == r {
+			return i
+		}
+	}
+	return -1
+}
+
+func (w *World) comm(ctx int, group, remote []int, rank int, name string) *coll.Comm {
+	t := &transport{w: w, ctx: ctx, group: group, remote: remote, rank: rank, name: name}
+	t.c = coll.New(t, w.settings)
+	return t.c
+}
+
+type transport struct {
+	w      *World
+	ctx    int
+	group  []int
+	remote []int
+	rank   int
+	name   string
+	local  *coll.Comm
+	splits int
+	c      *coll.Comm
+	freed  bool
+}
+
+func (t *transport) Rank() int          { return t.rank }
+func (t *transport) Size() int          { return len(t.group) }
+func (t *transport) RemoteSize() int    { return len(t.remote) }
+func (t *transport) Node(r int) int32   { return t.w.nodes[t.group[r]] }
+func (t *transport) Local() *coll.Comm  { return t.local }
+func (t *transport) Name() string       { return t.name }
+func (t *transport) Free() error        { t.freed = true; return nil }
+func (t *transport) world(rank int) int { return t.peers()[rank] }
+
+func (t *transport) peers() []int {
+	if t.remote != nil {
+		return t.remote
+	}
+	return t.group
+}
+func (t *transport) me() int             { return t.group[t.rank] }
+func (t *transport) check(rank int) bool { return rank >= 0 && rank < len(t.peers()) }
+
+func (t *transport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
+	if !t.check(dest) {
+		return nil, fmt.Errorf("colltest: %s: send to rank %d of %d", t.name, dest, len(t.peers()))
+	}
+	w := t.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := &message{ctx: t.ctx, src: t.rank, tag: tag, data: append([]byte(nil), buf...)}
+	b := w.boxes[t.world(dest)]
+	for i, r := range b.recvs {
+		if r.matches(m) {
+			b.recvs = append(b.recvs[:i], b.recvs[i+1:]...)
+			r.fill(m)
+			w.cond.Broadcast()
+			return &request{w: w, done: true}, nil
+		}
+	}
+	b.msgs = append(b.msgs, m)
+	return &request{w: w, done: true}, nil
+}
+
+func (t *transport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
+	if src != coll.AnySource && !t.check(src) {
+		return nil, fmt.Errorf("colltest: %s: receive from rank %d of %d", t.name, src, len(t.peers()))
+	}
+	w := t.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := &request{w: w, ctx: t.ctx, src: src, tag: tag, buf: buf}
+	b := w.boxes[t.me()]
+	for i, m := range b.msgs {
+		if r.matches(m) {
+			b.msgs = append(b.msgs[:i], b.msgs[i+1:]...)
+			r.fill(m)
+			return r, nil
+		}
+	}
+	b.recvs = append(b.recvs, r)
+	return r, nil
+}
+
+func (r *request) matches(m *message) bool {
+	return r.ctx == m.ctx && (r.src == coll.AnySource || r.src == m.src) && (r.tag == coll.AnyTag || r.tag == m.tag)
+}
+
+func (r *request) fill(m *message) {
+	n := copy(r.buf, m.data)
+	r.st = coll.Status{Source: m.src, Tag: m.tag, Count: n}
+	r.truncated = len(m.data) > len(r.buf)
+	r.done = true
+}
+
+func (r *request) Wait() (coll.Status, error) {
+	w := r.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for !r.done {
+		if time.Now().After(w.deadline) {
+			return coll.Status{}, ErrHang
+		}
+		w.cond.Wait()
+	}
+	if r.truncated {
+		return r.st, coll.ErrTruncated
+	}
+	return r.st, nil
+}
+
+// Split gathers every process's color and key through the world's table
+// and makes the sub-communicator with a context all its members agree on.
+func (t *transport) Split(color, key int) (*coll.Comm, error) {
+	if t.remote != nil {
+		return nil, errors.New("colltest: Split of an intercommunicator")
+	}
+	w := t.w
+	id := fmt.Sprintf("%d/%d", t.ctx, t.splits)
+	t.splits++
+	w.mu.Lock()
+	tab := w.splits[id]
+	if tab == nil {
+		tab = &splitTable{color: make([]int, len(t.group)), key: make([]int, len(t.group))}
+		w.splits[id] = tab
+	}
+	tab.color[t.rank], tab.key[t.rank] = color, key
+	tab.filled++
+	w.cond.Broadcast()
+	for tab.filled < len(t.group) {
+		if time.Now().After(w.deadline) {
+			w.mu.Unlock()
+			return nil, ErrHang
+		}
+		w.cond.Wait()
+	}
+	if color < 0 {
+		w.mu.Unlock()
+		return nil, nil
+	}
+	ck := fmt.Sprintf("%s/%d", id, color)
+	ctx, ok := w.ctxs[ck]
+	if !ok {
+		ctx = w.nextCtx
+		w.nextCtx++
+		w.ctxs[ck] = ctx
+	}
+	w.mu.Unlock()
+	var members []int
+	for i := range t.group {
+		if tab.color[i] == color {
+			members = append(members, i)
+		}
+	}
+	// Order by key, then rank (a stable insertion sort).
+	for i := 1; i < len(members); i++ {
+		for j := i; j > 0 && tab.key[members[j]] < tab.key[members[j-1]]; j-- {
+			members[j], members[j-1] = members[j-1], members[j]
+		}
+	}
+	group := make([]int, len(members))
+	rank := -1
+	for i, m := range members {
+		group[i] = t.group[m]
+		if m == t.rank {
+			rank = i
+		}
+	}
+	return t.w.comm(ctx, group, nil, rank, fmt.Sprintf("%s split %s", t.name, ck)), nil
+}
+
+// Leftover reports the messages nobody received (a correct collective
+// leaves none).
+func (w *World) Leftover() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, b := range w.boxes {
+		n += len(b.msgs)
+	}
+	return n
+}
+
+// Run runs f on every process of a new world (each with its world
+// communicator) and returns their errors by rank. The world is closed
+// after.
+func Run(t testing.TB, nodes []int32, limit time.Duration, params []string, f func(c *coll.Comm) error) []error {
+	t.Helper()
+	w := NewWorld(nodes, limit, params...)
+	defer w.Close()
+	return w.Each(func(r int) error { return f(w.Comm(r)) })
+}
+
+// Each runs f(rank) on a goroutine per process and returns the errors.
+func (w *World) Each(f func(r int) error) []error {
+	errs := make([]error, len(w.nodes))
+	var wg sync.WaitGroup
+	for r := range w.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					errs[r] = fmt.Errorf("panic: %v", p)
+				}
+			}()
+			errs[r] = f(r)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
