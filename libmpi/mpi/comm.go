@@ -8,6 +8,8 @@ type Comm struct {
 	rank    int    // this process's rank in it
 	errh    *Errhandler
 	ready   bool
+	cs      collState  // collectives (coll.go)
+	inter   *interInfo // nil for an intracommunicator (intercomm.go)
 }
 
 func (c *Comm) init(context uint32, group []int, rank int) {
@@ -45,14 +47,19 @@ func (c *Comm) check() error {
 	return nil
 }
 
-// peer validates a destination or source rank and returns its world rank
-// (or the wildcard or ProcNull unchanged).
+// peer validates a destination or source rank (of the remote group, on an
+// intercommunicator) and returns its world rank (or the wildcard or
+// ProcNull unchanged).
 func (c *Comm) peer(rank int, wildcard bool) (int, error) {
 	switch {
 	case rank == ProcNull:
 		return ProcNull, nil
 	case wildcard && rank == AnySource:
 		return AnySource, nil
+	case c.inter != nil && (rank < 0 || rank >= len(c.inter.remote)):
+		return 0, errorf(ErrRank, "rank %d is not in the remote group of %s (size %d)", rank, c.name, len(c.inter.remote))
+	case c.inter != nil:
+		return c.inter.remote[rank], nil
 	case rank < 0 || rank >= len(c.group):
 		return 0, errorf(ErrRank, "rank %d is not in %s (size %d)", rank, c.name, len(c.group))
 	}

@@ -114,6 +114,9 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
+	if c.inter != nil {
+		return c.interDup()
+	}
 	ctx, _, err := c.agreeContext()
 	if err != nil {
 		return nil, c.fail(err)
@@ -127,6 +130,9 @@ func (c *Comm) Dup() (*Comm, error) {
 func (c *Comm) Split(color, key int) (*Comm, error) {
 	if err := c.check(); err != nil {
 		return nil, err
+	}
+	if c.inter != nil {
+		return nil, c.fail(errorf(ErrComm, "Split of an intercommunicator is not supported"))
 	}
 	if color < 0 && color != Undefined {
 		return nil, c.fail(errorf(ErrArg, "color %d must be non-negative or Undefined", color))
@@ -167,6 +173,9 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if g == nil {
 		return nil, c.fail(errorf(ErrGroup, "nil group"))
 	}
+	if c.inter != nil {
+		return nil, c.fail(errorf(ErrComm, "Create on an intercommunicator is not supported"))
+	}
 	for _, w := range g.ranks {
 		found := false
 		for _, m := range c.group {
@@ -195,6 +204,7 @@ func (c *Comm) Free() error {
 	if c == World || c == Self {
 		return c.fail(errorf(ErrComm, "%s cannot be freed", c.name))
 	}
+	c.release() // the coll module, an intercommunicator's local group
 	c.ready = false
 	st.engine.DropContext(c.context)
 	st.engine.DropContext(c.context + 1)

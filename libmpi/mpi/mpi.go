@@ -88,6 +88,7 @@ type state struct {
 	transport   rpi.Transport
 	job         jobwire.JobID
 	rank        int
+	nodes       []int32 // world rank → node, for the coll modules
 	thread      int
 	start       time.Time
 }
@@ -141,7 +142,7 @@ func initTimeout() time.Duration {
 // without mpirun.
 func initSingleton() error {
 	st.engine = core.New(core.Config{Rank: 0, Links: make([]rpi.Link, 1)})
-	st.rank = 0
+	st.rank, st.nodes = 0, []int32{0}
 	World.init(0, []int{0}, 0)
 	Self.init(2, []int{0}, 0)
 	return nil
@@ -219,8 +220,10 @@ func initJob(ctx context.Context) error {
 		return errorf(ErrOther, "every process must use the same rpi module: this one chose %s, the job %s", rpiName, table.RPI)
 	}
 	peers := make([]rpi.Peer, size)
+	st.nodes = make([]int32, size)
 	for i, p := range table.Procs {
 		peers[i] = rpi.Peer{Rank: i, Node: p.Node, Addr: p.Addr}
+		st.nodes[i] = p.Node
 	}
 	links, err := t.Connect(ctx, peers, table.Secret)
 	if err != nil {

@@ -7,3 +7,8 @@
 // A module is added here, by a blank import, only once it works; none is
 // listed that cannot run.
 package all
+
+import (
+	_ "github.com/lamgo/lam/libmpi/coll/basic" // lam_basic: every collective on point-to-point; the fallback
+	_ "github.com/lamgo/lam/libmpi/coll/smp"   // smp: hierarchical Bcast, Barrier, Reduce, Allreduce, Allgather across nodes
+)

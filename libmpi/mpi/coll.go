@@ -1,0 +1,800 @@
+package mpi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"sync"
+	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// Collective operations. Each communicator gets a coll module (lam_basic,
+// or smp when it spans several nodes with several processes on one; see
+// "-ssi coll"), chosen when it first runs a collective. Collective
+// messages travel on the communicator's hidden context, tagged with the
+// collective, so they never match the program's messages.
+//
+// Every process of the communicator must call the same collectives in the
+// same order, with agreeing arguments: the same root, matching counts and
+// the same op. With coll_base_check=1 (the default) the processes first
+// compare their arguments, so a disagreement is an error on every process
+// (ErrRoot, ErrCount, ErrOp, ErrType, or ErrOther for different
+// collectives) instead of a hang or a wrong result; an argument error on
+// one process (a bad root, a buffer too small) also reaches the others.
+// With coll_base_check=0 that comparison is skipped; a process that
+// receives a message of another call still reports it.
+//
+// Counts come from the lengths of the slices. A send buffer of nil means
+// "in place" (MPI_IN_PLACE) where a function says so. On an
+// intercommunicator, a rooted collective's root is Root on the root
+// process, ProcNull on the other processes of its group, and the root's
+// rank in the remote group on the processes of the other group.
+
+// Root is the root argument of the root process of an intercommunicator
+// collective (MPI_ROOT).
+const Root = coll.Root
+
+// collState is a communicator's collective machinery, made when first
+// needed.
+type collState struct {
+	once sync.Once
+	c    *coll.Comm
+}
+
+var collSettings = sync.OnceValue(func() *ssi.Settings { return ssi.NewSettings(nil, os.Environ()) })
+
+func (c *Comm) collComm() *coll.Comm {
+	c.cs.once.Do(func() { c.cs.c = coll.New(collTransport{c}, collSettings()) })
+	return c.cs.c
+}
+
+// CollModule is the name of the coll module serving the communicator
+// ("lam_basic", "smp"), chosen now if no collective ran on it yet.
+func (c *Comm) CollModule() string {
+	if c.check() != nil {
+		return ""
+	}
+	return c.collComm().Module()
+}
+
+// release finalises the coll module and frees an intercommunicator's
+// local group (a local action, when the communicator is freed).
+func (c *Comm) release() {
+	if c.cs.c != nil {
+		c.cs.c.Free()
+	}
+	if c.inter != nil && c.inter.local != nil {
+		c.inter.local.Free()
+	}
+}
+
+// collTransport is a communicator's point-to-point on its hidden context,
+// for the coll modules.
+type collTransport struct{ c *Comm }
+
+func (t collTransport) Rank() int { return t.c.rank }
+func (t collTransport) Size() int { return len(t.c.group) }
+func (t collTransport) Name() string {
+	return t.c.name
+}
+
+func (t collTransport) RemoteSize() int {
+	if t.c.inter == nil {
+		return 0
+	}
+	return len(t.c.inter.remote)
+}
+
+func (t collTransport) Node(r int) int32 {
+	if r < 0 || r >= len(t.c.group) || t.c.group[r] >= len(st.nodes) {
+		return -1
+	}
+	return st.nodes[t.c.group[r]]
+}
+
+type collRequest struct {
+	e *core.Engine
+	r *core.Request
+}
+
+func (r collRequest) Wait() (coll.Status, error) {
+	if err := r.e.Wait(context.Background(), r.r); err != nil {
+		return coll.Status{}, err
+	}
+	s := r.r.Status()
+	out := coll.Status{Source: s.Source, Tag: s.Tag, Count: s.Count}
+	switch {
+	case s.Err == nil:
+		return out, nil
+	case errors.Is(s.Err, core.ErrTruncate):
+		return out, fmt.Errorf("%w: %w", coll.ErrTruncated, s.Err)
+	}
+	return out, fromCore(s.Err)
+}
+
+func (t collTransport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
+	e, err := engine()
+	if err != nil {
+		return nil, err
+	}
+	w, err := t.c.peer(dest, false)
+	if err != nil {
+		return nil, err
+	}
+	r := e.NewSend(buf, w, dest, t.c.rank, tag, t.c.context+1, core.Standard)
+	e.Start(r)
+	return collRequest{e, r}, nil
+}
+
+func (t collTransport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
+	e, err := engine()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.c.peer(src, true); err != nil {
+		return nil, err
+	}
+	r := e.NewRecv(buf, src, tag, t.c.context+1)
+	e.Start(r)
+	return collRequest{e, r}, nil
+}
+
+func (t collTransport) Split(color, key int) (*coll.Comm, error) {
+	if color < 0 {
+		color = Undefined
+	}
+	n, err := t.c.Split(color, key)
+	if err != nil || n == nil {
+		return nil, err
+	}
+	n.name = fmt.Sprintf("%s (hidden, coll)", t.c.name)
+	return n.collComm(), nil
+}
+
+func (t collTransport) Local() *coll.Comm {
+	if t.c.inter == nil {
+		return nil
+	}
+	return t.c.inter.local.collComm()
+}
+
+func (t collTransport) Free() error { return t.c.Free() }
+
+// Errors between the mpi and coll packages.
+
+var collClasses = map[coll.Class]ErrorClass{
+	coll.ErrOther: ErrOther, coll.ErrCount: ErrCount, coll.ErrRoot: ErrRoot, coll.ErrOp: ErrOp,
+	coll.ErrType: ErrType, coll.ErrArg: ErrArg, coll.ErrBuffer: ErrBuffer, coll.ErrComm: ErrComm,
+	coll.ErrTruncate: ErrTruncate, coll.ErrIntern: ErrIntern, coll.ErrRank: ErrRank,
+}
+
+func toColl(e *Error) *coll.Error {
+	for cc, mc := range collClasses {
+		if mc == e.Class {
+			return &coll.Error{Class: cc, Msg: e.Msg, Err: e}
+		}
+	}
+	return &coll.Error{Class: coll.ErrOther, Msg: e.Msg, Err: e}
+}
+
+// collFail hands a collective's error to the communicator's handler.
+func (c *Comm) collFail(err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *Error
+	var ce *coll.Error
+	switch {
+	case errors.As(err, &me):
+		if ce2 := (*coll.Error)(nil); errors.As(err, &ce2) && ce2.Err != me {
+			// A coll error carrying an MPI error from below: keep the
+			// coll error's words, the MPI error's class.
+			return c.fail(&Error{Class: me.Class, Msg: ce2.Msg, Err: err})
+		}
+		return c.fail(me)
+	case errors.As(err, &ce):
+		cl, ok := collClasses[ce.Class]
+		if !ok {
+			cl = ErrOther
+		}
+		return c.fail(&Error{Class: cl, Msg: ce.Msg, Err: err})
+	}
+	return c.fail(&Error{Class: ErrOther, Msg: err.Error(), Err: err})
+}
+
+// call is one collective call being prepared.
+type call struct {
+	c   *Comm
+	cc  *coll.Comm
+	sig coll.Sig
+}
+
+// begin starts a collective on c; a nil call means c is not usable (the
+// error went to World's handler).
+func begin(c *Comm, k coll.Kind) (*call, error) {
+	if _, err := engine(); err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, World.fail(err)
+	}
+	return &call{c: c, cc: c.collComm(), sig: coll.Sig{Kind: k, Send: -1, Recv: -1}}, nil
+}
+
+// bad records an argument error (the first counts); the process still
+// takes part in the argument check.
+func (k *call) bad(class ErrorClass, format string, args ...any) {
+	if k.sig.Err == nil {
+		k.sig.Err = toColl(errorf(class, "%s: %s", k.sig.Kind, fmt.Sprintf(format, args...)))
+	}
+}
+
+func (k *call) run(f func(a *coll.Actions) error) error {
+	return k.c.collFail(k.cc.Run(k.sig, f))
+}
+
+// n is the size of the group a collective's blocks come from or go to:
+// the communicator's, or the remote group's.
+func (k *call) n() int {
+	if k.c.inter != nil {
+		return len(k.c.inter.remote)
+	}
+	return len(k.c.group)
+}
+
+func (k *call) inter() bool { return k.c.inter != nil }
+
+// root checks a root argument and reports whether this process is the
+// root (on an intercommunicator: gave Root).
+func (k *call) root(root int) bool {
+	if k.inter() {
+		if root != Root && root != ProcNull && (root < 0 || root >= len(k.c.inter.remote)) {
+			k.bad(ErrRoot, "root %d is neither Root, ProcNull nor a rank of the remote group (size %d)", root, len(k.c.inter.remote))
+		}
+		k.sig.Root = root
+		return root == Root
+	}
+	if root < 0 || root >= len(k.c.group) {
+		k.bad(ErrRoot, "root %d is not in %s (size %d)", root, k.c.name, len(k.c.group))
+		k.sig.Root = 0
+		return false
+	}
+	k.sig.Root = root
+	return root == k.c.rank
+}
+
+// sends and recvs are the participation of an intercommunicator's
+// processes: the root group's non-root processes neither send nor receive.
+func (k *call) rootSide(root int) bool { return k.inter() && (root == Root || root == ProcNull) }
+
+func (k *call) noInPlace(send []byte) []byte {
+	if k.inter() && send == nil {
+		k.bad(ErrBuffer, "in place (a nil send buffer) is not allowed on an intercommunicator")
+	}
+	return send
+}
+
+func sizeOf[T any]() int { return int(unsafe.Sizeof(*new(T))) }
+
+// raw views a buffer of any element type as bytes, without copying; a nil
+// slice stays nil ("in place"), an empty one becomes an empty one.
+func raw[T any](b []T) []byte {
+	if b == nil {
+		return nil
+	}
+	if len(b) == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)*sizeOf[T]())
+}
+
+// blocks cuts buf into blocks at displs of counts elements of es bytes,
+// checking them.
+func (k *call) blocks(what string, buf []byte, counts, displs []int, es int) [][]byte {
+	n := k.n()
+	if len(counts) != n || len(displs) != n {
+		k.bad(ErrArg, "%s: %d counts and %d displacements for %d processes", what, len(counts), len(displs), n)
+		return nil
+	}
+	out := make([][]byte, n)
+	for i := range n {
+		lo, hi := displs[i]*es, (displs[i]+counts[i])*es
+		switch {
+		case counts[i] < 0:
+			k.bad(ErrCount, "%s: negative count %d", what, counts[i])
+			return nil
+		case displs[i] < 0 || hi > len(buf):
+			k.bad(ErrBuffer, "%s: block %d (%d elements at %d) is outside the buffer of %d elements", what, i, counts[i], displs[i], len(buf)/max(es, 1))
+			return nil
+		}
+		out[i] = buf[lo:hi:hi]
+	}
+	return out
+}
+
+// digest sums up count arrays that must be the same on every process.
+func digest(arrays ...[]int) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, a := range arrays {
+		for _, x := range a {
+			for i := range b {
+				b[i] = byte(uint64(x) >> (8 * i))
+			}
+			h.Write(b[:])
+		}
+		h.Write([]byte{0xff})
+	}
+	return h.Sum64() | 1
+}
+
+// Barrier waits until every process of c has called it (MPI_Barrier). On
+// an intercommunicator, a process leaves once every process of the other
+// group has called it.
+func Barrier(c *Comm) error {
+	k, err := begin(c, coll.Barrier)
+	if err != nil {
+		return err
+	}
+	return k.run(func(a *coll.Actions) error { return a.Barrier(k.cc) })
+}
+
+// Bcast sends the root's buf to every process's buf (MPI_Bcast); every
+// process passes a buffer of the same length.
+func Bcast[T CollElem](c *Comm, buf []T, root int) error {
+	k, err := begin(c, coll.Bcast)
+	if err != nil {
+		return err
+	}
+	b := raw(buf)
+	isRoot := k.root(root)
+	switch {
+	case !k.inter():
+		k.sig.Send = int64(len(b))
+	case isRoot:
+		k.sig.Send = int64(len(b))
+	case root != ProcNull:
+		k.sig.Recv = int64(len(b))
+	}
+	return k.run(func(a *coll.Actions) error { return a.Bcast(k.cc, b, root) })
+}
+
+// Gather collects every process's send at the root (MPI_Gather): recv, at
+// the root only, holds one block per process in rank order, each as long
+// as every send. At the root, send may be nil: its block is already in
+// place in recv.
+func Gather[T CollElem](c *Comm, send, recv []T, root int) error {
+	k, err := begin(c, coll.Gather)
+	if err != nil {
+		return err
+	}
+	s, r := raw(send), raw(recv)
+	isRoot := k.root(root)
+	n := k.n()
+	if isRoot {
+		if len(r)%n != 0 {
+			k.bad(ErrCount, "the receive buffer (%d elements) is not %d equal blocks", len(recv), n)
+		}
+		k.sig.Recv = int64(len(r) / n)
+		if !k.inter() && s != nil && len(s) != len(r)/n {
+			k.bad(ErrCount, "the root sends %d elements into blocks of %d", len(send), len(recv)/n)
+		}
+	}
+	if !k.rootSide(root) {
+		k.sig.Send = int64(len(s))
+		if isRoot && s == nil {
+			k.sig.Send = k.sig.Recv
+		}
+	}
+	if !k.inter() {
+		k.sig.Recv = -1
+	} else if !k.rootSide(root) {
+		s = k.noInPlace(s)
+	}
+	return k.run(func(a *coll.Actions) error { return a.Gather(k.cc, s, r, root) })
+}
+
+// Gatherv collects every process's send at the root, process i's into
+// recv[displs[i]:displs[i]+counts[i]] (MPI_Gatherv); counts and displs
+// (in elements) matter at the root only. At the root, send may be nil:
+// its block is already in place.
+func Gatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	k, err := begin(c, coll.Gatherv)
+	if err != nil {
+		return err
+	}
+	s := raw(send)
+	var blocks [][]byte
+	if k.root(root) {
+		blocks = k.blocks("receive", raw(recv), counts, displs, sizeOf[T]())
+	}
+	if k.inter() && !k.rootSide(root) {
+		s = k.noInPlace(s)
+	}
+	return k.run(func(a *coll.Actions) error { return a.Gatherv(k.cc, s, blocks, root) })
+}
+
+// Scatter sends block i of the root's send to process i's recv
+// (MPI_Scatter): send, at the root only, holds one block per process,
+// each as long as every recv. At the root, recv may be nil: its block
+// stays in place in send.
+func Scatter[T CollElem](c *Comm, send, recv []T, root int) error {
+	k, err := begin(c, coll.Scatter)
+	if err != nil {
+		return err
+	}
+	s, r := raw(send), raw(recv)
+	isRoot := k.root(root)
+	n := k.n()
+	if isRoot {
+		if len(s)%n != 0 {
+			k.bad(ErrCount, "the send buffer (%d elements) is not %d equal blocks", len(send), n)
+		}
+		k.sig.Send = int64(len(s) / n)
+		if !k.inter() && r != nil && len(r) != len(s)/n {
+			k.bad(ErrCount, "the root receives blocks of %d elements into %d", len(send)/n, len(recv))
+		}
+	}
+	if !k.inter() {
+		if !isRoot {
+			k.sig.Send = int64(len(r))
+		}
+	} else if !k.rootSide(root) {
+		k.sig.Recv = int64(len(r))
+	}
+	return k.run(func(a *coll.Actions) error { return a.Scatter(k.cc, s, r, root) })
+}
+
+// Scatterv sends send[displs[i]:displs[i]+counts[i]] of the root to
+// process i's recv (MPI_Scatterv); counts and displs matter at the root
+// only. At the root, recv may be nil: its block stays in place.
+func Scatterv[T CollElem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	k, err := begin(c, coll.Scatterv)
+	if err != nil {
+		return err
+	}
+	r := raw(recv)
+	var blocks [][]byte
+	if k.root(root) {
+		blocks = k.blocks("send", raw(send), counts, displs, sizeOf[T]())
+	}
+	if k.inter() && !k.rootSide(root) && r == nil {
+		r = []byte{}
+	}
+	return k.run(func(a *coll.Actions) error { return a.Scatterv(k.cc, blocks, r, root) })
+}
+
+// Allgather gathers every process's send into every process's recv, in
+// rank order (MPI_Allgather); recv holds one block per process (of the
+// remote group, on an intercommunicator), each as long as every send.
+// send may be nil: each process's block is already in place in recv.
+func Allgather[T CollElem](c *Comm, send, recv []T) error {
+	k, err := begin(c, coll.Allgather)
+	if err != nil {
+		return err
+	}
+	s, r := raw(send), raw(recv)
+	n := k.n()
+	if len(r)%n != 0 {
+		k.bad(ErrCount, "the receive buffer (%d elements) is not %d equal blocks", len(recv), n)
+	}
+	if s != nil && !k.inter() && len(s) != len(r)/n {
+		k.bad(ErrCount, "sending %d elements into blocks of %d", len(send), len(recv)/n)
+	}
+	if k.inter() {
+		s = k.noInPlace(s)
+		k.sig.Send, k.sig.Recv = int64(len(s)), int64(len(r)/n)
+	} else {
+		k.sig.Send = int64(len(r) / n)
+	}
+	return k.run(func(a *coll.Actions) error { return a.Allgather(k.cc, s, r) })
+}
+
+// Allgatherv gathers every process's send into every process's recv,
+// process i's at recv[displs[i]:displs[i]+counts[i]] (MPI_Allgatherv);
+// every process passes the same counts and displs. send may be nil: each
+// block is already in place.
+func Allgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int) error {
+	k, err := begin(c, coll.Allgatherv)
+	if err != nil {
+		return err
+	}
+	s := raw(send)
+	blocks := k.blocks("receive", raw(recv), counts, displs, sizeOf[T]())
+	if k.inter() {
+		s = k.noInPlace(s)
+	} else {
+		k.sig.Counts = digest(counts, displs)
+		if blocks != nil && s != nil && len(s) != len(blocks[k.c.rank]) {
+			k.bad(ErrCount, "sending %d elements where counts[%d] is %d", len(send), k.c.rank, counts[k.c.rank])
+		}
+	}
+	return k.run(func(a *coll.Actions) error { return a.Allgatherv(k.cc, s, blocks) })
+}
+
+// Alltoall sends block j of send to process j and receives block i of recv
+// from process i (MPI_Alltoall); send and recv hold one block per process
+// (of the remote group, on an intercommunicator), all of one length. send
+// may be nil: recv holds the blocks to send and gets those received.
+func Alltoall[T CollElem](c *Comm, send, recv []T) error {
+	k, err := begin(c, coll.Alltoall)
+	if err != nil {
+		return err
+	}
+	s, r := raw(send), raw(recv)
+	n := k.n()
+	if len(r)%n != 0 || s != nil && len(s) != len(r) && !k.inter() || s != nil && len(s)%n != 0 {
+		k.bad(ErrCount, "send (%d elements) and receive (%d) buffers are not %d equal blocks", len(send), len(recv), n)
+	}
+	if k.inter() {
+		s = k.noInPlace(s)
+		k.sig.Send, k.sig.Recv = int64(len(s)/n), int64(len(r)/n)
+	} else {
+		k.sig.Send = int64(len(r) / n)
+	}
+	return k.run(func(a *coll.Actions) error { return a.Alltoall(k.cc, s, r) })
+}
+
+// Alltoallv sends send[sdispls[j]:][:scounts[j]] to process j and
+// receives recv[rdispls[i]:][:rcounts[i]] from process i
+// (MPI_Alltoallv); process i's scounts[j] must equal process j's
+// rcounts[i]. send may be nil (with nil scounts and sdispls): recv holds
+// the blocks to send, at rcounts and rdispls, and gets those received.
+func Alltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	k, err := begin(c, coll.Alltoallv)
+	if err != nil {
+		return err
+	}
+	es := sizeOf[T]()
+	rb := k.blocks("receive", raw(recv), rcounts, rdispls, es)
+	var sb [][]byte
+	if send == nil && !k.inter() {
+		sb = k.blocks("send", coll.Clone(raw(recv)), rcounts, rdispls, es)
+	} else {
+		sb = k.blocks("send", raw(send), scounts, sdispls, es)
+	}
+	return k.run(func(a *coll.Actions) error { return a.Alltoallv(k.cc, sb, rb) })
+}
+
+// Alltoallw is Alltoallv with a datatype per block and displacements in
+// bytes (MPI_Alltoallw): scounts[j] elements of stypes[j] at
+// send[sdispls[j]:] go to process j, rcounts[i] elements of rtypes[i] at
+// recv[rdispls[i]:] come from process i.
+func Alltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
+	k, err := begin(c, coll.Alltoallw)
+	if err != nil {
+		return err
+	}
+	n := k.n()
+	pack := func(what string, buf []byte, counts, displs []int, types []*Datatype, fill bool) [][]byte {
+		if len(counts) != n || len(displs) != n || len(types) != n {
+			k.bad(ErrArg, "%s: %d counts, %d displacements and %d types for %d processes", what, len(counts), len(displs), len(types), n)
+			return nil
+		}
+		out := make([][]byte, n)
+		for i := range n {
+			if types[i] == nil || counts[i] < 0 || displs[i] < 0 || displs[i] > len(buf) {
+				k.bad(ErrArg, "%s: block %d: bad type, count or displacement", what, i)
+				return nil
+			}
+			out[i] = coll.Buffer(PackSize(counts[i], types[i]))
+			if out[i] == nil {
+				out[i] = []byte{}
+			}
+			if fill {
+				pos := 0
+				if err := Pack(buf[displs[i]:], counts[i], types[i], out[i], &pos); err != nil {
+					k.bad(ErrBuffer, "%s: block %d: %v", what, i, err)
+					return nil
+				}
+			} else if err := walk(buf[displs[i]:], counts[i], types[i], func([]byte) {}); err != nil {
+				k.bad(ErrBuffer, "%s: block %d: %v", what, i, err)
+				return nil
+			}
+		}
+		return out
+	}
+	sb := pack("send", send, scounts, sdispls, stypes, true)
+	rb := pack("receive", recv, rcounts, rdispls, rtypes, false)
+	err = k.run(func(a *coll.Actions) error { return a.Alltoallw(k.cc, sb, rb) })
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		pos := 0
+		if err := Unpack(rb[i], &pos, recv[rdispls[i]:], rcounts[i], rtypes[i]); err != nil {
+			return c.fail(err)
+		}
+	}
+	return nil
+}
+
+// reduction prepares a reduction's op and checks its buffers.
+func reduction[T CollElem](k *call, op *Op) *coll.Op {
+	o, typ, e := collOp[T](op)
+	if e != nil {
+		k.sig.Err = toColl(e)
+		o = &coll.Op{Size: sizeOf[T](), Commutative: true, Apply: func(in, inout []byte) {}}
+	}
+	k.sig.Type = typ
+	switch {
+	case op == nil:
+	case op.id != 0:
+		k.sig.Op = op.id
+	default:
+		k.sig.Op = coll.UserOp
+	}
+	return o
+}
+
+// Reduce combines every process's send with op, element by element, into
+// the root's recv (MPI_Reduce). At the root, send may be nil: its
+// contribution is in recv, which gets the result.
+func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
+	k, err := begin(c, coll.Reduce)
+	if err != nil {
+		return err
+	}
+	o := reduction[T](k, op)
+	s, r := raw(send), raw(recv)
+	isRoot := k.root(root)
+	count := len(s)
+	if isRoot && (s == nil || k.inter()) {
+		count = len(r)
+	}
+	if isRoot && len(r) < count {
+		k.bad(ErrBuffer, "the receive buffer (%d elements) is shorter than the send buffer (%d)", len(recv), len(send))
+	}
+	switch {
+	case !k.inter():
+		k.sig.Send = int64(count)
+		if isRoot && len(r) >= count {
+			r = r[:count]
+		}
+	case isRoot:
+		k.sig.Recv = int64(count)
+	case root != ProcNull:
+		k.sig.Send = int64(count)
+		s = k.noInPlace(s)
+	}
+	return k.run(func(a *coll.Actions) error { return a.Reduce(k.cc, s, r, o, root) })
+}
+
+// Allreduce combines every process's send with op into every process's
+// recv (MPI_Allreduce); on an intercommunicator, each group gets the
+// other's. send may be nil: each contribution is in recv.
+func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
+	k, err := begin(c, coll.Allreduce)
+	if err != nil {
+		return err
+	}
+	o := reduction[T](k, op)
+	s, r := raw(send), raw(recv)
+	if s != nil && len(s) != len(r) {
+		k.bad(ErrCount, "send (%d elements) and receive (%d) buffers differ", len(send), len(recv))
+	}
+	k.sig.Send = int64(len(r))
+	if k.inter() {
+		s = k.noInPlace(s)
+		k.sig.Recv = int64(len(r))
+	}
+	return k.run(func(a *coll.Actions) error { return a.Allreduce(k.cc, s, r, o) })
+}
+
+// ReduceScatter combines every process's send (sum(counts) elements) with
+// op and scatters the result: process i gets counts[i] elements in its
+// recv (MPI_Reduce_scatter). Every process passes the same counts. send
+// may be nil: the input is in recv (sum(counts) elements long).
+func ReduceScatter[T CollElem](c *Comm, send, recv []T, counts []int, op *Op) error {
+	k, err := begin(c, coll.ReduceScatter)
+	if err != nil {
+		return err
+	}
+	o := reduction[T](k, op)
+	es := sizeOf[T]()
+	s, r := raw(send), raw(recv)
+	nl := len(k.c.group)
+	total := 0
+	bytes := make([]int, len(counts))
+	for i, x := range counts {
+		if x < 0 {
+			k.bad(ErrCount, "negative count %d", x)
+		}
+		total += x
+		bytes[i] = x * es
+	}
+	switch {
+	case len(counts) != nl:
+		k.bad(ErrArg, "%d counts for %d processes", len(counts), nl)
+	case s == nil && len(recv) < total:
+		k.bad(ErrBuffer, "in place, the buffer (%d elements) is shorter than the input (%d)", len(recv), total)
+	case s != nil && len(send) != total:
+		k.bad(ErrCount, "the send buffer has %d elements, the counts add up to %d", len(send), total)
+	case s != nil && len(recv) < counts[k.c.rank]:
+		k.bad(ErrBuffer, "the receive buffer (%d elements) is shorter than counts[%d] (%d)", len(recv), k.c.rank, counts[k.c.rank])
+	}
+	if k.sig.Err != nil {
+		bytes = make([]int, nl)
+	}
+	k.sig.Send = int64(total * es)
+	if k.inter() {
+		s = k.noInPlace(s)
+		k.sig.Recv = k.sig.Send
+	} else {
+		k.sig.Counts = digest(counts)
+	}
+	return k.run(func(a *coll.Actions) error { return a.ReduceScatter(k.cc, s, r, bytes, o) })
+}
+
+// ReduceScatterBlock combines every process's send (one block of
+// len(recv) elements per process) with op; process i gets block i in recv
+// (MPI_Reduce_scatter_block). send may be nil: recv holds the input blocks
+// and gets the result in its first block.
+func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
+	k, err := begin(c, coll.ReduceScatterBlock)
+	if err != nil {
+		return err
+	}
+	o := reduction[T](k, op)
+	s, r := raw(send), raw(recv)
+	nl := len(k.c.group)
+	block := len(r)
+	if s == nil {
+		block = len(r) / nl
+		if len(r)%nl != 0 {
+			k.bad(ErrCount, "in place, the buffer (%d elements) is not %d blocks", len(recv), nl)
+		}
+	}
+	if s != nil && len(s) != nl*block {
+		k.bad(ErrCount, "the send buffer has %d elements, not %d blocks of %d", len(send), nl, len(recv))
+	}
+	if k.inter() {
+		s = k.noInPlace(s)
+		k.sig.Send, k.sig.Recv = int64(len(s)), int64(nl*block)
+	} else {
+		k.sig.Send = int64(block)
+	}
+	return k.run(func(a *coll.Actions) error { return a.ReduceScatterBlock(k.cc, s, r, o) })
+}
+
+func scan[T CollElem](kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
+	k, err := begin(c, kind)
+	if err != nil {
+		return err
+	}
+	o := reduction[T](k, op)
+	s, r := raw(send), raw(recv)
+	if s != nil && len(s) != len(r) {
+		k.bad(ErrCount, "send (%d elements) and receive (%d) buffers differ", len(send), len(recv))
+	}
+	if k.inter() {
+		k.bad(ErrComm, "scans are defined on intracommunicators only")
+	}
+	k.sig.Send = int64(len(r))
+	return k.run(func(a *coll.Actions) error {
+		if kind == coll.Scan {
+			return a.Scan(k.cc, s, r, o)
+		}
+		return a.Exscan(k.cc, s, r, o)
+	})
+}
+
+// Scan gives process i the combination with op of the send buffers of
+// processes 0 to i (MPI_Scan). send may be nil: the contribution is in
+// recv.
+func Scan[T CollElem](c *Comm, send, recv []T, op *Op) error {
+	return scan(coll.Scan, c, send, recv, op)
+}
+
+// Exscan gives process i > 0 the combination with op of the send buffers
+// of processes 0 to i-1; process 0's recv is left alone (MPI_Exscan).
+// send may be nil: the contribution is in recv.
+func Exscan[T CollElem](c *Comm, send, recv []T, op *Op) error {
+	return scan(coll.Exscan, c, send, recv, op)
+}
