@@ -1,0 +1,231 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/shared/testenv"
+)
+
+// The collectives through the real binaries: every collective and every
+// op against serial computations (testprog coll), mismatched arguments
+// (collerr), and the bits of float reductions compared between runs and
+// between node layouts (collsum).
+
+// layoutArgs turns a layout (the node of each rank) into mpirun's node
+// list: one process per listed node, in rank order.
+func layoutArgs(layout []int) []string {
+	var out []string
+	for _, n := range layout {
+		out = append(out, fmt.Sprintf("n%d", n))
+	}
+	return out
+}
+
+var collsumRE = regexp.MustCompile(`^collsum [0-9a-f]{16}\n$`)
+
+func TestCollLocal(t *testing.T) {
+	needPgrep(t)
+	ctx := testContext(t, 4*time.Minute)
+	l := newLocal(t)
+	l.boot(ctx)
+	// More ranks than cores; the linear and the binomial algorithms; the
+	// check off; over tcp and usysv.
+	for _, args := range [][]string{
+		{"-np", "1"},
+		{"-np", "4"},
+		{"-np", "5"},
+		{"-ssi", "coll_base_crossover", "1", "-ssi", "rpi", "tcp", "-np", "3"},
+		{"-ssi", "coll_base_check", "0", "-np", "4"},
+	} {
+		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "coll")...)
+		if r.code != 0 || r.stdout != "coll ok lam_basic\n" {
+			t.Errorf("coll %v: %v", args, r)
+		}
+	}
+	// -ssi coll smp on one node: smp cannot serve, lam_basic does.
+	if r := l.run(ctx, "mpirun", "-ssi", "coll", "smp", "-np", "2", bin("testprog"), "coll"); r.code != 0 || r.stdout != "coll ok lam_basic\n" {
+		t.Errorf("coll smp on one node: %v", r)
+	}
+	if r := l.run(ctx, "mpirun", "-ssi", "coll", "nosuch", "-np", "2", bin("testprog"), "coll"); r.code == 0 || !strings.Contains(r.stderr, "nosuch") {
+		t.Errorf("an unknown coll module: %v", r)
+	}
+	for _, np := range []string{"2", "5"} {
+		if r := l.run(ctx, "mpirun", "-np", np, bin("testprog"), "collerr"); r.code != 0 || r.stdout != "collerr ok\n" {
+			t.Errorf("collerr with %s ranks: %v", np, r)
+		}
+	}
+	// Bit-identical float reductions run after run.
+	var first string
+	for i := 0; i < 3; i++ {
+		r := l.run(ctx, "mpirun", "-np", "5", bin("testprog"), "collsum")
+		if r.code != 0 || !collsumRE.MatchString(r.stdout) {
+			t.Fatalf("collsum: %v", r)
+		}
+		if first == "" {
+			first = r.stdout
+		} else if r.stdout != first {
+			t.Errorf("collsum differs between runs: %q and %q", first, r.stdout)
+		}
+	}
+	// laminfo lists the modules and the parameters.
+	r := l.run(ctx, "laminfo", "-parsable", "-param", "coll", "all")
+	for _, s := range []string{"coll_base_crossover:4", "coll_base_reduce_crossover:512", "coll_base_associative:0", "coll_base_check:1",
+		"coll_lam_basic_priority:0", "coll_smp_priority:50"} {
+		if r.code != 0 || !strings.Contains(r.stdout, s) {
+			t.Errorf("laminfo -param coll all lacks %s: %v", s, r)
+		}
+	}
+	if r := l.run(ctx, "laminfo"); r.code != 0 || !strings.Contains(r.stdout, "SSI coll: lam_basic") || !strings.Contains(r.stdout, "SSI coll: smp") {
+		t.Errorf("laminfo: %v", r)
+	}
+	noneLeft(t, "testprog")
+	noSegments(t)
+}
+
+// collCell is one cell of the layout matrix.
+type collCell struct {
+	name   string
+	layout []int // node of each rank
+}
+
+// module is the coll module World gets on a layout.
+func (c collCell) module() string {
+	nodes := map[int]int{}
+	for _, n := range c.layout {
+		nodes[n]++
+	}
+	for _, k := range nodes {
+		if k > 1 && len(nodes) > 1 {
+			return "smp"
+		}
+	}
+	return "lam_basic"
+}
+
+// runCells runs the coll suite on each cell of a universe of hosts, and
+// checks that collsum's bits with coll_base_associative=0 are those of
+// the same number of processes on one node.
+func runCells(t *testing.T, ctx context.Context, h *hosts, cells []collCell) {
+	t.Helper()
+	sums := map[int]string{}
+	sum := func(layout []int, extra ...string) string {
+		args := append(append(append([]string{}, extra...), layoutArgs(layout)...), bin("testprog"), "collsum")
+		r := h.run(ctx, 0, "mpirun", args...)
+		if r.code != 0 || !collsumRE.MatchString(r.stdout) {
+			t.Errorf("collsum on %v: %v", layout, r)
+		}
+		return r.stdout
+	}
+	for _, c := range cells {
+		args := append(layoutArgs(c.layout), bin("testprog"), "coll")
+		r := h.run(ctx, 0, "mpirun", args...)
+		if want := "coll ok " + c.module() + "\n"; r.code != 0 || r.stdout != want {
+			t.Errorf("%s %v: %v\nwant %q", c.name, c.layout, r, want)
+			continue
+		}
+		p := len(c.layout)
+		if _, ok := sums[p]; !ok {
+			sums[p] = sum(make([]int, p))
+		}
+		if got := sum(c.layout); got != sums[p] {
+			t.Errorf("%s %v: float reductions differ from one node's (%q, %q) with coll_base_associative=0", c.name, c.layout, got, sums[p])
+		}
+	}
+}
+
+// Several hosts (network namespaces with sshd): World spans nodes, with
+// several processes on some (smp) or one per node (lam_basic).
+func TestCollHosts(t *testing.T) {
+	testUser(t)
+	ctx := testContext(t, 4*time.Minute)
+	h := newHosts(t, 2)
+	schema := h.schema(map[int]string{0: "cpu=3", 1: "cpu=3"})
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
+		t.Fatalf("lamboot: %v", r)
+	}
+	runCells(t, ctx, h, []collCell{
+		{"one per node", []int{0, 1}},
+		{"P per node", []int{0, 0, 1, 1}},
+		{"P_i per node, interleaved", []int{0, 1, 0, 1, 0}},
+	})
+	if r := h.run(ctx, 0, "mpirun", append(layoutArgs([]int{0, 0, 1, 1, 1}), bin("testprog"), "collerr")...); r.code != 0 || r.stdout != "collerr ok\n" {
+		t.Errorf("collerr across hosts: %v", r)
+	}
+	if r := h.run(ctx, 0, "mpirun", append(append([]string{"-ssi", "coll_base_associative", "1", "-ssi", "rpi", "tcp"}, layoutArgs([]int{0, 1, 1, 0})...), bin("testprog"), "coll")...); r.code != 0 || r.stdout != "coll ok smp\n" {
+		t.Errorf("smp with coll_base_associative=1 over tcp: %v", r)
+	}
+	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
+		t.Errorf("lamhalt: %v", r)
+	}
+	h.noLamds()
+	noSegments(t)
+}
+
+// The dissertation's 3×3×3 matrix (§6.3.1) with N=2, X=1, M=1: process
+// counts 1, 4, 5 × one process per node, P per node (by block) and P_i per
+// node (interleaved and uneven) × 1, 2 and 3 nodes. A cell that cannot
+// exist (one process per node with 4 processes on 2 nodes; one process on
+// several nodes) is left out. It takes a few minutes: make
+// test-coll-matrix sets LAM_TEST_COLL_MATRIX=1.
+func TestCollMatrix(t *testing.T) {
+	if os.Getenv("LAM_TEST_COLL_MATRIX") == "" {
+		t.Skip("the full layout matrix runs with LAM_TEST_COLL_MATRIX=1 (make test-coll-matrix)")
+	}
+	testUser(t)
+	ctx := testContext(t, 20*time.Minute)
+	h := newHosts(t, 3)
+	schema := h.schema(map[int]string{0: "cpu=5", 1: "cpu=5", 2: "cpu=5"})
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
+		t.Fatalf("lamboot: %v", r)
+	}
+	runCells(t, ctx, h, matrixCells())
+	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
+		t.Errorf("lamhalt: %v", r)
+	}
+	h.noLamds()
+	noSegments(t)
+}
+
+func matrixCells() []collCell {
+	var cells []collCell
+	for _, nodes := range []int{1, 2, 3} {
+		// One process per node: the process count is the node count.
+		one := make([]int, nodes)
+		for i := range one {
+			one[i] = i
+		}
+		cells = append(cells, collCell{fmt.Sprintf("%d nodes, one per node", nodes), one})
+		for _, p := range []int{4, 5} {
+			// P per node: consecutive ranks on a node.
+			block := make([]int, p)
+			for i := range block {
+				block[i] = i * nodes / p
+			}
+			cells = append(cells, collCell{fmt.Sprintf("%d nodes, %d processes, P per node", nodes, p), block})
+			if nodes == 1 {
+				continue
+			}
+			// P_i per node: ranks dealt round the nodes, then a heavier
+			// first node.
+			rr := make([]int, p)
+			for i := range rr {
+				rr[i] = i % nodes
+			}
+			cells = append(cells, collCell{fmt.Sprintf("%d nodes, %d processes, P_i interleaved", nodes, p), rr})
+			uneven := make([]int, p)
+			for i := range uneven {
+				uneven[i] = max(0, i-(p-nodes))
+			}
+			cells = append(cells, collCell{fmt.Sprintf("%d nodes, %d processes, P_i uneven", nodes, p), uneven})
+		}
+	}
+	return cells
+}
+
+var _ = testenv.Skip
