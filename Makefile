@@ -16,7 +16,7 @@ TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean \
          crcheckpoint crrestart
 LIBS  := shared libmpi
 EXAMPLES := hello ring pi
-BENCHES := pingpong
+BENCHES := pingpong coll
 MODULES := $(LIBS) examples bench $(TOOLS)
 MODPATH := github.com/lamgo/lam
 

@@ -7,6 +7,11 @@
 #   bench/side-by-side.sh tcp     LAM/Go tcp, Open MPI tcp, LAM 7.1.4 tcp
 #   bench/side-by-side.sh shm     LAM/Go usysv and sysv, Open MPI vader,
 #                                 LAM 7.1.4 usysv and sysv
+#   bench/side-by-side.sh coll    collectives on NP (default 4) processes of
+#                                 this host: Allreduce of 4 MiB float32,
+#                                 Bcast of 4 MiB, Barrier (bench/coll and
+#                                 bench/c/coll.c); LAM/Go and LAM 7.1.4 over
+#                                 usysv, Open MPI over vader
 #
 # ROUNDS (default 3) rounds; ITERS (default 1000) iterations for small
 # messages (a tenth for those above 64 KiB); SIZES (default "1 4096 65536
@@ -20,15 +25,16 @@ set -euo pipefail
 
 set_name=${1:-}
 case "$set_name" in
-tcp | shm) ;;
+tcp | shm | coll) ;;
 *)
-	echo "usage: $0 tcp|shm" >&2
+	echo "usage: $0 tcp|shm|coll" >&2
 	exit 2
 	;;
 esac
 ROUNDS=${ROUNDS:-3}
 ITERS=${ITERS:-1000}
 SIZES=${SIZES:-"1 4096 65536 1048576 4194304"}
+NP=${NP:-4}
 LAMUSER=${LAMUSER:-lamtest}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 max=0
@@ -64,7 +70,7 @@ add() {
 	cmds+=("$2")
 }
 
-[ -x "$repo/bin/pingpong" ] || {
+[ -x "$repo/bin/pingpong" ] && [ -x "$repo/bin/coll" ] || {
 	echo "$0: build first (make build)" >&2
 	exit 1
 }
@@ -75,16 +81,19 @@ ours() { add "LAM/Go $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $repo/bin/pingpong 
 ompi=false
 if command -v mpicc >/dev/null && command -v mpirun >/dev/null && mpirun --version 2>&1 | grep -q "Open MPI"; then
 	mpicc -O2 -o "$work/pp-ompi" "$repo/bench/c/pingpong.c"
+	mpicc -O2 -o "$work/coll-ompi" "$repo/bench/c/coll.c"
 	ompi=true
 else
 	note "Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev): its columns are left out"
 fi
-ompi_run="OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --mca pml ob1"
+ompi_env="OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+ompi_run="$ompi_env mpirun -np 2 --mca pml ob1"
 
 lam=false
 if command -v mpicc.lam >/dev/null && command -v mpirun.lam >/dev/null && id "$LAMUSER" >/dev/null 2>&1; then
 	mpicc.lam -O2 -o "$work/pp-lam" "$repo/bench/c/pingpong.c"
-	chmod 755 "$work/pp-lam"
+	mpicc.lam -O2 -o "$work/coll-lam" "$repo/bench/c/coll.c"
+	chmod 755 "$work/pp-lam" "$work/coll-lam"
 	mkdir -p "$work/lamhome"
 	chown "$LAMUSER:" "$work/lamhome"
 	if as_lamuser 'lamboot >boot.log 2>&1'; then
@@ -118,7 +127,53 @@ shm)
 		lamcol sysv
 	fi
 	;;
+coll)
+	# OP is replaced by each operation in turn.
+	add "LAM/Go lam_basic" "$repo/bin/mpirun -ssi rpi usysv -np $NP $repo/bin/coll -iters ITERS OP"
+	$ompi && add "Open MPI" "$ompi_env mpirun -np $NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS OP"
+	$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np $NP $work/coll-lam -iters ITERS OP'"
+	;;
 esac
+
+if [ "$set_name" = coll ]; then
+	ops="allreduce bcast barrier"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for op in $ops; do
+			n=$ITERS
+			[ "$op" = barrier ] && n=$((ITERS * 100))
+			for i in "${!names[@]}"; do
+				cmd=${cmds[$i]//ITERS/$n}
+				if ! eval "${cmd//OP/$op}" >"$work/out/$i.$op.$r" 2>"$work/out/$i.$op.$r.err"; then
+					note "${names[$i]} $op failed in round $r: $(tail -n 3 "$work/out/$i.$op.$r.err" | tr '\n' ' ')"
+				fi
+			done
+		done
+	done
+	echo "Collectives on $NP processes of this host, µs per operation (OSU's average over the ranks), median of $ROUNDS interleaved rounds; ratio = LAM/Go / Open MPI."
+	echo
+	header="| operation |"
+	rule="|---|"
+	for i in "${!names[@]}"; do
+		header="$header ${names[$i]} |"
+		rule="$rule---|"
+	done
+	echo "$header ratio |"
+	echo "$rule---|"
+	for op in $ops; do
+		line="| $op |"
+		vals=()
+		for i in "${!names[@]}"; do
+			v=$(for f in "$work/out/$i.$op".[0-9]*; do [ -f "$f" ] && tail -n 1 "$f" | awk 'NF == 2 { print $2 }'; done | sort -g |
+				awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+			vals+=("$v")
+			line="$line $v |"
+		done
+		ratio=-
+		$ompi && ratio=$(awk -v a="${vals[0]}" -v b="${vals[1]}" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }')
+		echo "$line $ratio |"
+	done
+	exit 0
+fi
 
 
 for ((r = 1; r <= ROUNDS; r++)); do

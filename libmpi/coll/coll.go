@@ -367,9 +367,10 @@ type Comm struct {
 	ready    bool
 	freed    bool
 	initErr  error
-	tag      int32  // the current collective's tag
-	fault    *Error // the first mismatch seen in the current collective
-	parent   *Comm  // while running as a sub-communicator of parent
+	scratch  [4][]uint64 // buffers kept for reuse (Scratch)
+	tag      int32       // the current collective's tag
+	fault    *Error      // the first mismatch seen in the current collective
+	parent   *Comm       // while running as a sub-communicator of parent
 	selected string
 }
 
@@ -464,11 +465,34 @@ func (c *Comm) setupOnce() error {
 	return nil
 }
 
+// Scratch slots: each algorithm that keeps a buffer between calls names
+// the slot it uses, so that algorithms that call each other never share
+// one.
+const (
+	ScratchRSAG = iota
+	ScratchReduce
+	ScratchReduce2
+	ScratchModule
+)
+
+// Scratch returns n bytes, aligned for any element type and not zeroed,
+// that the communicator keeps for the next collective: large reductions
+// would otherwise allocate (and the kernel zero) megabytes per call. Only
+// the collective running on c may use them.
+func (c *Comm) Scratch(slot, n int) []byte {
+	w := (n + 7) / 8
+	if cap(c.scratch[slot]) < w {
+		c.scratch[slot] = make([]uint64, w)
+	}
+	return bytesOfWords(c.scratch[slot][:w])[:n]
+}
+
 // Free finalises the module on the communicator (a local action).
 func (c *Comm) Free() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.freed = true
+	c.scratch = [4][]uint64{}
 	if !c.ready {
 		return nil
 	}

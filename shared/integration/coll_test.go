@@ -3,13 +3,10 @@ package integration
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/lamgo/lam/shared/testenv"
 )
 
 // The collectives through the real binaries: every collective and every
@@ -139,44 +136,13 @@ func runCells(t *testing.T, ctx context.Context, h *hosts, cells []collCell) {
 	}
 }
 
-// Several hosts (network namespaces with sshd): World spans nodes, with
-// several processes on some (smp) or one per node (lam_basic).
-func TestCollHosts(t *testing.T) {
-	testUser(t)
-	ctx := testContext(t, 4*time.Minute)
-	h := newHosts(t, 2)
-	schema := h.schema(map[int]string{0: "cpu=3", 1: "cpu=3"})
-	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
-		t.Fatalf("lamboot: %v", r)
-	}
-	runCells(t, ctx, h, []collCell{
-		{"one per node", []int{0, 1}},
-		{"P per node", []int{0, 0, 1, 1}},
-		{"P_i per node, interleaved", []int{0, 1, 0, 1, 0}},
-	})
-	if r := h.run(ctx, 0, "mpirun", append(layoutArgs([]int{0, 0, 1, 1, 1}), bin("testprog"), "collerr")...); r.code != 0 || r.stdout != "collerr ok\n" {
-		t.Errorf("collerr across hosts: %v", r)
-	}
-	if r := h.run(ctx, 0, "mpirun", append(append([]string{"-ssi", "coll_base_associative", "1", "-ssi", "rpi", "tcp"}, layoutArgs([]int{0, 1, 1, 0})...), bin("testprog"), "coll")...); r.code != 0 || r.stdout != "coll ok smp\n" {
-		t.Errorf("smp with coll_base_associative=1 over tcp: %v", r)
-	}
-	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
-		t.Errorf("lamhalt: %v", r)
-	}
-	h.noLamds()
-	noSegments(t)
-}
-
 // The dissertation's 3×3×3 matrix (§6.3.1) with N=2, X=1, M=1: process
 // counts 1, 4, 5 × one process per node, P per node (by block) and P_i per
 // node (interleaved and uneven) × 1, 2 and 3 nodes. A cell that cannot
 // exist (one process per node with 4 processes on 2 nodes; one process on
-// several nodes) is left out. It takes a few minutes: make
-// test-coll-matrix sets LAM_TEST_COLL_MATRIX=1.
+// several nodes) is left out. Then mismatched arguments across hosts, and
+// smp reordering reductions (coll_base_associative=1) over tcp.
 func TestCollMatrix(t *testing.T) {
-	if os.Getenv("LAM_TEST_COLL_MATRIX") == "" {
-		t.Skip("the full layout matrix runs with LAM_TEST_COLL_MATRIX=1 (make test-coll-matrix)")
-	}
 	testUser(t)
 	ctx := testContext(t, 20*time.Minute)
 	h := newHosts(t, 3)
@@ -185,6 +151,12 @@ func TestCollMatrix(t *testing.T) {
 		t.Fatalf("lamboot: %v", r)
 	}
 	runCells(t, ctx, h, matrixCells())
+	if r := h.run(ctx, 0, "mpirun", append(layoutArgs([]int{0, 0, 1, 1, 2}), bin("testprog"), "collerr")...); r.code != 0 || r.stdout != "collerr ok\n" {
+		t.Errorf("collerr across hosts: %v", r)
+	}
+	if r := h.run(ctx, 0, "mpirun", append(append([]string{"-ssi", "coll_base_associative", "1", "-ssi", "rpi", "tcp"}, layoutArgs([]int{0, 1, 1, 0})...), bin("testprog"), "coll")...); r.code != 0 || r.stdout != "coll ok smp\n" {
+		t.Errorf("smp with coll_base_associative=1 over tcp: %v", r)
+	}
 	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
 		t.Errorf("lamhalt: %v", r)
 	}
@@ -227,5 +199,3 @@ func matrixCells() []collCell {
 	}
 	return cells
 }
-
-var _ = testenv.Skip

@@ -21,13 +21,13 @@ import (
 // joined by a bridge, each with its own hostname and a real sshd, so that
 // lamboot's rsh module goes through ssh.
 type hosts struct {
-	t      *testing.T
+	t      testing.TB
 	c      *nettest.Cluster
 	prefix string // session prefix, on every host
 	env    []string
 }
 
-func newHosts(t *testing.T, n int, extraEnv ...string) *hosts {
+func newHosts(t testing.TB, n int, extraEnv ...string) *hosts {
 	t.Helper()
 	needPgrep(t)
 	sp, err := os.MkdirTemp("", "lamgo-sessions-")

@@ -27,7 +27,7 @@ func needShm(t *testing.T) {
 }
 
 // noSegments fails if a shared-memory segment of this user survives.
-func noSegments(t *testing.T) {
+func noSegments(t testing.TB) {
 	t.Helper()
 	m, _ := filepath.Glob(filepath.Join(jobwire.ShmDir, "lam-"+strconv.Itoa(os.Getuid())+"-*"))
 	if len(m) > 0 {

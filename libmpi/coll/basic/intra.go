@@ -545,14 +545,15 @@ func blocks(size, es, p int) []int {
 // rsag is the state of a reduce-scatter by recursive halving over the
 // largest power of two p ≤ n processes: the first 2(n-p) ranks pair up
 // first (the odd one of each pair takes part, holding both
-// contributions).
+// contributions). The reduction builds up in acc, the caller's receive
+// buffer when it has one, so that nothing is copied: the first exchange
+// sends from the send buffer and receives straight into acc.
 type rsag struct {
 	c       *coll.Comm
 	n, p    int
 	rem     int
 	newrank int // -1 for a process that only folded its data in
 	acc     []byte
-	tmp     []byte
 	bounds  []int
 	op      *coll.Op
 }
@@ -564,31 +565,40 @@ func (s *rsag) real(nr int) int {
 	return nr + s.rem
 }
 
-// reduceScatter leaves the reduction of block s.newrank in s.acc.
-func (s *rsag) reduceScatter(mine []byte) error {
+// reduceScatter leaves the reduction of block s.newrank in acc; send is
+// this process's contribution, or nil when it is in acc already.
+func (s *rsag) reduceScatter(send, acc []byte) error {
 	c, r := s.c, s.c.Rank()
 	s.p = 1
 	for s.p*2 <= s.n {
 		s.p *= 2
 	}
 	s.rem = s.n - s.p
-	size := len(mine)
-	s.acc = coll.Clone(mine)
-	s.tmp = coll.Buffer(size)
+	size := len(acc)
+	s.acc = acc
 	s.bounds = blocks(size, s.op.Size, s.p)
 	switch {
 	case r < 2*s.rem && r%2 == 0:
 		s.newrank = -1
-		return c.Send(s.acc, r+1)
+		if send == nil {
+			send = acc
+		}
+		return c.Send(send, r+1)
 	case r < 2*s.rem:
-		if err := c.Recv(s.tmp, r-1); err != nil {
+		tmp := c.Scratch(coll.ScratchRSAG, size)
+		if err := c.Recv(tmp, r-1); err != nil {
 			return err
 		}
-		s.op.Apply(s.tmp, s.acc)
+		if send != nil {
+			copy(acc, send)
+			send = nil
+		}
+		s.op.Apply(tmp, acc)
 		s.newrank = r / 2
 	default:
 		s.newrank = r - s.rem
 	}
+	var tmp []byte
 	lo, hi := 0, s.p
 	for d := s.p / 2; d >= 1; d /= 2 {
 		mid := lo + (hi-lo)/2
@@ -599,18 +609,31 @@ func (s *rsag) reduceScatter(mine []byte) error {
 		}
 		kb, ke := s.bounds[keepLo], s.bounds[keepHi]
 		gb, ge := s.bounds[giveLo], s.bounds[giveHi]
-		if err := c.Sendrecv(s.acc[gb:ge], partner, s.tmp[kb:ke], partner); err != nil {
-			return err
+		if send != nil {
+			// The partner's half lands in acc; this process's own
+			// half is combined into it.
+			if err := c.Sendrecv(send[gb:ge], partner, acc[kb:ke], partner); err != nil {
+				return err
+			}
+			s.op.Apply(send[kb:ke], acc[kb:ke])
+			send = nil
+		} else {
+			if tmp == nil {
+				tmp = c.Scratch(coll.ScratchRSAG, size)
+			}
+			if err := c.Sendrecv(acc[gb:ge], partner, tmp[kb:ke], partner); err != nil {
+				return err
+			}
+			s.op.Apply(tmp[kb:ke], acc[kb:ke])
 		}
-		s.op.Apply(s.tmp[kb:ke], s.acc[kb:ke])
 		lo, hi = keepLo, keepHi
 	}
 	return nil
 }
 
-// allgather completes s.acc on every process by recursive doubling, then
+// allgather completes acc on every process by recursive doubling, then
 // hands it to the processes that folded in.
-func (s *rsag) allgather(out []byte) error {
+func (s *rsag) allgather() error {
 	c, r := s.c, s.c.Rank()
 	if s.newrank >= 0 {
 		lo, hi := s.newrank, s.newrank+1
@@ -626,39 +649,38 @@ func (s *rsag) allgather(out []byte) error {
 	}
 	switch {
 	case r < 2*s.rem && r%2 == 0:
-		return c.Recv(out, r+1)
+		return c.Recv(s.acc, r+1)
 	case r < 2*s.rem:
-		copy(out, s.acc)
-		return c.Send(out, r-1)
+		return c.Send(s.acc, r-1)
 	}
-	copy(out, s.acc)
 	return nil
 }
 
 // reduceRSG is a reduce-scatter, then a gather of the pieces at the root.
 func reduceRSG(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	r := c.Rank()
-	mine := send
-	if mine == nil {
-		mine = recv
+	size := len(send)
+	acc := recv
+	if r != root {
+		acc = c.Scratch(coll.ScratchReduce, size)
+	} else if send == nil {
+		size = len(recv)
 	}
+	acc = acc[:size]
 	s := &rsag{c: c, n: c.Size(), op: op}
-	if err := s.reduceScatter(mine); err != nil {
+	if err := s.reduceScatter(send, acc); err != nil {
 		return err
 	}
 	if r != root {
 		if s.newrank < 0 {
 			return nil
 		}
-		return c.Send(s.acc[s.bounds[s.newrank]:s.bounds[s.newrank+1]], root)
+		return c.Send(acc[s.bounds[s.newrank]:s.bounds[s.newrank+1]], root)
 	}
 	b := newBatch(c, s.p)
 	for i := 0; i < s.p; i++ {
-		piece := recv[s.bounds[i]:s.bounds[i+1]]
-		if src := s.real(i); src == r {
-			copy(piece, s.acc[s.bounds[i]:s.bounds[i+1]])
-		} else {
-			b.recv(piece, src)
+		if src := s.real(i); src != r {
+			b.recv(acc[s.bounds[i]:s.bounds[i+1]], src)
 		}
 	}
 	return b.wait()
@@ -675,15 +697,11 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 		return nil
 	}
 	if useRSAG(c, op, len(recv)) {
-		mine := send
-		if mine == nil {
-			mine = recv
-		}
 		s := &rsag{c: c, n: n, op: op}
-		if err := s.reduceScatter(mine); err != nil {
+		if err := s.reduceScatter(send, recv); err != nil {
 			return err
 		}
-		return s.allgather(recv)
+		return s.allgather()
 	}
 	if send == nil && r != 0 {
 		send = recv

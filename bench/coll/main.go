@@ -1,0 +1,106 @@
+// Command coll measures collective operations on every rank of World,
+// printing in the OSU micro-benchmarks' format (osu_allreduce, osu_bcast,
+// osu_barrier) so its columns line up with bench/c/coll.c run on other
+// MPIs:
+//
+//	mpirun C coll allreduce    Allreduce of float32 sums
+//	mpirun C coll bcast        Bcast from rank 0
+//	mpirun C coll barrier      Barrier
+//
+// Sizes (bytes) run from -min to -max, doubling (4 MiB by default for
+// both). The latency of a size is the time of -iters operations (a tenth
+// as many unmeasured ones first) divided by -iters, averaged over the
+// ranks, as OSU does. Rank 0 also prints the coll module World got.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+func main() {
+	minSize := flag.Int("min", 4<<20, "smallest message in bytes")
+	maxSize := flag.Int("max", 4<<20, "largest message in bytes")
+	iters := flag.Int("iters", 100, "measured operations per size")
+	profile := flag.String("cpuprofile", "", "write rank 0's CPU profile to this file")
+	flag.Parse()
+	mode := "allreduce"
+	if flag.NArg() > 0 {
+		mode = flag.Arg(0)
+	}
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, "coll:", err)
+		os.Exit(1)
+	}
+	defer mpi.Finalize()
+	c := mpi.World
+	rank := c.Rank()
+	if *profile != "" && rank == 0 {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "coll:", err)
+			mpi.Abort(c, 1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var op func(size int) error
+	switch mode {
+	case "allreduce":
+		send, recv := make([]float32, *maxSize/4), make([]float32, *maxSize/4)
+		for i := range send {
+			send[i] = float32(rank + i%7)
+		}
+		op = func(size int) error { return mpi.Allreduce(c, send[:size/4], recv[:size/4], mpi.Sum) }
+	case "bcast":
+		buf := make([]byte, *maxSize)
+		op = func(size int) error { return mpi.Bcast(c, buf[:size], 0) }
+	case "barrier":
+		*minSize, *maxSize = 0, 0
+		op = func(int) error { return mpi.Barrier(c) }
+	default:
+		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-iters N] allreduce|bcast|barrier")
+		mpi.Abort(c, 2)
+	}
+	if rank == 0 {
+		fmt.Printf("# LAM/Go MPI %s latency test, %d processes, coll module %s\n", mode, c.Size(), c.CollModule())
+		fmt.Printf("%-10s%20s\n", "# Size", "Avg Latency(us)")
+	}
+	runtime.GC()
+	size := *minSize
+	for {
+		for i := 0; i < max(*iters/10, 1); i++ {
+			must(op(size))
+		}
+		must(mpi.Barrier(c))
+		start := time.Now()
+		for i := 0; i < *iters; i++ {
+			must(op(size))
+		}
+		us := []float64{float64(time.Since(start).Microseconds()) / float64(*iters)}
+		sum := []float64{0}
+		must(mpi.Reduce(c, us, sum, mpi.Sum, 0))
+		if rank == 0 {
+			fmt.Printf("%-10d%20.2f\n", size, sum[0]/float64(c.Size()))
+		}
+		if size >= *maxSize {
+			break
+		}
+		size = max(size*2, 1)
+	}
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "coll:", err)
+		mpi.Abort(mpi.World, 1)
+	}
+}
