@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -221,17 +222,25 @@ func initJob(ctx context.Context) error {
 	}
 	peers := make([]rpi.Peer, size)
 	st.nodes = make([]int32, size)
+	onNode := 0
 	for i, p := range table.Procs {
 		peers[i] = rpi.Peer{Rank: i, Node: p.Node, Addr: p.Addr}
 		st.nodes[i] = p.Node
+		if p.Node == nodes.Self {
+			onNode++
+		}
 	}
 	links, err := t.Connect(ctx, peers, table.Secret)
 	if err != nil {
 		return errorf(ErrOther, "connect to the other processes: %v", err)
 	}
 	cfg := core.Config{Rank: rank, Links: links, Short: t.Short()}
+	cfg.Pace = core.DefaultPace
 	if p, ok := t.(rpi.Pacer); ok {
 		cfg.Pace = p.Pace()
+	}
+	if onNode > runtime.NumCPU() {
+		cfg.Pace = cfg.Pace.Oversubscribed()
 	}
 	cfg.Waiter, _ = t.(rpi.Waiter)
 	st.engine = core.New(cfg)

@@ -120,6 +120,19 @@ type Pace struct {
 	YieldOS   bool
 }
 
+// Oversubscribed is the pace for a process that shares the node's
+// processors with more processes of its job than there are processors: a
+// spinning waiter would hold the processor the process it waits for needs,
+// so it polls once and yields to other processes between polls from the
+// start (as Open MPI does when oversubscribed), then sleeps as before.
+func (p Pace) Oversubscribed() Pace {
+	if p.Yield >= 0 {
+		p.Yield += p.Spin
+	}
+	p.SpinPolls, p.Spin, p.YieldOS = 1, 0, true
+	return p
+}
+
 // RemoteReader is implemented by links to a peer whose memory this
 // process may read directly (cross-memory attach): a long message then
 // moves in one copy, from the sender's buffer straight into the
