@@ -101,6 +101,9 @@ type Waiter interface {
 	Sleep(token uint32, timeout time.Duration)
 	// Disarm ends what Arm started; every Arm is paired with a Disarm.
 	Disarm()
+	// Wake ends this process's Sleep early; other goroutines call it
+	// (one that watches the process's descriptors meanwhile).
+	Wake()
 }
 
 // Pacer is implemented by transports that say how a waiting process paces

@@ -366,3 +366,65 @@ func TestCancelSend(t *testing.T) {
 		t.Error("a matched send reported cancelled")
 	}
 }
+
+// idleLink is a link polled by calls that never carries anything.
+type idleLink struct{}
+
+func (idleLink) Fd() int                     { return -1 }
+func (idleLink) Read([]byte) (int, error)    { return 0, nil }
+func (idleLink) Write(p []byte) (int, error) { return len(p), nil }
+func (idleLink) Close() error                { return nil }
+
+// wakeWaiter sleeps until Wake, ignoring Sleep's timeout (up to 5 s).
+type wakeWaiter struct {
+	wake  chan struct{}
+	woken int
+}
+
+func (w *wakeWaiter) Arm() uint32 { return 0 }
+func (w *wakeWaiter) Disarm()     {}
+func (w *wakeWaiter) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+func (w *wakeWaiter) Sleep(uint32, time.Duration) {
+	select {
+	case <-w.wake:
+		w.woken++
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// A process with peers on its node (links polled by calls, a Waiter) and
+// on other nodes (descriptors) sleeps on the Waiter and is woken by a
+// descriptor that becomes readable.
+func TestSleepWakesForDescriptors(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.SetNonblock(fds[0], true)
+	unix.SetNonblock(fds[1], true)
+	w := &wakeWaiter{wake: make(chan struct{}, 1)}
+	sleepy := rpi.Pace{SpinPolls: 1}
+	e0 := New(Config{Rank: 0, Links: []rpi.Link{nil, &sockLink{fds[0]}, idleLink{}}, Pace: sleepy, Waiter: w})
+	e1 := New(Config{Rank: 1, Links: []rpi.Link{&sockLink{fds[1]}, nil, nil}})
+	defer e0.Close(context.Background())
+	defer e1.Close(context.Background())
+	buf := make([]byte, 5)
+	r := irecv(e0, buf, 1, 7)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		send(t, e1, []byte("hello"), 0, 7, Standard)
+	}()
+	start := time.Now()
+	wait(t, e0, r)
+	if string(buf) != "hello" {
+		t.Fatalf("got %q", buf)
+	}
+	if w.woken == 0 || time.Since(start) > 4*time.Second {
+		t.Fatalf("the descriptor did not wake the sleeper (woken %d times, %v)", w.woken, time.Since(start))
+	}
+}

@@ -118,6 +118,9 @@ func New(c Config) *Engine {
 		}
 	}
 	e.mixed = fds && calls
+	if !calls {
+		e.waiter = nil // nothing to sleep on but descriptors
+	}
 	return e
 }
 

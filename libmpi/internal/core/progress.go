@@ -97,7 +97,7 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool) error {
 
 // block sleeps until a link can move bytes or the timeout ends: in
 // poll(2) on the links' descriptors, or on the transport's Waiter for
-// links without one (both: the Waiter, and poll(2) every millisecond).
+// links without one, or both (sleepBoth).
 func (e *Engine) block(timeout time.Duration, cond func() bool) {
 	var token uint32
 	if e.waiter != nil {
@@ -133,7 +133,8 @@ func (e *Engine) block(timeout time.Duration, cond func() bool) {
 			if n, _ := unix.Poll(fds, 0); n > 0 {
 				return
 			}
-			timeout = min(timeout, time.Millisecond)
+			e.sleepBoth(token, fds, timeout)
+			return
 		}
 		e.waiter.Sleep(token, timeout)
 		return
@@ -143,6 +144,36 @@ func (e *Engine) block(timeout time.Duration, cond func() bool) {
 		return
 	}
 	unix.Poll(fds, int(timeout/time.Millisecond))
+}
+
+// sleepBoth sleeps on the Waiter while a goroutine sleeps in poll(2) on
+// the descriptors and wakes the Waiter when one is ready, so that a
+// process with peers on its node and on others wakes at once for either.
+// An eventfd ends the goroutine's poll when the Sleep ended first.
+func (e *Engine) sleepBoth(token uint32, fds []unix.PollFd, timeout time.Duration) {
+	stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		// No eventfd: look at the descriptors at least every millisecond.
+		e.waiter.Sleep(token, min(timeout, time.Millisecond))
+		return
+	}
+	defer unix.Close(stop)
+	fds = append(fds, unix.PollFd{Fd: int32(stop), Events: unix.POLLIN})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n, err := unix.Poll(fds, -1) // until a descriptor or stop is ready
+		for err == unix.EINTR {
+			n, err = unix.Poll(fds, -1)
+		}
+		if n > 0 && fds[len(fds)-1].Revents == 0 {
+			e.waiter.Wake()
+		}
+	}()
+	e.waiter.Sleep(token, timeout)
+	one := [8]byte{1}
+	unix.Write(stop, one[:])
+	<-done
 }
 
 // Test makes progress once and reports whether r completed.

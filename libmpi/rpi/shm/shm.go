@@ -331,6 +331,12 @@ func (t *transport) Sleep(token uint32, d time.Duration) {
 	t.checkPeers()
 }
 
+func (t *transport) Wake() {
+	if t.seg != nil {
+		t.bell.ring()
+	}
+}
+
 func (t *transport) Disarm() {
 	if t.seg != nil {
 		t.bell.disarm()
