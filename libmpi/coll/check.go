@@ -85,7 +85,7 @@ func (c *Comm) sigVector(sig Sig) []byte {
 		e = int64(sig.Err.Class) + 1
 	}
 	set(fErr, e)
-	b := Buffer(2 * nFields * 8)
+	b := c.Scratch(ScratchCheck, 2*nFields*8)
 	for i := range nFields {
 		lo, hi := int64(none), int64(none)
 		if care[i] {
@@ -150,7 +150,7 @@ func (c *Comm) agree(sig Sig) error {
 		return nil
 	}
 	v := c.sigVector(sig)
-	mine := Buffer(len(v))
+	mine := c.Scratch(ScratchCheck2, len(v))
 	if !c.Inter() {
 		err := c.run(Sig{Kind: Check}, func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) })
 		if err != nil {

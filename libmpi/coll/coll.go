@@ -142,7 +142,8 @@ type Status struct {
 type Request interface {
 	// Wait waits for it to complete. The error wraps ErrTruncated for a
 	// receive whose message was too long (the status is still valid);
-	// other errors are fatal to the collective (a dead peer).
+	// other errors are fatal to the collective (a dead peer). It is
+	// called once: the transport may reuse the request afterwards.
 	Wait() (Status, error)
 }
 
@@ -367,10 +368,10 @@ type Comm struct {
 	ready    bool
 	freed    bool
 	initErr  error
-	scratch  [4][]uint64 // buffers kept for reuse (Scratch)
-	tag      int32       // the current collective's tag
-	fault    *Error      // the first mismatch seen in the current collective
-	parent   *Comm       // while running as a sub-communicator of parent
+	scratch  [nScratch][]uint64 // buffers kept for reuse (Scratch)
+	tag      int32              // the current collective's tag
+	fault    *Error             // the first mismatch seen in the current collective
+	parent   *Comm              // while running as a sub-communicator of parent
 	selected string
 }
 
@@ -473,6 +474,11 @@ const (
 	ScratchReduce
 	ScratchReduce2
 	ScratchModule
+	ScratchMine   // a root's own contribution, reducing in place
+	ScratchCheck  // the argument check's signature
+	ScratchCheck2 // and its reduction
+	ScratchWindow // and the three after it: contributions on their way
+	nScratch      = ScratchWindow + 4
 )
 
 // Scratch returns n bytes, aligned for any element type and not zeroed,
@@ -492,7 +498,7 @@ func (c *Comm) Free() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.freed = true
-	c.scratch = [4][]uint64{}
+	c.scratch = [nScratch][]uint64{}
 	if !c.ready {
 		return nil
 	}

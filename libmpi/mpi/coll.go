@@ -98,16 +98,23 @@ func (t collTransport) Node(r int) int32 {
 	return st.nodes[t.c.group[r]]
 }
 
+// collRequest is a collective's send or receive. They come from a pool
+// and go back to it once waited for (coll waits for each once), so a
+// collective allocates no requests.
 type collRequest struct {
 	e *core.Engine
-	r *core.Request
+	r core.Request
 }
 
-func (r collRequest) Wait() (coll.Status, error) {
-	if err := r.e.Wait(context.Background(), r.r); err != nil {
-		return coll.Status{}, err
+var collRequests = sync.Pool{New: func() any { return new(collRequest) }}
+
+func (q *collRequest) Wait() (coll.Status, error) {
+	if err := q.e.Wait(context.Background(), &q.r); err != nil {
+		return coll.Status{}, err // still in the engine's hands: not reused
 	}
-	s := r.r.Status()
+	s := q.r.Status()
+	q.r = core.Request{}
+	collRequests.Put(q)
 	out := coll.Status{Source: s.Source, Tag: s.Tag, Count: s.Count}
 	switch {
 	case s.Err == nil:
@@ -127,9 +134,11 @@ func (t collTransport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := e.NewSend(buf, w, dest, t.c.rank, tag, t.c.context+1, core.Standard)
-	e.Start(r)
-	return collRequest{e, r}, nil
+	q := collRequests.Get().(*collRequest)
+	q.e = e
+	e.InitSend(&q.r, buf, w, dest, t.c.rank, tag, t.c.context+1, core.Standard)
+	e.Start(&q.r)
+	return q, nil
 }
 
 func (t collTransport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
@@ -140,9 +149,11 @@ func (t collTransport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
 	if _, err := t.c.peer(src, true); err != nil {
 		return nil, err
 	}
-	r := e.NewRecv(buf, src, tag, t.c.context+1)
-	e.Start(r)
-	return collRequest{e, r}, nil
+	q := collRequests.Get().(*collRequest)
+	q.e = e
+	e.InitRecv(&q.r, buf, src, tag, t.c.context+1)
+	e.Start(&q.r)
+	return q, nil
 }
 
 func (t collTransport) Split(color, key int) (*coll.Comm, error) {
@@ -215,16 +226,16 @@ type call struct {
 	sig coll.Sig
 }
 
-// begin starts a collective on c; a nil call means c is not usable (the
-// error went to World's handler).
-func begin(c *Comm, k coll.Kind) (*call, error) {
+// begin starts a collective on c; an error means c is not usable (it went
+// to World's handler).
+func begin(c *Comm, k coll.Kind) (call, error) {
 	if _, err := engine(); err != nil {
-		return nil, err
+		return call{}, err
 	}
 	if err := c.check(); err != nil {
-		return nil, World.fail(err)
+		return call{}, World.fail(err)
 	}
-	return &call{c: c, cc: c.collComm(), sig: coll.Sig{Kind: k, Send: -1, Recv: -1}}, nil
+	return call{c: c, cc: c.collComm(), sig: coll.Sig{Kind: k, Send: -1, Recv: -1}}, nil
 }
 
 // bad records an argument error (the first counts); the process still
@@ -641,7 +652,7 @@ func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
 	if err != nil {
 		return err
 	}
-	o := reduction[T](k, op)
+	o := reduction[T](&k, op)
 	s, r := raw(send), raw(recv)
 	isRoot := k.root(root)
 	count := len(s)
@@ -674,7 +685,7 @@ func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
 	if err != nil {
 		return err
 	}
-	o := reduction[T](k, op)
+	o := reduction[T](&k, op)
 	s, r := raw(send), raw(recv)
 	if s != nil && len(s) != len(r) {
 		k.bad(ErrCount, "send (%d elements) and receive (%d) buffers differ", len(send), len(recv))
@@ -696,7 +707,7 @@ func ReduceScatter[T CollElem](c *Comm, send, recv []T, counts []int, op *Op) er
 	if err != nil {
 		return err
 	}
-	o := reduction[T](k, op)
+	o := reduction[T](&k, op)
 	es := sizeOf[T]()
 	s, r := raw(send), raw(recv)
 	nl := len(k.c.group)
@@ -741,7 +752,7 @@ func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
 	if err != nil {
 		return err
 	}
-	o := reduction[T](k, op)
+	o := reduction[T](&k, op)
 	s, r := raw(send), raw(recv)
 	nl := len(k.c.group)
 	block := len(r)
@@ -768,7 +779,7 @@ func scan[T CollElem](kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
 	if err != nil {
 		return err
 	}
-	o := reduction[T](k, op)
+	o := reduction[T](&k, op)
 	s, r := raw(send), raw(recv)
 	if s != nil && len(s) != len(r) {
 		k.bad(ErrCount, "send (%d elements) and receive (%d) buffers differ", len(send), len(recv))

@@ -433,20 +433,23 @@ func reduceLinear(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error 
 	}
 	mine := send
 	if mine == nil {
-		mine = coll.Clone(recv)
+		mine = c.Scratch(coll.ScratchMine, len(recv))
+		copy(mine, recv)
 	}
 	size := len(mine)
 	acc := recv[:size]
+	// Contribution i arrives in window slot i%window, free again once
+	// contribution i+window is started.
 	const window = 4
-	bufs := make([][]byte, n)
-	pend := make([]coll.Pending, n)
+	var bufs [window][]byte
+	var pend [window]coll.Pending
 	start := func(i int) error {
 		if i < 0 || i == r {
 			return nil
 		}
-		bufs[i] = coll.Buffer(size)
-		p, err := c.Irecv(bufs[i], i)
-		pend[i] = p
+		bufs[i%window] = c.Scratch(coll.ScratchWindow+i%window, size)
+		p, err := c.Irecv(bufs[i%window], i)
+		pend[i%window] = p
 		return err
 	}
 	for i := n - 1; i >= max(n-window, 0); i-- {
@@ -457,19 +460,18 @@ func reduceLinear(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error 
 	for i := n - 1; i >= 0; i-- {
 		in := mine
 		if i != r {
-			if err := c.Wait(pend[i]); err != nil {
+			if err := c.Wait(pend[i%window]); err != nil {
 				return err
 			}
-			in = bufs[i]
-			bufs[i] = nil
-		}
-		if err := start(i - window); err != nil {
-			return err
+			in = bufs[i%window]
 		}
 		if i == n-1 {
 			copy(acc, in)
 		} else {
 			op.Apply(in, acc)
+		}
+		if err := start(i - window); err != nil {
+			return err
 		}
 	}
 	return nil

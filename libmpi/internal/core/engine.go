@@ -208,7 +208,9 @@ func (e *Engine) InitRecv(r *Request, buf []byte, src, tag int, context uint32) 
 
 // Reset makes a completed request startable again (persistent requests).
 func (r *Request) reset() {
-	r.done.Store(false)
+	if r.done.Load() {
+		r.done.Store(false)
+	}
 	r.status = Status{}
 	r.active = true
 }
@@ -257,15 +259,16 @@ func (e *Engine) startSend(r *Request) {
 	h := header{context: r.context, source: int32(r.myRank), tag: int32(r.tag), length: uint64(len(r.buf))}
 	if len(r.buf) <= p.short {
 		h.typ = frameEager
+		done := r // done once written
 		if r.mode == Sync {
 			h.flags |= flagSync
 			r.id = e.newID()
 			h.sendID = r.id
 			e.sends[r.id] = r
-			p.queue(&h, r.buf, nil)
-		} else {
-			p.queue(&h, r.buf, r) // done once written
+			done = nil // done once acknowledged
 		}
+		e.send(p, &h, r.buf, done)
+		return
 	} else {
 		h.typ = frameRTS
 		r.id = e.newID()

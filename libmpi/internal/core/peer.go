@@ -21,6 +21,7 @@ type peer struct {
 	// Outgoing frames, written in order.
 	out     []outFrame
 	outHead int
+	hb      [headerSize]byte // a header written without queueing
 
 	// Bytes read from the link and not yet used: rbuf[rpos:rend]. Reading
 	// ahead lets one read(2) bring a header and a small body.
@@ -28,7 +29,6 @@ type peer struct {
 	rpos, rend int
 
 	// The incoming frame being read.
-	hdrBuf  [headerSize]byte
 	hdr     header
 	inBody  bool
 	dst     []byte // where the body goes
@@ -56,6 +56,33 @@ func (p *peer) queue(h *header, body []byte, done *Request) {
 }
 
 func (p *peer) pending() bool { return p.outHead < len(p.out) }
+
+// send writes a frame with a body at once when nothing is queued before
+// it (the eager fast path: no queue entry), and queues what is left.
+func (e *Engine) send(p *peer, h *header, body []byte, done *Request) {
+	if p.outHead == len(p.out) && p.vw != nil && len(body) > 0 {
+		h.encode(&p.hb)
+		n, err := p.vw.Write2(p.hb[:], body)
+		if err == nil && n == headerSize+len(body) {
+			e.activity++
+			if done != nil {
+				done.complete()
+			}
+			return
+		}
+		if err == nil && n > 0 {
+			e.activity++
+			p.queue(h, body, done)
+			f := &p.out[len(p.out)-1]
+			f.hdrN = min(n, headerSize)
+			f.n = n - f.hdrN
+			e.flush(p)
+			return
+		}
+	}
+	p.queue(h, body, done)
+	e.flush(p)
+}
 
 // stageSize is how much a peer reads ahead.
 const stageSize = 64 << 10
@@ -143,9 +170,8 @@ func (e *Engine) read(p *peer) {
 				}
 				continue
 			}
-			copy(p.hdrBuf[:], p.rbuf[p.rpos:p.rpos+headerSize])
+			p.hdr.decode((*[headerSize]byte)(p.rbuf[p.rpos:]))
 			p.rpos += headerSize
-			p.hdr.decode(&p.hdrBuf)
 			if err := e.onHeader(p); err != nil {
 				e.peerDied(p, err)
 				return

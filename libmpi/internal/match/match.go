@@ -70,16 +70,32 @@ type bucket struct {
 // Engine is the matching engine.
 type Engine struct {
 	buckets map[uint32]*bucket
+	// The last bucket looked up: most traffic stays in one context.
+	lastCtx uint32
+	last    *bucket
 }
 
 // New returns an empty engine.
 func New() *Engine { return &Engine{buckets: map[uint32]*bucket{}} }
 
 func (e *Engine) bucket(ctx uint32) *bucket {
-	b := e.buckets[ctx]
+	b := e.find(ctx)
 	if b == nil {
 		b = &bucket{}
 		e.buckets[ctx] = b
+		e.lastCtx, e.last = ctx, b
+	}
+	return b
+}
+
+// find returns the context's bucket, or nil.
+func (e *Engine) find(ctx uint32) *bucket {
+	if e.last != nil && e.lastCtx == ctx {
+		return e.last
+	}
+	b := e.buckets[ctx]
+	if b != nil {
+		e.lastCtx, e.last = ctx, b
 	}
 	return b
 }
@@ -103,7 +119,7 @@ func (e *Engine) Post(r *Recv) *Message {
 // oldest such receive is removed and returned. Otherwise nil is returned
 // and the caller, if it keeps the message, must Enqueue it.
 func (e *Engine) Arrive(k Key) *Recv {
-	b := e.buckets[k.Context]
+	b := e.find(k.Context)
 	if b == nil {
 		return nil
 	}
@@ -188,6 +204,9 @@ func (e *Engine) Drop(ctx uint32) (recvs, msgs int) {
 		m = next
 	}
 	delete(e.buckets, ctx)
+	if e.last == b {
+		e.last = nil
+	}
 	return recvs, msgs
 }
 
