@@ -354,6 +354,13 @@ func locKernel[V LocValue](id int) kernelFn {
 
 func sumK[T number](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
+	for len(b) >= 8 { // unrolled: the common reduction of large arrays
+		x, y := a[:8:8], b[:8:8]
+		y[0], y[1], y[2], y[3] = x[0]+y[0], x[1]+y[1], x[2]+y[2], x[3]+y[3]
+		y[4], y[5], y[6], y[7] = x[4]+y[4], x[5]+y[5], x[6]+y[6], x[7]+y[7]
+		a, b = a[8:], b[8:]
+	}
 	for i := range b {
 		b[i] = a[i] + b[i]
 	}
@@ -361,6 +368,7 @@ func sumK[T number](in, inout []byte) {
 
 func prodK[T number](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = a[i] * b[i]
 	}
@@ -368,6 +376,7 @@ func prodK[T number](in, inout []byte) {
 
 func maxK[T ordered](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = max(a[i], b[i])
 	}
@@ -375,6 +384,7 @@ func maxK[T ordered](in, inout []byte) {
 
 func minK[T ordered](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = min(a[i], b[i])
 	}
@@ -389,6 +399,7 @@ func truth[T integer](x bool) T {
 
 func landK[T integer](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = truth[T](a[i] != 0 && b[i] != 0)
 	}
@@ -396,6 +407,7 @@ func landK[T integer](in, inout []byte) {
 
 func lorK[T integer](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = truth[T](a[i] != 0 || b[i] != 0)
 	}
@@ -403,6 +415,7 @@ func lorK[T integer](in, inout []byte) {
 
 func lxorK[T integer](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = truth[T]((a[i] != 0) != (b[i] != 0))
 	}
@@ -410,6 +423,7 @@ func lxorK[T integer](in, inout []byte) {
 
 func bandK[T integer](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = a[i] & b[i]
 	}
@@ -417,6 +431,7 @@ func bandK[T integer](in, inout []byte) {
 
 func borK[T integer](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = a[i] | b[i]
 	}
@@ -424,6 +439,7 @@ func borK[T integer](in, inout []byte) {
 
 func bxorK[T integer](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
+	a = a[:len(b)] // one bounds check for the loop
 	for i := range b {
 		b[i] = a[i] ^ b[i]
 	}

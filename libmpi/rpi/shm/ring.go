@@ -1,82 +1,188 @@
 package shm
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
-// ring is one direction of a pair's channel: a single-producer,
-// single-consumer byte ring in the segment. The producer owns head, the
-// consumer tail; each sits on a cache line of its own, and each side
-// keeps a private copy of the other's counter so that it touches the
-// other's line only when the ring looks full (or empty).
+// ring is one direction of a pair's channel, a single-producer,
+// single-consumer byte stream in the segment. It has two parts:
+//
+//   - a queue of slots, one cache line each, that announces every write in
+//     order: its first word is a stamp (the slot's sequence number, the
+//     length, and whether the bytes are inline), and a write of up to
+//     slotData bytes (a small message's header and body) travels inside
+//     the slot itself. A consumer waiting for data polls the stamp of its
+//     next slot, so a small message costs one cache line from producer to
+//     consumer; the queue is small enough to stay in both caches.
+//   - a data ring for longer writes, whose slot says how many bytes it
+//     holds.
+//
+// The consumer hands slots and data bytes back through two counters on a
+// line of their own, which the producer reads only when it finds no room.
 type ring struct {
-	head  *atomic.Uint64 // bytes ever written
-	tail  *atomic.Uint64 // bytes ever read
-	data  []byte         // len is a power of two
-	mask  uint64
-	mine  uint64 // this side's counter (head for a producer, tail for a consumer)
-	other uint64 // the last value seen of the other side's counter
+	slots    []byte         // nSlots × slotSize
+	slotMask uint64         // nSlots − 1
+	slotTail *atomic.Uint64 // slots the consumer released
+	tail     *atomic.Uint64 // data bytes the consumer read
+	data     []byte         // len is a power of two
+	mask     uint64
+
+	seq       uint64 // slots written (producer) or released (consumer)
+	bytes     uint64 // data bytes written (producer) or read (consumer)
+	otherSeq  uint64 // producer: the last slotTail seen
+	otherTail uint64 // producer: the last tail seen
+
+	// Consumer: the slot being read.
+	off    int    // inline bytes of it already taken
+	left   uint64 // data bytes of it still to read
+	inData bool   // it announces data bytes, and left counts them
 }
 
-func newRing(head, tail *atomic.Uint64, data []byte, producer bool) *ring {
-	r := &ring{head: head, tail: tail, data: data, mask: uint64(len(data) - 1)}
+const (
+	slotSize  = 64
+	slotData  = slotSize - 8
+	nSlots    = 64
+	stampData = 1 << 63
+)
+
+// slotsSize is the room a ring's slots take in the segment.
+const slotsSize = nSlots * slotSize
+
+func newRing(slotTail, tail *atomic.Uint64, slots, data []byte, producer bool) *ring {
+	r := &ring{slots: slots, slotMask: nSlots - 1, slotTail: slotTail, tail: tail, data: data, mask: uint64(len(data) - 1)}
 	if producer {
-		r.mine, r.other = head.Load(), tail.Load()
+		// Written slots are not counted anywhere shared: a ring starts
+		// empty, so the producer's counts are the consumer's.
+		r.otherSeq, r.otherTail = slotTail.Load(), tail.Load()
+		r.seq, r.bytes = r.otherSeq, r.otherTail
 	} else {
-		r.mine, r.other = tail.Load(), head.Load()
+		r.seq, r.bytes = slotTail.Load(), tail.Load()
 	}
 	return r
 }
 
-// free is the room for writing, refreshing the consumer's counter when
-// the cached one shows less than want.
+// slot returns slot number seq (modulo the queue) and its stamp.
+func (r *ring) slot(seq uint64) ([]byte, *atomic.Uint64) {
+	off := (seq & r.slotMask) * slotSize
+	s := r.slots[off : off+slotSize : off+slotSize]
+	return s, (*atomic.Uint64)(unsafe.Pointer(&s[0]))
+}
+
+// stamp is the first word of slot seq once written: the low 32 bits are
+// seq+1 (never the zero of a fresh segment, nor a stamp of the previous
+// round), then the length, and stampData for bytes in the data ring.
+func stamp(seq uint64, n int, inData bool) uint64 {
+	s := uint64(uint32(seq+1)) | uint64(n)<<32
+	if inData {
+		s |= stampData
+	}
+	return s
+}
+
+// free is the room for writing in the data ring, refreshing the
+// consumer's counter when the cached one shows less than want.
 func (r *ring) free(want int) int {
 	size := uint64(len(r.data))
-	f := size - (r.mine - r.other)
+	f := size - (r.bytes - r.otherTail)
 	if f < uint64(want) {
-		r.other = r.tail.Load()
-		f = size - (r.mine - r.other)
+		r.otherTail = r.tail.Load()
+		f = size - (r.bytes - r.otherTail)
 	}
 	return int(f)
 }
 
-// put copies p at the producer's position without publishing it.
+// put copies p into the data ring at byte position at.
 func (r *ring) put(at uint64, p []byte) {
 	off := at & r.mask
 	n := copy(r.data[off:], p)
 	copy(r.data, p[n:])
 }
 
-// write copies what fits of a and then b, and publishes it at once.
+// write copies what fits of a and then b, and announces it in one slot.
+// It returns 0 when there is no free slot, or no room for a write that
+// does not fit in one.
 func (r *ring) write(a, b []byte) int {
-	f := r.free(len(a) + len(b))
+	total := len(a) + len(b)
+	if total == 0 {
+		return 0
+	}
+	if r.seq-r.otherSeq >= nSlots {
+		r.otherSeq = r.slotTail.Load()
+		if r.seq-r.otherSeq >= nSlots {
+			return 0
+		}
+	}
+	s, st := r.slot(r.seq)
+	if total <= slotData {
+		copy(s[8:], a)
+		copy(s[8+len(a):], b)
+		st.Store(stamp(r.seq, total, false))
+		r.seq++
+		return total
+	}
+	f := min(r.free(total), 1<<31-1)
 	if f == 0 {
 		return 0
 	}
 	na := min(len(a), f)
-	r.put(r.mine, a[:na])
+	r.put(r.bytes, a[:na])
 	nb := min(len(b), f-na)
 	if nb > 0 {
-		r.put(r.mine+uint64(na), b[:nb])
+		r.put(r.bytes+uint64(na), b[:nb])
 	}
-	r.mine += uint64(na + nb)
-	r.head.Store(r.mine)
+	r.bytes += uint64(na + nb)
+	st.Store(stamp(r.seq, na+nb, true))
+	r.seq++
 	return na + nb
 }
 
-// read copies what is there, up to len(p), and releases the room.
+// read copies what has been written, up to len(p), and releases what it
+// used up.
 func (r *ring) read(p []byte) int {
-	avail := r.other - r.mine
-	if avail < uint64(len(p)) {
-		r.other = r.head.Load()
-		avail = r.other - r.mine
+	n := 0
+	released, readData := false, false
+	for n < len(p) {
+		if r.inData {
+			k := int(min(r.left, uint64(len(p)-n)))
+			off := r.bytes & r.mask
+			c := copy(p[n:n+k], r.data[off:])
+			copy(p[n+c:n+k], r.data)
+			r.bytes += uint64(k)
+			r.left -= uint64(k)
+			n += k
+			readData = true
+			if r.left == 0 {
+				r.inData = false
+				r.seq++
+				released = true
+			}
+			continue
+		}
+		s, st := r.slot(r.seq)
+		w := st.Load()
+		if uint32(w) != uint32(r.seq+1) {
+			break // not written yet
+		}
+		length := int(w >> 32 & (1<<31 - 1))
+		if w&stampData != 0 {
+			r.inData, r.left = true, uint64(length)
+			continue
+		}
+		k := copy(p[n:], s[8+r.off:8+length])
+		r.off += k
+		n += k
+		if r.off == length {
+			r.off = 0
+			r.seq++
+			released = true
+		}
 	}
-	n := int(min(avail, uint64(len(p))))
-	if n == 0 {
-		return 0
+	if readData {
+		r.tail.Store(r.bytes)
 	}
-	off := r.mine & r.mask
-	k := copy(p[:n], r.data[off:])
-	copy(p[k:n], r.data)
-	r.mine += uint64(n)
-	r.tail.Store(r.mine)
+	if released {
+		r.slotTail.Store(r.seq)
+	}
 	return n
 }

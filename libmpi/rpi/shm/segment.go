@@ -17,19 +17,19 @@ import (
 //	header   one line: magic, local process count, ring size, attach count
 //	bells    one line per local process: its doorbell
 //	rings    n×n channels (from, to), the diagonal unused: a line for the
-//	         producer's counter, one for the consumer's, then the data
+//	         consumer's counters, the slots, then the data ring (see ring)
 //
 // Lines are 128 bytes, so that the adjacent-line prefetcher does not make
 // two counters share one.
 const (
 	line       = 128
-	magic      = 0x4c414d53484d3031 // "LAMSHM01"
+	magic      = 0x4c414d53484d3032 // "LAMSHM02"
 	offMagic   = 0
 	offLocal   = 8
 	offRing    = 16
 	offAttach  = 24
 	offBells   = line
-	ringHeader = 2 * line
+	ringHeader = line + slotsSize
 )
 
 // layout is a segment's geometry.
@@ -64,8 +64,9 @@ func (s *segment) bell(i int) bell {
 // ring returns one side of channel from→to.
 func (s *segment) ring(from, to int, producer bool) *ring {
 	off := s.channel(from, to)
+	slots := s.mem[off+line : off+ringHeader : off+ringHeader]
 	data := s.mem[off+ringHeader : off+ringHeader+s.ringSize : off+ringHeader+s.ringSize]
-	return newRing(s.u64(off), s.u64(off+line), data, producer)
+	return newRing(s.u64(off), s.u64(off+8), slots, data, producer)
 }
 
 // create makes and maps the segment; the node's first process does this.

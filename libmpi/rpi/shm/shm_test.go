@@ -10,21 +10,30 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/rpi"
 	_ "github.com/lamgo/lam/libmpi/rpi/tcp" // tcp's parameters, for the off-node half
 	"github.com/lamgo/lam/shared/ssi"
 )
 
+// testRing is a ring's two ends over ordinary memory.
+func testRing(dataSize int) (w, r *ring) {
+	var slotTail, tail atomic.Uint64
+	slots := make([]uint64, slotsSize/8) // aligned for the stamps
+	sb := unsafe.Slice((*byte)(unsafe.Pointer(&slots[0])), slotsSize)
+	data := make([]byte, dataSize)
+	return newRing(&slotTail, &tail, sb, data, true), newRing(&slotTail, &tail, sb, data, false)
+}
+
 func TestRingWrapsAndSplits(t *testing.T) {
-	var head, tail atomic.Uint64
-	data := make([]byte, 64)
-	w := newRing(&head, &tail, data, true)
-	r := newRing(&head, &tail, data, false)
+	w, r := testRing(64)
 	rng := rand.New(rand.NewPCG(1, 2))
 	var sent, got []byte
 	buf := make([]byte, 100)
-	for i := 0; i < 2000; i++ {
+	for i := 0; i < 5000; i++ {
+		// Writes that fit in a slot and writes through the data ring;
+		// reads that take part of a slot, or several.
 		a := make([]byte, rng.IntN(50))
 		b := make([]byte, rng.IntN(50))
 		for j := range a {
@@ -33,12 +42,14 @@ func TestRingWrapsAndSplits(t *testing.T) {
 		for j := range b {
 			b[j] = byte(rng.Uint32())
 		}
-		n := w.write(a, b)
-		if n > len(data) {
-			t.Fatalf("wrote %d into a ring of %d", n, len(data))
+		if rng.IntN(3) > 0 {
+			n := w.write(a, b)
+			if n > max(64, slotData) {
+				t.Fatalf("wrote %d at once into a ring of %d", n, 64)
+			}
+			all := append(append([]byte(nil), a...), b...)
+			sent = append(sent, all[:n]...)
 		}
-		all := append(append([]byte(nil), a...), b...)
-		sent = append(sent, all[:n]...)
 		k := r.read(buf[:rng.IntN(len(buf))])
 		got = append(got, buf[:k]...)
 	}
@@ -52,8 +63,33 @@ func TestRingWrapsAndSplits(t *testing.T) {
 	if !bytes.Equal(sent, got) {
 		t.Fatalf("the ring changed the stream (%d bytes sent, %d read)", len(sent), len(got))
 	}
-	if w.write(make([]byte, 65), nil) != 64 || w.write([]byte{1}, nil) != 0 {
-		t.Error("a full ring took more than its size")
+	if len(sent) < 10000 {
+		t.Fatalf("only %d bytes went through", len(sent))
+	}
+}
+
+func TestRingFull(t *testing.T) {
+	w, r := testRing(64)
+	if n := w.write(make([]byte, 65), nil); n != 64 {
+		t.Fatalf("a write of 65 bytes into a 64-byte data ring moved %d", n)
+	}
+	if n := w.write(make([]byte, slotData+1), nil); n != 0 {
+		t.Fatalf("a full data ring took %d more bytes", n)
+	}
+	for i := 1; i < nSlots; i++ { // one slot is taken
+		if w.write([]byte{byte(i)}, nil) != 1 {
+			t.Fatalf("slot %d refused a byte", i)
+		}
+	}
+	if n := w.write([]byte{1}, nil); n != 0 {
+		t.Fatalf("a write with every slot taken moved %d bytes", n)
+	}
+	buf := make([]byte, 64+nSlots)
+	if n := r.read(buf); n != 64+nSlots-1 {
+		t.Fatalf("read %d bytes, want %d", n, 64+nSlots-1)
+	}
+	if n := w.write(make([]byte, slotData+1), nil); n != slotData+1 {
+		t.Fatalf("after the reader emptied it, the ring took %d bytes", n)
 	}
 }
 
