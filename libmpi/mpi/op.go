@@ -354,7 +354,7 @@ func locKernel[V LocValue](id int) kernelFn {
 
 func sumK[T number](in, inout []byte) {
 	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a = a[:len(b)]    // one bounds check for the loop
 	for len(b) >= 8 { // unrolled: the common reduction of large arrays
 		x, y := a[:8:8], b[:8:8]
 		y[0], y[1], y[2], y[3] = x[0]+y[0], x[1]+y[1], x[2]+y[2], x[3]+y[3]
