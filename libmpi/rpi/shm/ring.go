@@ -117,7 +117,7 @@ func (r *ring) write(a, b []byte) int {
 	if total <= slotData {
 		copy(s[8:], a)
 		copy(s[8+len(a):], b)
-		st.Store(stamp(r.seq, total, false))
+		storeRelease((*uint64)(unsafe.Pointer(st)), stamp(r.seq, total, false))
 		r.seq++
 		return total
 	}
@@ -132,7 +132,7 @@ func (r *ring) write(a, b []byte) int {
 		r.put(r.bytes+uint64(na), b[:nb])
 	}
 	r.bytes += uint64(na + nb)
-	st.Store(stamp(r.seq, na+nb, true))
+	storeRelease((*uint64)(unsafe.Pointer(st)), stamp(r.seq, na+nb, true))
 	r.seq++
 	return na + nb
 }
@@ -179,10 +179,10 @@ func (r *ring) read(p []byte) int {
 		}
 	}
 	if readData {
-		r.tail.Store(r.bytes)
+		storeRelease((*uint64)(unsafe.Pointer(r.tail)), r.bytes)
 	}
 	if released {
-		r.slotTail.Store(r.seq)
+		storeRelease((*uint64)(unsafe.Pointer(r.slotTail)), r.seq)
 	}
 	return n
 }
