@@ -428,3 +428,19 @@ func TestSleepWakesForDescriptors(t *testing.T) {
 		t.Fatalf("the descriptor did not wake the sleeper (woken %d times, %v)", w.woken, time.Since(start))
 	}
 }
+
+// A Probe that waits (its condition takes the progress lock) sees a
+// message that comes later.
+func TestProbeWaits(t *testing.T) {
+	es := job(t, 2, 1024)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		send(t, es[0], []byte("later"), 1, 9, Standard)
+	}()
+	st, err := es[1].Probe(ctx(t), 0, AnySource, AnyTag)
+	if err != nil || st.Source != 0 || st.Tag != 9 || st.Count != 5 {
+		t.Fatalf("probe: %+v %v", st, err)
+	}
+	buf := make([]byte, 5)
+	wait(t, es[1], irecv(es[1], buf, 0, 9))
+}

@@ -68,18 +68,16 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool) error {
 			return nil
 		}
 		if e.mu.TryLock() {
-			// Poll a while under one acquisition of the lock: the
-			// lock's atomic instructions would otherwise lengthen every
-			// poll. Other goroutines' requests progress meanwhile too.
-			done := false
-			for k := 0; k < lockedPolls; k++ {
+			// Poll until something moves, a while, under one
+			// acquisition of the lock: the lock's atomic instructions
+			// would otherwise lengthen every poll. (cond may take the
+			// lock itself, so it is checked after.)
+			before := e.activity
+			for k := 0; k < lockedPolls && e.activity == before; k++ {
 				e.progress()
-				if done = cond(); done {
-					break
-				}
 			}
 			e.mu.Unlock()
-			if done {
+			if cond() {
 				return nil
 			}
 		}
