@@ -292,3 +292,36 @@ func TestMain(m *testing.M) {
 	rpi.Register(New("sysv", 30, false))
 	os.Exit(m.Run())
 }
+
+// A writer and a reader on two goroutines: the stream arrives whole and
+// in order through slots and the data ring, both wrapping many times.
+func TestRingConcurrent(t *testing.T) {
+	w, r := testRing(256)
+	const total = 1 << 20
+	src := make([]byte, total)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range src {
+		src[i] = byte(rng.Uint32())
+	}
+	go func() {
+		wr := rand.New(rand.NewPCG(5, 6))
+		for sent := 0; sent < total; {
+			n := min(1+wr.IntN(300), total-sent)
+			k := min(wr.IntN(n+1), n)
+			sent += w.write(src[sent:sent+k], src[sent+k:sent+n])
+		}
+	}()
+	got := make([]byte, 0, total)
+	buf := make([]byte, 512)
+	deadline := time.Now().Add(20 * time.Second)
+	for len(got) < total {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d bytes arrived", len(got), total)
+		}
+		k := r.read(buf[:1+rng.IntN(len(buf))])
+		got = append(got, buf[:k]...)
+	}
+	if !bytes.Equal(got, src) {
+		t.Fatal("the stream changed on the way")
+	}
+}
