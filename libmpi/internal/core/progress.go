@@ -52,32 +52,41 @@ func (e *Engine) Progress() {
 // Wait waits for r to complete: spinning on the links, then yielding the
 // processor, then blocking in poll(2).
 func (e *Engine) Wait(ctx context.Context, r *Request) error {
-	return e.waitFor(ctx, r.Done)
+	return e.waitFor(ctx, r.Done, false)
 }
 
 // WaitAny waits until cond holds (cond is checked without the progress
 // lock, so it must read only atomics such as Request.Done).
 func (e *Engine) WaitAny(ctx context.Context, cond func() bool) error {
-	return e.waitFor(ctx, cond)
+	return e.waitFor(ctx, cond, false)
 }
 
-func (e *Engine) waitFor(ctx context.Context, cond func() bool) error {
+// waitFor waits until cond holds. A cond that takes the progress lock
+// itself says so with locks.
+func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) error {
 	start := time.Time{}
 	for i := 0; ; i++ {
 		if cond() {
 			return nil
 		}
 		if e.mu.TryLock() {
-			// Poll until something moves, a while, under one
-			// acquisition of the lock: the lock's atomic instructions
-			// would otherwise lengthen every poll. (cond may take the
-			// lock itself, so it is checked after.)
-			before := e.activity
-			for k := 0; k < lockedPolls && e.activity == before; k++ {
+			// Poll a while under one acquisition of the lock: the lock's
+			// atomic instructions would otherwise lengthen every poll.
+			// A cond that takes the lock is checked after, as soon as
+			// something moved.
+			done, before := false, e.activity
+			for k := 0; k < lockedPolls; k++ {
 				e.progress()
+				if locks {
+					if e.activity != before {
+						break
+					}
+				} else if done = cond(); done {
+					break
+				}
 			}
 			e.mu.Unlock()
-			if cond() {
+			if done || cond() {
 				return nil
 			}
 		}
@@ -223,7 +232,7 @@ func (e *Engine) Probe(ctx context.Context, context uint32, source, tag int) (St
 		}
 		e.mu.Unlock()
 		return found
-	})
+	}, true)
 	return st, err
 }
 
@@ -283,7 +292,7 @@ func (e *Engine) Close(ctx context.Context) error {
 			}
 		}
 		return true
-	})
+	}, true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true

@@ -386,6 +386,7 @@ type fdLink struct {
 	fd     int
 	closed bool
 	iov    [2]unix.Iovec
+	bulk   int // ordinary system calls still to make (see io)
 }
 
 // Write2 writes a and then b with one writev(2), without allocating.
@@ -397,7 +398,16 @@ func (l *fdLink) Write2(a, b []byte) (int, error) {
 	l.iov[0].SetLen(len(a))
 	l.iov[1].SetLen(len(b))
 	for {
-		n, _, errno := unix.Syscall(unix.SYS_WRITEV, uintptr(l.fd), uintptr(unsafe.Pointer(&l.iov[0])), 2)
+		call := unix.Syscall
+		switch {
+		case len(a)+len(b) > rawMax:
+			l.bulk = bulkCalls
+		case l.bulk > 0:
+			l.bulk--
+		default:
+			call = unix.RawSyscall
+		}
+		n, _, errno := call(unix.SYS_WRITEV, uintptr(l.fd), uintptr(unsafe.Pointer(&l.iov[0])), 2)
 		switch errno {
 		case 0:
 			return int(n), nil
@@ -412,9 +422,42 @@ func (l *fdLink) Write2(a, b []byte) (int, error) {
 
 func (l *fdLink) Fd() int { return l.fd }
 
+// io reads or writes the socket. Calls of up to rawMax bytes skip the Go
+// scheduler's system-call bookkeeping (entersyscall/exitsyscall), which a
+// waiter spinning on read(2) pays on every poll: 1-byte latency over
+// loopback 7.4 -> 6.6 µs in one interleaved run. While the link moves megabytes (a call longer
+// than rawMax in its last bulkCalls calls) every call is an ordinary
+// one, as a precaution: the kernel copies megabytes either way, and a
+// long raw call would keep the goroutine's processor from the scheduler.
+func (l *fdLink) io(trap uintptr, p []byte) (int, error) {
+	var base unsafe.Pointer
+	if len(p) > 0 {
+		base = unsafe.Pointer(&p[0])
+	}
+	call := unix.Syscall
+	switch {
+	case len(p) > rawMax:
+		l.bulk = bulkCalls
+	case l.bulk > 0:
+		l.bulk--
+	default:
+		call = unix.RawSyscall
+	}
+	n, _, errno := call(trap, uintptr(l.fd), uintptr(base), uintptr(len(p)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+const (
+	rawMax    = 64 << 10 // the longest read or write made as a raw call
+	bulkCalls = 4096     // ordinary calls after one longer than that
+)
+
 func (l *fdLink) Read(p []byte) (int, error) {
 	for {
-		n, err := unix.Read(l.fd, p)
+		n, err := l.io(unix.SYS_READ, p)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -431,7 +474,7 @@ func (l *fdLink) Read(p []byte) (int, error) {
 
 func (l *fdLink) Write(p []byte) (int, error) {
 	for {
-		n, err := unix.Write(l.fd, p)
+		n, err := l.io(unix.SYS_WRITE, p)
 		switch {
 		case err == unix.EINTR:
 			continue
