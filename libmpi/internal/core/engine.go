@@ -269,20 +269,18 @@ func (e *Engine) startSend(r *Request) {
 		}
 		e.send(p, &h, r.buf, done)
 		return
-	} else {
-		h.typ = frameRTS
-		r.id = e.newID()
-		h.sendID = r.id
-		if p.direct != nil && len(r.buf) > p.direct.SingleCopy() {
-			// The receiver may copy the body straight from r.buf, which
-			// stays put (Go's heap does not move) until it says so.
-			h.flags |= flagDirect
-			h.recvID = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
-		}
-		e.sends[r.id] = r
-		p.queue(&h, nil, nil)
 	}
-	e.flush(p)
+	h.typ = frameRTS
+	r.id = e.newID()
+	h.sendID = r.id
+	if p.direct != nil && len(r.buf) > p.direct.SingleCopy() {
+		// The receiver may copy the body straight from r.buf, which
+		// stays put (Go's heap does not move) until it says so.
+		h.flags |= flagDirect
+		h.recvID = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
+	}
+	e.sends[r.id] = r
+	e.send(p, &h, nil, nil)
 }
 
 // selfMsg is a message a process sent to itself, waiting for its receive.
@@ -357,8 +355,7 @@ func (e *Engine) matchUnexpected(r *Request, u *unexpected) {
 		r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
 		e.recvs[r.id] = r
 		h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
-		p.queue(&h, nil, nil)
-		e.flush(p)
+		e.send(p, &h, nil, nil)
 	}
 }
 
@@ -377,8 +374,7 @@ func (e *Engine) ack(to int, sendID uint64) {
 		return
 	}
 	h := header{typ: frameSAck, sendID: sendID}
-	p.queue(&h, nil, nil)
-	e.flush(p)
+	e.send(p, &h, nil, nil)
 }
 
 // arrive matches an incoming key against the posted receives.

@@ -57,12 +57,20 @@ func (p *peer) queue(h *header, body []byte, done *Request) {
 
 func (p *peer) pending() bool { return p.outHead < len(p.out) }
 
-// send writes a frame with a body at once when nothing is queued before
-// it (the eager fast path: no queue entry), and queues what is left.
+// send sends a frame: written at once when nothing is queued before it
+// (the eager fast path: no queue entry), with what the link did not take
+// queued for flush. A failed write is left to flush, which fails the
+// peer and what waits on it.
 func (e *Engine) send(p *peer, h *header, body []byte, done *Request) {
-	if p.outHead == len(p.out) && p.vw != nil && len(body) > 0 {
+	if p.outHead == len(p.out) && p.dead == nil {
 		h.encode(&p.hb)
-		n, err := p.vw.Write2(p.hb[:], body)
+		var n int
+		var err error
+		if p.vw != nil && len(body) > 0 {
+			n, err = p.vw.Write2(p.hb[:], body)
+		} else {
+			n, err = p.link.Write(p.hb[:])
+		}
 		if err == nil && n == headerSize+len(body) {
 			e.activity++
 			if done != nil {
@@ -246,8 +254,7 @@ func (e *Engine) onHeader(p *peer) error {
 		}
 		delete(e.sends, h.sendID)
 		d := header{typ: frameData, recvID: h.recvID, length: uint64(len(s.buf))}
-		p.queue(&d, s.buf, s)
-		e.flush(p)
+		e.send(p, &d, s.buf, s)
 	case frameData:
 		r := e.recvs[h.recvID]
 		if r == nil || r.peer != p.rank {
@@ -273,8 +280,7 @@ func (e *Engine) onHeader(p *peer) error {
 			e.match.Take(m)
 			ack.flags = flagCancelled
 		}
-		p.queue(&ack, nil, nil)
-		e.flush(p)
+		e.send(p, &ack, nil, nil)
 	case frameCancelAck:
 		s := e.sends[h.sendID]
 		if s == nil || s.peer != p.rank || h.flags&flagCancelled == 0 {

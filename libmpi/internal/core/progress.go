@@ -273,8 +273,7 @@ func (e *Engine) Cancel(r *Request) {
 		return
 	}
 	h := header{typ: frameCancel, context: r.context, sendID: r.id}
-	p.queue(&h, nil, nil)
-	e.flush(p)
+	e.send(p, &h, nil, nil)
 }
 
 // ErrUnfinished is returned by Close when messages could not be delivered
