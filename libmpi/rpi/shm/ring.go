@@ -22,7 +22,6 @@ import (
 // line of their own, which the producer reads only when it finds no room.
 type ring struct {
 	slots    []byte         // nSlots × slotSize
-	slotMask uint64         // nSlots − 1
 	slotTail *atomic.Uint64 // slots the consumer released
 	tail     *atomic.Uint64 // data bytes the consumer read
 	data     []byte         // len is a power of two
@@ -50,7 +49,7 @@ const (
 const slotsSize = nSlots * slotSize
 
 func newRing(slotTail, tail *atomic.Uint64, slots, data []byte, producer bool) *ring {
-	r := &ring{slots: slots, slotMask: nSlots - 1, slotTail: slotTail, tail: tail, data: data, mask: uint64(len(data) - 1)}
+	r := &ring{slots: slots, slotTail: slotTail, tail: tail, data: data, mask: uint64(len(data) - 1)}
 	if producer {
 		// Written slots are not counted anywhere shared: a ring starts
 		// empty, so the producer's counts are the consumer's.
@@ -64,7 +63,7 @@ func newRing(slotTail, tail *atomic.Uint64, slots, data []byte, producer bool) *
 
 // slot returns slot number seq (modulo the queue) and its stamp.
 func (r *ring) slot(seq uint64) ([]byte, *atomic.Uint64) {
-	off := (seq & r.slotMask) * slotSize
+	off := seq % nSlots * slotSize
 	s := r.slots[off : off+slotSize : off+slotSize]
 	return s, (*atomic.Uint64)(unsafe.Pointer(&s[0]))
 }
