@@ -472,13 +472,13 @@ func (c *Comm) setupOnce() error {
 const (
 	ScratchRSAG = iota
 	ScratchReduce
-	ScratchReduce2
-	ScratchModule
-	ScratchMine   // a root's own contribution, reducing in place
-	ScratchCheck  // the argument check's signature
-	ScratchCheck2 // and its reduction
-	ScratchWindow // and the three after it: contributions on their way
-	nScratch      = ScratchWindow + 4
+	ScratchModule  // for modules other than lam_basic
+	ScratchModule2 // and a second one
+	ScratchMine    // a root's own contribution, reducing in place
+	ScratchCheck   // the argument check's signature
+	ScratchCheck2  // and its reduction
+	ScratchWindow  // and the three after it: contributions on their way
+	nScratch       = ScratchWindow + 4
 )
 
 // Scratch returns n bytes, aligned for any element type and not zeroed,

@@ -235,17 +235,17 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	rn := d.node[root]
 	var part []byte
 	if d.leads(r) {
-		part = coll.Buffer(len(mine))
+		part = c.Scratch(coll.ScratchModule, len(mine))
 	}
 	if err := reduceOnNode(c, d, mine, part, op); err != nil {
 		return err
 	}
 	if d.leads(r) {
-		out := part // the root's leader reduces into a fresh buffer
+		out := part // the root's leader reduces into a buffer of its own
 		if r == root {
 			out = recv
 		} else if d.me == rn {
-			out = coll.Buffer(len(mine))
+			out = c.Scratch(coll.ScratchModule2, len(mine))
 		}
 		b := d.bridge
 		if err := c.Sub(b, coll.Reduce, rn, func(a *coll.Actions) error { return a.Reduce(b, part, out, op, rn) }); err != nil {
@@ -271,11 +271,12 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	}
 	mine := send
 	if mine == nil {
-		mine = coll.Clone(recv)
+		mine = c.Scratch(coll.ScratchModule2, len(recv))
+		copy(mine, recv)
 	}
 	var part []byte
 	if d.leads(c.Rank()) {
-		part = coll.Buffer(len(mine))
+		part = c.Scratch(coll.ScratchModule, len(mine))
 	}
 	if err := reduceOnNode(c, d, mine, part, op); err != nil {
 		return err
@@ -301,7 +302,7 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 	}
 	whole := recv // blocks in node order
 	if !d.contiguous {
-		whole = coll.Buffer(len(recv))
+		whole = c.Scratch(coll.ScratchModule, len(recv))
 	}
 	// Node k's blocks start at the sum of the sizes of nodes before it.
 	start := make([]int, len(d.size)+1)
