@@ -220,6 +220,13 @@ func collOp[T CollElem](op *Op) (*coll.Op, int, *Error) {
 }
 
 // view is the typed slice over bytes that hold whole elements.
+// operands views a kernel's in and inout as elements, in cut to inout's
+// length so that the kernel's loop checks bounds once.
+func operands[T any](in, inout []byte) (a, b []T) {
+	a, b = view[T](in), view[T](inout)
+	return a[:len(b)], b
+}
+
 func view[T any](b []byte) []T {
 	var z T
 	n := len(b) / int(unsafe.Sizeof(z))
@@ -353,8 +360,7 @@ func locKernel[V LocValue](id int) kernelFn {
 }
 
 func sumK[T number](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)]    // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for len(b) >= 8 { // unrolled: the common reduction of large arrays
 		x, y := a[:8:8], b[:8:8]
 		y[0], y[1], y[2], y[3] = x[0]+y[0], x[1]+y[1], x[2]+y[2], x[3]+y[3]
@@ -367,24 +373,21 @@ func sumK[T number](in, inout []byte) {
 }
 
 func prodK[T number](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = a[i] * b[i]
 	}
 }
 
 func maxK[T ordered](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = max(a[i], b[i])
 	}
 }
 
 func minK[T ordered](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = min(a[i], b[i])
 	}
@@ -398,55 +401,49 @@ func truth[T integer](x bool) T {
 }
 
 func landK[T integer](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = truth[T](a[i] != 0 && b[i] != 0)
 	}
 }
 
 func lorK[T integer](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = truth[T](a[i] != 0 || b[i] != 0)
 	}
 }
 
 func lxorK[T integer](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = truth[T]((a[i] != 0) != (b[i] != 0))
 	}
 }
 
 func bandK[T integer](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = a[i] & b[i]
 	}
 }
 
 func borK[T integer](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = a[i] | b[i]
 	}
 }
 
 func bxorK[T integer](in, inout []byte) {
-	a, b := view[T](in), view[T](inout)
-	a = a[:len(b)] // one bounds check for the loop
+	a, b := operands[T](in, inout)
 	for i := range b {
 		b[i] = a[i] ^ b[i]
 	}
 }
 
 func maxLocK[V LocValue](in, inout []byte) {
-	a, b := view[Loc[V]](in), view[Loc[V]](inout)
+	a, b := operands[Loc[V]](in, inout)
 	for i := range b {
 		switch {
 		case a[i].Value > b[i].Value:
@@ -458,7 +455,7 @@ func maxLocK[V LocValue](in, inout []byte) {
 }
 
 func minLocK[V LocValue](in, inout []byte) {
-	a, b := view[Loc[V]](in), view[Loc[V]](inout)
+	a, b := operands[Loc[V]](in, inout)
 	for i := range b {
 		switch {
 		case a[i].Value < b[i].Value:
