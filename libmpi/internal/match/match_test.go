@@ -168,3 +168,26 @@ func BenchmarkUnexpected(b *testing.B) {
 		}
 	}
 }
+
+// A dropped context used again starts empty and is found again (the
+// engine remembers the last context it looked up).
+func TestDropThenReuse(t *testing.T) {
+	e := New()
+	old := recv(7, 0, 1)
+	e.Post(old)
+	if n, _ := e.Drop(7); n != 1 {
+		t.Fatalf("Drop forgot %d receives, want 1", n)
+	}
+	if r := e.Arrive(Key{7, 0, 1}); r != nil {
+		t.Fatal("a receive of a dropped context matched")
+	}
+	m := msg(7, 0, 1)
+	e.Enqueue(m)
+	e.Post(recv(8, 0, 1)) // another context in between
+	if got := e.Probe(Key{7, 0, 1}); got != m {
+		t.Fatalf("Probe after reuse = %v, want the new message", got)
+	}
+	if got := e.Post(recv(7, 0, 1)); got != m {
+		t.Fatalf("Post after reuse = %v, want the new message", got)
+	}
+}
