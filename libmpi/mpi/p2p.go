@@ -132,11 +132,14 @@ func sendNow[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) error 
 	if err != nil {
 		return err
 	}
+	if mode == core.Standard && e.SendNow(bytesOf(buf), world, c.rank, tag, c.context) {
+		return nil
+	}
 	r := requests.Get().(*core.Request)
 	defer requests.Put(r)
 	e.InitSend(r, bytesOf(buf), world, dest, c.rank, tag, c.context, mode)
 	e.Start(r)
-	_, err = finish(c, e, r)
+	_, err = report(c, r, e.Wait(context.Background(), r))
 	return err
 }
 
@@ -148,14 +151,19 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 	r := requests.Get().(*core.Request)
 	defer requests.Put(r)
 	e.InitRecv(r, bytesOf(buf), source, tag, c.context)
-	e.Start(r)
-	return finish(c, e, r)
+	return report(c, r, e.Recv(context.Background(), r))
 }
 
 // finish waits for a request and reports its status.
 func finish(c *Comm, e *core.Engine, r *core.Request) (Status, error) {
-	if err := e.Wait(context.Background(), r); err != nil {
-		return Status{}, c.fail(errorf(ErrOther, "%v", err))
+	return report(c, r, e.Wait(context.Background(), r))
+}
+
+// report returns the status of a request waited for (with the wait's
+// error, if it failed).
+func report(c *Comm, r *core.Request, waitErr error) (Status, error) {
+	if waitErr != nil {
+		return Status{}, c.fail(errorf(ErrOther, "%v", waitErr))
 	}
 	s := statusOf(r.Status())
 	if s.Err != nil {

@@ -148,6 +148,18 @@ type RemoteReader interface {
 	SingleCopy() int
 }
 
+// Peeker is implemented by links that can show a small write in place,
+// so that the core reads a frame where it arrived instead of copying it
+// out first.
+type Peeker interface {
+	// Peek returns the bytes of the link's next write if they can be read
+	// in place (nil if not: use Read), and whether anything at all is
+	// ready to read. The bytes stay valid until Consume.
+	Peek() (p []byte, ready bool, err error)
+	// Consume releases the bytes the last Peek returned.
+	Consume()
+}
+
 // Shorter is implemented by links whose eager limit differs from their
 // transport's (a shared-memory module's links to peers on other nodes).
 type Shorter interface {

@@ -10,6 +10,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -108,6 +109,7 @@ func New(c Config) *Engine {
 		}
 		p.direct, _ = l.(rpi.RemoteReader)
 		p.vw, _ = l.(rpi.VectorWriter)
+		p.peek, _ = l.(rpi.Peeker)
 		p.fd = l.Fd() >= 0
 		e.peers[i] = p
 	}
@@ -218,7 +220,44 @@ func (r *Request) reset() {
 // Start starts a request.
 func (e *Engine) Start(r *Request) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.start(r)
+	e.mu.Unlock()
+}
+
+// SendNow sends buf eagerly, as a standard-mode send to world rank dest
+// (as myRank of the communicator with context), if it can leave at once:
+// a message of at most the link's eager limit to another process, with
+// nothing queued before it on the link. It reports whether it did; if
+// not, it did nothing, and the caller sends through a request. The
+// blocking eager send needs no request this way.
+func (e *Engine) SendNow(buf []byte, dest, myRank, tag int, context uint32) bool {
+	if dest < 0 || dest >= len(e.peers) {
+		return false
+	}
+	e.mu.Lock()
+	sent := false
+	if p := e.peers[dest]; p != nil && p.dead == nil && len(buf) <= p.short && !p.pending() {
+		h := header{typ: frameEager, context: context, source: int32(myRank), tag: int32(tag), length: uint64(len(buf))}
+		sent = e.sendCopy(p, &h, buf)
+	}
+	e.mu.Unlock()
+	return sent
+}
+
+// Recv starts a receive and waits for it, polling the links first under
+// the lock it was posted under.
+func (e *Engine) Recv(ctx context.Context, r *Request) error {
+	e.mu.Lock()
+	e.start(r)
+	for k := 0; k < lockedPolls && !r.Done(); k++ {
+		e.progress()
+	}
+	e.mu.Unlock()
+	return e.Wait(ctx, r)
+}
+
+// start starts r under the progress lock.
+func (e *Engine) start(r *Request) {
 	r.reset()
 	if r.rank == ProcNull {
 		r.status = Status{Source: ProcNull, Tag: AnyTag}

@@ -17,6 +17,7 @@ type peer struct {
 	short  int              // largest eager message on this link
 	direct rpi.RemoteReader // nil unless the peer's memory can be read directly
 	vw     rpi.VectorWriter // nil unless the link writes two buffers at once
+	peek   rpi.Peeker       // nil unless the link shows small writes in place
 
 	// Outgoing frames, written in order.
 	out     []outFrame
@@ -47,12 +48,14 @@ type outFrame struct {
 	done *Request // completed once the frame is written
 }
 
-func (p *peer) queue(h *header, body []byte, done *Request) {
+func (p *peer) queue(h *header, body []byte, done *Request) *outFrame {
 	if p.outHead > 0 && p.outHead == len(p.out) {
 		p.out, p.outHead = p.out[:0], 0
 	}
 	p.out = append(p.out, outFrame{body: body, done: done})
-	h.encode(&p.out[len(p.out)-1].hdr)
+	f := &p.out[len(p.out)-1]
+	h.encode(&f.hdr)
+	return f
 }
 
 func (p *peer) pending() bool { return p.outHead < len(p.out) }
@@ -80,8 +83,7 @@ func (e *Engine) send(p *peer, h *header, body []byte, done *Request) {
 		}
 		if err == nil && n > 0 {
 			e.activity++
-			p.queue(h, body, done)
-			f := &p.out[len(p.out)-1]
+			f := p.queue(h, body, done)
 			f.hdrN = min(n, headerSize)
 			f.n = n - f.hdrN
 			e.flush(p)
@@ -90,6 +92,35 @@ func (e *Engine) send(p *peer, h *header, body []byte, done *Request) {
 	}
 	p.queue(h, body, done)
 	e.flush(p)
+}
+
+// sendCopy writes a frame whose body the caller takes back at once. It
+// reports false, having written nothing, if the link takes nothing now
+// (or cannot write a header and body together); what the link does not
+// take of a begun frame is queued with a copy of the body.
+func (e *Engine) sendCopy(p *peer, h *header, body []byte) bool {
+	if p.vw == nil && len(body) > 0 {
+		return false
+	}
+	h.encode(&p.hb)
+	var n int
+	var err error
+	if len(body) > 0 {
+		n, err = p.vw.Write2(p.hb[:], body)
+	} else {
+		n, err = p.link.Write(p.hb[:])
+	}
+	if err != nil || n == 0 {
+		return false
+	}
+	e.activity++
+	if n < headerSize+len(body) {
+		f := p.queue(h, append([]byte(nil), body...), nil)
+		f.hdrN = min(n, headerSize)
+		f.n = n - f.hdrN
+		e.flush(p)
+	}
+	return true
 }
 
 // stageSize is how much a peer reads ahead.
@@ -172,6 +203,21 @@ func (e *Engine) read(p *peer) {
 	for p.dead == nil {
 		avail := p.rend - p.rpos
 		if !p.inBody {
+			if avail == 0 && p.peek != nil {
+				// At a frame's start with nothing staged: a frame that
+				// arrived whole in one small write is read in place.
+				v, ready, err := p.peek.Peek()
+				if err != nil {
+					e.peerDied(p, err)
+					return
+				}
+				if !ready {
+					return
+				}
+				if e.inPlace(p, v) {
+					continue
+				}
+			}
 			if avail < headerSize {
 				if !e.fill(p) {
 					return
@@ -217,6 +263,34 @@ func (e *Engine) read(p *peer) {
 			e.onBody(p)
 		}
 	}
+}
+
+// inPlace handles a frame the link shows in place (v) if v holds exactly
+// one whole frame, and reports whether it did.
+func (e *Engine) inPlace(p *peer, v []byte) bool {
+	if len(v) < headerSize {
+		return false
+	}
+	p.hdr.decode((*[headerSize]byte)(v))
+	body := v[headerSize:]
+	if p.hdr.typ == frameEager || p.hdr.typ == frameData {
+		if uint64(len(body)) != p.hdr.length {
+			return false
+		}
+	} else if len(body) != 0 {
+		return false
+	}
+	e.activity++
+	if err := e.onHeader(p); err != nil {
+		e.peerDied(p, err)
+		return true
+	}
+	if p.inBody {
+		p.dstN, p.skip = copy(p.dst, body), 0
+		e.onBody(p)
+	}
+	p.peek.Consume()
+	return true
 }
 
 // onHeader handles a frame's header; for frames with a body it sets where

@@ -44,6 +44,28 @@ func (l *link) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Peek shows the peer's next write in place when it sits in one slot.
+func (l *link) Peek() ([]byte, bool, error) {
+	if l.closed {
+		return nil, false, errors.New("link closed")
+	}
+	p, ready := l.in.peek()
+	if !ready && l.dead.Load() {
+		// What the peer wrote before it died has been read.
+		if p, ready = l.in.peek(); !ready {
+			return nil, false, errPeerGone
+		}
+	}
+	return p, ready, nil
+}
+
+// Consume releases what Peek showed; the peer is woken if it sleeps
+// waiting for room.
+func (l *link) Consume() {
+	l.in.consume()
+	l.peer.ring()
+}
+
 // Write puts what fits into the ring and wakes the peer if it sleeps.
 func (l *link) Write(p []byte) (int, error) { return l.Write2(p, nil) }
 

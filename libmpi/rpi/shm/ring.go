@@ -136,6 +136,31 @@ func (r *ring) write(a, b []byte) int {
 	return na + nb
 }
 
+// peek returns the inline bytes of the next slot not yet read (nil if it
+// announces data-ring bytes, which read takes), and whether anything has
+// been written.
+func (r *ring) peek() ([]byte, bool) {
+	if r.inData {
+		return nil, true
+	}
+	s, st := r.slot(r.seq)
+	w := st.Load()
+	if uint32(w) != uint32(r.seq+1) {
+		return nil, false
+	}
+	if w&stampData != 0 {
+		return nil, true
+	}
+	return s[8+r.off : 8+int(w>>32&(1<<31-1))], true
+}
+
+// consume releases the slot peek returned.
+func (r *ring) consume() {
+	r.off = 0
+	r.seq++
+	storeRelease((*uint64)(unsafe.Pointer(r.slotTail)), r.seq)
+}
+
 // read copies what has been written, up to len(p), and releases what it
 // used up.
 func (r *ring) read(p []byte) int {

@@ -26,6 +26,8 @@ func testRing(dataSize int) (w, r *ring) {
 	return newRing(&slotTail, &tail, sb, data, true), newRing(&slotTail, &tail, sb, data, false)
 }
 
+// TestRingWrapsAndSplits writes and reads (by copy and in place) at
+// random and checks the stream comes out as it went in.
 func TestRingWrapsAndSplits(t *testing.T) {
 	w, r := testRing(64)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -49,6 +51,17 @@ func TestRingWrapsAndSplits(t *testing.T) {
 			}
 			all := append(append([]byte(nil), a...), b...)
 			sent = append(sent, all[:n]...)
+		}
+		if rng.IntN(4) == 0 {
+			// Read in place what sits in one slot.
+			if v, _ := r.peek(); v != nil {
+				if len(v) > slotData {
+					t.Fatalf("peek showed %d bytes", len(v))
+				}
+				got = append(got, v...)
+				r.consume()
+			}
+			continue
 		}
 		k := r.read(buf[:rng.IntN(len(buf))])
 		got = append(got, buf[:k]...)
