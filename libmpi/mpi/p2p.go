@@ -148,10 +148,15 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	r := requests.Get().(*core.Request)
-	defer requests.Put(r)
-	e.InitRecv(r, bytesOf(buf), source, tag, c.context)
-	return report(c, r, e.Recv(context.Background(), r))
+	st, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context)
+	if err != nil {
+		return Status{}, c.fail(errorf(ErrOther, "%v", err))
+	}
+	s := statusOf(st)
+	if s.Err != nil {
+		return s, c.fail(s.Err)
+	}
+	return s, nil
 }
 
 // finish waits for a request and reports its status.

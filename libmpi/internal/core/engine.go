@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lamgo/lam/libmpi/internal/match"
+	"github.com/lamgo/lam/libmpi/internal/release"
 	"github.com/lamgo/lam/libmpi/rpi"
 )
 
@@ -60,9 +61,10 @@ type Engine struct {
 	waiter   rpi.Waiter
 	pollfds  []unix.PollFd
 	closed   bool
-	activity uint64 // link reads and writes that moved bytes
-	pass     uint64 // progress passes
-	mixed    bool   // links polled by calls and descriptors both
+	activity uint64   // link reads and writes that moved bytes
+	pass     uint64   // progress passes
+	mixed    bool     // links polled by calls and descriptors both
+	free     *Request // a request for RecvNow
 }
 
 // Config sets up an engine.
@@ -157,7 +159,7 @@ type Request struct {
 	mode       SendMode
 	Persistent bool
 	active     bool
-	done       atomic.Bool
+	done       uint32 // 1 once complete; atomic loads, release stores
 	buf        []byte
 	context    uint32
 	peer       int // world rank of the destination (sends), or of the matched source
@@ -172,7 +174,7 @@ type Request struct {
 }
 
 // Done reports whether the request has completed.
-func (r *Request) Done() bool { return r.done.Load() }
+func (r *Request) Done() bool { return atomic.LoadUint32(&r.done) != 0 }
 
 // Status returns the status of a completed request.
 func (r *Request) Status() Status { return r.status }
@@ -210,8 +212,8 @@ func (e *Engine) InitRecv(r *Request, buf []byte, src, tag int, context uint32) 
 
 // Reset makes a completed request startable again (persistent requests).
 func (r *Request) reset() {
-	if r.done.Load() {
-		r.done.Store(false)
+	if r.Done() {
+		release.Store32(&r.done, 0)
 	}
 	r.status = Status{}
 	r.active = true
@@ -244,16 +246,45 @@ func (e *Engine) SendNow(buf []byte, dest, myRank, tag int, context uint32) bool
 	return sent
 }
 
-// Recv starts a receive and waits for it, polling the links first under
-// the lock it was posted under.
-func (e *Engine) Recv(ctx context.Context, r *Request) error {
+// RecvNow receives into buf from the communicator's rank src (or
+// AnySource) with tag (or AnyTag) and waits for it: the blocking receive.
+// It polls the links first under the lock it posted the receive under,
+// with a request of the engine's own (none to allocate or to pool).
+func (e *Engine) RecvNow(ctx context.Context, buf []byte, src, tag int, context uint32) (Status, error) {
 	e.mu.Lock()
+	r := e.free
+	if r != nil {
+		e.free = nil
+	} else {
+		r = &Request{e: e, kind: kindRecv}
+	}
+	// Only what a receive sets differs from the last use.
+	r.buf, r.rank, r.tag, r.context, r.peer = buf, src, tag, context, -1
 	e.start(r)
 	for k := 0; k < lockedPolls && !r.Done(); k++ {
 		e.progress()
 	}
+	if r.Done() {
+		st := r.status
+		e.release(r)
+		e.mu.Unlock()
+		return st, nil
+	}
 	e.mu.Unlock()
-	return e.Wait(ctx, r)
+	if err := e.Wait(ctx, r); err != nil {
+		return Status{}, err // r stays posted: not reused
+	}
+	e.mu.Lock()
+	st := r.status
+	e.release(r)
+	e.mu.Unlock()
+	return st, nil
+}
+
+// release keeps a finished request of the engine's for the next RecvNow.
+func (e *Engine) release(r *Request) {
+	r.buf = nil
+	e.free = r
 }
 
 // start starts r under the progress lock.
@@ -276,7 +307,7 @@ func (r *Request) complete() {
 	if r.onDone != nil {
 		r.onDone(r)
 	}
-	r.done.Store(true)
+	release.Store32(&r.done, 1) // the status is written before
 }
 
 func (e *Engine) newID() uint64 {

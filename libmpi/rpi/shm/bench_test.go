@@ -95,18 +95,32 @@ func BenchmarkRingPingPong(b *testing.B) {
 
 // BenchmarkSendRecvCost is the software cost of one eager 1-byte message
 // through the core and a ring, without another processor: one goroutine
-// sends on one engine and receives on the other.
+// sends on one engine and receives on the other, as the blocking calls
+// do, and through requests started and waited for.
 func BenchmarkSendRecvCost(b *testing.B) {
 	es := engines(b)
 	ping, pong := make([]byte, 1), make([]byte, 1)
-	s := es[0].NewSend(ping, 1, 1, 0, 1, 0, core.Standard)
-	r := es[1].NewRecv(pong, 0, 1, 0)
 	c := context.Background()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		es[1].Start(r)
-		es[0].Start(s)
-		es[0].Wait(c, s)
-		es[1].Wait(c, r)
-	}
+	b.Run("blocking", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if !es[0].SendNow(ping, 1, 0, 1, 0) {
+				b.Fatal("not sent")
+			}
+			if st, err := es[1].RecvNow(c, pong, 0, 1, 0); err != nil || st.Count != 1 {
+				b.Fatal(st, err)
+			}
+		}
+	})
+	b.Run("requests", func(b *testing.B) {
+		s := es[0].NewSend(ping, 1, 1, 0, 1, 0, core.Standard)
+		r := es[1].NewRecv(pong, 0, 1, 0)
+		b.ReportAllocs()
+		for b.Loop() {
+			es[1].Start(r)
+			es[0].Start(s)
+			es[0].Wait(c, s)
+			es[1].Wait(c, r)
+		}
+	})
 }

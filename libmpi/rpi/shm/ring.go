@@ -3,6 +3,8 @@ package shm
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/internal/release"
 )
 
 // ring is one direction of a pair's channel, a single-producer,
@@ -116,7 +118,7 @@ func (r *ring) write(a, b []byte) int {
 	if total <= slotData {
 		copy(s[8:], a)
 		copy(s[8+len(a):], b)
-		storeRelease((*uint64)(unsafe.Pointer(st)), stamp(r.seq, total, false))
+		release.Store64((*uint64)(unsafe.Pointer(st)), stamp(r.seq, total, false))
 		r.seq++
 		return total
 	}
@@ -131,7 +133,7 @@ func (r *ring) write(a, b []byte) int {
 		r.put(r.bytes+uint64(na), b[:nb])
 	}
 	r.bytes += uint64(na + nb)
-	storeRelease((*uint64)(unsafe.Pointer(st)), stamp(r.seq, na+nb, true))
+	release.Store64((*uint64)(unsafe.Pointer(st)), stamp(r.seq, na+nb, true))
 	r.seq++
 	return na + nb
 }
@@ -158,7 +160,7 @@ func (r *ring) peek() ([]byte, bool) {
 func (r *ring) consume() {
 	r.off = 0
 	r.seq++
-	storeRelease((*uint64)(unsafe.Pointer(r.slotTail)), r.seq)
+	release.Store64((*uint64)(unsafe.Pointer(r.slotTail)), r.seq)
 }
 
 // read copies what has been written, up to len(p), and releases what it
@@ -203,10 +205,10 @@ func (r *ring) read(p []byte) int {
 		}
 	}
 	if readData {
-		storeRelease((*uint64)(unsafe.Pointer(r.tail)), r.bytes)
+		release.Store64((*uint64)(unsafe.Pointer(r.tail)), r.bytes)
 	}
 	if released {
-		storeRelease((*uint64)(unsafe.Pointer(r.slotTail)), r.seq)
+		release.Store64((*uint64)(unsafe.Pointer(r.slotTail)), r.seq)
 	}
 	return n
 }
