@@ -81,7 +81,7 @@ type Config struct {
 
 // DefaultPace suits transports whose links are descriptors: poll for
 // 20 µs, yield to other goroutines for 200 µs, then sleep in poll(2).
-var DefaultPace = rpi.Pace{SpinPolls: 16, Spin: 20 * time.Microsecond, Yield: 200 * time.Microsecond}
+var DefaultPace = rpi.Pace{SpinPolls: 16, Spin: 20 * time.Microsecond, Yield: 2 * time.Millisecond}
 
 // New starts an engine over the given links.
 func New(c Config) *Engine {

@@ -85,9 +85,15 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) erro
 					break
 				}
 			}
+			moved := e.activity != before
 			e.mu.Unlock()
 			if done || cond() {
 				return nil
+			}
+			if moved {
+				// Bytes are moving (a long message): spin on, the
+				// pace counts from when they stop.
+				i, start = 0, time.Time{}
 			}
 		}
 		if i&63 == 63 {
