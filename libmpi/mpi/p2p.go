@@ -148,15 +148,12 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	st, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context)
+	src, tag, n, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context)
 	if err != nil {
-		return Status{}, c.fail(errorf(ErrOther, "%v", err))
+		err = fromCore(err)
+		return Status{Source: src, Tag: tag, Bytes: n, Err: err}, c.fail(err)
 	}
-	s := statusOf(st)
-	if s.Err != nil {
-		return s, c.fail(s.Err)
-	}
-	return s, nil
+	return Status{Source: src, Tag: tag, Bytes: n}, nil
 }
 
 // finish waits for a request and reports its status.

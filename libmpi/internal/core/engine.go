@@ -248,9 +248,14 @@ func (e *Engine) SendNow(buf []byte, dest, myRank, tag int, context uint32) bool
 
 // RecvNow receives into buf from the communicator's rank src (or
 // AnySource) with tag (or AnyTag) and waits for it: the blocking receive.
-// It polls the links first under the lock it posted the receive under,
-// with a request of the engine's own (none to allocate or to pool).
-func (e *Engine) RecvNow(ctx context.Context, buf []byte, src, tag int, context uint32) (Status, error) {
+// It returns the message's source, tag and the bytes received, and the
+// receive's error (as Status.Err) or the wait's. It polls the links first
+// under the lock it posted the receive under, with a request of the
+// engine's own (none to allocate or to pool), and returns the status in
+// registers: copying a Status just written field by field stalls the
+// processor (its wide loads cannot be served from the narrow stores
+// still in flight).
+func (e *Engine) RecvNow(ctx context.Context, buf []byte, src, tag int, context uint32) (source, rtag, count int, err error) {
 	e.mu.Lock()
 	r := e.free
 	if r != nil {
@@ -264,21 +269,17 @@ func (e *Engine) RecvNow(ctx context.Context, buf []byte, src, tag int, context 
 	for k := 0; k < lockedPolls && !r.Done(); k++ {
 		e.progress()
 	}
-	if r.Done() {
-		st := r.status
-		e.release(r)
+	if !r.Done() {
 		e.mu.Unlock()
-		return st, nil
+		if err := e.Wait(ctx, r); err != nil {
+			return 0, 0, 0, err // r stays posted: not reused
+		}
+		e.mu.Lock()
 	}
-	e.mu.Unlock()
-	if err := e.Wait(ctx, r); err != nil {
-		return Status{}, err // r stays posted: not reused
-	}
-	e.mu.Lock()
-	st := r.status
+	source, rtag, count, err = r.status.Source, r.status.Tag, r.status.Count, r.status.Err
 	e.release(r)
 	e.mu.Unlock()
-	return st, nil
+	return source, rtag, count, err
 }
 
 // release keeps a finished request of the engine's for the next RecvNow.

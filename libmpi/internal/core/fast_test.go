@@ -227,3 +227,52 @@ func TestSendNowFull(t *testing.T) {
 		t.Error("a send over a full link wrote or queued something")
 	}
 }
+
+// TestRecvNow: the blocking receive reports the message's source, tag and
+// length, a truncation, and ProcNull, and reuses its request safely when
+// receives run one after another and side by side.
+func TestRecvNow(t *testing.T) {
+	es, _ := memJob(t, 1<<20, 56, 1024)
+	c := ctx(t)
+	for i, size := range []int{0, 1, 16, 100, 1024, 5000} {
+		msg := bytes.Repeat([]byte{byte(i + 1)}, size)
+		go send(t, es[0], msg, 1, 10+i, Standard)
+		buf := make([]byte, 5000)
+		src, tag, n, err := es[1].RecvNow(c, buf, AnySource, AnyTag, 0)
+		if err != nil || src != 0 || tag != 10+i || n != size || !bytes.Equal(buf[:n], msg) {
+			t.Errorf("%d bytes: source %d tag %d count %d err %v", size, src, tag, n, err)
+		}
+	}
+	go send(t, es[0], make([]byte, 10), 1, 3, Standard)
+	if _, _, n, err := es[1].RecvNow(c, make([]byte, 4), 0, 3, 0); err != ErrTruncate || n != 4 {
+		t.Errorf("truncated: count %d err %v", n, err)
+	}
+	if src, tag, n, err := es[1].RecvNow(c, nil, ProcNull, 3, 0); err != nil || src != ProcNull || tag != AnyTag || n != 0 {
+		t.Errorf("ProcNull: source %d tag %d count %d err %v", src, tag, n, err)
+	}
+	// Receives side by side: each gets its own message.
+	const k = 8
+	var wg sync.WaitGroup
+	got := make([]int, k)
+	for i := range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 1)
+			_, _, _, err := es[1].RecvNow(c, buf, 0, 100+i, 0)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = int(buf[0])
+		}()
+	}
+	for i := range k {
+		send(t, es[0], []byte{byte(i + 1)}, 1, 100+i, Standard)
+	}
+	wg.Wait()
+	for i, v := range got {
+		if v != i+1 {
+			t.Errorf("receive %d got %d", i, v)
+		}
+	}
+}

@@ -281,6 +281,19 @@ func (e *Engine) inPlace(p *peer, v []byte) bool {
 		return false
 	}
 	e.activity++
+	h := &p.hdr
+	if h.typ == frameEager {
+		// The common case first: a small message for a posted receive.
+		if r := e.arrive(match.Key{Context: h.context, Source: h.source, Tag: h.tag}); r != nil {
+			r.peer = p.rank
+			r.finishRecv(int(h.source), int(h.tag), int(h.length), copy(r.buf, body))
+			if h.flags&flagSync != 0 {
+				e.ack(p.rank, h.sendID)
+			}
+			p.peek.Consume()
+			return true
+		}
+	}
 	if err := e.onHeader(p); err != nil {
 		e.peerDied(p, err)
 		return true

@@ -110,9 +110,14 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) erro
 		switch spent := time.Since(start); {
 		case spent < e.pace.Spin:
 		case e.pace.Yield < 0 || spent < e.pace.Spin+e.pace.Yield:
-			if e.pace.YieldOS {
+			switch {
+			case e.pace.YieldOS:
 				unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) // to other processes too
-			} else {
+			case i&63 == 0:
+				// To the process's other goroutines, now and then:
+				// each Gosched wakes an idle thread of the scheduler
+				// (on another processor, maybe a peer's) to look for
+				// work.
 				runtime.Gosched()
 			}
 		default:

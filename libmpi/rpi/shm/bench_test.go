@@ -107,8 +107,8 @@ func BenchmarkSendRecvCost(b *testing.B) {
 			if !es[0].SendNow(ping, 1, 0, 1, 0) {
 				b.Fatal("not sent")
 			}
-			if st, err := es[1].RecvNow(c, pong, 0, 1, 0); err != nil || st.Count != 1 {
-				b.Fatal(st, err)
+			if _, _, n, err := es[1].RecvNow(c, pong, 0, 1, 0); err != nil || n != 1 {
+				b.Fatal(n, err)
 			}
 		}
 	})
