@@ -112,18 +112,23 @@ func (q *collRequest) Wait() (coll.Status, error) {
 	if err := q.e.Wait(context.Background(), &q.r); err != nil {
 		return coll.Status{}, err // still in the engine's hands: not reused
 	}
-	s := q.r.Status()
+	src, tag, n, _, err := q.r.Result()
 	q.r = core.Request{}
 	collRequests.Put(q)
-	out := coll.Status{Source: s.Source, Tag: s.Tag, Count: s.Count}
+	out := coll.Status{Source: src, Tag: tag, Count: n}
 	switch {
-	case s.Err == nil:
+	case err == nil:
 		return out, nil
-	case errors.Is(s.Err, core.ErrTruncate):
-		return out, fmt.Errorf("%w: %w", coll.ErrTruncated, s.Err)
+	case errors.Is(err, core.ErrTruncate):
+		return out, fmt.Errorf("%w: %w", coll.ErrTruncated, err)
 	}
-	return out, fromCore(s.Err)
+	return out, fromCore(err)
 }
+
+// sentRequest is a collective's eager send that left at once.
+type sentRequest struct{}
+
+func (sentRequest) Wait() (coll.Status, error) { return coll.Status{}, nil }
 
 func (t collTransport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 	e, err := engine()
@@ -133,6 +138,9 @@ func (t collTransport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 	w, err := t.c.peer(dest, false)
 	if err != nil {
 		return nil, err
+	}
+	if e.SendNow(buf, w, t.c.rank, tag, t.c.context+1) {
+		return sentRequest{}, nil
 	}
 	q := collRequests.Get().(*collRequest)
 	q.e = e

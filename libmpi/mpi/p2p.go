@@ -167,11 +167,12 @@ func report(c *Comm, r *core.Request, waitErr error) (Status, error) {
 	if waitErr != nil {
 		return Status{}, c.fail(errorf(ErrOther, "%v", waitErr))
 	}
-	s := statusOf(r.Status())
-	if s.Err != nil {
-		return s, c.fail(s.Err)
+	src, tag, n, cancelled, err := r.Result()
+	if err != nil {
+		err = fromCore(err)
+		return Status{Source: src, Tag: tag, Bytes: n, Cancelled: cancelled, Err: err}, c.fail(err)
 	}
-	return s, nil
+	return Status{Source: src, Tag: tag, Bytes: n, Cancelled: cancelled}, nil
 }
 
 func start(r *Request, err error) (*Request, error) {

@@ -179,6 +179,12 @@ func (r *Request) Done() bool { return atomic.LoadUint32(&r.done) != 0 }
 // Status returns the status of a completed request.
 func (r *Request) Status() Status { return r.status }
 
+// Result returns a completed request's status field by field, in
+// registers (see RecvNow on why that beats copying the Status).
+func (r *Request) Result() (source, tag, count int, cancelled bool, err error) {
+	return r.status.Source, r.status.Tag, r.status.Count, r.status.Cancelled, r.status.Err
+}
+
 // Active reports whether the request was started and has not been waited
 // for.
 func (r *Request) Active() bool { return r.active }
