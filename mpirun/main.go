@@ -60,7 +60,7 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	}
 	exports = append(exports, env.SSI.Environ()...)
 	np := 0
-	w := &wireup{secret: secret, finalized: map[int]bool{}, inited: map[int]bool{}, env: env}
+	w := &wireup{secret: secret, finalized: map[int]bool{}, inited: map[int]bool{}, aborted: map[int]error{}, env: env}
 	cfg := launch.Config{
 		Tool: "mpirun",
 		Env:  exports,
@@ -69,6 +69,7 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		},
 		Started:  w.run,
 		Exited:   w.exited,
+		Failed:   w.failed,
 		Describe: func(p *launch.Proc) string { return fmt.Sprintf("rank %d (pid %d) on n%d", p.Rank, p.PID, p.Node) },
 		Stdin:    env.Stdin,
 	}
@@ -95,6 +96,7 @@ type wireup struct {
 	mu        sync.Mutex
 	inited    map[int]bool
 	finalized map[int]bool
+	aborted   map[int]error // the report of a rank that called MPI_Abort
 }
 
 // run collects every rank's Init, sends every rank the table, then
@@ -161,7 +163,31 @@ func (w *wireup) abort(data []byte, j *launch.Job) error {
 	if code == 0 {
 		code = 1
 	}
-	return lamcli.Exit(code, fmt.Errorf("rank %d called MPI_Abort (%s); the job is stopped", a.Rank, a.Msg))
+	err = lamcli.Exit(code, fmt.Errorf("rank %d called MPI_Abort (%s); the job is stopped", a.Rank, a.Msg))
+	w.mu.Lock()
+	w.aborted[int(a.Rank)] = err
+	w.mu.Unlock()
+	return err
+}
+
+// abortGrace is how long a failed rank's MPI_Abort report is awaited: it
+// is sent before the rank exits, but reaches mpirun by another way than
+// the exit.
+const abortGrace = 500 * time.Millisecond
+
+// failed reports a rank that exited with a non-zero status or a signal as
+// the MPI_Abort it called, if it did.
+func (w *wireup) failed(p *launch.Proc) error {
+	deadline := time.Now().Add(abortGrace)
+	for {
+		w.mu.Lock()
+		inited, err := w.inited[p.Rank], w.aborted[p.Rank]
+		w.mu.Unlock()
+		if err != nil || !inited || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // exited checks a rank that exited with status 0.

@@ -54,6 +54,11 @@ type Config struct {
 	// the job (mpirun: a rank that never called MPI_Init or
 	// MPI_Finalize).
 	Exited func(p *Proc) error
+	// Failed, if set, checks a process that exited with a non-zero status
+	// or a signal; an error it returns is reported instead of the exit
+	// (mpirun: the rank called MPI_Abort, whose report may arrive just
+	// after the exit).
+	Failed func(p *Proc) error
 	// Describe names a process in messages ("1234 (n0)" by default, as
 	// lamexec does).
 	Describe func(p *Proc) string
@@ -261,6 +266,11 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 				}
 			}
 			ex, err := pr.p.Wait(ctx, sink)
+			var instead error
+			if err == nil && (ex.Signal != 0 || ex.Status != 0) && cfg.Failed != nil {
+				pr.Exit = ex
+				instead = cfg.Failed(pr)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			pr.Exit = ex
@@ -272,6 +282,8 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 				first = lamcli.Exit(130, fmt.Errorf("interrupted; the processes were killed"))
 			case err != nil:
 				first = lamcli.RemoteExit(fmt.Errorf("%d (n%d): %w", pr.p.PID, pr.p.Node, err))
+			case instead != nil:
+				first = instead
 			case ex.Signal != 0:
 				first = lamcli.ExitQuiet(int(ex.Signal))
 				bare = fmt.Sprintf("%s exited due to signal %d", describe(cfg, pr), ex.Signal)

@@ -80,7 +80,10 @@ type Config struct {
 }
 
 // DefaultPace suits transports whose links are descriptors: poll for
-// 20 µs, yield to other goroutines for 200 µs, then sleep in poll(2).
+// 20 µs, then poll on while yielding to other goroutines now and then for
+// 2 ms (longer than a 4 MiB message takes over loopback: sleeping in the
+// middle of one cost a wake-up per socket buffer), then sleep in poll(2).
+// The time counts from when bytes last moved.
 var DefaultPace = rpi.Pace{SpinPolls: 16, Spin: 20 * time.Microsecond, Yield: 2 * time.Millisecond}
 
 // New starts an engine over the given links.
