@@ -141,6 +141,19 @@ var minOp = Op{Size: 8, Commutative: true, Exact: true, Apply: func(in, inout []
 	}
 }}
 
+// digest hashes a signature vector (the same on every process: no
+// per-process seed), as a signed value, so that minOp orders digests and
+// their complements alike.
+func digest(v []byte) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for i := 0; i+8 <= len(v); i += 8 {
+		h ^= binary.LittleEndian.Uint64(v[i:])
+		h *= 0xff51afd7ed558ccd
+		h ^= h >> 32
+	}
+	return h
+}
+
 // agree runs the argument check. c.mu is held.
 func (c *Comm) agree(sig Sig) error {
 	if !c.Inter() && c.Size() == 1 {
@@ -152,7 +165,28 @@ func (c *Comm) agree(sig Sig) error {
 	v := c.sigVector(sig)
 	mine := c.Scratch(ScratchCheck2, len(v))
 	if !c.Inter() {
-		err := c.run(Sig{Kind: Check}, func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) })
+		// First the least and the greatest digest of the signatures: if
+		// they are equal, so are the signatures (all but certainly), and
+		// this one is the reduction; a digest and its complement fit in
+		// one small message. Otherwise, the signatures themselves, to say
+		// what differs.
+		d := c.Scratch(ScratchDigest, 32)
+		h := digest(v)
+		binary.LittleEndian.PutUint64(d, h)
+		binary.LittleEndian.PutUint64(d[8:], ^h)
+		err := c.run(Sig{Kind: Check}, func(a *Actions) error { return a.Allreduce(c, d[:16], d[16:], &minOp) })
+		if err != nil {
+			return err
+		}
+		if lo, notHi := binary.LittleEndian.Uint64(d[16:]), binary.LittleEndian.Uint64(d[24:]); int64(lo) == ^int64(notHi) {
+			// Every process made this call: it fails only if every
+			// process's own arguments were wrong.
+			if sig.Err != nil {
+				return sig.Err
+			}
+			return nil
+		}
+		err = c.run(Sig{Kind: Check}, func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) })
 		if err != nil {
 			return err
 		}

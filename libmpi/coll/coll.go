@@ -173,6 +173,12 @@ type Transport interface {
 	Name() string
 }
 
+// Receiver is implemented by transports with a blocking receive cheaper
+// than Irecv and Wait. Its error is as Request.Wait's.
+type Receiver interface {
+	Recv(buf []byte, source, tag int) (Status, error)
+}
+
 // Actions are a module's collectives on one communicator. Buffers are
 // bytes; counts and displacements are already bytes. A nil function falls
 // back to lam_basic's. The functions run with the communicator locked;
@@ -477,6 +483,7 @@ const (
 	ScratchMine    // a root's own contribution, reducing in place
 	ScratchCheck   // the argument check's signature
 	ScratchCheck2  // and its reduction
+	ScratchDigest  // the check's digest of the signature, and its reduction
 	ScratchWindow  // and the three after it: contributions on their way
 	nScratch       = ScratchWindow + 4
 )
@@ -575,9 +582,11 @@ func (c *Comm) run(sig Sig, f func(a *Actions) error) error {
 		err = c.fault
 	}
 	c.fault = nil
-	var ce *Error
-	if err != nil && !errors.As(err, &ce) {
-		err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s on %s: %v", sig.Kind, c.T.Name(), err), Err: err}
+	if err != nil {
+		var ce *Error // declared here: errors.As moves it to the heap
+		if !errors.As(err, &ce) {
+			err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s on %s: %v", sig.Kind, c.T.Name(), err), Err: err}
+		}
 	}
 	return err
 }

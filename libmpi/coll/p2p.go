@@ -123,19 +123,25 @@ func (c *Comm) Wait(ps ...Pending) error {
 			}
 			continue
 		}
-		if !p.recv {
-			continue
-		}
-		switch {
-		case int32(st.Tag) != c.tag:
-			c.Fault(c.mismatch(int32(st.Tag), p.peer))
-		case err != nil:
-			c.Fault(Errorf(ErrCount, "%s: rank %d sent more than the %d bytes this process expects", c.T.Name(), p.peer, len(p.buf)))
-		case st.Count != len(p.buf):
-			c.Fault(Errorf(ErrCount, "%s: rank %d sent %d bytes where this process expects %d", c.T.Name(), p.peer, st.Count, len(p.buf)))
+		if p.recv {
+			c.received(st, err, p.buf, p.peer)
 		}
 	}
 	return first
+}
+
+// received records what is wrong with a receive from rank peer into buf
+// (another collective's message, or the wrong number of bytes) with
+// Fault; err is nil or wraps ErrTruncated.
+func (c *Comm) received(st Status, err error, buf []byte, peer int) {
+	switch {
+	case int32(st.Tag) != c.tag:
+		c.Fault(c.mismatch(int32(st.Tag), peer))
+	case err != nil:
+		c.Fault(Errorf(ErrCount, "%s: rank %d sent more than the %d bytes this process expects", c.T.Name(), peer, len(buf)))
+	case st.Count != len(buf):
+		c.Fault(Errorf(ErrCount, "%s: rank %d sent %d bytes where this process expects %d", c.T.Name(), peer, st.Count, len(buf)))
+	}
 }
 
 // Send sends buf to rank dest and waits.
@@ -149,6 +155,14 @@ func (c *Comm) Send(buf []byte, dest int) error {
 
 // Recv receives len(buf) bytes from rank src and waits.
 func (c *Comm) Recv(buf []byte, src int) error {
+	if t, ok := c.T.(Receiver); ok {
+		st, err := t.Recv(buf, src, AnyTag)
+		if err != nil && !errors.Is(err, ErrTruncated) {
+			return err
+		}
+		c.received(st, err, buf, src)
+		return nil
+	}
 	p, err := c.Irecv(buf, src)
 	if err != nil {
 		return err
@@ -158,6 +172,19 @@ func (c *Comm) Recv(buf []byte, src int) error {
 
 // Sendrecv sends to one rank and receives from another at once.
 func (c *Comm) Sendrecv(send []byte, dest int, recv []byte, src int) error {
+	if _, ok := c.T.(Receiver); ok {
+		// The send under way, the blocking receive (whose wait moves the
+		// send along too), then the send's end.
+		s, err := c.Isend(send, dest)
+		if err != nil {
+			return err
+		}
+		rerr := c.Recv(recv, src)
+		if err := c.Wait(s); err != nil {
+			return err
+		}
+		return rerr
+	}
 	r, err := c.Irecv(recv, src)
 	if err != nil {
 		return err

@@ -115,14 +115,19 @@ func (q *collRequest) Wait() (coll.Status, error) {
 	src, tag, n, _, err := q.r.Result()
 	q.r = core.Request{}
 	collRequests.Put(q)
-	out := coll.Status{Source: src, Tag: tag, Count: n}
+	return coll.Status{Source: src, Tag: tag, Count: n}, collErr(err)
+}
+
+// collErr is a collective's error for a receive's: ErrTruncated, or the
+// MPI error.
+func collErr(err error) error {
 	switch {
 	case err == nil:
-		return out, nil
+		return nil
 	case errors.Is(err, core.ErrTruncate):
-		return out, fmt.Errorf("%w: %w", coll.ErrTruncated, err)
+		return fmt.Errorf("%w: %w", coll.ErrTruncated, err)
 	}
-	return out, fromCore(err)
+	return fromCore(err)
 }
 
 // sentRequest is a collective's eager send that left at once.
@@ -162,6 +167,19 @@ func (t collTransport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
 	e.InitRecv(&q.r, buf, src, tag, t.c.context+1)
 	e.Start(&q.r)
 	return q, nil
+}
+
+// Recv is the blocking receive of collectives.
+func (t collTransport) Recv(buf []byte, src, tag int) (coll.Status, error) {
+	e, err := engine()
+	if err != nil {
+		return coll.Status{}, err
+	}
+	if _, err := t.c.peer(src, true); err != nil {
+		return coll.Status{}, err
+	}
+	source, rtag, n, err := e.RecvNow(context.Background(), buf, src, tag, t.c.context+1)
+	return coll.Status{Source: source, Tag: rtag, Count: n}, collErr(err)
 }
 
 func (t collTransport) Split(color, key int) (*coll.Comm, error) {

@@ -30,7 +30,7 @@ func TestSuite(t *testing.T) {
 	for _, n := range []int{2, 3, 5} {
 		cfgs = append(cfgs, cfg{n, []string{"coll_base_crossover", "1"}})
 	}
-	cfgs = append(cfgs, cfg{9, []string{"coll_base_crossover", "100"}}, cfg{6, []string{"coll_base_check", "0"}})
+	cfgs = append(cfgs, cfg{9, []string{"coll_base_crossover", "100"}}, cfg{6, []string{"coll_base_check", "0"}}, cfg{2, []string{"coll_base_check", "0"}})
 	for _, cf := range cfgs {
 		for _, k := range []int{1, 3, 70} {
 			roots := []int{0}

@@ -8,8 +8,11 @@ import (
 
 func barrierLinear(c *coll.Comm) error {
 	n, r := c.Size(), c.Rank()
-	if n == 1 {
+	switch n {
+	case 1:
 		return nil
+	case 2:
+		return c.Sendrecv(nil, 1-r, nil, 1-r) // one exchange
 	}
 	if r != 0 {
 		if err := c.Send(nil, 0); err != nil {
@@ -708,6 +711,9 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	if send == nil && r != 0 {
 		send = recv
 	}
+	if n == 2 {
+		return allreduceExchange(c, send, recv, op)
+	}
 	if isLinear(c) {
 		if err := reduceLinear(c, send, recv, op, 0); err != nil {
 			return err
@@ -716,6 +722,29 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 		return err
 	}
 	return bcast(c, recv, 0)
+}
+
+// allreduceExchange is the allreduce of two processes: one exchange, after
+// which each combines x0 ∘ x1 itself (in rank order, as reduceLinear
+// does, so both get the same bits, whatever the op). Rank 0's send is nil
+// when it reduces in place.
+func allreduceExchange(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	if send == nil {
+		send = recv
+	}
+	send = send[:len(recv)]
+	other := c.Scratch(coll.ScratchWindow, len(recv))
+	if err := c.Sendrecv(send, 1-c.Rank(), other, 1-c.Rank()); err != nil {
+		return err
+	}
+	if c.Rank() == 0 {
+		op.Apply(send, other) // x0 ∘ x1
+		copy(recv, other)
+		return nil
+	}
+	copy(recv, send)
+	op.Apply(other, recv) // x0 ∘ x1
+	return nil
 }
 
 // reduceScatter: a reduction to rank 0, then a scatter of the pieces.

@@ -111,7 +111,10 @@ func (w *World) Inter(a, b []int, r int) *coll.Comm {
 		side, lctx = "b", 4
 	}
 	c := w.comm(1, local, remote, index(local, r), "inter")
-	t := c.T.(*transport)
+	t, ok := c.T.(*transport)
+	if !ok {
+		t = c.T.(receiving).transport
+	}
 	t.local = w.comm(lctx, local, nil, index(local, r), "inter local "+side)
 	return c
 }
@@ -127,8 +130,25 @@ func index(g []int, r int) int {
 
 func (w *World) comm(ctx int, group, remote []int, rank int, name string) *coll.Comm {
 	t := &transport{w: w, ctx: ctx, group: group, remote: remote, rank: rank, name: name}
-	t.c = coll.New(t, w.settings)
+	var ct coll.Transport = t
+	if rank%2 == 1 {
+		// Odd ranks have the optional blocking receive, so that both
+		// ways of receiving are tested, side by side.
+		ct = receiving{t}
+	}
+	t.c = coll.New(ct, w.settings)
 	return t.c
+}
+
+// receiving is a transport with a blocking receive (coll.Receiver).
+type receiving struct{ *transport }
+
+func (t receiving) Recv(buf []byte, src, tag int) (coll.Status, error) {
+	r, err := t.Irecv(buf, src, tag)
+	if err != nil {
+		return coll.Status{}, err
+	}
+	return r.Wait()
 }
 
 type transport struct {
