@@ -160,6 +160,14 @@ type Peeker interface {
 	Consume()
 }
 
+// RemoteWriter is implemented by links that can also copy into the
+// peer's memory: a long message then moves in two halves at once, the
+// receiver reading one and the sender writing the other.
+type RemoteWriter interface {
+	// WriteRemote copies src to address addr of the peer.
+	WriteRemote(src []byte, addr uint64) error
+}
+
 // Shorter is implemented by links whose eager limit differs from their
 // transport's (a shared-memory module's links to peers on other nodes).
 type Shorter interface {

@@ -104,3 +104,91 @@ func TestDirectRendezvous(t *testing.T) {
 		}
 	}
 }
+
+// writingLink is a directLink that can also write into the peer's
+// memory (a split copy), or refuses to.
+type writingLink struct {
+	directLink
+	refuseWrite bool
+	writes      *int
+}
+
+func (l *writingLink) WriteRemote(src []byte, addr uint64) error {
+	*l.writes++
+	if l.refuseWrite {
+		return unix.EPERM
+	}
+	local := []unix.Iovec{{Base: &src[0]}}
+	local[0].SetLen(len(src))
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(src)}}
+	n, err := unix.ProcessVMWritev(os.Getpid(), local, remote, 0)
+	if err == nil && n != len(src) {
+		err = errors.New("short write")
+	}
+	return err
+}
+
+// TestSplitCopy: a long message moves in two parts at once, the sender
+// writing the first into the receiver's buffer while the receiver reads
+// the rest; where the link refuses the write, the first part comes as
+// data. Either way both requests complete once both parts are in, with
+// truncation and synchronous sends as usual.
+func TestSplitCopy(t *testing.T) {
+	for _, refuseWrite := range []bool{false, true} {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unix.SetNonblock(fds[0], true)
+		unix.SetNonblock(fds[1], true)
+		reads, writes := new(int), new(int)
+		a := &writingLink{directLink{sockLink{fds[0]}, false, reads}, refuseWrite, writes}
+		b := &writingLink{directLink{sockLink{fds[1]}, false, reads}, refuseWrite, writes}
+		pace := rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond}
+		es := []*Engine{
+			New(Config{Rank: 0, Links: []rpi.Link{nil, a}, Short: 1024, Pace: pace}),
+			New(Config{Rank: 1, Links: []rpi.Link{b, nil}, Short: 1024, Pace: pace}),
+		}
+		for _, size := range []int{splitMin + 100000, 500001, 1<<20 + 3} {
+			msg := make([]byte, size)
+			for i := range msg {
+				msg[i] = byte(i * 7)
+			}
+			for _, mode := range []SendMode{Standard, Sync} {
+				for _, early := range []bool{true, false} {
+					buf := make([]byte, size)
+					var r *Request
+					if early {
+						r = irecv(es[1], buf, 0, 3)
+					}
+					done := make(chan struct{})
+					go func() { send(t, es[0], msg, 1, 3, mode); close(done) }()
+					if !early {
+						time.Sleep(2 * time.Millisecond)
+						r = irecv(es[1], buf, 0, 3)
+					}
+					st := wait(t, es[1], r)
+					<-done
+					if st.Err != nil || st.Count != size || st.Source != 0 || st.Tag != 3 || !bytes.Equal(buf, msg) {
+						t.Fatalf("refuseWrite=%v size=%d mode=%v early=%v: %+v", refuseWrite, size, mode, early, st)
+					}
+				}
+			}
+			// Truncated: the parts split what fits.
+			small := make([]byte, size/3)
+			r := irecv(es[1], small, 0, 4)
+			done := make(chan struct{})
+			go func() { send(t, es[0], msg, 1, 4, Standard); close(done) }()
+			if st := wait(t, es[1], r); !errors.Is(st.Err, ErrTruncate) || st.Count != len(small) || !bytes.Equal(small, msg[:len(small)]) {
+				t.Fatalf("refuseWrite=%v size=%d truncated: %+v", refuseWrite, size, st)
+			}
+			<-done
+		}
+		if *writes == 0 {
+			t.Errorf("refuseWrite=%v: the sender was never asked to write", refuseWrite)
+		}
+		for _, e := range es {
+			e.Close(t.Context())
+		}
+	}
+}

@@ -115,6 +115,7 @@ func New(c Config) *Engine {
 		p.direct, _ = l.(rpi.RemoteReader)
 		p.vw, _ = l.(rpi.VectorWriter)
 		p.peek, _ = l.(rpi.Peeker)
+		p.rw, _ = l.(rpi.RemoteWriter)
 		p.fd = l.Fd() >= 0
 		e.peers[i] = p
 	}
@@ -171,6 +172,8 @@ type Request struct {
 	tag        int
 	recv       match.Recv
 	id         uint64
+	split      bool // a receive whose first part the sender writes
+	parts      int8 // completions still to come before the last (split copies)
 	status     Status
 	// onDone runs (under the progress lock) when the request completes.
 	onDone func(*Request)
@@ -225,6 +228,7 @@ func (r *Request) reset() {
 		release.Store32(&r.done, 0)
 	}
 	r.status = Status{}
+	r.split, r.parts = false, 0
 	r.active = true
 }
 
@@ -314,6 +318,10 @@ func (e *Engine) start(r *Request) {
 }
 
 func (r *Request) complete() {
+	if r.parts > 0 {
+		r.parts-- // a split copy: the other part is still to come
+		return
+	}
 	if r.onDone != nil {
 		r.onDone(r)
 	}
@@ -424,6 +432,9 @@ func (e *Engine) matchUnexpected(r *Request, u *unexpected) {
 		r.peer = u.from
 		if u.hdr.flags&flagDirect != 0 && p.direct != nil {
 			n := min(uint64(len(r.buf)), u.hdr.length)
+			if e.splitCopy(p, r, &u.hdr, n) {
+				return
+			}
 			if err := p.direct.ReadRemote(r.buf[:n], u.hdr.recvID); err == nil {
 				r.finishRecv(int(u.hdr.source), int(u.hdr.tag), int(u.hdr.length), int(n))
 				e.ack(u.from, u.hdr.sendID) // the sender's buffer is free
@@ -437,6 +448,42 @@ func (e *Engine) matchUnexpected(r *Request, u *unexpected) {
 		h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
 		e.send(p, &h, nil, nil)
 	}
+}
+
+// splitMin is the shortest direct message whose copy the receiver shares
+// with the sender.
+const splitMin = 64 << 10
+
+// splitCopy moves a direct rendezvous message of n bytes (to receive) in
+// two halves at once, if the link can write to the peer too: the sender
+// writes the first k bytes into r.buf (asked by a direct cts) while this
+// process reads the rest; r completes when both are done, the sender's
+// request when both are done too (its write, and the sack that says this
+// read is). It reports whether it took the message.
+func (e *Engine) splitCopy(p *peer, r *Request, h *header, n uint64) bool {
+	if p.rw == nil || n < splitMin {
+		return false
+	}
+	// The same permission that the read needs: refused, the caller's
+	// whole-message read fails too and falls back.
+	if p.direct.ReadRemote(r.buf[n-1:n], h.recvID+n-1) != nil {
+		return false
+	}
+	k := n / 2 &^ (4096 - 1)
+	r.id = e.newID()
+	r.split, r.parts = true, 1
+	r.status.Source, r.status.Tag = int(h.source), int(h.tag)
+	e.recvs[r.id] = r
+	addr := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
+	cts := header{typ: frameCTS, flags: flagDirect, sendID: h.sendID, recvID: r.id, length: k, context: uint32(addr), source: int32(uint32(addr >> 32))}
+	e.send(p, &cts, nil, nil)
+	if err := p.direct.ReadRemote(r.buf[k:n], h.recvID+k); err != nil {
+		e.peerDied(p, err)
+		return true
+	}
+	r.finishRecv(int(h.source), int(h.tag), int(h.length), int(n)) // the first of two
+	e.ack(p.rank, h.sendID)                                        // the sender's buffer is read
+	return true
 }
 
 // finishRecv completes a receive that got n of length bytes.

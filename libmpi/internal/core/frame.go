@@ -10,8 +10,15 @@ import "encoding/binary"
 //	                               with flagDirect, recvID is the address
 //	                               of the sender's buffer, which the
 //	                               receiver may copy itself (then: sack)
-//	cts    header                  the receiver matched it: send the body
-//	data   header + body           the body of a rendezvous message
+//	cts    header                  the receiver matched it: send the body;
+//	                               with flagDirect (split copy), write the
+//	                               first length bytes to the receiver's
+//	                               buffer, whose address is context (low
+//	                               32 bits) and source (high), while the
+//	                               receiver reads the rest (then: sack)
+//	data   header + body           the body of a rendezvous message (or,
+//	                               split, its first part); with flagDirect
+//	                               and no body: the first part is written
 //	sack   header                  a synchronous send was matched, or a
 //	                               direct rts's body was copied
 //	cancel header                  withdraw an unmatched send (sendID)

@@ -18,6 +18,7 @@ type peer struct {
 	direct rpi.RemoteReader // nil unless the peer's memory can be read directly
 	vw     rpi.VectorWriter // nil unless the link writes two buffers at once
 	peek   rpi.Peeker       // nil unless the link shows small writes in place
+	rw     rpi.RemoteWriter // nil unless the link writes into the peer's memory
 
 	// Outgoing frames, written in order.
 	out     []outFrame
@@ -339,6 +340,9 @@ func (e *Engine) onHeader(p *peer) error {
 		if s == nil || s.peer != p.rank {
 			return fmt.Errorf("%w: clear-to-send for unknown send %d", ErrProtocol, h.sendID)
 		}
+		if h.flags&flagDirect != 0 {
+			return e.writeFirstPart(p, s, h)
+		}
 		delete(e.sends, h.sendID)
 		d := header{typ: frameData, recvID: h.recvID, length: uint64(len(s.buf))}
 		e.send(p, &d, s.buf, s)
@@ -348,6 +352,13 @@ func (e *Engine) onHeader(p *peer) error {
 			return fmt.Errorf("%w: data for unknown receive %d", ErrProtocol, h.recvID)
 		}
 		delete(e.recvs, h.recvID)
+		if h.flags&flagDirect != 0 {
+			if !r.split || h.length != 0 {
+				return fmt.Errorf("%w: a written part for receive %d, which is not split", ErrProtocol, h.recvID)
+			}
+			r.complete() // the sender wrote the first part
+			return nil
+		}
 		e.expectBody(p, r.buf, h.length, r, nil)
 	case frameSAck:
 		s := e.sends[h.sendID]
@@ -382,6 +393,28 @@ func (e *Engine) onHeader(p *peer) error {
 	return nil
 }
 
+// writeFirstPart answers a direct cts: it writes the first h.length bytes
+// of s into the receiver's buffer and says so, or, if the link refuses,
+// sends them as data. s stays among the sends until the sack that says
+// the receiver read the rest.
+func (e *Engine) writeFirstPart(p *peer, s *Request, h *header) error {
+	k := h.length
+	if k > uint64(len(s.buf)) || s.parts != 0 {
+		return fmt.Errorf("%w: a split clear-to-send of %d bytes for a send of %d", ErrProtocol, k, len(s.buf))
+	}
+	s.parts = 1
+	addr := uint64(uint32(h.context)) | uint64(uint32(h.source))<<32
+	if p.rw != nil && p.rw.WriteRemote(s.buf[:k], addr) == nil {
+		done := header{typ: frameData, flags: flagDirect, recvID: h.recvID}
+		e.send(p, &done, nil, nil)
+		s.complete() // the first of two
+		return nil
+	}
+	d := header{typ: frameData, recvID: h.recvID, length: k}
+	e.send(p, &d, s.buf[:k], s)
+	return nil
+}
+
 // maxEager bounds an unexpected eager message a peer may make us buffer.
 const maxEager = 1 << 30
 
@@ -410,6 +443,10 @@ func (e *Engine) onBody(p *peer) {
 		return
 	}
 	if h.typ == frameData {
+		if r.split {
+			r.complete() // the first part, which the sender could not write
+			return
+		}
 		r.finishRecv(r.status.Source, r.status.Tag, int(h.length), p.dstN)
 		return
 	}
@@ -417,6 +454,13 @@ func (e *Engine) onBody(p *peer) {
 	if h.flags&flagSync != 0 {
 		e.ack(p.rank, h.sendID)
 	}
+}
+
+// fail completes r with err, whatever parts it still awaited.
+func (r *Request) fail(err error) {
+	r.status.Err = err
+	r.parts = 0
+	r.complete()
 }
 
 // peerDied fails everything that depends on a peer whose link broke.
@@ -433,27 +477,23 @@ func (e *Engine) peerDied(p *peer, err error) {
 	p.link.Close()
 	for i := p.outHead; i < len(p.out); i++ {
 		if r := p.out[i].done; r != nil && !r.Done() {
-			r.status.Err = err
-			r.complete()
+			r.fail(err)
 		}
 	}
 	p.out, p.outHead = nil, 0
 	if r := p.bodyFor; r != nil {
-		r.status.Err = err
-		r.complete()
+		r.fail(err)
 	}
 	for id, r := range e.sends {
 		if r.peer == p.rank {
 			delete(e.sends, id)
-			r.status.Err = err
-			r.complete()
+			r.fail(err)
 		}
 	}
 	for id, r := range e.recvs {
 		if r.peer == p.rank {
 			delete(e.recvs, id)
-			r.status.Err = err
-			r.complete()
+			r.fail(err)
 		}
 	}
 }

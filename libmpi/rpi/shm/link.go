@@ -106,6 +106,28 @@ func (l *link) Close() error {
 // copy by the receiver.
 func (l *link) SingleCopy() int { return l.singleCopy }
 
+// WriteRemote copies src to addr in the peer's memory with one
+// process_vm_writev(2) copy.
+func (l *link) WriteRemote(src []byte, addr uint64) error {
+	for done := 0; done < len(src); {
+		local := []unix.Iovec{{Base: &src[done]}}
+		local[0].SetLen(len(src) - done)
+		remote := []unix.RemoteIovec{{Base: uintptr(addr) + uintptr(done), Len: len(src) - done}}
+		n, err := unix.ProcessVMWritev(l.pid, local, remote, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("write %d bytes to process %d: %w", len(src)-done, l.pid, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("write to process %d: nothing moved", l.pid)
+		}
+		done += n
+	}
+	return nil
+}
+
 // ReadRemote copies len(dst) bytes at addr in the peer's memory into dst
 // with one process_vm_readv(2) copy.
 func (l *link) ReadRemote(dst []byte, addr uint64) error {
