@@ -225,6 +225,18 @@ func TestRemoteRead(t *testing.T) {
 	}
 }
 
+func TestRemoteWrite(t *testing.T) {
+	_, links, _ := job(t, New("usysv", 40, true), 2)
+	src := bytes.Repeat([]byte("split copy "), 100000)
+	dst := make([]byte, len(src))
+	if err := links[1][0].(rpi.RemoteWriter).WriteRemote(src, uint64(uintptrOf(dst))); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, src) {
+		t.Fatal("remote write changed the bytes")
+	}
+}
+
 func TestDoorbellWakes(t *testing.T) {
 	ts, links, _ := job(t, New("sysv", 30, false), 2)
 	w := ts[1].(rpi.Waiter)
