@@ -244,6 +244,9 @@ func forwardStdin(r io.Reader, p *lamclient.Process) {
 	}
 }
 
+// errReserved holds the first failure's place while it is examined.
+var errReserved = errors.New("a failure is being examined")
+
 // wait forwards output and waits for every process; the first failure is
 // reported and its status returned, and the others are killed.
 func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs []*Proc, out *output, noIO bool, cfg Config, startErr chan error) error {
@@ -267,12 +270,27 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 			}
 			ex, err := pr.p.Wait(ctx, sink)
 			var instead error
+			mine := false // this failure holds the first place
 			if err == nil && (ex.Signal != 0 || ex.Status != 0) && cfg.Failed != nil {
+				// The first failure keeps its place while Failed
+				// looks closer: what it waits for may come after
+				// reports of the others (their MPI_Abort on seeing
+				// this process die).
+				mu.Lock()
+				if mine = first == nil; mine {
+					first = errReserved
+				}
 				pr.Exit = ex
-				instead = cfg.Failed(pr)
+				mu.Unlock()
+				if mine {
+					instead = cfg.Failed(pr)
+				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			if mine {
+				first = nil
+			}
 			pr.Exit = ex
 			if first != nil {
 				return
