@@ -461,7 +461,7 @@ const splitMin = 64 << 10
 // request when both are done too (its write, and the sack that says this
 // read is). It reports whether it took the message.
 func (e *Engine) splitCopy(p *peer, r *Request, h *header, n uint64) bool {
-	if p.rw == nil || n < splitMin {
+	if p.rw == nil || n < splitMin || e.sendingTo(p.rank) {
 		return false
 	}
 	// The same permission that the read needs: refused, the caller's
@@ -484,6 +484,19 @@ func (e *Engine) splitCopy(p *peer, r *Request, h *header, n uint64) bool {
 	r.finishRecv(int(h.source), int(h.tag), int(h.length), int(n)) // the first of two
 	e.ack(p.rank, h.sendID)                                        // the sender's buffer is read
 	return true
+}
+
+// sendingTo reports whether a rendezvous send to rank is under way: the
+// peer then copies a message of this process's meanwhile (an exchange),
+// and a split copy would only make each wait for the other's half
+// (a 2-process Allreduce of 4 MiB: 740-940 µs whole, 840-1190 split).
+func (e *Engine) sendingTo(rank int) bool {
+	for _, s := range e.sends {
+		if s.peer == rank && len(s.buf) > e.peers[rank].short {
+			return true
+		}
+	}
+	return false
 }
 
 // finishRecv completes a receive that got n of length bytes.
