@@ -5,9 +5,10 @@
 // one matching engine. Messages up to rpi_*_short go eagerly; longer ones
 // wait for the receiver (rendezvous) and then stream through the ring,
 // both processes copying at once, up to rpi_*_maxalloc (a ring's size at
-// most); longer still, they move in a single copy, straight from the
-// sender's buffer into the receiver's (process_vm_readv), where the kernel
-// permits it, and through the ring otherwise.
+// most); longer still, they are copied straight from the sender's buffer
+// into the receiver's where the kernel permits it, in two halves at once
+// (the receiver reads one with process_vm_readv while the sender writes
+// the other with process_vm_writev), and through the ring otherwise.
 //
 // usysv waiters spin on the rings (LAM's spin locks); sysv waiters spin
 // briefly and then sleep on a futex in the segment, which a peer rings
@@ -51,7 +52,7 @@ func (m Module) SSI() ssi.Info {
 	params := []ssi.Param{
 		{Name: "short", Default: "8192", Type: ssi.Size, Help: "Largest message sent eagerly through shared memory; larger ones wait for the receiver, which copies them in one go where the kernel permits"},
 		{Name: "poolsize", Default: "16777216", Type: ssi.Size, Help: "Bytes of shared memory per node for the rings between the node's processes"},
-		{Name: "maxalloc", Default: "1048576", Type: ssi.Size, Help: "Largest ring between two processes, in bytes; longer messages move in a single copy where the kernel permits"},
+		{Name: "maxalloc", Default: "1048576", Type: ssi.Size, Help: "Largest ring between two processes, in bytes; longer messages are copied between the processes' buffers directly where the kernel permits"},
 		{Name: "pollyield", Default: "1", Type: ssi.Bool, Help: "Yield the processor between polls once spinning is over"},
 	}
 	if m.spinning {
