@@ -434,7 +434,18 @@ func (l *fdLink) io(trap uintptr, p []byte) (int, error) {
 	return int(n), nil
 }
 
+// quickAckRead is the length above which a read asks for quick
+// acknowledgements first. A long read is a rendezvous body arriving; with
+// delayed acknowledgements the sender, its window full, waited for them
+// (over loopback, 4 MiB ping-pong 1.10x Open MPI's time -> 0.88x, 1 MiB
+// 1.3-1.5x -> about 1.0x). Quick-ack mode does not last, so it is asked
+// for before every such read.
+const quickAckRead = 64 << 10
+
 func (l *fdLink) Read(p []byte) (int, error) {
+	if len(p) > quickAckRead {
+		unix.SetsockoptInt(l.fd, unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1)
+	}
 	for {
 		n, err := l.io(unix.SYS_READ, p)
 		switch {
