@@ -155,11 +155,8 @@ func (t collTransport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 }
 
 func (t collTransport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
-	e, err := engine()
+	e, err := t.recvEngine(src)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := t.c.peer(src, true); err != nil {
 		return nil, err
 	}
 	q := collRequests.Get().(*collRequest)
@@ -169,13 +166,22 @@ func (t collTransport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
 	return q, nil
 }
 
-// Recv is the blocking receive of collectives.
-func (t collTransport) Recv(buf []byte, src, tag int) (coll.Status, error) {
+// recvEngine checks a receive's source and returns the engine.
+func (t collTransport) recvEngine(src int) (*core.Engine, error) {
 	e, err := engine()
 	if err != nil {
-		return coll.Status{}, err
+		return nil, err
 	}
 	if _, err := t.c.peer(src, true); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Recv is the blocking receive of collectives.
+func (t collTransport) Recv(buf []byte, src, tag int) (coll.Status, error) {
+	e, err := t.recvEngine(src)
+	if err != nil {
 		return coll.Status{}, err
 	}
 	source, rtag, n, err := e.RecvNow(context.Background(), buf, src, tag, t.c.context+1)

@@ -149,11 +149,7 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 		return Status{}, err
 	}
 	src, tag, n, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context)
-	if err != nil {
-		err = fromCore(err)
-		return Status{Source: src, Tag: tag, Bytes: n, Err: err}, c.fail(err)
-	}
-	return Status{Source: src, Tag: tag, Bytes: n}, nil
+	return result(c, src, tag, n, false, err)
 }
 
 // finish waits for a request and reports its status.
@@ -168,6 +164,12 @@ func report(c *Comm, r *core.Request, waitErr error) (Status, error) {
 		return Status{}, c.fail(errorf(ErrOther, "%v", waitErr))
 	}
 	src, tag, n, cancelled, err := r.Result()
+	return result(c, src, tag, n, cancelled, err)
+}
+
+// result is a finished request's status, and its error handed to c's
+// error handler. The status comes field by field (see core.RecvNow).
+func result(c *Comm, src, tag, n int, cancelled bool, err error) (Status, error) {
 	if err != nil {
 		err = fromCore(err)
 		return Status{Source: src, Tag: tag, Bytes: n, Cancelled: cancelled, Err: err}, c.fail(err)

@@ -27,12 +27,18 @@ func (l *directLink) ReadRemote(dst []byte, addr uint64) error {
 	if l.refuse {
 		return unix.EPERM
 	}
-	local := []unix.Iovec{{Base: &dst[0]}}
-	local[0].SetLen(len(dst))
-	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(dst)}}
-	n, err := unix.ProcessVMReadv(os.Getpid(), local, remote, 0)
-	if err == nil && n != len(dst) {
-		err = errors.New("short read")
+	return selfCopy(unix.ProcessVMReadv, dst, addr)
+}
+
+// selfCopy copies between local and addr in this process's own memory
+// (both ends of the test's links live here) with call.
+func selfCopy(call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error), local []byte, addr uint64) error {
+	lv := []unix.Iovec{{Base: &local[0]}}
+	lv[0].SetLen(len(local))
+	rv := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(local)}}
+	n, err := call(os.Getpid(), lv, rv, 0)
+	if err == nil && n != len(local) {
+		err = errors.New("short copy")
 	}
 	return err
 }
@@ -118,14 +124,7 @@ func (l *writingLink) WriteRemote(src []byte, addr uint64) error {
 	if l.refuseWrite {
 		return unix.EPERM
 	}
-	local := []unix.Iovec{{Base: &src[0]}}
-	local[0].SetLen(len(src))
-	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(src)}}
-	n, err := unix.ProcessVMWritev(os.Getpid(), local, remote, 0)
-	if err == nil && n != len(src) {
-		err = errors.New("short write")
-	}
-	return err
+	return selfCopy(unix.ProcessVMWritev, src, addr)
 }
 
 // TestSplitCopy: a long message moves in two parts at once, the sender

@@ -67,27 +67,15 @@ func (p *peer) pending() bool { return p.outHead < len(p.out) }
 // peer and what waits on it.
 func (e *Engine) send(p *peer, h *header, body []byte, done *Request) {
 	if p.outHead == len(p.out) && p.dead == nil {
-		h.encode(&p.hb)
-		var n int
-		var err error
-		if p.vw != nil && len(body) > 0 {
-			n, err = p.vw.Write2(p.hb[:], body)
-		} else {
-			n, err = p.link.Write(p.hb[:])
-		}
+		n, err := e.writeFrame(p, h, body)
 		if err == nil && n == headerSize+len(body) {
-			e.activity++
 			if done != nil {
 				done.complete()
 			}
 			return
 		}
 		if err == nil && n > 0 {
-			e.activity++
-			f := p.queue(h, body, done)
-			f.hdrN = min(n, headerSize)
-			f.n = n - f.hdrN
-			e.flush(p)
+			e.queueRest(p, h, body, done, n)
 			return
 		}
 	}
@@ -103,25 +91,40 @@ func (e *Engine) sendCopy(p *peer, h *header, body []byte) bool {
 	if p.vw == nil && len(body) > 0 {
 		return false
 	}
+	n, err := e.writeFrame(p, h, body)
+	if err != nil || n == 0 {
+		return false
+	}
+	if n < headerSize+len(body) {
+		e.queueRest(p, h, append([]byte(nil), body...), nil, n)
+	}
+	return true
+}
+
+// writeFrame writes a frame to a link with nothing queued before it:
+// header and body together where the link can, else the header alone
+// (flush sends the body). It returns what the link took.
+func (e *Engine) writeFrame(p *peer, h *header, body []byte) (int, error) {
 	h.encode(&p.hb)
 	var n int
 	var err error
-	if len(body) > 0 {
+	if p.vw != nil && len(body) > 0 {
 		n, err = p.vw.Write2(p.hb[:], body)
 	} else {
 		n, err = p.link.Write(p.hb[:])
 	}
-	if err != nil || n == 0 {
-		return false
+	if err == nil && n > 0 {
+		e.activity++
 	}
-	e.activity++
-	if n < headerSize+len(body) {
-		f := p.queue(h, append([]byte(nil), body...), nil)
-		f.hdrN = min(n, headerSize)
-		f.n = n - f.hdrN
-		e.flush(p)
-	}
-	return true
+	return n, err
+}
+
+// queueRest queues a frame of which the link took the first n bytes.
+func (e *Engine) queueRest(p *peer, h *header, body []byte, done *Request, n int) {
+	f := p.queue(h, body, done)
+	f.hdrN = min(n, headerSize)
+	f.n = n - f.hdrN
+	e.flush(p)
 }
 
 // stageSize is how much a peer reads ahead.
@@ -287,10 +290,7 @@ func (e *Engine) inPlace(p *peer, v []byte) bool {
 		// The common case first: a small message for a posted receive.
 		if r := e.arrive(match.Key{Context: h.context, Source: h.source, Tag: h.tag}); r != nil {
 			r.peer = p.rank
-			r.finishRecv(int(h.source), int(h.tag), int(h.length), copy(r.buf, body))
-			if h.flags&flagSync != 0 {
-				e.ack(p.rank, h.sendID)
-			}
+			e.eagerDone(p, r, copy(r.buf, body))
 			p.peek.Consume()
 			return true
 		}
@@ -450,7 +450,14 @@ func (e *Engine) onBody(p *peer) {
 		r.finishRecv(r.status.Source, r.status.Tag, int(h.length), p.dstN)
 		return
 	}
-	r.finishRecv(int(h.source), int(h.tag), int(h.length), p.dstN)
+	e.eagerDone(p, r, p.dstN)
+}
+
+// eagerDone completes a receive that got n bytes of the eager frame
+// p.hdr, and acknowledges a synchronous send.
+func (e *Engine) eagerDone(p *peer, r *Request, n int) {
+	h := &p.hdr
+	r.finishRecv(int(h.source), int(h.tag), int(h.length), n)
 	if h.flags&flagSync != 0 {
 		e.ack(p.rank, h.sendID)
 	}

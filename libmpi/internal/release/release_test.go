@@ -5,6 +5,21 @@ import (
 	"testing"
 )
 
+func TestStores(t *testing.T) {
+	for _, v := range []uint64{0, 1, 1<<32 + 5, ^uint64(0)} {
+		var w uint64 = 0xdead
+		Store64(&w, v)
+		if w != v {
+			t.Errorf("Store64(%#x) left %#x", v, w)
+		}
+		var h uint32 = 0xdead
+		Store32(&h, uint32(v))
+		if h != uint32(v) {
+			t.Errorf("Store32(%#x) left %#x", uint32(v), h)
+		}
+	}
+}
+
 // TestPublish: a reader that sees the flag sees the data stored before
 // it.
 func TestPublish(t *testing.T) {

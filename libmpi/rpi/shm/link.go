@@ -109,41 +109,35 @@ func (l *link) SingleCopy() int { return l.singleCopy }
 // WriteRemote copies src to addr in the peer's memory with one
 // process_vm_writev(2) copy.
 func (l *link) WriteRemote(src []byte, addr uint64) error {
-	for done := 0; done < len(src); {
-		local := []unix.Iovec{{Base: &src[done]}}
-		local[0].SetLen(len(src) - done)
-		remote := []unix.RemoteIovec{{Base: uintptr(addr) + uintptr(done), Len: len(src) - done}}
-		n, err := unix.ProcessVMWritev(l.pid, local, remote, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("write %d bytes to process %d: %w", len(src)-done, l.pid, err)
-		}
-		if n == 0 {
-			return fmt.Errorf("write to process %d: nothing moved", l.pid)
-		}
-		done += n
-	}
-	return nil
+	return l.remote(src, addr, true)
 }
 
 // ReadRemote copies len(dst) bytes at addr in the peer's memory into dst
 // with one process_vm_readv(2) copy.
 func (l *link) ReadRemote(dst []byte, addr uint64) error {
-	for done := 0; done < len(dst); {
-		local := []unix.Iovec{{Base: &dst[done]}}
-		local[0].SetLen(len(dst) - done)
-		remote := []unix.RemoteIovec{{Base: uintptr(addr) + uintptr(done), Len: len(dst) - done}}
-		n, err := unix.ProcessVMReadv(l.pid, local, remote, 0)
+	return l.remote(dst, addr, false)
+}
+
+// remote copies between local and addr in the peer's memory: to the peer
+// if write, from it otherwise.
+func (l *link) remote(local []byte, addr uint64, write bool) error {
+	op, dir, call := "read", "from", unix.ProcessVMReadv
+	if write {
+		op, dir, call = "write", "to", unix.ProcessVMWritev
+	}
+	for done := 0; done < len(local); {
+		lv := []unix.Iovec{{Base: &local[done]}}
+		lv[0].SetLen(len(local) - done)
+		rv := []unix.RemoteIovec{{Base: uintptr(addr) + uintptr(done), Len: len(local) - done}}
+		n, err := call(l.pid, lv, rv, 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("read %d bytes from process %d: %w", len(dst)-done, l.pid, err)
+			return fmt.Errorf("%s %d bytes %s process %d: %w", op, len(local)-done, dir, l.pid, err)
 		}
 		if n == 0 {
-			return fmt.Errorf("read from process %d: nothing moved", l.pid)
+			return fmt.Errorf("%s %s process %d: nothing moved", op, dir, l.pid)
 		}
 		done += n
 	}

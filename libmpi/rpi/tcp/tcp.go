@@ -383,9 +383,10 @@ func (l *countingLink) Counters() (sent, received uint64) { return l.sent, l.rec
 
 // fdLink is a non-blocking socket.
 type fdLink struct {
-	fd     int
-	closed bool
-	iov    [2]unix.Iovec
+	fd       int
+	closed   bool
+	iov      [2]unix.Iovec
+	quickAck bool // quick acknowledgements asked for since the last long read took bytes
 }
 
 // Write2 writes a and then b with one writev(2), without allocating.
@@ -439,15 +440,21 @@ func (l *fdLink) io(trap uintptr, p []byte) (int, error) {
 // delayed acknowledgements the sender, its window full, waited for them
 // (over loopback, 4 MiB ping-pong 1.10x Open MPI's time -> 0.88x, 1 MiB
 // 1.3-1.5x -> about 1.0x). Quick-ack mode does not last, so it is asked
-// for before every such read.
+// for again after every long read that took bytes (not on every poll of
+// an empty socket).
 const quickAckRead = 64 << 10
 
 func (l *fdLink) Read(p []byte) (int, error) {
-	if len(p) > quickAckRead {
+	long := len(p) > quickAckRead
+	if long && !l.quickAck {
 		unix.SetsockoptInt(l.fd, unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1)
+		l.quickAck = true
 	}
 	for {
 		n, err := l.io(unix.SYS_READ, p)
+		if long && n > 0 {
+			l.quickAck = false
+		}
 		switch {
 		case err == unix.EINTR:
 			continue
