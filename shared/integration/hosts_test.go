@@ -34,6 +34,9 @@ func newHosts(t testing.TB, n int, extraEnv ...string) *hosts {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Registered first: nettest.New may skip the test (no root, no sshd),
+	// and a skip ends the test before any later cleanup is registered.
+	t.Cleanup(func() { os.RemoveAll(sp) })
 	os.Chmod(sp, 0o755)
 	c := nettest.New(t, nettest.Options{Hosts: n, Env: []string{"LAM_MPI_SESSION_PREFIX=" + sp}})
 	h := &hosts{t: t, c: c, prefix: sp}
@@ -45,7 +48,6 @@ func newHosts(t testing.TB, n int, extraEnv ...string) *hosts {
 		for i := range c.Hosts {
 			h.run(context.Background(), i, "lamwipe", "-H", "-prefix", prefix, h.schemaPath())
 		}
-		os.RemoveAll(sp)
 	})
 	return h
 }
