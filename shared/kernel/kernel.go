@@ -60,13 +60,14 @@ type Kernel struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	nodes   map[int32]*wire.Node
-	links   map[int32]*link
-	calls   map[uint64]*call // requests this lamd forwarded, by forwarded id
-	clients map[*client]struct{}
-	halting bool
-	frozen  bool // FreezeLinksForTest
+	mu       sync.Mutex
+	nodes    map[int32]*wire.Node
+	changing map[int32]bool // nodes a tool is adding or removing (claimNode)
+	links    map[int32]*link
+	calls    map[uint64]*call // requests this lamd forwarded, by forwarded id
+	clients  map[*client]struct{}
+	halting  bool
+	frozen   bool // FreezeLinksForTest
 
 	nextID atomic.Uint64
 	procs  procTable
@@ -98,14 +99,15 @@ func New(cfg Config) (*Kernel, error) {
 		cfg.OOBLimit = 256 << 20
 	}
 	k := &Kernel{
-		cfg:     cfg,
-		log:     cfg.Log,
-		uid:     os.Geteuid(),
-		nodes:   map[int32]*wire.Node{},
-		links:   map[int32]*link{},
-		calls:   map[uint64]*call{},
-		clients: map[*client]struct{}{},
-		done:    make(chan struct{}),
+		cfg:      cfg,
+		log:      cfg.Log,
+		uid:      os.Geteuid(),
+		nodes:    map[int32]*wire.Node{},
+		changing: map[int32]bool{},
+		links:    map[int32]*link{},
+		calls:    map[uint64]*call{},
+		clients:  map[*client]struct{}{},
+		done:     make(chan struct{}),
 	}
 	for i := range cfg.Universe.Nodes {
 		n := cfg.Universe.Nodes[i]

@@ -321,16 +321,16 @@ func (k *Kernel) forward(r *request, a *active, node int32) {
 		r.fail(wire.CodeDeadNode, "n%d: node is dead (its lamd does not answer)", node)
 		return
 	}
-	id := k.nextID.Add(1)
-	c := &call{node: node, origin: r}
+	// The call is complete before it is published: linkDown and Stop read
+	// it from other goroutines.
+	c := &call{id: k.nextID.Add(1), node: node, origin: r}
 	k.mu.Lock()
-	k.calls[id] = c
+	k.calls[c.id] = c
 	k.mu.Unlock()
 	r.src.mu.Lock()
 	a.fwd = c
 	r.src.mu.Unlock()
-	c.id = id
-	if err := l.write(id, 0, r.msg); err != nil {
+	if err := l.write(c.id, 0, r.msg); err != nil {
 		// linkDown has failed the call already.
 		return
 	}

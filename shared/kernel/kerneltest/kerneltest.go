@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,14 +31,18 @@ type Options struct {
 	OOBLimit    int64  // bytes of undelivered messages a lamd holds; default the kernel's
 }
 
-// Universe is a running test universe.
+// Universe is a running test universe. Kernels and Dirs are indexed by node
+// id; while Grow may run, read them through Kernel and Dir.
 type Universe struct {
 	Secret  linkauth.Secret
 	Table   wire.Universe
-	Kernels []*kernel.Kernel
+	Kernels []*kernel.Kernel // nil for a node whose lamd has not started
 	Dirs    []session.Dir
-	cancel  []context.CancelFunc
-	errs    []chan error
+
+	mu     sync.Mutex
+	opts   Options
+	prefix string
+	cancel []context.CancelFunc
 }
 
 // Start boots a universe of o.Nodes lamds in this process, each with its
@@ -56,7 +61,7 @@ func Start(t testing.TB, o Options) *Universe {
 	if prefix == "" {
 		prefix = t.TempDir()
 	}
-	u := &Universe{Secret: secret, Table: wire.Universe{ID: secret.ID(), HeartbeatMS: o.HeartbeatMS}}
+	u := &Universe{Secret: secret, Table: wire.Universe{ID: secret.ID(), HeartbeatMS: o.HeartbeatMS}, opts: o, prefix: prefix}
 	var listeners []net.Listener
 	for i := 0; i < o.Nodes; i++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -75,34 +80,114 @@ func Start(t testing.TB, o Options) *Universe {
 			n.Flags |= wire.NodeOrigin
 		}
 		u.Table.Nodes = append(u.Table.Nodes, n)
-		dir, err := session.Resolve(session.Options{Prefix: prefix, Suffix: fmt.Sprintf("n%d", i), Getenv: func(string) string { return "" }})
+		dir, err := u.sessionDir(n.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		u.Dirs = append(u.Dirs, dir)
 	}
+	t.Cleanup(u.Stop)
 	for i := 0; i < o.Nodes; i++ {
-		log := slog.New(slog.DiscardHandler)
-		if o.Debug {
-			log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})).With("n", i)
-		}
-		k, err := kernel.New(kernel.Config{
-			Session: u.Dirs[i], Secret: secret, Universe: &u.Table, Self: int32(i),
-			Links: listeners[i], Log: log, HaltTimeout: o.HaltTimeout, KillGrace: 500 * time.Millisecond, OOBLimit: o.OOBLimit,
-		})
+		k, err := u.startKernel(t, &u.Table, int32(i), listeners[i], false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		errc := make(chan error, 1)
-		go func() { errc <- k.Run(ctx) }()
 		u.Kernels = append(u.Kernels, k)
-		u.cancel = append(u.cancel, cancel)
-		u.errs = append(u.errs, errc)
 	}
-	t.Cleanup(u.Stop)
 	u.WaitLinked(t)
 	return u
+}
+
+func (u *Universe) sessionDir(id int32) (session.Dir, error) {
+	return session.Resolve(session.Options{Prefix: u.prefix, Suffix: fmt.Sprintf("n%d", id), Getenv: func(string) string { return "" }})
+}
+
+// startKernel starts node id's lamd, stopped by Stop.
+func (u *Universe) startKernel(t testing.TB, table *wire.Universe, id int32, links net.Listener, joining bool) (*kernel.Kernel, error) {
+	log := slog.New(slog.DiscardHandler)
+	if u.opts.Debug {
+		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})).With("n", id)
+	}
+	k, err := kernel.New(kernel.Config{
+		Session: u.Dirs[id], Secret: u.Secret, Universe: table, Self: id, Joining: joining,
+		Links: links, Log: log, HaltTimeout: u.opts.HaltTimeout, KillGrace: 500 * time.Millisecond, OOBLimit: u.opts.OOBLimit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go k.Run(ctx)
+	u.cancel = append(u.cancel, cancel)
+	return k, nil
+}
+
+// Grow adds a node to the running universe as lamgrow does: node via adds
+// it to every lamd's table, then the new lamd starts and links to every
+// node. It returns the new node's id. Grow may run while other goroutines
+// use the universe; an error leaves the universe as the failed step did.
+// ctx bounds the whole join.
+func (u *Universe) Grow(ctx context.Context, t testing.TB, via int) (int32, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return -1, err
+	}
+	u.mu.Lock()
+	id := int32(len(u.Dirs))
+	dir, err := u.sessionDir(id)
+	if err == nil {
+		u.Dirs = append(u.Dirs, dir)
+		u.Kernels = append(u.Kernels, nil)
+	}
+	u.mu.Unlock()
+	if err != nil {
+		l.Close()
+		return -1, err
+	}
+	c, err := lamclient.Dial(ctx, u.Dir(via), "kerneltest", wire.RoleTool)
+	if err != nil {
+		l.Close()
+		return id, err
+	}
+	defer c.Close()
+	n := wire.Node{ID: id, Host: fmt.Sprintf("node%d", id), Addr: "127.0.0.1", Link: l.Addr().String(), CPUs: 1}
+	if err := c.AddNode(ctx, n); err != nil {
+		l.Close()
+		return id, fmt.Errorf("add n%d: %w", id, err)
+	}
+	nodes, err := c.Nodes(ctx)
+	if err != nil {
+		l.Close()
+		return id, err
+	}
+	table := &wire.Universe{ID: u.Table.ID, HeartbeatMS: u.Table.HeartbeatMS, Nodes: nodes.Nodes, Join: true}
+	u.mu.Lock()
+	k, err := u.startKernel(t, table, id, l, true)
+	if err == nil {
+		u.Kernels[id] = k
+	}
+	u.mu.Unlock()
+	if err != nil {
+		l.Close()
+		return id, err
+	}
+	if err := k.WaitLinked(ctx); err != nil {
+		return id, err
+	}
+	return id, nil
+}
+
+// Kernel returns node i's lamd (nil if it did not start).
+func (u *Universe) Kernel(i int) *kernel.Kernel {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.Kernels[i]
+}
+
+// Dir returns node i's session directory.
+func (u *Universe) Dir(i int) session.Dir {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.Dirs[i]
 }
 
 // StartShared starts a universe that outlives any one test (for fuzz
@@ -166,7 +251,7 @@ func (u *Universe) WaitLinked(t testing.TB) {
 // Client connects to node i's lamd; the test closes it at its end.
 func (u *Universe) Client(t testing.TB, i int) *lamclient.Client {
 	t.Helper()
-	c, err := lamclient.Dial(context.Background(), u.Dirs[i], "kerneltest", wire.RoleTool)
+	c, err := lamclient.Dial(context.Background(), u.Dir(i), "kerneltest", wire.RoleTool)
 	if err != nil {
 		t.Fatalf("dial node %d: %v", i, err)
 	}
@@ -176,14 +261,24 @@ func (u *Universe) Client(t testing.TB, i int) *lamclient.Client {
 
 // Kill stops node i's lamd alone, as if it died.
 func (u *Universe) Kill(i int) {
-	u.Kernels[i].Stop(fmt.Errorf("killed by the test"))
-	<-u.Kernels[i].Done()
+	k := u.Kernel(i)
+	k.Stop(fmt.Errorf("killed by the test"))
+	<-k.Done()
 }
 
 // Stop stops every lamd and waits for them.
 func (u *Universe) Stop() {
-	for i, k := range u.Kernels {
-		u.cancel[i]()
+	u.mu.Lock()
+	kernels := append([]*kernel.Kernel(nil), u.Kernels...)
+	cancels := append([]context.CancelFunc(nil), u.cancel...)
+	u.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel()
+	}
+	for _, k := range kernels {
+		if k == nil {
+			continue
+		}
 		select {
 		case <-k.Done():
 		case <-time.After(20 * time.Second):
