@@ -55,7 +55,7 @@ type Kernel struct {
 	cfg   Config
 	log   *slog.Logger
 	uid   int
-	local *net.UnixListener
+	local *localsock.Listener
 
 	ctx    context.Context
 	cancel context.CancelFunc

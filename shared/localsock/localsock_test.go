@@ -3,6 +3,7 @@ package localsock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -12,10 +13,22 @@ import (
 	"testing"
 
 	"github.com/lamgo/lam/shared/testenv"
+	"golang.org/x/sys/unix"
 )
 
-func TestListenDialCred(t *testing.T) {
+// privateDir returns a new directory of mode 0700, as a session directory
+// is (t.TempDir's follow the umask).
+func privateDir(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestListenDialCred(t *testing.T) {
+	dir := privateDir(t)
 	path := filepath.Join(dir, "lam-kernel-socket")
 	l, err := Listen(path)
 	if err != nil {
@@ -51,7 +64,7 @@ func TestListenDialCred(t *testing.T) {
 }
 
 func TestStaleSocketReplaced(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s")
+	path := filepath.Join(privateDir(t), "s")
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
@@ -87,28 +100,129 @@ func TestNoDaemon(t *testing.T) {
 	}
 }
 
-func TestLongPath(t *testing.T) {
-	dir := t.TempDir()
-	long := filepath.Join(dir, strings.Repeat("d", 100))
+// Listen binds paths short and long, with any umask and from any working
+// directory (even a removed one), without changing either; the socket is
+// 0600, a live one is not taken over, a stale one is, and Close removes it.
+func TestListen(t *testing.T) {
+	tmp := privateDir(t)
+	long := filepath.Join(tmp, strings.Repeat("d", 100))
 	if err := os.Mkdir(long, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(long, "lam-kernel-socket")
-	l, err := Listen(path)
+	exact := filepath.Join(tmp, "e")
+	if err := os.Mkdir(exact, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(tmp, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o755)
+	for _, tc := range []struct {
+		name    string
+		path    string
+		stale   bool   // a dead daemon's socket file is in the way
+		cwdGone bool   // the working directory was removed
+		wantErr string // Listen fails, saying this
+	}{
+		{name: "short", path: filepath.Join(tmp, "lam-kernel-socket")},
+		{name: "107 bytes", path: filepath.Join(exact, strings.Repeat("s", 107-len(exact)-1))},
+		{name: "108 bytes", path: filepath.Join(exact, strings.Repeat("t", 108-len(exact)-1))},
+		{name: "long", path: filepath.Join(long, "lam-kernel-socket")},
+		{name: "long, stale", path: filepath.Join(long, "stale"), stale: true},
+		{name: "long, no working directory", path: filepath.Join(long, "nowd"), cwdGone: true},
+		{name: "short, stale, no working directory", path: filepath.Join(tmp, "s2"), stale: true, cwdGone: true},
+		{name: "name too long", path: filepath.Join(long, strings.Repeat("n", 100)), wantErr: "too long"},
+		{name: "open directory", path: filepath.Join(open, "s"), wantErr: "mode 0700"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.stale {
+				leaveStale(t, tc.path)
+			}
+			wd := t.TempDir()
+			t.Chdir(wd)
+			if tc.cwdGone {
+				if err := os.Remove(wd); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var before unix.Stat_t
+			if err := unix.Stat(".", &before); err != nil && !tc.cwdGone {
+				t.Fatal(err)
+			}
+			old := unix.Umask(0o002)
+			defer unix.Umask(old)
+
+			l, err := Listen(tc.path)
+
+			if mask := unix.Umask(0o002); mask != 0o002 {
+				t.Errorf("umask after Listen = %#o, want %#o", mask, 0o002)
+			}
+			var after unix.Stat_t
+			unix.Stat(".", &after)
+			if !tc.cwdGone && (after.Dev != before.Dev || after.Ino != before.Ino) {
+				t.Error("Listen changed the working directory")
+			}
+			if tc.wantErr != "" {
+				if err == nil {
+					l.Close()
+					t.Fatalf("Listen succeeded, want an error saying %q", tc.wantErr)
+				}
+				if !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Listen: %v, want an error saying %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			st, err := os.Lstat(tc.path)
+			if err != nil || st.Mode().Perm() != 0o600 || st.Mode().Type() != os.ModeSocket {
+				t.Fatalf("socket file: %v, %v", st.Mode(), err)
+			}
+			if _, err := Listen(tc.path); !errors.Is(err, ErrInUse) {
+				t.Errorf("second Listen = %v, want ErrInUse", err)
+			}
+			go func() {
+				if c, err := l.Accept(); err == nil {
+					c.Close()
+				}
+			}()
+			c, err := Dial(context.Background(), tc.path)
+			if err != nil {
+				t.Fatalf("Dial: %v", err)
+			}
+			c.Close()
+			l.Close()
+			if _, err := os.Lstat(tc.path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("socket file left after Close: %v", err)
+			}
+		})
+	}
+}
+
+// leaveStale leaves a socket file at path with nobody listening.
+func leaveStale(t *testing.T, path string) {
+	t.Helper()
+	addr := path
+	if len(path) > 107 {
+		d, err := os.Open(filepath.Dir(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		addr = fmt.Sprintf("/proc/self/fd/%d/%s", d.Fd(), filepath.Base(path))
+	}
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	go func() {
-		if c, err := l.Accept(); err == nil {
-			c.Close()
-		}
-	}()
-	c, err := Dial(context.Background(), path)
-	if err != nil {
-		t.Fatalf("Dial long path: %v", err)
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	if _, err := os.Lstat(path); err != nil {
+		t.Fatalf("stale file not left: %v", err)
 	}
-	c.Close()
 }
 
 // TestMain lets the test binary act as a client of another uid: with
@@ -133,17 +247,18 @@ func TestOtherUIDSeen(t *testing.T) {
 	bin := testenv.CopyForOthers(t)
 	dir := filepath.Dir(bin)
 	sockDir := filepath.Join(dir, "sock")
-	if err := os.Mkdir(sockDir, 0o777); err != nil {
+	if err := os.Mkdir(sockDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(sockDir, 0o777)
 	path := filepath.Join(sockDir, "s")
 	l, err := Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	os.Chmod(path, 0o666) // only for this test: let another uid connect at all
+	// Only for this test: let another uid connect at all.
+	os.Chmod(sockDir, 0o777)
+	os.Chmod(path, 0o666)
 	got := make(chan Cred, 1)
 	go func() {
 		c, err := l.AcceptUnix()
