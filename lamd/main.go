@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -22,7 +21,6 @@ import (
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/linkauth"
 	"github.com/lamgo/lam/shared/session"
-	"github.com/lamgo/lam/shared/wire"
 )
 
 var tool = &lamcli.Tool{
@@ -81,56 +79,12 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-
-	caller, err := boot.Dial(ctx, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), secret)
-	if err != nil {
-		return err
-	}
-	links, err := net.Listen("tcp", net.JoinHostPort(caller.LocalIP().String(), "0"))
-	if err != nil {
-		caller.Ack(err)
-		return fmt.Errorf("link listener: %w", err)
-	}
-	host, _ := os.Hostname()
-	u, err := caller.Hello(ctx, &wire.BootHello{Node: c.Node, Link: links.Addr().String(), CPUs: c.CPUs, PID: int32(os.Getpid()), Host: host})
-	if err != nil {
-		links.Close()
-		return err
-	}
-	k, err := kernel.New(kernel.Config{
-		Session: dir, Secret: secret, Universe: u, Self: c.Node, Links: links, Joining: u.Join, Log: log,
-	})
-	if err != nil {
-		caller.Ack(err)
-		links.Close()
-		return err
-	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	go func() {
-		s := <-sigs
-		k.Stop(fmt.Errorf("signal %v", s))
-	}()
-	runCtx, stop := context.WithCancel(context.Background())
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	defer stop()
-	ran := make(chan error, 1)
-	go func() { ran <- k.Run(runCtx) }()
-	// Acknowledge once linked to every node, so that the universe is
-	// whole when lamboot returns.
-	err = k.WaitLinked(ctx)
-	if ackErr := caller.Ack(err); err != nil || ackErr != nil {
-		if err == nil {
-			err = fmt.Errorf("acknowledge the node table: %w", ackErr)
-		}
-		k.Stop(err)
-		<-ran
-		return err
-	}
-	err = <-ran
-	log.Info("lamd exiting", "err", err)
-	return err
+	return kernel.Join(ctx, kernel.JoinConfig{
+		Booter: net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), Secret: secret, Session: dir,
+		Node: c.Node, CPUs: c.CPUs, Timeout: timeout, Log: log,
+	})
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

@@ -8,6 +8,10 @@
 // Requests that name another node are forwarded over the link to that
 // node's lamd, and its replies come back the same way, so a tool talks to
 // the whole universe through its local lamd.
+//
+// A lamd started by a booting tool joins its universe with Join, which
+// calls the booter back for the node table and then serves; New and Run
+// serve a node table given directly (in-process universes, kerneltest).
 package kernel
 
 import (

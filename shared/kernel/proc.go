@@ -19,11 +19,10 @@ import (
 
 // proc is a user process this lamd started.
 type proc struct {
-	pid    int
-	job    string
-	cmd    *exec.Cmd
-	done   chan struct{} // closed when it has been reaped
-	exited bool          // set (under procTable.mu) once its exit is reported
+	pid  int
+	job  string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when it has been reaped
 	// removeProgram: the program was loaded (mpirun -s); delete it after.
 	removeProgram bool
 }
