@@ -130,25 +130,19 @@ func (k *Kernel) insertNode(n wire.Node) {
 // removeNode takes a node out of the universe (lamshrink). The node's own
 // lamd halts; the others forget it.
 func (k *Kernel) removeNode(r *request, m *wire.RemoveNode, fromTool bool) {
-	if m.ID == k.cfg.Self {
-		k.mu.Lock()
-		_, exists := k.nodes[m.ID]
-		k.mu.Unlock()
-		switch {
-		case !exists:
-			r.fail(wire.CodeBadNode, "n%d: no such node in the universe", m.ID)
-		case fromTool:
+	if m.ID == k.cfg.Self { // always in the table
+		if fromTool {
 			r.fail(wire.CodeFailed, "n%d is the node lamshrink runs on; run it on another node", m.ID)
-		default:
-			go func() {
-				if m.WaitMS > 0 {
-					signalAll(k.procs.match("", 0), sigFuse)
-					time.Sleep(time.Duration(m.WaitMS) * time.Millisecond)
-				}
-				r.finish(&wire.OK{})
-				k.Stop(errHalted)
-			}()
+			return
 		}
+		go func() {
+			if m.WaitMS > 0 {
+				signalAll(k.procs.match("", 0), sigFuse)
+				time.Sleep(time.Duration(m.WaitMS) * time.Millisecond)
+			}
+			r.finish(&wire.OK{})
+			k.Stop(errHalted)
+		}()
 		return
 	}
 	if err := k.claimNode(m.ID, true); err != nil {
