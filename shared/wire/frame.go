@@ -123,11 +123,10 @@ func ReadFrame(r io.Reader) (Frame, error) {
 
 // Decode decodes the body of a frame of the given kind.
 func Decode(k Kind, body []byte) (Message, error) {
-	newMsg, ok := kinds[k]
-	if !ok {
+	if k == 0 || k >= kindEnd {
 		return nil, fmt.Errorf("%w: unknown message kind %d", ErrMalformed, k)
 	}
-	m := newMsg()
+	m := kinds[k].new()
 	if err := Unmarshal(body, m.fields); err != nil {
 		return nil, fmt.Errorf("%v: %w", k, err)
 	}

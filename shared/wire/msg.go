@@ -47,18 +47,6 @@ const (
 	kindEnd
 )
 
-var kindNames = [...]string{"", "hello", "welcome", "error", "ok", "nodes-req", "nodes", "echo", "echo-reply",
-	"halt", "halt-node", "halt-progress", "spawn", "started", "output", "exited", "signal", "clean", "send",
-	"recv", "msg", "cancel", "add-node", "remove-node", "heartbeat", "link-hello", "boot-hello", "universe", "stdin",
-	"secret-req", "secret", "file-get", "file-chunk", "file-put", "file-path"}
-
-func (k Kind) String() string {
-	if k > 0 && k < kindEnd {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("kind(%d)", uint16(k))
-}
-
 // Message is one protocol message. Its fields method declares its layout
 // (see Codec): that one declaration both encodes and decodes it.
 type Message interface {
@@ -66,41 +54,59 @@ type Message interface {
 	fields(*Codec)
 }
 
-var kinds = map[Kind]func() Message{
-	KindHello:        func() Message { return new(Hello) },
-	KindWelcome:      func() Message { return new(Welcome) },
-	KindError:        func() Message { return new(Error) },
-	KindOK:           func() Message { return new(OK) },
-	KindNodesReq:     func() Message { return new(NodesReq) },
-	KindNodes:        func() Message { return new(Nodes) },
-	KindEcho:         func() Message { return new(Echo) },
-	KindEchoReply:    func() Message { return new(EchoReply) },
-	KindHalt:         func() Message { return new(Halt) },
-	KindHaltNode:     func() Message { return new(HaltNode) },
-	KindHaltProgress: func() Message { return new(HaltProgress) },
-	KindSpawn:        func() Message { return new(Spawn) },
-	KindStarted:      func() Message { return new(Started) },
-	KindOutput:       func() Message { return new(Output) },
-	KindExited:       func() Message { return new(Exited) },
-	KindSignal:       func() Message { return new(Signal) },
-	KindClean:        func() Message { return new(Clean) },
-	KindSend:         func() Message { return new(Send) },
-	KindRecv:         func() Message { return new(Recv) },
-	KindMsg:          func() Message { return new(Msg) },
-	KindCancel:       func() Message { return new(Cancel) },
-	KindAddNode:      func() Message { return new(AddNode) },
-	KindRemoveNode:   func() Message { return new(RemoveNode) },
-	KindHeartbeat:    func() Message { return new(Heartbeat) },
-	KindLinkHello:    func() Message { return new(LinkHello) },
-	KindBootHello:    func() Message { return new(BootHello) },
-	KindUniverse:     func() Message { return new(Universe) },
-	KindStdin:        func() Message { return new(Stdin) },
-	KindSecretReq:    func() Message { return new(SecretReq) },
-	KindSecret:       func() Message { return new(Secret) },
-	KindFileGet:      func() Message { return new(FileGet) },
-	KindFileChunk:    func() Message { return new(FileChunk) },
-	KindFilePut:      func() Message { return new(FilePut) },
-	KindFilePath:     func() Message { return new(FilePath) },
+// kinds holds each kind's name and its message's constructor.
+var kinds = [kindEnd]struct {
+	name string
+	new  func() Message
+}{
+	KindHello:        {"hello", newMessage[Hello]},
+	KindWelcome:      {"welcome", newMessage[Welcome]},
+	KindError:        {"error", newMessage[Error]},
+	KindOK:           {"ok", newMessage[OK]},
+	KindNodesReq:     {"nodes-req", newMessage[NodesReq]},
+	KindNodes:        {"nodes", newMessage[Nodes]},
+	KindEcho:         {"echo", newMessage[Echo]},
+	KindEchoReply:    {"echo-reply", newMessage[EchoReply]},
+	KindHalt:         {"halt", newMessage[Halt]},
+	KindHaltNode:     {"halt-node", newMessage[HaltNode]},
+	KindHaltProgress: {"halt-progress", newMessage[HaltProgress]},
+	KindSpawn:        {"spawn", newMessage[Spawn]},
+	KindStarted:      {"started", newMessage[Started]},
+	KindOutput:       {"output", newMessage[Output]},
+	KindExited:       {"exited", newMessage[Exited]},
+	KindSignal:       {"signal", newMessage[Signal]},
+	KindClean:        {"clean", newMessage[Clean]},
+	KindSend:         {"send", newMessage[Send]},
+	KindRecv:         {"recv", newMessage[Recv]},
+	KindMsg:          {"msg", newMessage[Msg]},
+	KindCancel:       {"cancel", newMessage[Cancel]},
+	KindAddNode:      {"add-node", newMessage[AddNode]},
+	KindRemoveNode:   {"remove-node", newMessage[RemoveNode]},
+	KindHeartbeat:    {"heartbeat", newMessage[Heartbeat]},
+	KindLinkHello:    {"link-hello", newMessage[LinkHello]},
+	KindBootHello:    {"boot-hello", newMessage[BootHello]},
+	KindUniverse:     {"universe", newMessage[Universe]},
+	KindStdin:        {"stdin", newMessage[Stdin]},
+	KindSecretReq:    {"secret-req", newMessage[SecretReq]},
+	KindSecret:       {"secret", newMessage[Secret]},
+	KindFileGet:      {"file-get", newMessage[FileGet]},
+	KindFileChunk:    {"file-chunk", newMessage[FileChunk]},
+	KindFilePut:      {"file-put", newMessage[FilePut]},
+	KindFilePath:     {"file-path", newMessage[FilePath]},
+}
+
+func newMessage[T any, P interface {
+	*T
+	Message
+}]() Message {
+	return P(new(T))
+}
+
+func (k Kind) String() string {
+	if k > 0 && k < kindEnd {
+		return kinds[k].name
+	}
+	return fmt.Sprintf("kind(%d)", uint16(k))
 }
 
 // Node ids: real nodes are 0..MaxNodes-1.

@@ -61,7 +61,7 @@ func TestRoundTrip(t *testing.T) {
 		if !seen[k] {
 			t.Errorf("no sample of %v", k)
 		}
-		if _, ok := kinds[k]; !ok {
+		if kinds[k].new == nil || kinds[k].new().Kind() != k {
 			t.Errorf("kind %v not decodable", k)
 		}
 	}
