@@ -85,6 +85,7 @@ func (c *Codec) take(n int, what string) []byte {
 	return b
 }
 
+// U8 is one byte, unbounded.
 func (c *Codec) U8(p *uint8) {
 	if !c.decoding {
 		c.buf = append(c.buf, *p)
@@ -93,6 +94,7 @@ func (c *Codec) U8(p *uint8) {
 	}
 }
 
+// U16 is a uint16, unbounded.
 func (c *Codec) U16(p *uint16) {
 	if !c.decoding {
 		c.buf = binary.BigEndian.AppendUint16(c.buf, *p)
@@ -101,6 +103,7 @@ func (c *Codec) U16(p *uint16) {
 	}
 }
 
+// U32 is a uint32, unbounded.
 func (c *Codec) U32(p *uint32) {
 	if !c.decoding {
 		c.buf = binary.BigEndian.AppendUint32(c.buf, *p)
@@ -109,23 +112,34 @@ func (c *Codec) U32(p *uint32) {
 	}
 }
 
+// I32 is an int32, unbounded.
 func (c *Codec) I32(p *int32) {
-	v := uint32(*p)
-	c.U32(&v)
-	*p = int32(v)
+	if !c.decoding {
+		c.buf = binary.BigEndian.AppendUint32(c.buf, uint32(*p))
+	} else if b := c.take(4, "i32"); b != nil {
+		*p = int32(binary.BigEndian.Uint32(b))
+	}
 }
 
 // Bool is one byte that must be 0 or 1.
 func (c *Codec) Bool(p *bool) {
-	var v uint8
-	if *p {
-		v = 1
+	if !c.decoding {
+		c.buf = append(c.buf, boolByte(*p))
+		return
 	}
+	var v uint8
 	c.U8(&v)
 	if c.Checking() && v > 1 {
 		c.Fail("bad boolean %d", v)
 	}
 	*p = v == 1
+}
+
+func boolByte(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Int32 is an int32 that must lie in [lo, hi].

@@ -160,3 +160,22 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+// Encoding only reads a message: one message may be sent on several
+// connections at once (run with -race).
+func TestConcurrentEncode(t *testing.T) {
+	ms := goldenSamples()
+	done := make(chan []byte)
+	for range 2 {
+		go func() {
+			var b []byte
+			for _, m := range ms {
+				b = AppendFrame(b, 1, 0, m)
+			}
+			done <- b
+		}()
+	}
+	if a, b := <-done, <-done; !bytes.Equal(a, b) {
+		t.Error("two encodings of the same messages differ")
+	}
+}
