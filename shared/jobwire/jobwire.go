@@ -61,6 +61,22 @@ func ParseJobID(s string) (JobID, error) {
 // RankEvent is the out-of-band event a rank receives on.
 func RankEvent(pid int) int32 { return -int32(pid) }
 
+// message is a jobwire message: its fields method declares its layout
+// (see wire.Codec), which both encodes and decodes it.
+type message interface{ fields(*wire.Codec) }
+
+// decode reads a message of type T from b, checking every field.
+func decode[T any, P interface {
+	*T
+	message
+}](b []byte) (*T, error) {
+	m := P(new(T))
+	if err := wire.Unmarshal(b, m.fields); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // Init is a rank's report from MPI_Init.
 type Init struct {
 	Rank int32
@@ -70,30 +86,31 @@ type Init struct {
 	Addr string
 }
 
-// Encode returns the message's bytes.
-func (m *Init) Encode() []byte {
-	e := wire.NewEncoder(nil)
-	e.I32(m.Rank)
-	e.I32(m.PID)
-	e.I32(m.Node)
-	e.String(m.RPI)
-	e.String(m.Addr)
-	return e.Bytes()
+func (m *Init) fields(c *wire.Codec) {
+	rank(c, &m.Rank)
+	pid(c, &m.PID)
+	node(c, &m.Node)
+	c.String(&m.RPI, "rpi", maxString)
+	c.String(&m.Addr, "address", maxString)
 }
 
+// Encode returns the message's bytes.
+func (m *Init) Encode() []byte { return wire.Marshal(nil, m.fields) }
+
 // DecodeInit reads an Init, checking every field.
-func DecodeInit(b []byte) (*Init, error) {
-	d := wire.NewDecoder(b)
-	m := &Init{Rank: int32(d.Int("rank", 0, MaxRanks-1)), PID: int32(d.Int("pid", 1, 1<<30)),
-		Node: int32(d.Int("node", 0, wire.MaxNodes-1)), RPI: d.String("rpi", maxString), Addr: d.String("address", maxString)}
-	return m, d.Finish()
-}
+func DecodeInit(b []byte) (*Init, error) { return decode[Init](b) }
 
 // Proc is one rank in the table.
 type Proc struct {
 	Node int32
 	PID  int32
 	Addr string
+}
+
+func (p *Proc) fields(c *wire.Codec) {
+	node(c, &p.Node)
+	pid(c, &p.PID)
+	c.String(&p.Addr, "address", maxString)
 }
 
 // Table is what every rank gets back: the whole job.
@@ -103,37 +120,20 @@ type Table struct {
 	Procs  []Proc // by rank
 }
 
-// Encode returns the message's bytes.
-func (m *Table) Encode() []byte {
-	e := wire.NewEncoder(nil)
-	e.String(m.RPI)
-	e.Blob(m.Secret)
-	e.U32(uint32(len(m.Procs)))
-	for _, p := range m.Procs {
-		e.I32(p.Node)
-		e.I32(p.PID)
-		e.String(p.Addr)
+func (m *Table) fields(c *wire.Codec) {
+	c.String(&m.RPI, "rpi", maxString)
+	c.Blob(&m.Secret, "secret", 256)
+	wire.List(c, &m.Procs, "ranks", MaxRanks, 12, (*Proc).fields)
+	if c.Checking() && len(m.Procs) == 0 {
+		c.Fail("empty table")
 	}
-	return e.Bytes()
 }
 
+// Encode returns the message's bytes.
+func (m *Table) Encode() []byte { return wire.Marshal(nil, m.fields) }
+
 // DecodeTable reads a Table, checking every field.
-func DecodeTable(b []byte) (*Table, error) {
-	d := wire.NewDecoder(b)
-	m := &Table{RPI: d.String("rpi", maxString), Secret: d.Blob("secret", 256)}
-	n := int(d.Int("size", 1, MaxRanks))
-	if d.Err() == nil && n*12 > len(b) {
-		d.Fail("truncated table")
-	}
-	if d.Err() != nil {
-		return nil, d.Err()
-	}
-	m.Procs = make([]Proc, n)
-	for i := range m.Procs {
-		m.Procs[i] = Proc{Node: int32(d.Int("node", 0, wire.MaxNodes-1)), PID: int32(d.Int("pid", 1, 1<<30)), Addr: d.String("address", maxString)}
-	}
-	return m, d.Finish()
-}
+func DecodeTable(b []byte) (*Table, error) { return decode[Table](b) }
 
 // Abort is a rank's MPI_Abort.
 type Abort struct {
@@ -142,32 +142,35 @@ type Abort struct {
 	Msg  string
 }
 
-// Encode returns the message's bytes.
-func (m *Abort) Encode() []byte {
-	e := wire.NewEncoder(nil)
-	e.I32(m.Rank)
-	e.I32(m.Code)
-	e.String(m.Msg)
-	return e.Bytes()
+func (m *Abort) fields(c *wire.Codec) {
+	rank(c, &m.Rank)
+	c.I32(&m.Code)
+	c.String(&m.Msg, "message", maxString)
 }
+
+// Encode returns the message's bytes.
+func (m *Abort) Encode() []byte { return wire.Marshal(nil, m.fields) }
 
 // DecodeAbort reads an Abort.
-func DecodeAbort(b []byte) (*Abort, error) {
-	d := wire.NewDecoder(b)
-	m := &Abort{Rank: int32(d.Int("rank", 0, MaxRanks-1)), Code: d.I32(), Msg: d.String("message", maxString)}
-	return m, d.Finish()
-}
+func DecodeAbort(b []byte) (*Abort, error) { return decode[Abort](b) }
+
+// finalize is a bare rank (Finalize).
+type finalize struct{ Rank int32 }
+
+func (m *finalize) fields(c *wire.Codec) { rank(c, &m.Rank) }
 
 // EncodeRank encodes a bare rank (Finalize).
-func EncodeRank(rank int32) []byte {
-	e := wire.NewEncoder(nil)
-	e.I32(rank)
-	return e.Bytes()
-}
+func EncodeRank(r int32) []byte { return wire.Marshal(nil, (&finalize{r}).fields) }
 
 // DecodeRank reads a bare rank.
 func DecodeRank(b []byte) (int32, error) {
-	d := wire.NewDecoder(b)
-	r := int32(d.Int("rank", 0, MaxRanks-1))
-	return r, d.Finish()
+	m, err := decode[finalize](b)
+	if err != nil {
+		return 0, err
+	}
+	return m.Rank, nil
 }
+
+func rank(c *wire.Codec, p *int32) { c.Int32(p, "rank", 0, MaxRanks-1) }
+func pid(c *wire.Codec, p *int32)  { c.Int32(p, "pid", 1, 1<<30) }
+func node(c *wire.Codec, p *int32) { c.Int32(p, "node", 0, wire.MaxNodes-1) }

@@ -1,8 +1,13 @@
 package jobwire
 
 import (
+	"bytes"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/lamgo/lam/shared/wire"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -37,10 +42,48 @@ func TestRoundTrip(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add((&Table{RPI: "tcp", Procs: []Proc{{0, 1, "x"}}}).Encode())
 	f.Add((&Init{Rank: 1, PID: 2, RPI: "tcp"}).Encode())
+	f.Add((&Abort{Rank: 1, Code: 3, Msg: "x"}).Encode())
+	f.Add(EncodeRank(4))
+	// Whatever decodes must encode back to the same bytes.
 	f.Fuzz(func(t *testing.T, b []byte) {
-		DecodeInit(b)
-		DecodeTable(b)
-		DecodeAbort(b)
-		DecodeRank(b)
+		if m, err := DecodeInit(b); err == nil && !bytes.Equal(m.Encode(), b) {
+			t.Fatalf("Init %+v does not round-trip", m)
+		}
+		if m, err := DecodeTable(b); err == nil && !bytes.Equal(m.Encode(), b) {
+			t.Fatalf("Table %+v does not round-trip", m)
+		}
+		if m, err := DecodeAbort(b); err == nil && !bytes.Equal(m.Encode(), b) {
+			t.Fatalf("Abort %+v does not round-trip", m)
+		}
+		if r, err := DecodeRank(b); err == nil && !bytes.Equal(EncodeRank(r), b) {
+			t.Fatalf("rank %d does not round-trip", r)
+		}
 	})
+}
+
+func TestMalformed(t *testing.T) {
+	in := (&Init{Rank: 1, PID: 2, RPI: "tcp"}).Encode()
+	tab := (&Table{RPI: "tcp", Procs: []Proc{{0, 1, "x"}}}).Encode()
+	patch := func(b []byte, off int, v ...byte) []byte { c := append([]byte(nil), b...); copy(c[off:], v); return c }
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"rank range", func() error { _, err := DecodeInit((&Init{Rank: -1, PID: 1}).Encode()); return err }(), "rank -1 out of range"},
+		{"pid range", func() error { _, err := DecodeInit((&Init{PID: 0}).Encode()); return err }(), "pid 0 out of range"},
+		{"left over", func() error { _, err := DecodeInit(append(in, 0)); return err }(), "left over"},
+		{"truncated", func() error { _, err := DecodeInit(in[:len(in)-1]); return err }(), "truncated"},
+		{"empty table", func() error { _, err := DecodeTable((&Table{RPI: "tcp"}).Encode()); return err }(), "empty table"},
+		{"huge table", func() error { _, err := DecodeTable(patch(tab, 11, 0x10, 0, 0, 0)); return err }(), "exceed"},
+		{"lying table", func() error { _, err := DecodeTable(patch(tab, 11, 0, 0, 1, 0)); return err }(), "do not fit"},
+		{"long secret", func() error { _, err := DecodeTable((&Table{Secret: make([]byte, 257)}).Encode()); return err }(), "exceeds 256"},
+		{"bad rank", func() error { _, err := DecodeRank(EncodeRank(MaxRanks)); return err }(), "out of range"},
+		{"abort rank", func() error { _, err := DecodeAbort((&Abort{Rank: MaxRanks}).Encode()); return err }(), "out of range"},
+	}
+	for _, tt := range tests {
+		if tt.err == nil || !errors.Is(tt.err, wire.ErrMalformed) || !strings.Contains(tt.err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, tt.err, tt.want)
+		}
+	}
 }

@@ -4,188 +4,230 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // ErrMalformed is wrapped by every decoding error: a frame or message that
 // is truncated, too long, or carries a value out of range.
 var ErrMalformed = errors.New("malformed message")
 
-// Encoder appends big-endian values to a buffer.
-type Encoder struct{ buf []byte }
+// Codec reads or writes the fields of one message, big-endian, every
+// length prefixed. A message declares its layout once, in a method that
+// passes each of its fields to the Codec in wire order together with the
+// field's bound; run by Marshal that method writes the message, run by
+// Unmarshal it reads it and checks every bound. The first decoding error
+// sticks: later reads leave their fields alone, and Unmarshal returns it.
+type Codec struct {
+	decoding bool
+	buf      []byte // encoding: the output; decoding: the input not yet read
+	err      error  // decoding: the first error
+}
 
-// NewEncoder returns an encoder that appends to buf.
-func NewEncoder(buf []byte) *Encoder { return &Encoder{buf: buf} }
+// codecs recycles Codecs: fields is called through an interface or a
+// function value, so a Codec on the stack would escape to the heap for
+// every message.
+var codecs = sync.Pool{New: func() any { return new(Codec) }}
 
-// Bytes returns the encoded bytes.
-func (e *Encoder) Bytes() []byte { return e.buf }
+// Marshal appends to buf the message whose layout fields declares.
+func Marshal(buf []byte, fields func(*Codec)) []byte {
+	c := codecs.Get().(*Codec)
+	*c = Codec{buf: buf}
+	fields(c)
+	buf = c.buf
+	*c = Codec{}
+	codecs.Put(c)
+	return buf
+}
 
-func (e *Encoder) U8(v uint8)   { e.buf = append(e.buf, v) }
-func (e *Encoder) U16(v uint16) { e.buf = binary.BigEndian.AppendUint16(e.buf, v) }
-func (e *Encoder) U32(v uint32) { e.buf = binary.BigEndian.AppendUint32(e.buf, v) }
-func (e *Encoder) U64(v uint64) { e.buf = binary.BigEndian.AppendUint64(e.buf, v) }
-func (e *Encoder) I32(v int32)  { e.U32(uint32(v)) }
-func (e *Encoder) I64(v int64)  { e.U64(uint64(v)) }
+// Unmarshal reads b into the message whose layout fields declares. Every
+// field must lie within its bound and no byte may be left over; errors
+// wrap ErrMalformed.
+func Unmarshal(b []byte, fields func(*Codec)) error {
+	c := codecs.Get().(*Codec)
+	*c = Codec{decoding: true, buf: b}
+	fields(c)
+	if c.err == nil && len(c.buf) != 0 {
+		c.Fail("%d bytes left over", len(c.buf))
+	}
+	err := c.err
+	*c = Codec{}
+	codecs.Put(c)
+	return err
+}
 
-// Bool encodes b as one byte.
-func (e *Encoder) Bool(b bool) {
-	if b {
-		e.U8(1)
-	} else {
-		e.U8(0)
+// Checking reports whether a check of the values read so far is due: c is
+// decoding and has met no error. A message's own validations, beyond the
+// bounds that the Codec's methods take, go under it:
+//
+//	if c.Checking() && m.Path == "" {
+//		c.Fail("empty path")
+//	}
+func (c *Codec) Checking() bool { return c.decoding && c.err == nil }
+
+// Fail records a decoding error, unless one is already recorded.
+func (c *Codec) Fail(format string, args ...any) {
+	if c.decoding && c.err == nil {
+		c.err = fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
 	}
 }
 
-// Blob encodes a length-prefixed byte string.
-func (e *Encoder) Blob(b []byte) {
-	e.U32(uint32(len(b)))
-	e.buf = append(e.buf, b...)
-}
-
-// String encodes a length-prefixed string.
-func (e *Encoder) String(s string) {
-	e.U32(uint32(len(s)))
-	e.buf = append(e.buf, s...)
-}
-
-// Strings encodes a counted list of strings.
-func (e *Encoder) Strings(ss []string) {
-	e.U32(uint32(len(ss)))
-	for _, s := range ss {
-		e.String(s)
-	}
-}
-
-// Decoder reads big-endian values with bounds checks. The first error
-// sticks: later reads return zero values, and Err reports it.
-type Decoder struct {
-	buf []byte
-	off int
-	err error
-}
-
-// NewDecoder reads from buf.
-func NewDecoder(buf []byte) *Decoder { return &Decoder{buf: buf} }
-
-// Err returns the first error met.
-func (d *Decoder) Err() error { return d.err }
-
-// Fail records a validation error, unless one is already recorded.
-func (d *Decoder) Fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
-	}
-}
-
-// Finish reports the first error, or an error if bytes are left over.
-func (d *Decoder) Finish() error {
-	if d.err == nil && d.off != len(d.buf) {
-		d.Fail("%d bytes left over", len(d.buf)-d.off)
-	}
-	return d.err
-}
-
-func (d *Decoder) take(n int, what string) []byte {
-	if d.err != nil {
+// take consumes n bytes of input, or fails and returns nil.
+func (c *Codec) take(n int, what string) []byte {
+	if c.err != nil {
 		return nil
 	}
-	if n < 0 || n > len(d.buf)-d.off {
-		d.Fail("truncated %s", what)
+	if n < 0 || n > len(c.buf) {
+		c.Fail("truncated %s", what)
 		return nil
 	}
-	b := d.buf[d.off : d.off+n]
-	d.off += n
+	b := c.buf[:n:n]
+	c.buf = c.buf[n:]
 	return b
 }
 
-func (d *Decoder) U8() uint8 {
-	if b := d.take(1, "u8"); b != nil {
-		return b[0]
+// U8 is one byte, unbounded.
+func (c *Codec) U8(p *uint8) {
+	if !c.decoding {
+		c.buf = append(c.buf, *p)
+	} else if b := c.take(1, "u8"); b != nil {
+		*p = b[0]
+	}
+}
+
+// U16 is a uint16, unbounded.
+func (c *Codec) U16(p *uint16) {
+	if !c.decoding {
+		c.buf = binary.BigEndian.AppendUint16(c.buf, *p)
+	} else if b := c.take(2, "u16"); b != nil {
+		*p = binary.BigEndian.Uint16(b)
+	}
+}
+
+// U32 is a uint32, unbounded.
+func (c *Codec) U32(p *uint32) {
+	if !c.decoding {
+		c.buf = binary.BigEndian.AppendUint32(c.buf, *p)
+	} else if b := c.take(4, "u32"); b != nil {
+		*p = binary.BigEndian.Uint32(b)
+	}
+}
+
+// I32 is an int32, unbounded.
+func (c *Codec) I32(p *int32) {
+	if !c.decoding {
+		c.buf = binary.BigEndian.AppendUint32(c.buf, uint32(*p))
+	} else if b := c.take(4, "i32"); b != nil {
+		*p = int32(binary.BigEndian.Uint32(b))
+	}
+}
+
+// Bool is one byte that must be 0 or 1.
+func (c *Codec) Bool(p *bool) {
+	if !c.decoding {
+		c.buf = append(c.buf, boolByte(*p))
+		return
+	}
+	var v uint8
+	c.U8(&v)
+	if c.Checking() && v > 1 {
+		c.Fail("bad boolean %d", v)
+	}
+	*p = v == 1
+}
+
+func boolByte(b bool) uint8 {
+	if b {
+		return 1
 	}
 	return 0
 }
 
-func (d *Decoder) U16() uint16 {
-	if b := d.take(2, "u16"); b != nil {
-		return binary.BigEndian.Uint16(b)
-	}
-	return 0
-}
-
-func (d *Decoder) U32() uint32 {
-	if b := d.take(4, "u32"); b != nil {
-		return binary.BigEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (d *Decoder) U64() uint64 {
-	if b := d.take(8, "u64"); b != nil {
-		return binary.BigEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (d *Decoder) I32() int32 { return int32(d.U32()) }
-func (d *Decoder) I64() int64 { return int64(d.U64()) }
-
-// Bool reads one byte that must be 0 or 1.
-func (d *Decoder) Bool() bool {
-	switch v := d.U8(); v {
-	case 0:
-		return false
-	case 1:
-		return true
-	default:
-		d.Fail("bad boolean %d", v)
-		return false
+// Int32 is an int32 that must lie in [lo, hi].
+func (c *Codec) Int32(p *int32, what string, lo, hi int) {
+	c.I32(p)
+	if v := int(*p); c.Checking() && (v < lo || v > hi) {
+		c.Fail("%s %d out of range [%d, %d]", what, v, lo, hi)
 	}
 }
 
-// Int reads an int32 that must lie in [lo, hi].
-func (d *Decoder) Int(what string, lo, hi int) int {
-	v := int(d.I32())
-	if d.err == nil && (v < lo || v > hi) {
-		d.Fail("%s %d out of range [%d, %d]", what, v, lo, hi)
+// Enum is one byte that must lie in [lo, hi].
+func (c *Codec) Enum(p *uint8, what string, lo, hi uint8) {
+	c.U8(p)
+	if c.Checking() && (*p < lo || *p > hi) {
+		c.Fail("unknown %s %d", what, *p)
 	}
-	return v
 }
 
-// Blob reads a length-prefixed byte string of at most max bytes. The
-// result aliases the decoder's buffer.
-func (d *Decoder) Blob(what string, max int) []byte {
-	n := d.U32()
-	if d.err == nil && uint64(n) > uint64(max) {
-		d.Fail("%s of %d bytes exceeds %d", what, n, max)
-		return nil
+// Flags is a uint32 set of flags with no bit outside known.
+func (c *Codec) Flags(p *uint32, what string, known uint32) {
+	c.U32(p)
+	if c.Checking() && *p&^known != 0 {
+		c.Fail("unknown %s %#x", what, *p)
 	}
-	return d.take(int(n), what)
 }
 
-// String reads a length-prefixed string of at most max bytes.
-func (d *Decoder) String(what string, max int) string {
-	return string(d.Blob(what, max))
+// Blob is a length-prefixed byte string of at most max bytes. A decoded
+// blob aliases the input.
+func (c *Codec) Blob(p *[]byte, what string, max int) {
+	if !c.decoding {
+		c.buf = binary.BigEndian.AppendUint32(c.buf, uint32(len(*p)))
+		c.buf = append(c.buf, *p...)
+		return
+	}
+	var n uint32
+	c.U32(&n)
+	if c.err == nil && uint64(n) > uint64(max) {
+		c.Fail("%s of %d bytes exceeds %d", what, n, max)
+	}
+	if b := c.take(int(n), what); b != nil {
+		*p = b
+	}
 }
 
-// Strings reads a counted list of at most maxN strings of at most maxLen
+// String is a length-prefixed string of at most max bytes.
+func (c *Codec) String(p *string, what string, max int) {
+	if !c.decoding {
+		c.buf = binary.BigEndian.AppendUint32(c.buf, uint32(len(*p)))
+		c.buf = append(c.buf, *p...)
+		return
+	}
+	var b []byte
+	c.Blob(&b, what, max)
+	if c.err == nil {
+		*p = string(b)
+	}
+}
+
+// Strings is a counted list of at most maxN strings of at most maxLen
 // bytes each.
-func (d *Decoder) Strings(what string, maxN, maxLen int) []string {
-	n := d.U32()
-	if d.err != nil {
-		return nil
+func (c *Codec) Strings(p *[]string, what string, maxN, maxLen int) {
+	List(c, p, what, maxN, 4, func(s *string, c *Codec) { c.String(s, what, maxLen) })
+}
+
+// List is a counted list of at most max elements, each declared by elem
+// and taking at least minSize bytes on the wire. Bounding the count by
+// the bytes left bounds what a lying count can make the decoder allocate.
+func List[T any](c *Codec, p *[]T, what string, max, minSize int, elem func(*T, *Codec)) {
+	n := uint32(len(*p))
+	c.U32(&n)
+	if c.decoding {
+		left := len(c.buf)
+		switch {
+		case c.err != nil:
+			return
+		case uint64(n) > uint64(max):
+			c.Fail("%d %s exceed %d", n, what, max)
+			return
+		case uint64(n)*uint64(minSize) > uint64(left):
+			c.Fail("%d %s do not fit in %d bytes", n, what, left)
+			return
+		}
+		*p = make([]T, n)
 	}
-	if uint64(n) > uint64(maxN) {
-		d.Fail("%d %s exceed %d", n, what, maxN)
-		return nil
+	for i := range *p {
+		elem(&(*p)[i], c)
 	}
-	// Each string needs at least its 4-byte length: bound the allocation
-	// by what the buffer can hold.
-	if int(n) > (len(d.buf)-d.off)/4 {
-		d.Fail("truncated %s", what)
-		return nil
+	if c.err != nil {
+		*p = nil
 	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = d.String(what, maxLen)
-	}
-	return out
 }

@@ -59,9 +59,7 @@ type Header struct {
 func AppendFrame(buf []byte, id uint64, flags uint16, m Message) []byte {
 	start := len(buf)
 	buf = append(buf, make([]byte, HeaderSize)...)
-	e := &Encoder{buf: buf}
-	m.encode(e)
-	buf = e.buf
+	buf = Marshal(buf, m.fields)
 	binary.BigEndian.PutUint32(buf[start:], uint32(len(buf)-start-4))
 	binary.BigEndian.PutUint16(buf[start+4:], uint16(m.Kind()))
 	binary.BigEndian.PutUint16(buf[start+6:], flags)
@@ -125,14 +123,11 @@ func ReadFrame(r io.Reader) (Frame, error) {
 
 // Decode decodes the body of a frame of the given kind.
 func Decode(k Kind, body []byte) (Message, error) {
-	newMsg, ok := kinds[k]
-	if !ok {
+	if k == 0 || k >= kindEnd {
 		return nil, fmt.Errorf("%w: unknown message kind %d", ErrMalformed, k)
 	}
-	m := newMsg()
-	d := NewDecoder(body)
-	m.decode(d)
-	if err := d.Finish(); err != nil {
+	m := kinds[k].new()
+	if err := Unmarshal(body, m.fields); err != nil {
 		return nil, fmt.Errorf("%v: %w", k, err)
 	}
 	return m, nil

@@ -47,60 +47,66 @@ const (
 	kindEnd
 )
 
-var kindNames = [...]string{"", "hello", "welcome", "error", "ok", "nodes-req", "nodes", "echo", "echo-reply",
-	"halt", "halt-node", "halt-progress", "spawn", "started", "output", "exited", "signal", "clean", "send",
-	"recv", "msg", "cancel", "add-node", "remove-node", "heartbeat", "link-hello", "boot-hello", "universe", "stdin",
-	"secret-req", "secret", "file-get", "file-chunk", "file-put", "file-path"}
+// Message is one protocol message. Its fields method declares its layout
+// (see Codec): that one declaration both encodes and decodes it.
+type Message interface {
+	Kind() Kind
+	fields(*Codec)
+}
+
+// kinds holds each kind's name and its message's constructor.
+var kinds = [kindEnd]struct {
+	name string
+	new  func() Message
+}{
+	KindHello:        {"hello", newMessage[Hello]},
+	KindWelcome:      {"welcome", newMessage[Welcome]},
+	KindError:        {"error", newMessage[Error]},
+	KindOK:           {"ok", newMessage[OK]},
+	KindNodesReq:     {"nodes-req", newMessage[NodesReq]},
+	KindNodes:        {"nodes", newMessage[Nodes]},
+	KindEcho:         {"echo", newMessage[Echo]},
+	KindEchoReply:    {"echo-reply", newMessage[EchoReply]},
+	KindHalt:         {"halt", newMessage[Halt]},
+	KindHaltNode:     {"halt-node", newMessage[HaltNode]},
+	KindHaltProgress: {"halt-progress", newMessage[HaltProgress]},
+	KindSpawn:        {"spawn", newMessage[Spawn]},
+	KindStarted:      {"started", newMessage[Started]},
+	KindOutput:       {"output", newMessage[Output]},
+	KindExited:       {"exited", newMessage[Exited]},
+	KindSignal:       {"signal", newMessage[Signal]},
+	KindClean:        {"clean", newMessage[Clean]},
+	KindSend:         {"send", newMessage[Send]},
+	KindRecv:         {"recv", newMessage[Recv]},
+	KindMsg:          {"msg", newMessage[Msg]},
+	KindCancel:       {"cancel", newMessage[Cancel]},
+	KindAddNode:      {"add-node", newMessage[AddNode]},
+	KindRemoveNode:   {"remove-node", newMessage[RemoveNode]},
+	KindHeartbeat:    {"heartbeat", newMessage[Heartbeat]},
+	KindLinkHello:    {"link-hello", newMessage[LinkHello]},
+	KindBootHello:    {"boot-hello", newMessage[BootHello]},
+	KindUniverse:     {"universe", newMessage[Universe]},
+	KindStdin:        {"stdin", newMessage[Stdin]},
+	KindSecretReq:    {"secret-req", newMessage[SecretReq]},
+	KindSecret:       {"secret", newMessage[Secret]},
+	KindFileGet:      {"file-get", newMessage[FileGet]},
+	KindFileChunk:    {"file-chunk", newMessage[FileChunk]},
+	KindFilePut:      {"file-put", newMessage[FilePut]},
+	KindFilePath:     {"file-path", newMessage[FilePath]},
+}
+
+func newMessage[T any, P interface {
+	*T
+	Message
+}]() Message {
+	return P(new(T))
+}
 
 func (k Kind) String() string {
 	if k > 0 && k < kindEnd {
-		return kindNames[k]
+		return kinds[k].name
 	}
 	return fmt.Sprintf("kind(%d)", uint16(k))
-}
-
-// Message is one protocol message.
-type Message interface {
-	Kind() Kind
-	encode(*Encoder)
-	decode(*Decoder)
-}
-
-var kinds = map[Kind]func() Message{
-	KindHello:        func() Message { return new(Hello) },
-	KindWelcome:      func() Message { return new(Welcome) },
-	KindError:        func() Message { return new(Error) },
-	KindOK:           func() Message { return new(OK) },
-	KindNodesReq:     func() Message { return new(NodesReq) },
-	KindNodes:        func() Message { return new(Nodes) },
-	KindEcho:         func() Message { return new(Echo) },
-	KindEchoReply:    func() Message { return new(EchoReply) },
-	KindHalt:         func() Message { return new(Halt) },
-	KindHaltNode:     func() Message { return new(HaltNode) },
-	KindHaltProgress: func() Message { return new(HaltProgress) },
-	KindSpawn:        func() Message { return new(Spawn) },
-	KindStarted:      func() Message { return new(Started) },
-	KindOutput:       func() Message { return new(Output) },
-	KindExited:       func() Message { return new(Exited) },
-	KindSignal:       func() Message { return new(Signal) },
-	KindClean:        func() Message { return new(Clean) },
-	KindSend:         func() Message { return new(Send) },
-	KindRecv:         func() Message { return new(Recv) },
-	KindMsg:          func() Message { return new(Msg) },
-	KindCancel:       func() Message { return new(Cancel) },
-	KindAddNode:      func() Message { return new(AddNode) },
-	KindRemoveNode:   func() Message { return new(RemoveNode) },
-	KindHeartbeat:    func() Message { return new(Heartbeat) },
-	KindLinkHello:    func() Message { return new(LinkHello) },
-	KindBootHello:    func() Message { return new(BootHello) },
-	KindUniverse:     func() Message { return new(Universe) },
-	KindStdin:        func() Message { return new(Stdin) },
-	KindSecretReq:    func() Message { return new(SecretReq) },
-	KindSecret:       func() Message { return new(Secret) },
-	KindFileGet:      func() Message { return new(FileGet) },
-	KindFileChunk:    func() Message { return new(FileChunk) },
-	KindFilePut:      func() Message { return new(FilePut) },
-	KindFilePath:     func() Message { return new(FilePath) },
 }
 
 // Node ids: real nodes are 0..MaxNodes-1.
@@ -111,13 +117,11 @@ const (
 	LocalNode = -2
 )
 
-func nodeID(d *Decoder, what string, allowLocal bool) int32 {
-	lo := 0
-	if allowLocal {
-		lo = LocalNode
-	}
-	return int32(d.Int(what, lo, MaxNodes-1))
-}
+// node is the id of a real node.
+func node(c *Codec, p *int32, what string) { c.Int32(p, what, 0, MaxNodes-1) }
+
+// target is the node a request is for: a real node or LocalNode.
+func target(c *Codec, p *int32) { c.Int32(p, "node", LocalNode, MaxNodes-1) }
 
 // Roles of a local client.
 const (
@@ -136,20 +140,11 @@ type Hello struct {
 }
 
 func (*Hello) Kind() Kind { return KindHello }
-func (m *Hello) encode(e *Encoder) {
-	e.U16(m.Version)
-	e.U8(m.Role)
-	e.I32(m.PID)
-	e.String(m.Name)
-}
-func (m *Hello) decode(d *Decoder) {
-	m.Version = d.U16()
-	m.Role = d.U8()
-	if d.Err() == nil && (m.Role == 0 || m.Role >= roleEnd) {
-		d.Fail("unknown role %d", m.Role)
-	}
-	m.PID = d.I32()
-	m.Name = d.String("name", 256)
+func (m *Hello) fields(c *Codec) {
+	c.U16(&m.Version)
+	c.Enum(&m.Role, "role", 1, roleEnd-1)
+	c.I32(&m.PID)
+	c.String(&m.Name, "name", 256)
 }
 
 // Welcome answers a Hello.
@@ -161,17 +156,11 @@ type Welcome struct {
 }
 
 func (*Welcome) Kind() Kind { return KindWelcome }
-func (m *Welcome) encode(e *Encoder) {
-	e.U16(m.Version)
-	e.I32(m.Node)
-	e.I32(m.LamdPID)
-	e.String(m.Universe)
-}
-func (m *Welcome) decode(d *Decoder) {
-	m.Version = d.U16()
-	m.Node = nodeID(d, "node", false)
-	m.LamdPID = d.I32()
-	m.Universe = d.String("universe", 256)
+func (m *Welcome) fields(c *Codec) {
+	c.U16(&m.Version)
+	node(c, &m.Node, "node")
+	c.I32(&m.LamdPID)
+	c.String(&m.Universe, "universe", 256)
 }
 
 // Error codes, numbered like LAM's errors as a shell sees them, so a
@@ -196,13 +185,9 @@ type Error struct {
 }
 
 func (*Error) Kind() Kind { return KindError }
-func (m *Error) encode(e *Encoder) {
-	e.I32(m.Code)
-	e.String(m.Msg)
-}
-func (m *Error) decode(d *Decoder) {
-	m.Code = int32(d.Int("code", 1, 255))
-	m.Msg = d.String("message", MaxString)
+func (m *Error) fields(c *Codec) {
+	c.Int32(&m.Code, "code", 1, 255)
+	c.String(&m.Msg, "message", MaxString)
 }
 
 func (m *Error) Error() string { return m.Msg }
@@ -211,9 +196,8 @@ func (m *Error) Error() string { return m.Msg }
 // say, and ends a stream.
 type OK struct{}
 
-func (*OK) Kind() Kind        { return KindOK }
-func (*OK) encode(*Encoder)   {}
-func (*OK) decode(d *Decoder) {}
+func (*OK) Kind() Kind    { return KindOK }
+func (*OK) fields(*Codec) {}
 
 // Node flags.
 const (
@@ -233,66 +217,36 @@ type Node struct {
 	Flags uint32
 }
 
-func (n *Node) encode(e *Encoder) {
-	e.I32(n.ID)
-	e.String(n.Host)
-	e.String(n.Addr)
-	e.String(n.Link)
-	e.I32(n.CPUs)
-	e.U32(n.Flags)
+func (n *Node) fields(c *Codec) {
+	node(c, &n.ID, "node id")
+	c.String(&n.Host, "host", 1024)
+	c.String(&n.Addr, "address", 256)
+	c.String(&n.Link, "link", 512)
+	c.Int32(&n.CPUs, "cpu count", 1, 1<<24)
+	c.Flags(&n.Flags, "node flags", nodeFlagsAll)
 }
 
-func (n *Node) decode(d *Decoder) {
-	n.ID = nodeID(d, "node id", false)
-	n.Host = d.String("host", 1024)
-	n.Addr = d.String("address", 256)
-	n.Link = d.String("link", 512)
-	n.CPUs = int32(d.Int("cpu count", 1, 1<<24))
-	n.Flags = d.U32()
-	if d.Err() == nil && n.Flags&^nodeFlagsAll != 0 {
-		d.Fail("unknown node flags %#x", n.Flags)
+// nodes is a node table: each node (24 bytes at least) once.
+func nodes(c *Codec, p *[]Node) {
+	List(c, p, "nodes", MaxNodes, 24, (*Node).fields)
+	if !c.Checking() {
+		return
 	}
-}
-
-func encodeNodes(e *Encoder, ns []Node) {
-	e.U32(uint32(len(ns)))
-	for i := range ns {
-		ns[i].encode(e)
-	}
-}
-
-func decodeNodes(d *Decoder) []Node {
-	n := d.U32()
-	if d.Err() != nil {
-		return nil
-	}
-	if n > MaxNodes {
-		d.Fail("%d nodes exceed %d", n, MaxNodes)
-		return nil
-	}
-	// A node takes at least 24 bytes on the wire.
-	if uint64(n)*24 > uint64(len(d.buf)-d.off) {
-		d.Fail("truncated node table")
-		return nil
-	}
-	out := make([]Node, n)
-	seen := make(map[int32]bool, n)
-	for i := range out {
-		out[i].decode(d)
-		if d.Err() == nil && seen[out[i].ID] {
-			d.Fail("node n%d listed twice", out[i].ID)
+	seen := make(map[int32]bool, len(*p))
+	for _, n := range *p {
+		if seen[n.ID] {
+			c.Fail("node n%d listed twice", n.ID)
+			return
 		}
-		seen[out[i].ID] = true
+		seen[n.ID] = true
 	}
-	return out
 }
 
 // NodesReq asks for the node table.
 type NodesReq struct{}
 
-func (*NodesReq) Kind() Kind      { return KindNodesReq }
-func (*NodesReq) encode(*Encoder) {}
-func (*NodesReq) decode(*Decoder) {}
+func (*NodesReq) Kind() Kind    { return KindNodesReq }
+func (*NodesReq) fields(*Codec) {}
 
 // Nodes is the node table, sorted by id.
 type Nodes struct {
@@ -302,15 +256,10 @@ type Nodes struct {
 }
 
 func (*Nodes) Kind() Kind { return KindNodes }
-func (m *Nodes) encode(e *Encoder) {
-	e.I32(m.Self)
-	encodeNodes(e, m.Nodes)
-	e.I32(m.HeartbeatMS)
-}
-func (m *Nodes) decode(d *Decoder) {
-	m.Self = nodeID(d, "self", false)
-	m.Nodes = decodeNodes(d)
-	m.HeartbeatMS = int32(d.Int("heartbeat", 0, 1<<30))
+func (m *Nodes) fields(c *Codec) {
+	node(c, &m.Self, "self")
+	nodes(c, &m.Nodes)
+	c.Int32(&m.HeartbeatMS, "heartbeat", 0, 1<<30)
 }
 
 // Echo asks a node's lamd to send Data back (tping).
@@ -320,21 +269,16 @@ type Echo struct {
 }
 
 func (*Echo) Kind() Kind { return KindEcho }
-func (m *Echo) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.Blob(m.Data)
-}
-func (m *Echo) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", true)
-	m.Data = d.Blob("echo data", MaxData)
+func (m *Echo) fields(c *Codec) {
+	target(c, &m.Node)
+	c.Blob(&m.Data, "echo data", MaxData)
 }
 
 // EchoReply carries the echoed data.
 type EchoReply struct{ Data []byte }
 
-func (*EchoReply) Kind() Kind          { return KindEchoReply }
-func (m *EchoReply) encode(e *Encoder) { e.Blob(m.Data) }
-func (m *EchoReply) decode(d *Decoder) { m.Data = d.Blob("echo data", MaxData) }
+func (*EchoReply) Kind() Kind        { return KindEchoReply }
+func (m *EchoReply) fields(c *Codec) { c.Blob(&m.Data, "echo data", MaxData) }
 
 // Halt asks the local lamd to halt the whole universe. The reply is a
 // stream of HaltProgress, ended by OK; then the lamd exits.
@@ -342,16 +286,14 @@ type Halt struct {
 	TimeoutMS int32 // how long to wait for each node's answer
 }
 
-func (*Halt) Kind() Kind          { return KindHalt }
-func (m *Halt) encode(e *Encoder) { e.I32(m.TimeoutMS) }
-func (m *Halt) decode(d *Decoder) { m.TimeoutMS = int32(d.Int("timeout", 0, 1<<30)) }
+func (*Halt) Kind() Kind        { return KindHalt }
+func (m *Halt) fields(c *Codec) { c.Int32(&m.TimeoutMS, "timeout", 0, 1<<30) }
 
 // HaltNode tells one lamd to halt (sent between lamds).
 type HaltNode struct{}
 
-func (*HaltNode) Kind() Kind      { return KindHaltNode }
-func (*HaltNode) encode(*Encoder) {}
-func (*HaltNode) decode(*Decoder) {}
+func (*HaltNode) Kind() Kind    { return KindHaltNode }
+func (*HaltNode) fields(*Codec) {}
 
 // HaltProgress reports one node's answer to a halt.
 type HaltProgress struct {
@@ -362,17 +304,11 @@ type HaltProgress struct {
 }
 
 func (*HaltProgress) Kind() Kind { return KindHaltProgress }
-func (m *HaltProgress) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.String(m.Host)
-	e.Bool(m.Acked)
-	e.String(m.Err)
-}
-func (m *HaltProgress) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", false)
-	m.Host = d.String("host", 1024)
-	m.Acked = d.Bool()
-	m.Err = d.String("error", MaxString)
+func (m *HaltProgress) fields(c *Codec) {
+	node(c, &m.Node, "node")
+	c.String(&m.Host, "host", 1024)
+	c.Bool(&m.Acked)
+	c.String(&m.Err, "error", MaxString)
 }
 
 // Spawn flags.
@@ -396,27 +332,16 @@ type Spawn struct {
 }
 
 func (*Spawn) Kind() Kind { return KindSpawn }
-func (m *Spawn) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.String(m.Job)
-	e.Strings(m.Argv)
-	e.Strings(m.Env)
-	e.String(m.Dir)
-	e.U32(m.Flags)
-}
-func (m *Spawn) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", true)
-	m.Job = d.String("job", 256)
-	m.Argv = d.Strings("arguments", MaxArgs, MaxString*2)
-	if d.Err() == nil && (len(m.Argv) == 0 || m.Argv[0] == "") {
-		d.Fail("no program to run")
+func (m *Spawn) fields(c *Codec) {
+	target(c, &m.Node)
+	c.String(&m.Job, "job", 256)
+	c.Strings(&m.Argv, "arguments", MaxArgs, MaxString*2)
+	if c.Checking() && (len(m.Argv) == 0 || m.Argv[0] == "") {
+		c.Fail("no program to run")
 	}
-	m.Env = d.Strings("environment", MaxArgs, MaxString*2)
-	m.Dir = d.String("directory", 4096)
-	m.Flags = d.U32()
-	if d.Err() == nil && m.Flags&^spawnFlagsAll != 0 {
-		d.Fail("unknown spawn flags %#x", m.Flags)
-	}
+	c.Strings(&m.Env, "environment", MaxArgs, MaxString*2)
+	c.String(&m.Dir, "directory", 4096)
+	c.Flags(&m.Flags, "spawn flags", spawnFlagsAll)
 }
 
 // Started reports the pid of a spawned process.
@@ -426,13 +351,9 @@ type Started struct {
 }
 
 func (*Started) Kind() Kind { return KindStarted }
-func (m *Started) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.I32(m.PID)
-}
-func (m *Started) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", false)
-	m.PID = int32(d.Int("pid", 1, 1<<30))
+func (m *Started) fields(c *Codec) {
+	node(c, &m.Node, "node")
+	c.Int32(&m.PID, "pid", 1, 1<<30)
 }
 
 // Streams of Output.
@@ -449,16 +370,9 @@ type Output struct {
 }
 
 func (*Output) Kind() Kind { return KindOutput }
-func (m *Output) encode(e *Encoder) {
-	e.U8(m.Stream)
-	e.Blob(m.Data)
-}
-func (m *Output) decode(d *Decoder) {
-	m.Stream = d.U8()
-	if d.Err() == nil && m.Stream != Stdout && m.Stream != Stderr {
-		d.Fail("unknown stream %d", m.Stream)
-	}
-	m.Data = d.Blob("output", MaxData)
+func (m *Output) fields(c *Codec) {
+	c.Enum(&m.Stream, "stream", Stdout, Stderr)
+	c.Blob(&m.Data, "output", MaxData)
 }
 
 // Exited reports how a process ended: Status for a normal exit, or the
@@ -469,13 +383,9 @@ type Exited struct {
 }
 
 func (*Exited) Kind() Kind { return KindExited }
-func (m *Exited) encode(e *Encoder) {
-	e.I32(m.Status)
-	e.I32(m.Signal)
-}
-func (m *Exited) decode(d *Decoder) {
-	m.Status = int32(d.Int("status", 0, 255))
-	m.Signal = int32(d.Int("signal", 0, 64))
+func (m *Exited) fields(c *Codec) {
+	c.Int32(&m.Status, "status", 0, 255)
+	c.Int32(&m.Signal, "signal", 0, 64)
 }
 
 // Signal sends a signal to the processes a lamd started: one pid, every
@@ -488,17 +398,11 @@ type Signal struct {
 }
 
 func (*Signal) Kind() Kind { return KindSignal }
-func (m *Signal) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.String(m.Job)
-	e.I32(m.PID)
-	e.I32(m.Signal)
-}
-func (m *Signal) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", true)
-	m.Job = d.String("job", 256)
-	m.PID = int32(d.Int("pid", 0, 1<<30))
-	m.Signal = int32(d.Int("signal", 0, 64))
+func (m *Signal) fields(c *Codec) {
+	target(c, &m.Node)
+	c.String(&m.Job, "job", 256)
+	c.Int32(&m.PID, "pid", 0, 1<<30)
+	c.Int32(&m.Signal, "signal", 0, 64)
 }
 
 // Clean phases (lamclean).
@@ -518,16 +422,9 @@ type Clean struct {
 }
 
 func (*Clean) Kind() Kind { return KindClean }
-func (m *Clean) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.U8(m.Phase)
-}
-func (m *Clean) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", true)
-	m.Phase = d.U8()
-	if d.Err() == nil && (m.Phase == 0 || m.Phase >= cleanEnd) {
-		d.Fail("unknown clean phase %d", m.Phase)
-	}
+func (m *Clean) fields(c *Codec) {
+	target(c, &m.Node)
+	c.Enum(&m.Phase, "clean phase", 1, cleanEnd-1)
 }
 
 // Send delivers an out-of-band message to a node, addressed like LAM's
@@ -540,17 +437,11 @@ type Send struct {
 }
 
 func (*Send) Kind() Kind { return KindSend }
-func (m *Send) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.I32(m.Event)
-	e.I32(m.Type)
-	e.Blob(m.Data)
-}
-func (m *Send) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", true)
-	m.Event = d.I32()
-	m.Type = d.I32()
-	m.Data = d.Blob("message", MaxData)
+func (m *Send) fields(c *Codec) {
+	target(c, &m.Node)
+	c.I32(&m.Event)
+	c.I32(&m.Type)
+	c.Blob(&m.Data, "message", MaxData)
 }
 
 // Recv waits for an out-of-band message to this node with Event and a
@@ -563,17 +454,11 @@ type Recv struct {
 }
 
 func (*Recv) Kind() Kind { return KindRecv }
-func (m *Recv) encode(e *Encoder) {
-	e.I32(m.Event)
-	e.I32(m.Type)
-	e.Bool(m.Try)
-	e.Bool(m.Probe)
-}
-func (m *Recv) decode(d *Decoder) {
-	m.Event = d.I32()
-	m.Type = d.I32()
-	m.Try = d.Bool()
-	m.Probe = d.Bool()
+func (m *Recv) fields(c *Codec) {
+	c.I32(&m.Event)
+	c.I32(&m.Type)
+	c.Bool(&m.Try)
+	c.Bool(&m.Probe)
 }
 
 // Msg is a received out-of-band message.
@@ -585,32 +470,24 @@ type Msg struct {
 }
 
 func (*Msg) Kind() Kind { return KindMsg }
-func (m *Msg) encode(e *Encoder) {
-	e.I32(m.From)
-	e.I32(m.Event)
-	e.I32(m.Type)
-	e.Blob(m.Data)
-}
-func (m *Msg) decode(d *Decoder) {
-	m.From = nodeID(d, "from", false)
-	m.Event = d.I32()
-	m.Type = d.I32()
-	m.Data = d.Blob("message", MaxData)
+func (m *Msg) fields(c *Codec) {
+	node(c, &m.From, "from")
+	c.I32(&m.Event)
+	c.I32(&m.Type)
+	c.Blob(&m.Data, "message", MaxData)
 }
 
 // Cancel abandons the request with the frame's id.
 type Cancel struct{}
 
-func (*Cancel) Kind() Kind      { return KindCancel }
-func (*Cancel) encode(*Encoder) {}
-func (*Cancel) decode(*Decoder) {}
+func (*Cancel) Kind() Kind    { return KindCancel }
+func (*Cancel) fields(*Codec) {}
 
 // AddNode adds a node to the universe (lamgrow).
 type AddNode struct{ Node Node }
 
-func (*AddNode) Kind() Kind          { return KindAddNode }
-func (m *AddNode) encode(e *Encoder) { m.Node.encode(e) }
-func (m *AddNode) decode(d *Decoder) { m.Node.decode(d) }
+func (*AddNode) Kind() Kind        { return KindAddNode }
+func (m *AddNode) fields(c *Codec) { m.Node.fields(c) }
 
 // RemoveNode removes a node from the universe (lamshrink).
 type RemoveNode struct {
@@ -619,21 +496,16 @@ type RemoveNode struct {
 }
 
 func (*RemoveNode) Kind() Kind { return KindRemoveNode }
-func (m *RemoveNode) encode(e *Encoder) {
-	e.I32(m.ID)
-	e.I32(m.WaitMS)
-}
-func (m *RemoveNode) decode(d *Decoder) {
-	m.ID = nodeID(d, "node", false)
-	m.WaitMS = int32(d.Int("wait", 0, 1<<30))
+func (m *RemoveNode) fields(c *Codec) {
+	node(c, &m.ID, "node")
+	c.Int32(&m.WaitMS, "wait", 0, 1<<30)
 }
 
 // Heartbeat keeps a lamd link alive in fault-tolerant mode.
 type Heartbeat struct{}
 
-func (*Heartbeat) Kind() Kind      { return KindHeartbeat }
-func (*Heartbeat) encode(*Encoder) {}
-func (*Heartbeat) decode(*Decoder) {}
+func (*Heartbeat) Kind() Kind    { return KindHeartbeat }
+func (*Heartbeat) fields(*Codec) {}
 
 // LinkHello opens an authenticated link between two lamds.
 type LinkHello struct {
@@ -643,15 +515,10 @@ type LinkHello struct {
 }
 
 func (*LinkHello) Kind() Kind { return KindLinkHello }
-func (m *LinkHello) encode(e *Encoder) {
-	e.U16(m.Version)
-	e.String(m.Universe)
-	e.I32(m.Node)
-}
-func (m *LinkHello) decode(d *Decoder) {
-	m.Version = d.U16()
-	m.Universe = d.String("universe", 256)
-	m.Node = nodeID(d, "node", false)
+func (m *LinkHello) fields(c *Codec) {
+	c.U16(&m.Version)
+	c.String(&m.Universe, "universe", 256)
+	node(c, &m.Node, "node")
 }
 
 // BootHello is a new lamd's callback to the booting tool: where it can be
@@ -666,21 +533,13 @@ type BootHello struct {
 }
 
 func (*BootHello) Kind() Kind { return KindBootHello }
-func (m *BootHello) encode(e *Encoder) {
-	e.U16(m.Version)
-	e.I32(m.Node)
-	e.String(m.Link)
-	e.I32(m.CPUs)
-	e.I32(m.PID)
-	e.String(m.Host)
-}
-func (m *BootHello) decode(d *Decoder) {
-	m.Version = d.U16()
-	m.Node = nodeID(d, "node", false)
-	m.Link = d.String("link", 512)
-	m.CPUs = int32(d.Int("cpu count", -1, 1<<24))
-	m.PID = d.I32()
-	m.Host = d.String("host", 1024)
+func (m *BootHello) fields(c *Codec) {
+	c.U16(&m.Version)
+	node(c, &m.Node, "node")
+	c.String(&m.Link, "link", 512)
+	c.Int32(&m.CPUs, "cpu count", -1, 1<<24)
+	c.I32(&m.PID)
+	c.String(&m.Host, "host", 1024)
 }
 
 // Universe is the whole node table, sent by the booting tool to every new
@@ -697,17 +556,11 @@ type Universe struct {
 }
 
 func (*Universe) Kind() Kind { return KindUniverse }
-func (m *Universe) encode(e *Encoder) {
-	e.String(m.ID)
-	encodeNodes(e, m.Nodes)
-	e.I32(m.HeartbeatMS)
-	e.Bool(m.Join)
-}
-func (m *Universe) decode(d *Decoder) {
-	m.ID = d.String("universe", 256)
-	m.Nodes = decodeNodes(d)
-	m.HeartbeatMS = int32(d.Int("heartbeat", 0, 1<<30))
-	m.Join = d.Bool()
+func (m *Universe) fields(c *Codec) {
+	c.String(&m.ID, "universe", 256)
+	nodes(c, &m.Nodes)
+	c.Int32(&m.HeartbeatMS, "heartbeat", 0, 1<<30)
+	c.Bool(&m.Join)
 }
 
 // Stdin carries standard input to a spawned process; the frame's id is the
@@ -718,29 +571,23 @@ type Stdin struct {
 }
 
 func (*Stdin) Kind() Kind { return KindStdin }
-func (m *Stdin) encode(e *Encoder) {
-	e.Blob(m.Data)
-	e.Bool(m.EOF)
-}
-func (m *Stdin) decode(d *Decoder) {
-	m.Data = d.Blob("input", MaxData)
-	m.EOF = d.Bool()
+func (m *Stdin) fields(c *Codec) {
+	c.Blob(&m.Data, "input", MaxData)
+	c.Bool(&m.EOF)
 }
 
 // SecretReq asks the local lamd for the universe's secret (lamgrow needs
 // it to admit a new node). Only local clients of the owner get an answer.
 type SecretReq struct{}
 
-func (*SecretReq) Kind() Kind      { return KindSecretReq }
-func (*SecretReq) encode(*Encoder) {}
-func (*SecretReq) decode(*Decoder) {}
+func (*SecretReq) Kind() Kind    { return KindSecretReq }
+func (*SecretReq) fields(*Codec) {}
 
 // Secret carries the universe's secret, in hex.
 type Secret struct{ Key string }
 
-func (*Secret) Kind() Kind          { return KindSecret }
-func (m *Secret) encode(e *Encoder) { e.String(m.Key) }
-func (m *Secret) decode(d *Decoder) { m.Key = d.String("secret", 256) }
+func (*Secret) Kind() Kind        { return KindSecret }
+func (m *Secret) fields(c *Codec) { c.String(&m.Key, "secret", 256) }
 
 // MaxFile bounds a file moved with FileGet and FilePut.
 const MaxFile = 1 << 30
@@ -754,24 +601,19 @@ type FileGet struct {
 }
 
 func (*FileGet) Kind() Kind { return KindFileGet }
-func (m *FileGet) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.String(m.Path)
-}
-func (m *FileGet) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", true)
-	m.Path = d.String("path", 4096)
-	if d.Err() == nil && m.Path == "" {
-		d.Fail("empty path")
+func (m *FileGet) fields(c *Codec) {
+	target(c, &m.Node)
+	c.String(&m.Path, "path", 4096)
+	if c.Checking() && m.Path == "" {
+		c.Fail("empty path")
 	}
 }
 
 // FileChunk is a piece of a file.
 type FileChunk struct{ Data []byte }
 
-func (*FileChunk) Kind() Kind          { return KindFileChunk }
-func (m *FileChunk) encode(e *Encoder) { e.Blob(m.Data) }
-func (m *FileChunk) decode(d *Decoder) { m.Data = d.Blob("chunk", MaxData) }
+func (*FileChunk) Kind() Kind        { return KindFileChunk }
+func (m *FileChunk) fields(c *Codec) { c.Blob(&m.Data, "chunk", MaxData) }
 
 // FilePut stores a piece of a program in a node's session directory, for
 // mpirun -s: the first piece creates the file, later ones (Append) extend
@@ -784,25 +626,18 @@ type FilePut struct {
 }
 
 func (*FilePut) Kind() Kind { return KindFilePut }
-func (m *FilePut) encode(e *Encoder) {
-	e.I32(m.Node)
-	e.String(m.Name)
-	e.Bool(m.Append)
-	e.Blob(m.Data)
-}
-func (m *FilePut) decode(d *Decoder) {
-	m.Node = nodeID(d, "node", true)
-	m.Name = d.String("name", 255)
-	if d.Err() == nil && (m.Name == "" || m.Name == "." || m.Name == ".." || strings.ContainsAny(m.Name, "/\x00")) {
-		d.Fail("bad file name %q", m.Name)
+func (m *FilePut) fields(c *Codec) {
+	target(c, &m.Node)
+	c.String(&m.Name, "name", 255)
+	if c.Checking() && (m.Name == "" || m.Name == "." || m.Name == ".." || strings.ContainsAny(m.Name, "/\x00")) {
+		c.Fail("bad file name %q", m.Name)
 	}
-	m.Append = d.Bool()
-	m.Data = d.Blob("data", MaxData)
+	c.Bool(&m.Append)
+	c.Blob(&m.Data, "data", MaxData)
 }
 
 // FilePath says where a FilePut stored the file.
 type FilePath struct{ Path string }
 
-func (*FilePath) Kind() Kind          { return KindFilePath }
-func (m *FilePath) encode(e *Encoder) { e.String(m.Path) }
-func (m *FilePath) decode(d *Decoder) { m.Path = d.String("path", 4096) }
+func (*FilePath) Kind() Kind        { return KindFilePath }
+func (m *FilePath) fields(c *Codec) { c.String(&m.Path, "path", 4096) }

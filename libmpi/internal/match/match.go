@@ -41,9 +41,8 @@ func (want Key) matches(got Key) bool {
 type Recv struct {
 	Key Key
 	// Owner is the caller's object for this receive (its request).
-	Owner      any
-	next, prev *Recv
-	queued     bool
+	Owner any
+	link  link[Recv]
 }
 
 // Message is an unexpected message. Embed it in the transport's record of
@@ -51,20 +50,20 @@ type Recv struct {
 type Message struct {
 	Key Key
 	// Owner is the caller's object for this message.
-	Owner      any
-	next, prev *Message
-	queued     bool
+	Owner any
+	link  link[Message]
 }
 
 // Queued reports whether the receive is waiting in the engine.
-func (r *Recv) Queued() bool { return r.queued }
+func (r *Recv) Queued() bool { return r.link.queued() }
 
 // Queued reports whether the message is waiting in the engine.
-func (m *Message) Queued() bool { return m.queued }
+func (m *Message) Queued() bool { return m.link.queued() }
 
+// bucket holds one context's queues.
 type bucket struct {
-	recvHead, recvTail *Recv
-	msgHead, msgTail   *Message
+	recvs list[Recv]
+	msgs  list[Message]
 }
 
 // Engine is the matching engine.
@@ -105,13 +104,10 @@ func (e *Engine) find(ctx uint32) *bucket {
 // Otherwise the receive is queued and nil returned.
 func (e *Engine) Post(r *Recv) *Message {
 	b := e.bucket(r.Key.Context)
-	for m := b.msgHead; m != nil; m = m.next {
-		if r.Key.matches(m.Key) {
-			b.unlinkMsg(m)
-			return m
-		}
+	if n := b.msgs.find(func(m *Message) bool { return r.Key.matches(m.Key) }); n != nil {
+		return b.msgs.remove(n)
 	}
-	b.appendRecv(r)
+	b.recvs.push(&r.link, r)
 	return nil
 }
 
@@ -123,33 +119,21 @@ func (e *Engine) Arrive(k Key) *Recv {
 	if b == nil {
 		return nil
 	}
-	for r := b.recvHead; r != nil; r = r.next {
-		if r.Key.matches(k) {
-			b.unlinkRecv(r)
-			return r
-		}
+	if n := b.recvs.find(func(r *Recv) bool { return r.Key.matches(k) }); n != nil {
+		return b.recvs.remove(n)
 	}
 	return nil
 }
 
 // Enqueue appends an unmatched message to the unexpected queue.
 func (e *Engine) Enqueue(m *Message) {
-	e.bucket(m.Key.Context).appendMsg(m)
+	e.bucket(m.Key.Context).msgs.push(&m.link, m)
 }
 
 // Probe returns the oldest unexpected message a receive with key would
 // match, without removing it.
 func (e *Engine) Probe(k Key) *Message {
-	b := e.buckets[k.Context]
-	if b == nil {
-		return nil
-	}
-	for m := b.msgHead; m != nil; m = m.next {
-		if k.matches(m.Key) {
-			return m
-		}
-	}
-	return nil
+	return e.Find(k.Context, func(m *Message) bool { return k.matches(m.Key) })
 }
 
 // Find returns the oldest unexpected message of a context for which keep
@@ -159,28 +143,26 @@ func (e *Engine) Find(ctx uint32, keep func(*Message) bool) *Message {
 	if b == nil {
 		return nil
 	}
-	for m := b.msgHead; m != nil; m = m.next {
-		if keep(m) {
-			return m
-		}
+	if n := b.msgs.find(keep); n != nil {
+		return n.elem
 	}
 	return nil
 }
 
 // Take removes a message found by Probe (a matched probe).
 func (e *Engine) Take(m *Message) {
-	if m.queued {
-		e.buckets[m.Key.Context].unlinkMsg(m)
+	if m.Queued() {
+		e.buckets[m.Key.Context].msgs.remove(&m.link)
 	}
 }
 
 // Cancel removes a posted receive that has not matched. It reports
 // whether the receive was still queued (and so is now cancelled).
 func (e *Engine) Cancel(r *Recv) bool {
-	if !r.queued {
+	if !r.Queued() {
 		return false
 	}
-	e.buckets[r.Key.Context].unlinkRecv(r)
+	e.buckets[r.Key.Context].recvs.remove(&r.link)
 	return true
 }
 
@@ -191,69 +173,10 @@ func (e *Engine) Drop(ctx uint32) (recvs, msgs int) {
 	if b == nil {
 		return 0, 0
 	}
-	for r := b.recvHead; r != nil; {
-		next := r.next
-		r.next, r.prev, r.queued = nil, nil, false
-		recvs++
-		r = next
-	}
-	for m := b.msgHead; m != nil; {
-		next := m.next
-		m.next, m.prev, m.queued = nil, nil, false
-		msgs++
-		m = next
-	}
+	recvs, msgs = b.recvs.clear(), b.msgs.clear()
 	delete(e.buckets, ctx)
 	if e.last == b {
 		e.last = nil
 	}
 	return recvs, msgs
-}
-
-func (b *bucket) appendRecv(r *Recv) {
-	r.prev, r.next, r.queued = b.recvTail, nil, true
-	if b.recvTail != nil {
-		b.recvTail.next = r
-	} else {
-		b.recvHead = r
-	}
-	b.recvTail = r
-}
-
-func (b *bucket) unlinkRecv(r *Recv) {
-	if r.prev != nil {
-		r.prev.next = r.next
-	} else {
-		b.recvHead = r.next
-	}
-	if r.next != nil {
-		r.next.prev = r.prev
-	} else {
-		b.recvTail = r.prev
-	}
-	r.next, r.prev, r.queued = nil, nil, false
-}
-
-func (b *bucket) appendMsg(m *Message) {
-	m.prev, m.next, m.queued = b.msgTail, nil, true
-	if b.msgTail != nil {
-		b.msgTail.next = m
-	} else {
-		b.msgHead = m
-	}
-	b.msgTail = m
-}
-
-func (b *bucket) unlinkMsg(m *Message) {
-	if m.prev != nil {
-		m.prev.next = m.next
-	} else {
-		b.msgHead = m.next
-	}
-	if m.next != nil {
-		m.next.prev = m.prev
-	} else {
-		b.msgTail = m.prev
-	}
-	m.next, m.prev, m.queued = nil, nil, false
 }

@@ -191,3 +191,26 @@ func TestDropThenReuse(t *testing.T) {
 		t.Fatalf("Post after reuse = %v, want the new message", got)
 	}
 }
+
+// Matching allocates nothing per message once a context has its bucket.
+func TestNoAllocs(t *testing.T) {
+	e := New()
+	r, m := recv(1, AnySource, AnyTag), msg(1, 0, 1)
+	e.Post(recv(1, 9, 9))
+	allocs := testing.AllocsPerRun(100, func() {
+		e.Post(r)
+		if e.Arrive(Key{1, 0, 1}) != r {
+			t.Fatal("no match")
+		}
+		e.Enqueue(m)
+		if e.Probe(Key{1, 0, 1}) != m {
+			t.Fatal("probe found nothing")
+		}
+		e.Take(m)
+		e.Post(r)
+		e.Cancel(r)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per message", allocs)
+	}
+}

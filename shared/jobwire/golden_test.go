@@ -1,0 +1,51 @@
+package jobwire
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestGolden checks that every message encodes to the bytes saved in
+// testdata/golden.txt (go test -update rewrites it), and decodes.
+func TestGolden(t *testing.T) {
+	decInit := func(b []byte) error { _, err := DecodeInit(b); return err }
+	decTable := func(b []byte) error { _, err := DecodeTable(b); return err }
+	decAbort := func(b []byte) error { _, err := DecodeAbort(b); return err }
+	decRank := func(b []byte) error { _, err := DecodeRank(b); return err }
+	samples := []struct {
+		name   string
+		b      []byte
+		decode func([]byte) error
+	}{
+		{"init", (&Init{Rank: 3, PID: 77, Node: 1, RPI: "tcp 0.1", Addr: "10.0.0.1:5000"}).Encode(), decInit},
+		{"init", (&Init{Rank: MaxRanks - 1, PID: 1 << 30, Node: 1<<16 - 1}).Encode(), decInit},
+		{"table", (&Table{RPI: "tcp 0.1", Secret: []byte("0123456789abcdef"), Procs: []Proc{{0, 10, "a:1"}, {1, 11, "b:2"}}}).Encode(), decTable},
+		{"table", (&Table{RPI: "", Secret: nil, Procs: []Proc{{Node: 65535, PID: 1, Addr: ""}}}).Encode(), decTable},
+		{"abort", (&Abort{Rank: 2, Code: 5, Msg: "bye"}).Encode(), decAbort},
+		{"abort", (&Abort{Rank: 0, Code: -1 << 31, Msg: ""}).Encode(), decAbort},
+		{"rank", EncodeRank(9), decRank},
+		{"rank", EncodeRank(0), decRank},
+	}
+	var got strings.Builder
+	for i, s := range samples {
+		fmt.Fprintf(&got, "%s %x\n", s.name, s.b)
+		if err := s.decode(s.b); err != nil {
+			t.Errorf("sample %d: %v", i, err)
+		}
+	}
+	path := filepath.Join("testdata", "golden.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want, err := os.ReadFile(path); err != nil || got.String() != string(want) {
+		t.Errorf("encodings differ from %s (%v):\n%s\nwant\n%s", path, err, got.String(), want)
+	}
+}
