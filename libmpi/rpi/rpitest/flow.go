@@ -33,7 +33,8 @@ type flow struct {
 	src      []byte
 	cuts     []int
 	maxRead  int
-	rng      *rand.Rand
+	wrng     *rand.Rand // the writer's
+	rrng     *rand.Rand // the reader's
 
 	cut, inCut, sent int // writing
 	got              []byte
@@ -46,7 +47,8 @@ func newFlow(from, to int, cuts []int, maxRead int, seed uint64) *flow {
 		total += c
 	}
 	fl := &flow{from: from, to: to, cuts: cuts, maxRead: maxRead, src: make([]byte, total), got: make([]byte, total),
-		rng: rand.New(rand.NewPCG(seed, uint64(from)<<32|uint64(to)))}
+		wrng: rand.New(rand.NewPCG(seed, uint64(from)<<32|uint64(to))),
+		rrng: rand.New(rand.NewPCG(seed+1, uint64(from)<<32|uint64(to)))}
 	pattern(fl.src, seed+uint64(from)*1000+uint64(to))
 	return fl
 }
@@ -68,8 +70,8 @@ func (fl *flow) write(l rpi.Link) (bool, error) {
 	p := fl.src[fl.sent : fl.sent+fl.cuts[fl.cut]-fl.inCut]
 	var n int
 	var err error
-	if vw, ok := l.(rpi.VectorWriter); ok && fl.rng.IntN(2) == 0 {
-		k := fl.rng.IntN(len(p) + 1)
+	if vw, ok := l.(rpi.VectorWriter); ok && fl.wrng.IntN(2) == 0 {
+		k := fl.wrng.IntN(len(p) + 1)
 		n, err = vw.Write2(p[:k], p[k:])
 		if err != nil {
 			return false, fmt.Errorf("Write2 of %d+%d bytes: %w", k, len(p)-k, err)
@@ -93,7 +95,7 @@ func (fl *flow) write(l rpi.Link) (bool, error) {
 // it and leaves it to Read). It reports whether bytes moved.
 func (fl *flow) read(l rpi.Link) (bool, error) {
 	rest := fl.got[fl.recvd:]
-	if pk, ok := l.(rpi.Peeker); ok && fl.rng.IntN(3) == 0 {
+	if pk, ok := l.(rpi.Peeker); ok && fl.rrng.IntN(3) == 0 {
 		p, ready, err := pk.Peek()
 		if err != nil {
 			return false, fmt.Errorf("peek: %w", err)
@@ -105,15 +107,15 @@ func (fl *flow) read(l rpi.Link) (bool, error) {
 			if len(p) > len(rest) {
 				return false, fmt.Errorf("Peek showed %d bytes with %d still to come", len(p), len(rest))
 			}
-			if fl.rng.IntN(4) > 0 {
+			if fl.rrng.IntN(4) > 0 {
 				fl.recvd += copy(rest, p)
 				pk.Consume()
 				return len(p) > 0, nil
 			}
 		}
 	}
-	k := 1 + fl.rng.IntN(fl.maxRead)
-	if fl.rng.IntN(8) == 0 {
+	k := 1 + fl.rrng.IntN(fl.maxRead)
+	if fl.rrng.IntN(8) == 0 {
 		k = fl.maxRead
 	}
 	buf := rest[:min(k, len(rest))]

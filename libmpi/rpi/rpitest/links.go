@@ -204,17 +204,29 @@ func testAllPairs(t *testing.T, f Factory) {
 	exchange(deadline(t), t, j, flows)
 }
 
-// A writer whose peer does not read: first many one-byte writes, then
-// large ones, until the link holds it back (Bounded) or up to a cap;
-// then the peer reads in small pieces while the writer goes on, and the
-// stream arrives whole.
+// A writer whose peer does not read, in one-byte writes and then in
+// large ones: it writes until the link holds it back (Bounded) or up to a
+// cap; then the peer reads in pieces of 1 to 13 bytes while the writer
+// goes on, and the stream arrives whole.
 func testFill(t *testing.T, f Factory) {
+	// One-byte writes may fill a slot queue or not (a socket buffer
+	// takes tens of thousands): only the large ones must be held back.
+	for _, tc := range []struct {
+		name            string
+		piece, capBytes int
+		bounded         bool
+	}{{"OneByte", 1, 16 << 10, false}, {"Large", 1 << 20, 48 << 20, f.Bounded}} {
+		t.Run(tc.name, func(t *testing.T) { fill(t, tc.piece, tc.capBytes, tc.bounded, f) })
+	}
+}
+
+func fill(t *testing.T, piece, capBytes int, bounded bool, f Factory) {
 	j := f.open(t, 2)
 	a, b := j.links[0][1], j.links[1][0]
-	const small, capBytes, rest = 2048, 48 << 20, 1 << 20
-	src := make([]byte, capBytes+small+rest)
+	rest := min(capBytes, 1<<20)
+	src := make([]byte, capBytes+rest)
 	pattern(src, 8)
-	sent := 0
+	sent, writes := 0, 0
 	// A refusal may be passing (a socket's buffer grows by itself), so
 	// the link holds the writer back when it refuses for a while.
 	held := func(p []byte) (bool, error) {
@@ -226,6 +238,7 @@ func testFill(t *testing.T, f Factory) {
 			}
 			if n > 0 {
 				sent += n
+				writes++
 				return false, nil
 			}
 			idle++
@@ -234,41 +247,39 @@ func testFill(t *testing.T, f Factory) {
 		return true, nil
 	}
 	blocked := false
-	for i := 0; i < small && !blocked; i++ {
-		var err error
-		if blocked, err = held(src[sent : sent+1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	afterSmall := sent
 	for !blocked && sent < capBytes {
 		var err error
-		if blocked, err = held(src[sent:min(sent+1<<20, capBytes)]); err != nil {
+		if blocked, err = held(src[sent:min(sent+piece, capBytes)]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	switch {
 	case blocked:
-		t.Logf("the link held the writer back after %d one-byte writes and %d bytes in all", afterSmall, sent)
-	case f.Bounded:
-		t.Fatalf("the link took %d bytes (%d one-byte writes) without its peer reading", sent, afterSmall)
+		t.Logf("the link held the writer back after %d writes of %d bytes in all", writes, sent)
+	case bounded:
+		t.Fatalf("the link took %d writes of %d bytes in all without its peer reading", writes, sent)
 	default:
-		t.Logf("the link took %d bytes without its peer reading (not bounded)", sent)
+		t.Logf("the link took %d writes of %d bytes in all without its peer reading", writes, sent)
 	}
-	// Drain in pieces of 1 to 13 bytes for a while, then larger, while the
-	// writer goes on with another mebibyte.
+	// Drain in small pieces for a while, then larger, while the writer
+	// goes on (in pieces of at least 4 KiB after a hundred writes).
 	total := sent + rest
+	writes = 0
 	got := make([]byte, total)
 	recvd, reads := 0, 0
-	ctx := deadline(t)
-	await(ctx, t, "drain", func() (bool, bool, error) {
+	await(deadline(t), t, "drain", func() (bool, bool, error) {
 		moved := false
 		if sent < total {
-			n, err := a.Write(src[sent:total])
-			if err != nil || n < 0 || n > total-sent {
-				return false, false, fmt.Errorf("after the peer read %d bytes, a write of %d returned %d, %v", recvd, total-sent, n, err)
+			p := src[sent:min(sent+piece, total)]
+			if writes > 100 {
+				p = src[sent:min(sent+max(piece, 4096), total)]
+			}
+			n, err := a.Write(p)
+			if err != nil || n < 0 || n > len(p) {
+				return false, false, fmt.Errorf("after the peer read %d bytes, a write of %d returned %d, %v", recvd, len(p), n, err)
 			}
 			sent += n
+			writes++
 			moved = n > 0
 		}
 		k := 1 + reads%13

@@ -82,7 +82,7 @@ func rankMessages(ctx context.Context, me int, e *core.Engine, sizes plan, left 
 	n := e.Size()
 	type recv struct {
 		from, k, size int
-		r           *core.Request
+		r             *core.Request
 	}
 	var recvs []*recv
 	var reqs []*core.Request
