@@ -9,4 +9,7 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
-require github.com/alecthomas/kong v1.17.0 // indirect
+require (
+	github.com/alecthomas/kong v1.17.0 // indirect
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
+)
