@@ -8,20 +8,28 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lamgo/lam/libmpi/rpi"
 )
 
 // pattern fills b with bytes that depend on seed and on each position, so
-// that a lost, repeated or misplaced piece shows.
+// that a lost, repeated or misplaced piece shows. Past a few MiB the
+// bytes repeat with an odd period (copying is fast under the race
+// detector; generating is not).
 func pattern(b []byte, seed uint64) {
+	const period = 4<<20 + 13
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	g := b[:min(len(b), period)]
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
+	for ; i+8 <= len(g); i += 8 {
+		binary.LittleEndian.PutUint64(g[i:], r.Uint64())
 	}
-	for ; i < len(b); i++ {
-		b[i] = byte(r.Uint32())
+	for ; i < len(g); i++ {
+		g[i] = byte(r.Uint32())
+	}
+	for done := len(g); done < len(b); {
+		done += copy(b[done:], b[:done])
 	}
 }
 
@@ -192,7 +200,8 @@ func exchange(ctx context.Context, t testing.TB, j *job, flows []*flow) {
 // drive is one rank's loop of exchange.
 func drive(ctx context.Context, rank int, links []rpi.Link, outs, ins []*flow) error {
 	var wait idle
-	for i := 0; ; i++ {
+	last := time.Now()
+	for {
 		moved, done := false, true
 		for _, fl := range outs {
 			if fl.written() {
@@ -221,14 +230,19 @@ func drive(ctx context.Context, rank int, links []rpi.Link, outs, ins []*flow) e
 		}
 		if moved {
 			wait.reset()
+			last = time.Now()
 			continue
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || time.Since(last) > stall {
 			var state []string
 			for _, fl := range append(outs, ins...) {
 				state = append(state, fl.String())
 			}
-			return failf(rank, "gave up waiting (%v): %v", context.Cause(ctx), state)
+			why := fmt.Sprintf("nothing moved for %v", stall)
+			if ctx.Err() != nil {
+				why = context.Cause(ctx).Error()
+			}
+			return failf(rank, "gave up waiting (%s): %v", why, state)
 		}
 		wait.wait()
 	}

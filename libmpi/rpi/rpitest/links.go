@@ -21,6 +21,7 @@ import (
 func await(ctx context.Context, t testing.TB, what string, cond func() (done, moved bool, err error)) {
 	t.Helper()
 	var wait idle
+	last := time.Now()
 	for {
 		done, moved, err := cond()
 		if err != nil {
@@ -32,8 +33,12 @@ func await(ctx context.Context, t testing.TB, what string, cond func() (done, mo
 		if ctx.Err() != nil {
 			t.Fatalf("%s: gave up (%v)", what, context.Cause(ctx))
 		}
+		if time.Since(last) > stall {
+			t.Fatalf("%s: gave up (nothing moved for %v)", what, stall)
+		}
 		if moved {
 			wait.reset()
+			last = time.Now()
 		} else {
 			wait.wait()
 		}
@@ -210,12 +215,12 @@ func testAllPairs(t *testing.T, f Factory) {
 // goes on, and the stream arrives whole.
 func testFill(t *testing.T, f Factory) {
 	// One-byte writes may fill a slot queue or not (a socket buffer
-	// takes tens of thousands): only the large ones must be held back.
+	// takes tens of thousands of them): only large ones must be held back.
 	for _, tc := range []struct {
 		name            string
 		piece, capBytes int
 		bounded         bool
-	}{{"OneByte", 1, 16 << 10, false}, {"Large", 1 << 20, 48 << 20, f.Bounded}} {
+	}{{"OneByte", 1, 4 << 10, false}, {"Large", 1 << 20, 48 << 20, f.Bounded}} {
 		t.Run(tc.name, func(t *testing.T) { fill(t, tc.piece, tc.capBytes, tc.bounded, f) })
 	}
 }

@@ -72,8 +72,12 @@ type Factory struct {
 // secret is every test job's secret.
 var secret = []byte("rpitest job secret 0123456789abcdef")
 
-// timeout bounds every test of the suite.
-const timeout = 60 * time.Second
+// timeout bounds every test of the suite; stall bounds a loop of one
+// that moves no byte (a lost byte, a link that refuses forever).
+const (
+	timeout = 60 * time.Second
+	stall   = 15 * time.Second
+)
 
 // Run runs the suite on the module f makes. Run from a top-level test;
 // it runs that test again in a child process for DeathSeen.
