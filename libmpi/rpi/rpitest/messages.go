@@ -180,17 +180,27 @@ func (j *job) messageSizes(from, to int) []int {
 	return slices.Compact(sizes)
 }
 
-// Messages of every size class, both ways at once, in order and intact.
+// Messages of every size class, both ways at once, then one way only
+// (a receiver with no send of its own under way may share a direct copy
+// with the sender), in order and intact.
 func testMessages(t *testing.T, f Factory) {
-	j := f.open(t, 2)
-	es := engines(t, j)
 	times := 2
 	if *long {
 		times = 8
 	}
-	messages(deadline(t), t, es, func(from, to int) []int {
-		return shuffled(j.messageSizes(from, to), times, uint64(from))
-	})
+	for _, oneWay := range []bool{false, true} {
+		name := map[bool]string{false: "BothWays", true: "OneWay"}[oneWay]
+		t.Run(name, func(t *testing.T) {
+			j := f.open(t, 2)
+			es := engines(t, j)
+			messages(deadline(t), t, es, func(from, to int) []int {
+				if oneWay && from == 1 {
+					return nil
+				}
+				return shuffled(j.messageSizes(from, to), times, uint64(from))
+			})
+		})
+	}
 }
 
 // More processes than processors, every one sending to every other.
