@@ -235,17 +235,6 @@ func failf(rank int, format string, args ...any) error {
 	return fmt.Errorf("rank %d: %s", rank, fmt.Sprintf(format, args...))
 }
 
-// sizeName writes a byte count for a subtest's name or a message.
-func sizeName(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return fmt.Sprintf("%dB", n)
-}
-
 // topTest is the name of the top-level test t belongs to.
 func topTest(t testing.TB) string {
 	name, _, _ := strings.Cut(t.Name(), "/")
