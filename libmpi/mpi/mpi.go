@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/libmpi/internal/wireup"
 	"github.com/lamgo/lam/libmpi/rpi"
 	_ "github.com/lamgo/lam/libmpi/rpi/all"
 	// Every module of every framework, so that MPI_Init can tell a
@@ -194,7 +195,7 @@ func initJob(ctx context.Context) error {
 	info := mod.SSI()
 	rpiName := info.Name + " " + info.Version.String()
 	t, err := mod.Open(ctx, &rpi.Job{Rank: rank, Size: size, Node: nodes.Self, Host: host, Settings: settings,
-		Timeout: initTimeout(), Daemon: cl, PID: os.Getpid(),
+		Timeout: initTimeout(), OOB: wireup.NewOOB(cl, os.Getpid()), PID: os.Getpid(),
 		Shared: filepath.Join(jobwire.ShmDir, jobwire.SegmentPrefix(os.Getuid(), job))})
 	if err != nil {
 		return errorf(ErrOther, "rpi %s: %v", info.Name, err)
