@@ -191,6 +191,17 @@ type Shorter interface {
 	Short() int
 }
 
+// InitTimeout is the full name of the parameter that bounds a process's
+// wire-up in MPI_Init: reaching the lamd, the exchange with mpirun and the
+// connections to every peer.
+const InitTimeout = "rpi_base_init_timeout"
+
+func init() {
+	ssi.RegisterParams(ssi.RPI, "base",
+		ssi.Param{Name: "init_timeout", Default: "120", Type: ssi.Duration,
+			Help: "How long MPI_Init may take to join the job and connect to every process (seconds, or e.g. 500ms)"})
+}
+
 // Register registers an rpi module from its package's init.
 func Register(m Module) { ssi.Register(m) }
 
