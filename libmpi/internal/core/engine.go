@@ -341,6 +341,9 @@ func (e *Engine) startSend(r *Request) {
 	p := e.peers[r.peer]
 	if p == nil || p.dead != nil {
 		r.status.Err = ErrDeadPeer
+		if p != nil {
+			r.status.Err = p.dead
+		}
 		r.complete()
 		return
 	}
