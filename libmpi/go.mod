@@ -8,8 +8,3 @@ require (
 	github.com/lamgo/lam/shared v0.0.0-00010101000000-000000000000
 	golang.org/x/sys v0.49.0
 )
-
-require (
-	github.com/alecthomas/kong v1.17.0 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
-)

@@ -49,7 +49,7 @@ func BufferDetach() ([]byte, error) {
 	}
 	for _, s := range bsend.spans {
 		if err := st.engine.Wait(context.Background(), s.req); err != nil {
-			return nil, errorf(ErrOther, "%v", err)
+			return nil, fromCore(err)
 		}
 	}
 	b := bsend.buf

@@ -1,17 +1,14 @@
 package mpi
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"sync"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/coll"
-	"github.com/lamgo/lam/libmpi/internal/core"
-	"github.com/lamgo/lam/shared/ssi"
+	"github.com/lamgo/lam/libmpi/internal/colladapter"
 )
 
 // Collective operations. Each communicator gets a coll module (lam_basic,
@@ -47,10 +44,14 @@ type collState struct {
 	c    *coll.Comm
 }
 
-var collSettings = sync.OnceValue(func() *ssi.Settings { return ssi.NewSettings(nil, os.Environ()) })
-
 func (c *Comm) collComm() *coll.Comm {
-	c.cs.once.Do(func() { c.cs.c = coll.New(collTransport{c}, collSettings()) })
+	c.cs.once.Do(func() {
+		t := &colladapter.Transport{Engine: st.engine, Comm: c.view(), Nodes: st.nodes, Label: c.name, Owner: collOwner{c}}
+		if c.inter != nil {
+			t.Remote = c.inter.remote
+		}
+		c.cs.c = coll.New(t, st.proc.Settings)
+	})
 	return c.cs.c
 }
 
@@ -74,140 +75,29 @@ func (c *Comm) release() {
 	}
 }
 
-// collTransport is a communicator's point-to-point on its hidden context,
-// for the coll modules.
-type collTransport struct{ c *Comm }
+// collOwner is what the coll adapter asks of a communicator.
+type collOwner struct{ c *Comm }
 
-func (t collTransport) Rank() int { return t.c.rank }
-func (t collTransport) Size() int { return len(t.c.group) }
-func (t collTransport) Name() string {
-	return t.c.name
-}
-
-func (t collTransport) RemoteSize() int {
-	if t.c.inter == nil {
-		return 0
-	}
-	return len(t.c.inter.remote)
-}
-
-func (t collTransport) Node(r int) int32 {
-	if r < 0 || r >= len(t.c.group) || t.c.group[r] >= len(st.nodes) {
-		return -1
-	}
-	return st.nodes[t.c.group[r]]
-}
-
-// collRequest is a collective's send or receive. They come from a pool
-// and go back to it once waited for (coll waits for each once), so a
-// collective allocates no requests.
-type collRequest struct {
-	e *core.Engine
-	r core.Request
-}
-
-var collRequests = sync.Pool{New: func() any { return new(collRequest) }}
-
-func (q *collRequest) Wait() (coll.Status, error) {
-	if err := q.e.Wait(context.Background(), &q.r); err != nil {
-		return coll.Status{}, err // still in the engine's hands: not reused
-	}
-	src, tag, n, _, err := q.r.Result()
-	q.r = core.Request{}
-	collRequests.Put(q)
-	return coll.Status{Source: src, Tag: tag, Count: n}, collErr(err)
-}
-
-// collErr is a collective's error for a receive's: ErrTruncated, or the
-// MPI error.
-func collErr(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, core.ErrTruncate):
-		return fmt.Errorf("%w: %w", coll.ErrTruncated, err)
-	}
-	return fromCore(err)
-}
-
-// sentRequest is a collective's eager send that left at once.
-type sentRequest struct{}
-
-func (sentRequest) Wait() (coll.Status, error) { return coll.Status{}, nil }
-
-func (t collTransport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
-	e, err := engine()
-	if err != nil {
-		return nil, err
-	}
-	w, err := t.c.peer(dest, false)
-	if err != nil {
-		return nil, err
-	}
-	if e.SendNow(buf, w, t.c.rank, tag, t.c.context+1) {
-		return sentRequest{}, nil
-	}
-	q := collRequests.Get().(*collRequest)
-	q.e = e
-	e.InitSend(&q.r, buf, w, dest, t.c.rank, tag, t.c.context+1, core.Standard)
-	e.Start(&q.r)
-	return q, nil
-}
-
-func (t collTransport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
-	e, err := t.recvEngine(src)
-	if err != nil {
-		return nil, err
-	}
-	q := collRequests.Get().(*collRequest)
-	q.e = e
-	e.InitRecv(&q.r, buf, src, tag, t.c.context+1)
-	e.Start(&q.r)
-	return q, nil
-}
-
-// recvEngine checks a receive's source and returns the engine.
-func (t collTransport) recvEngine(src int) (*core.Engine, error) {
-	e, err := engine()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := t.c.peer(src, true); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// Recv is the blocking receive of collectives.
-func (t collTransport) Recv(buf []byte, src, tag int) (coll.Status, error) {
-	e, err := t.recvEngine(src)
-	if err != nil {
-		return coll.Status{}, err
-	}
-	source, rtag, n, err := e.RecvNow(context.Background(), buf, src, tag, t.c.context+1)
-	return coll.Status{Source: source, Tag: rtag, Count: n}, collErr(err)
-}
-
-func (t collTransport) Split(color, key int) (*coll.Comm, error) {
+func (o collOwner) Split(color, key int) (*coll.Comm, error) {
 	if color < 0 {
 		color = Undefined
 	}
-	n, err := t.c.Split(color, key)
+	n, err := o.c.Split(color, key)
 	if err != nil || n == nil {
 		return nil, err
 	}
-	n.name = fmt.Sprintf("%s (hidden, coll)", t.c.name)
+	n.name = fmt.Sprintf("%s (hidden, coll)", o.c.name)
 	return n.collComm(), nil
 }
 
-func (t collTransport) Local() *coll.Comm {
-	if t.c.inter == nil {
+func (o collOwner) Local() *coll.Comm {
+	if o.c.inter == nil {
 		return nil
 	}
-	return t.c.inter.local.collComm()
+	return o.c.inter.local.collComm()
 }
 
-func (t collTransport) Free() error { return t.c.Free() }
+func (o collOwner) Free() error { return o.c.Free() }
 
 // Errors between the mpi and coll packages.
 
@@ -246,9 +136,12 @@ func (c *Comm) collFail(err error) error {
 		if !ok {
 			cl = ErrOther
 		}
+		if cl == ErrOther {
+			cl = classOf(ce.Err) // a dead peer below, say
+		}
 		return c.fail(&Error{Class: cl, Msg: ce.Msg, Err: err})
 	}
-	return c.fail(&Error{Class: ErrOther, Msg: err.Error(), Err: err})
+	return c.fail(fromCore(err))
 }
 
 // call is one collective call being prepared.
@@ -274,7 +167,7 @@ func begin(c *Comm, k coll.Kind) (call, error) {
 // takes part in the argument check.
 func (k *call) bad(class ErrorClass, format string, args ...any) {
 	if k.sig.Err == nil {
-		k.sig.Err = toColl(errorf(class, "%s: %s", k.sig.Kind, fmt.Sprintf(format, args...)))
+		k.sig.Err = toColl(errorf(class, "%s: "+format, append([]any{k.sig.Kind}, args...)...))
 	}
 }
 
@@ -633,11 +526,11 @@ func Alltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype,
 			if fill {
 				pos := 0
 				if err := Pack(buf[displs[i]:], counts[i], types[i], out[i], &pos); err != nil {
-					k.bad(ErrBuffer, "%s: block %d: %v", what, i, err)
+					k.bad(ErrBuffer, "%s: block %d: %w", what, i, err)
 					return nil
 				}
 			} else if err := walk(buf[displs[i]:], counts[i], types[i], func([]byte) {}); err != nil {
-				k.bad(ErrBuffer, "%s: block %d: %v", what, i, err)
+				k.bad(ErrBuffer, "%s: block %d: %w", what, i, err)
 				return nil
 			}
 		}

@@ -1,99 +1,22 @@
 package mpi
 
 import (
-	"context"
-	"encoding/binary"
 	"sort"
-	"sync"
 
-	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/libmpi/internal/comm"
 )
 
-// Context ids: a communicator with id c uses c for point-to-point traffic
-// and c+1 for the library's own collective traffic, so the two never
-// match each other. World is 0, Self 2; new communicators take ids agreed
-// by all their members: the largest next free id among them.
-var contexts struct {
-	mu   sync.Mutex
-	next uint32
-}
+// view is the communicator as the communicator layer sees it.
+func (c *Comm) view() comm.Comm { return comm.Comm{Context: c.context, Group: c.group, Rank: c.rank} }
 
-func init() { contexts.next = 4 }
-
-// sysExchange is the library's own all-gather over the communicator: each
-// process contributes the same number of int32s and gets everyone's, in
-// rank order. It runs on the communicator's hidden context.
-func (c *Comm) sysExchange(mine []int32) ([]int32, error) {
-	e, err := engine()
-	if err != nil {
-		return nil, err
-	}
-	n := len(c.group)
-	per := len(mine) * 4
-	all := make([]byte, n*per)
-	enc := all[c.rank*per : (c.rank+1)*per]
-	for i, v := range mine {
-		binary.LittleEndian.PutUint32(enc[i*4:], uint32(v))
-	}
-	ctx := context.Background()
-	hidden := c.context + 1
-	wait := func(r *core.Request) error {
-		if err := e.Wait(ctx, r); err != nil {
-			return err
-		}
-		return r.Status().Err
-	}
-	if c.rank == 0 {
-		for src := 1; src < n; src++ {
-			r := e.NewRecv(all[src*per:(src+1)*per], src, 0, hidden)
-			e.Start(r)
-			if err := wait(r); err != nil {
-				return nil, errorf(ErrOther, "communicator setup: %v", err)
-			}
-		}
-		for dst := 1; dst < n; dst++ {
-			r := e.NewSend(all, c.group[dst], dst, 0, 1, hidden, core.Standard)
-			e.Start(r)
-			if err := wait(r); err != nil {
-				return nil, errorf(ErrOther, "communicator setup: %v", err)
-			}
-		}
-	} else {
-		r := e.NewSend(enc, c.group[0], 0, c.rank, 0, hidden, core.Standard)
-		e.Start(r)
-		if err := wait(r); err != nil {
-			return nil, errorf(ErrOther, "communicator setup: %v", err)
-		}
-		r = e.NewRecv(all, 0, 1, hidden)
-		e.Start(r)
-		if err := wait(r); err != nil {
-			return nil, errorf(ErrOther, "communicator setup: %v", err)
-		}
-	}
-	out := make([]int32, n*len(mine))
-	for i := range out {
-		out[i] = int32(binary.LittleEndian.Uint32(all[i*4:]))
-	}
-	return out, nil
-}
-
-// agreeContext picks a context id free for every member of c: each
-// proposes its next free id and the largest wins. extra values ride along
-// (Split's color and key) and come back gathered.
+// agreeContext picks a context id free for every member of c; extra
+// values ride along (Split's color and key) and come back gathered.
 func (c *Comm) agreeContext(extra ...int32) (uint32, []int32, error) {
-	contexts.mu.Lock()
-	defer contexts.mu.Unlock()
-	mine := append([]int32{int32(contexts.next)}, extra...)
-	all, err := c.sysExchange(mine)
+	ctx, all, err := st.comms.Agree(c.view(), extra...)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, fromCore(err)
 	}
-	best := uint32(0)
-	for i := 0; i < len(all); i += len(mine) {
-		best = max(best, uint32(all[i]))
-	}
-	contexts.next = best + 2
-	return best, all, nil
+	return ctx, all, nil
 }
 
 func (c *Comm) derive(name string, ctx uint32, group []int) *Comm {
@@ -206,8 +129,7 @@ func (c *Comm) Free() error {
 	}
 	c.release() // the coll module, an intercommunicator's local group
 	c.ready = false
-	st.engine.DropContext(c.context)
-	st.engine.DropContext(c.context + 1)
+	st.comms.Drop(c.context)
 	return nil
 }
 

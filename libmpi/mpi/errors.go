@@ -34,13 +34,16 @@ const (
 	ErrIntern
 	ErrInStatus
 	ErrPending
+	// ErrProcFailed: a process the call needed has died (its link closed
+	// or broke); MPI-4's MPI_ERR_PROC_FAILED.
+	ErrProcFailed
 	ErrLastCode
 )
 
 var classNames = [...]string{"MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE", "MPI_ERR_TAG",
 	"MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT", "MPI_ERR_GROUP", "MPI_ERR_OP",
 	"MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG", "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER",
-	"MPI_ERR_INTERN", "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING"}
+	"MPI_ERR_INTERN", "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING", "MPI_ERR_PROC_FAILED"}
 
 func (c ErrorClass) String() string {
 	if c >= 0 && int(c) < len(classNames) {
@@ -49,7 +52,10 @@ func (c ErrorClass) String() string {
 	return fmt.Sprintf("MPI error class %d", int(c))
 }
 
-// Error is an MPI error: its class and what went wrong.
+// Error is an MPI error: its class and what went wrong. It wraps its
+// cause, so errors.Is and errors.As reach the error of the layer below
+// (core.ErrDeadPeer behind ErrProcFailed, a context's error behind a call
+// that gave up, an rpi module's error behind Init).
 type Error struct {
 	Class ErrorClass
 	Msg   string
@@ -82,19 +88,44 @@ func Class(err error) ErrorClass {
 // ErrorString is MPI_Error_string.
 func ErrorString(c ErrorClass) string { return c.String() }
 
+// errorf makes an Error of class c; a cause given with %w is kept (Err).
 func errorf(c ErrorClass, format string, args ...any) *Error {
-	return &Error{Class: c, Msg: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	e := &Error{Class: c, Msg: err.Error()}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		e.Err = u.Unwrap()
+	case interface{ Unwrap() []error }:
+		e.Err = errors.Join(u.Unwrap()...)
+	}
+	return e
 }
 
-// fromCore maps a core error to an MPI error.
-func fromCore(err error) error {
+// classOf is the MPI error class of an error from the layers below.
+func classOf(err error) ErrorClass {
+	var e *Error
 	switch {
-	case err == nil:
-		return nil
+	case errors.As(err, &e):
+		return e.Class
 	case errors.Is(err, core.ErrTruncate):
-		return &Error{Class: ErrTruncate, Msg: err.Error(), Err: err}
+		return ErrTruncate
+	case errors.Is(err, core.ErrDeadPeer):
+		return ErrProcFailed
 	}
-	return &Error{Class: ErrOther, Msg: err.Error(), Err: err}
+	return ErrOther
+}
+
+// fromCore maps an error of the layers below (core, comm, wire-up) to an
+// MPI error that wraps it.
+func fromCore(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Class: classOf(err), Msg: err.Error(), Err: err}
 }
 
 // Errhandler decides what happens when an MPI call on a communicator

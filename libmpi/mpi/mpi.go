@@ -24,28 +24,16 @@ package mpi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"runtime"
-	"strconv"
 	"sync"
 	"time"
 
+	_ "github.com/lamgo/lam/libmpi/coll/all" // the collective modules a communicator chooses from
+	_ "github.com/lamgo/lam/libmpi/cr/all"   // the checkpoint modules a job chooses from
+	"github.com/lamgo/lam/libmpi/internal/comm"
 	"github.com/lamgo/lam/libmpi/internal/core"
-	"github.com/lamgo/lam/libmpi/rpi"
-	_ "github.com/lamgo/lam/libmpi/rpi/all"
-	// Every module of every framework, so that MPI_Init can tell a
-	// misspelt SSI parameter from one of a module it does not use.
-	_ "github.com/lamgo/lam/libmpi/coll/all"
-	_ "github.com/lamgo/lam/libmpi/cr/all"
-	_ "github.com/lamgo/lam/shared/boot/all"
-	"github.com/lamgo/lam/shared/jobwire"
-	"github.com/lamgo/lam/shared/lamclient"
-	"github.com/lamgo/lam/shared/session"
-	"github.com/lamgo/lam/shared/ssi"
-	"github.com/lamgo/lam/shared/wire"
+	"github.com/lamgo/lam/libmpi/internal/wireup"
 )
 
 // Version and Subversion are the MPI standard version implemented.
@@ -84,10 +72,9 @@ type state struct {
 	mu          sync.Mutex
 	initialized bool
 	finalized   bool
+	proc        *wireup.Process
 	engine      *core.Engine
-	client      *lamclient.Client
-	transport   rpi.Transport
-	job         jobwire.JobID
+	comms       *comm.Layer
 	rank        int
 	nodes       []int32 // world rank → node, for the coll modules
 	thread      int
@@ -117,142 +104,20 @@ func InitThread(required int) (int, error) {
 	if required < ThreadSingle || required > ThreadMultiple {
 		return 0, errorf(ErrArg, "unknown thread level %d", required)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), initTimeout())
-	defer cancel()
-	var err error
-	if os.Getenv(jobwire.EnvRank) == "" {
-		err = initSingleton()
-	} else {
-		err = initJob(ctx)
-	}
+	p, err := wireup.Start(context.Background())
 	if err != nil {
-		return 0, err
+		return 0, errorf(classOf(err), "MPI_Init: %w", err)
 	}
-	st.initialized, st.thread = true, ThreadMultiple
-	return ThreadMultiple, nil
-}
-
-func initTimeout() time.Duration {
-	if d, err := ssi.ParseDuration(os.Getenv("LAM_MPI_SSI_mpi_init_timeout")); err == nil && d > 0 {
-		return d
-	}
-	return 2 * time.Minute
-}
-
-// initSingleton makes a world of one process, for a program started
-// without mpirun.
-func initSingleton() error {
-	st.engine = core.New(core.Config{Rank: 0, Links: make([]rpi.Link, 1)})
-	st.rank, st.nodes = 0, []int32{0}
-	World.init(0, []int{0}, 0)
-	Self.init(2, []int{0}, 0)
-	return nil
-}
-
-func initJob(ctx context.Context) error {
-	rank, err1 := strconv.Atoi(os.Getenv(jobwire.EnvRank))
-	size, err2 := strconv.Atoi(os.Getenv(jobwire.EnvWorld))
-	job, err3 := jobwire.ParseJobID(os.Getenv(jobwire.EnvJob))
-	if err := errors.Join(err1, err2, err3); err != nil || rank < 0 || size < 1 || rank >= size {
-		return errorf(ErrOther, "bad job environment (%s=%q %s=%q): %v", jobwire.EnvRank, os.Getenv(jobwire.EnvRank),
-			jobwire.EnvWorld, os.Getenv(jobwire.EnvWorld), err)
-	}
-	dir, err := session.Resolve(session.Options{})
-	if err != nil {
-		return errorf(ErrOther, "session: %v", err)
-	}
-	cl, err := lamclient.Dial(ctx, dir, os.Args[0], wire.RoleMPI)
-	if err != nil {
-		return errorf(ErrOther, "cannot reach the local lamd: %v", err)
-	}
-	settings := ssi.NewSettings(nil, os.Environ())
-	if rank == 0 {
-		for _, k := range settings.Unknown() {
-			fmt.Fprintf(os.Stderr, "MPI: warning: no module uses SSI parameter %q; is it misspelt?\n", k)
-		}
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			cl.Close()
-		}
-	}()
-	nodes, err := cl.Nodes(ctx)
-	if err != nil {
-		return errorf(ErrOther, "node table: %v", err)
-	}
-	host := ""
-	for _, n := range nodes.Nodes {
-		if n.ID == nodes.Self {
-			host = n.Addr
-		}
-	}
-	mod, _, err := rpi.Select(ctx, settings)
-	if err != nil {
-		return errorf(ErrOther, "%v", err)
-	}
-	info := mod.SSI()
-	rpiName := info.Name + " " + info.Version.String()
-	t, err := mod.Open(ctx, &rpi.Job{Rank: rank, Size: size, Node: nodes.Self, Host: host, Settings: settings,
-		Timeout: initTimeout(), Daemon: cl, PID: os.Getpid(),
-		Shared: filepath.Join(jobwire.ShmDir, jobwire.SegmentPrefix(os.Getuid(), job))})
-	if err != nil {
-		return errorf(ErrOther, "rpi %s: %v", info.Name, err)
-	}
-	defer func() {
-		if !ok {
-			t.Close()
-		}
-	}()
-	pid := os.Getpid()
-	in := &jobwire.Init{Rank: int32(rank), PID: int32(pid), Node: nodes.Self, RPI: rpiName, Addr: t.Addr()}
-	if err := cl.Send(ctx, job.Node, job.PID, jobwire.TypeInit, in.Encode()); err != nil {
-		return errorf(ErrOther, "report to mpirun: %v", err)
-	}
-	m, err := cl.Recv(ctx, jobwire.RankEvent(pid), jobwire.TypeTable)
-	if err != nil {
-		return errorf(ErrOther, "waiting for mpirun's process table: %v", err)
-	}
-	table, err := jobwire.DecodeTable(m.Data)
-	if err != nil || len(table.Procs) != size {
-		return errorf(ErrOther, "bad process table from mpirun: %v", err)
-	}
-	if table.RPI != rpiName {
-		return errorf(ErrOther, "every process must use the same rpi module: this one chose %s, the job %s", rpiName, table.RPI)
-	}
-	peers := make([]rpi.Peer, size)
-	st.nodes = make([]int32, size)
-	onNode := 0
-	for i, p := range table.Procs {
-		peers[i] = rpi.Peer{Rank: i, Node: p.Node, Addr: p.Addr}
-		st.nodes[i] = p.Node
-		if p.Node == nodes.Self {
-			onNode++
-		}
-	}
-	links, err := t.Connect(ctx, peers, table.Secret)
-	if err != nil {
-		return errorf(ErrOther, "connect to the other processes: %v", err)
-	}
-	cfg := core.Config{Rank: rank, Links: links, Short: t.Short()}
-	cfg.Pace = core.DefaultPace
-	if p, ok := t.(rpi.Pacer); ok {
-		cfg.Pace = p.Pace()
-	}
-	if onNode > runtime.NumCPU() {
-		cfg.Pace = cfg.Pace.Oversubscribed()
-	}
-	cfg.Waiter, _ = t.(rpi.Waiter)
-	st.engine = core.New(cfg)
-	st.client, st.transport, st.job, st.rank = cl, t, job, rank
-	group := make([]int, size)
+	st.proc, st.engine, st.comms = p, p.Engine, comm.New(p.Engine)
+	st.rank, st.nodes = p.Rank, p.Nodes
+	group := make([]int, p.Size)
 	for i := range group {
 		group[i] = i
 	}
-	World.init(0, group, rank)
-	Self.init(2, []int{rank}, 0)
-	ok = true
-	return nil
+	World.init(comm.WorldContext, group, p.Rank)
+	Self.init(comm.SelfContext, []int{p.Rank}, 0)
+	st.initialized, st.thread = true, ThreadMultiple
+	return ThreadMultiple, nil
 }
 
 // Finalize ends MPI (MPI_Finalize): it delivers what is still queued,
@@ -266,18 +131,8 @@ func Finalize() error {
 	st.finalized = true
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := st.engine.Close(ctx)
-	if st.transport != nil {
-		st.transport.Close()
-	}
-	if st.client != nil {
-		if serr := st.client.Send(ctx, st.job.Node, st.job.PID, jobwire.TypeFinalize, jobwire.EncodeRank(int32(st.rank))); serr != nil && err == nil {
-			err = serr
-		}
-		st.client.Close()
-	}
-	if err != nil {
-		return errorf(ErrOther, "finalize: %v", err)
+	if err := st.proc.Finalize(ctx); err != nil {
+		return errorf(classOf(err), "finalize: %w", err)
 	}
 	return nil
 }
@@ -309,11 +164,7 @@ func Abort(c *Comm, code int) {
 }
 
 func abort(c *Comm, code int, why string) {
-	if st.client != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		st.client.Send(ctx, st.job.Node, st.job.PID, jobwire.TypeAbort, (&jobwire.Abort{Rank: int32(st.rank), Code: int32(code), Msg: why}).Encode())
-		cancel()
-	}
+	st.proc.Abort(code, why)
 	if code == 0 {
 		code = 1
 	}

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/reduce"
 )
 
 // Loc is a value with an index, the element of the MaxLoc and MinLoc
@@ -47,33 +48,18 @@ type Op struct {
 // integers; MaxLoc and MinLoc to Loc pairs (the greatest or least value,
 // and the least index among equal values). All are commutative.
 var (
-	Max    = &Op{name: "MPI_MAX", id: 1, commute: true}
-	Min    = &Op{name: "MPI_MIN", id: 2, commute: true}
-	Sum    = &Op{name: "MPI_SUM", id: 3, commute: true}
-	Prod   = &Op{name: "MPI_PROD", id: 4, commute: true}
-	Land   = &Op{name: "MPI_LAND", id: 5, commute: true}
-	Band   = &Op{name: "MPI_BAND", id: 6, commute: true}
-	Lor    = &Op{name: "MPI_LOR", id: 7, commute: true}
-	Bor    = &Op{name: "MPI_BOR", id: 8, commute: true}
-	Lxor   = &Op{name: "MPI_LXOR", id: 9, commute: true}
-	Bxor   = &Op{name: "MPI_BXOR", id: 10, commute: true}
-	MaxLoc = &Op{name: "MPI_MAXLOC", id: 11, commute: true}
-	MinLoc = &Op{name: "MPI_MINLOC", id: 12, commute: true}
-)
-
-const (
-	opMax = iota + 1
-	opMin
-	opSum
-	opProd
-	opLand
-	opBand
-	opLor
-	opBor
-	opLxor
-	opBxor
-	opMaxLoc
-	opMinLoc
+	Max    = &Op{name: "MPI_MAX", id: reduce.Max, commute: true}
+	Min    = &Op{name: "MPI_MIN", id: reduce.Min, commute: true}
+	Sum    = &Op{name: "MPI_SUM", id: reduce.Sum, commute: true}
+	Prod   = &Op{name: "MPI_PROD", id: reduce.Prod, commute: true}
+	Land   = &Op{name: "MPI_LAND", id: reduce.Land, commute: true}
+	Band   = &Op{name: "MPI_BAND", id: reduce.Band, commute: true}
+	Lor    = &Op{name: "MPI_LOR", id: reduce.Lor, commute: true}
+	Bor    = &Op{name: "MPI_BOR", id: reduce.Bor, commute: true}
+	Lxor   = &Op{name: "MPI_LXOR", id: reduce.Lxor, commute: true}
+	Bxor   = &Op{name: "MPI_BXOR", id: reduce.Bxor, commute: true}
+	MaxLoc = &Op{name: "MPI_MAXLOC", id: reduce.MaxLoc, commute: true}
+	MinLoc = &Op{name: "MPI_MINLOC", id: reduce.MinLoc, commute: true}
 )
 
 // NewOp makes a reduction from fn (MPI_Op_create), which must set
@@ -112,80 +98,54 @@ func (o *Op) Commutative() bool { return o.commute }
 // Name is the op's name (MPI_SUM, …; "user op" for a user's).
 func (o *Op) Name() string { return o.name }
 
-// elemKind classifies element types for the predefined ops.
-type elemKind int
-
-const (
-	kInvalid elemKind = iota
-	kInt8
-	kUint8
-	kInt16
-	kUint16
-	kInt32
-	kUint32
-	kInt64
-	kUint64
-	kInt
-	kUint
-	kFloat32
-	kFloat64
-	kComplex64
-	kComplex128
-	kLocInt16
-	kLocInt32
-	kLocInt64
-	kLocInt
-	kLocFloat32
-	kLocFloat64
-)
-
-func kindOf[T CollElem]() elemKind {
+// kindOf is the kernels' name for the element type T.
+func kindOf[T CollElem]() reduce.Kind {
 	var z T
 	switch any(z).(type) {
 	case Loc[int16]:
-		return kLocInt16
+		return reduce.LocInt16
 	case Loc[int32]:
-		return kLocInt32
+		return reduce.LocInt32
 	case Loc[int64]:
-		return kLocInt64
+		return reduce.LocInt64
 	case Loc[int]:
-		return kLocInt
+		return reduce.LocInt
 	case Loc[float32]:
-		return kLocFloat32
+		return reduce.LocFloat32
 	case Loc[float64]:
-		return kLocFloat64
+		return reduce.LocFloat64
 	}
 	switch reflect.TypeFor[T]().Kind() {
 	case reflect.Int8:
-		return kInt8
+		return reduce.Int8
 	case reflect.Uint8:
-		return kUint8
+		return reduce.Uint8
 	case reflect.Int16:
-		return kInt16
+		return reduce.Int16
 	case reflect.Uint16:
-		return kUint16
+		return reduce.Uint16
 	case reflect.Int32:
-		return kInt32
+		return reduce.Int32
 	case reflect.Uint32:
-		return kUint32
+		return reduce.Uint32
 	case reflect.Int64:
-		return kInt64
+		return reduce.Int64
 	case reflect.Uint64:
-		return kUint64
+		return reduce.Uint64
 	case reflect.Int:
-		return kInt
+		return reduce.Int
 	case reflect.Uint:
-		return kUint
+		return reduce.Uint
 	case reflect.Float32:
-		return kFloat32
+		return reduce.Float32
 	case reflect.Float64:
-		return kFloat64
+		return reduce.Float64
 	case reflect.Complex64:
-		return kComplex64
+		return reduce.Complex64
 	case reflect.Complex128:
-		return kComplex128
+		return reduce.Complex128
 	}
-	return kInvalid
+	return reduce.Invalid
 }
 
 // collOp turns op, applied to elements of T, into what the coll modules
@@ -209,261 +169,14 @@ func collOp[T CollElem](op *Op) (*coll.Op, int, *Error) {
 			return nil, int(k), errorf(ErrOp, "the op was made for %v, not %v", op.typ, reflect.TypeFor[T]())
 		}
 		return &coll.Op{Size: size, Commutative: op.commute, Apply: func(in, inout []byte) {
-			fn(view[T](in), view[T](inout))
+			fn(reduce.View[T](in), reduce.View[T](inout))
 		}}, int(k), nil
 	}
-	apply, exact := kernel(op.id, k)
+	apply, exact := reduce.Kernel(op.id, k)
 	if apply == nil {
 		return nil, int(k), errorf(ErrOp, "%s is not defined for %v", op.name, reflect.TypeFor[T]())
 	}
 	return &coll.Op{Size: size, Commutative: true, Exact: exact, Apply: apply}, int(k), nil
-}
-
-// view is the typed slice over bytes that hold whole elements.
-// operands views a kernel's in and inout as elements, in cut to inout's
-// length so that the kernel's loop checks bounds once.
-func operands[T any](in, inout []byte) (a, b []T) {
-	a, b = view[T](in), view[T](inout)
-	return a[:len(b)], b
-}
-
-func view[T any](b []byte) []T {
-	var z T
-	n := len(b) / int(unsafe.Sizeof(z))
-	if n == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
-}
-
-type integer interface {
-	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~int | ~uint
-}
-
-type float interface{ ~float32 | ~float64 }
-
-type number interface {
-	integer | float | ~complex64 | ~complex128
-}
-
-type ordered interface{ integer | float }
-
-type kernelFn = func(in, inout []byte)
-
-// kernel returns the predefined op's function for elements of kind k (nil
-// if the op does not apply), and whether it is exact (the same bits
-// however the reduction is grouped).
-func kernel(id int, k elemKind) (kernelFn, bool) {
-	switch k {
-	case kInt8:
-		return intKernel[int8](id), true
-	case kUint8:
-		return intKernel[uint8](id), true
-	case kInt16:
-		return intKernel[int16](id), true
-	case kUint16:
-		return intKernel[uint16](id), true
-	case kInt32:
-		return intKernel[int32](id), true
-	case kUint32:
-		return intKernel[uint32](id), true
-	case kInt64:
-		return intKernel[int64](id), true
-	case kUint64:
-		return intKernel[uint64](id), true
-	case kInt:
-		return intKernel[int](id), true
-	case kUint:
-		return intKernel[uint](id), true
-	case kFloat32:
-		return floatKernel[float32](id)
-	case kFloat64:
-		return floatKernel[float64](id)
-	case kComplex64:
-		return complexKernel[complex64](id), false
-	case kComplex128:
-		return complexKernel[complex128](id), false
-	case kLocInt16:
-		return locKernel[int16](id), true
-	case kLocInt32:
-		return locKernel[int32](id), true
-	case kLocInt64:
-		return locKernel[int64](id), true
-	case kLocInt:
-		return locKernel[int](id), true
-	case kLocFloat32:
-		return locKernel[float32](id), true
-	case kLocFloat64:
-		return locKernel[float64](id), true
-	}
-	return nil, false
-}
-
-func intKernel[T integer](id int) kernelFn {
-	switch id {
-	case opMax:
-		return maxK[T]
-	case opMin:
-		return minK[T]
-	case opSum:
-		return sumK[T]
-	case opProd:
-		return prodK[T]
-	case opLand:
-		return landK[T]
-	case opLor:
-		return lorK[T]
-	case opLxor:
-		return lxorK[T]
-	case opBand:
-		return bandK[T]
-	case opBor:
-		return borK[T]
-	case opBxor:
-		return bxorK[T]
-	}
-	return nil
-}
-
-func floatKernel[T float](id int) (kernelFn, bool) {
-	switch id {
-	case opMax:
-		return maxK[T], true
-	case opMin:
-		return minK[T], true
-	case opSum:
-		return sumK[T], false
-	case opProd:
-		return prodK[T], false
-	}
-	return nil, false
-}
-
-func complexKernel[T ~complex64 | ~complex128](id int) kernelFn {
-	switch id {
-	case opSum:
-		return sumK[T]
-	case opProd:
-		return prodK[T]
-	}
-	return nil
-}
-
-func locKernel[V LocValue](id int) kernelFn {
-	switch id {
-	case opMaxLoc:
-		return maxLocK[V]
-	case opMinLoc:
-		return minLocK[V]
-	}
-	return nil
-}
-
-func sumK[T number](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for len(b) >= 8 { // unrolled: the common reduction of large arrays
-		x, y := a[:8:8], b[:8:8]
-		y[0], y[1], y[2], y[3] = x[0]+y[0], x[1]+y[1], x[2]+y[2], x[3]+y[3]
-		y[4], y[5], y[6], y[7] = x[4]+y[4], x[5]+y[5], x[6]+y[6], x[7]+y[7]
-		a, b = a[8:], b[8:]
-	}
-	for i := range b {
-		b[i] = a[i] + b[i]
-	}
-}
-
-func prodK[T number](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = a[i] * b[i]
-	}
-}
-
-func maxK[T ordered](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = max(a[i], b[i])
-	}
-}
-
-func minK[T ordered](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = min(a[i], b[i])
-	}
-}
-
-func truth[T integer](x bool) T {
-	if x {
-		return 1
-	}
-	return 0
-}
-
-func landK[T integer](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = truth[T](a[i] != 0 && b[i] != 0)
-	}
-}
-
-func lorK[T integer](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = truth[T](a[i] != 0 || b[i] != 0)
-	}
-}
-
-func lxorK[T integer](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = truth[T]((a[i] != 0) != (b[i] != 0))
-	}
-}
-
-func bandK[T integer](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = a[i] & b[i]
-	}
-}
-
-func borK[T integer](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = a[i] | b[i]
-	}
-}
-
-func bxorK[T integer](in, inout []byte) {
-	a, b := operands[T](in, inout)
-	for i := range b {
-		b[i] = a[i] ^ b[i]
-	}
-}
-
-func maxLocK[V LocValue](in, inout []byte) {
-	a, b := operands[Loc[V]](in, inout)
-	for i := range b {
-		switch {
-		case a[i].Value > b[i].Value:
-			b[i] = a[i]
-		case a[i].Value == b[i].Value:
-			b[i].Index = min(a[i].Index, b[i].Index)
-		}
-	}
-}
-
-func minLocK[V LocValue](in, inout []byte) {
-	a, b := operands[Loc[V]](in, inout)
-	for i := range b {
-		switch {
-		case a[i].Value < b[i].Value:
-			b[i] = a[i]
-		case a[i].Value == b[i].Value:
-			b[i].Index = min(a[i].Index, b[i].Index)
-		}
-	}
 }
 
 func (o *Op) String() string { return fmt.Sprintf("op %s", o.name) }

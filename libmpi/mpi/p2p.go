@@ -161,7 +161,7 @@ func finish(c *Comm, e *core.Engine, r *core.Request) (Status, error) {
 // error, if it failed).
 func report(c *Comm, r *core.Request, waitErr error) (Status, error) {
 	if waitErr != nil {
-		return Status{}, c.fail(errorf(ErrOther, "%v", waitErr))
+		return Status{}, c.fail(fromCore(waitErr))
 	}
 	src, tag, n, cancelled, err := r.Result()
 	return result(c, src, tag, n, cancelled, err)
@@ -329,7 +329,7 @@ func Waitall(reqs ...*Request) ([]Status, error) {
 		}
 		r.waited = true
 		if err := st.engine.Wait(context.Background(), r.r); err != nil {
-			out[i] = Status{Err: errorf(ErrOther, "%v", err)}
+			out[i] = Status{Err: fromCore(err)}
 		} else {
 			out[i] = statusOf(r.r.Status())
 		}
@@ -369,27 +369,7 @@ func Waitany(reqs ...*Request) (int, Status, error) {
 
 // Probe waits for a message and describes it without receiving it.
 func Probe(c *Comm, source, tag int) (Status, error) {
-	e, err := engine()
-	if err != nil {
-		return Status{}, err
-	}
-	if err := c.check(); err != nil {
-		return Status{}, World.fail(err)
-	}
-	if _, err := c.peer(source, true); err != nil {
-		return Status{}, c.fail(err)
-	}
-	if err := checkTag(tag, true); err != nil {
-		return Status{}, c.fail(err)
-	}
-	if source == ProcNull {
-		return Status{Source: ProcNull, Tag: AnyTag}, nil
-	}
-	s, err := e.Probe(context.Background(), c.context, source, tag)
-	if err != nil {
-		return Status{}, c.fail(errorf(ErrOther, "%v", err))
-	}
-	return statusOf(s), nil
+	return ProbeContext(context.Background(), c, source, tag)
 }
 
 // Iprobe reports whether a message is there, and describes it.

@@ -11,10 +11,10 @@ package rpi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
-	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/ssi"
 )
 
@@ -34,15 +34,32 @@ type Job struct {
 	Settings *ssi.Settings
 	// Timeout bounds connection setup.
 	Timeout time.Duration
-	// Daemon is the connection to the local lamd (the lamd module sends
-	// through it); nil for a process started without mpirun.
-	Daemon *lamclient.Client
+	// OOB is the run-time environment's out-of-band channel (the lamds;
+	// the lamd module sends through it); nil for a process started
+	// without mpirun.
+	OOB OOB
 	// PID is this process's pid, which addresses it for the lamds.
 	PID int
 	// Shared is a path prefix, unique to the job, for what its processes
 	// on a node share (shared-memory segments); "" outside a job.
 	Shared string
 }
+
+// OOB is the run-time environment's out-of-band channel: small messages
+// between the processes of a job, addressed by node and pid and sorted by
+// a type, which travel through the lamds (LAM's nsend and nrecv). The
+// wire-up gives a module the job's channel in Job.OOB.
+type OOB interface {
+	// Send sends msg, of type typ, to process pid on node. An error that
+	// wraps ErrOOBFull means the channel takes nothing now (try again
+	// later), not that it failed.
+	Send(ctx context.Context, node int32, pid int, typ int32, msg []byte) error
+	// Recv waits for the next message of type typ to this process.
+	Recv(ctx context.Context, typ int32) ([]byte, error)
+}
+
+// ErrOOBFull is wrapped by an OOB's Send when the channel is full for now.
+var ErrOOBFull = errors.New("out-of-band channel full")
 
 // Module is an rpi module.
 type Module interface {
@@ -172,6 +189,17 @@ type RemoteWriter interface {
 // transport's (a shared-memory module's links to peers on other nodes).
 type Shorter interface {
 	Short() int
+}
+
+// InitTimeout is the full name of the parameter that bounds a process's
+// wire-up in MPI_Init: reaching the lamd, the exchange with mpirun and the
+// connections to every peer.
+const InitTimeout = "rpi_base_init_timeout"
+
+func init() {
+	ssi.RegisterParams(ssi.RPI, "base",
+		ssi.Param{Name: "init_timeout", Default: "120", Type: ssi.Duration,
+			Help: "How long MPI_Init may take to join the job and connect to every process (seconds, or e.g. 500ms)"})
 }
 
 // Register registers an rpi module from its package's init.

@@ -167,9 +167,8 @@ func (s *Settings) Environ() []string {
 }
 
 // Unknown returns, sorted, the names set on the command line or in the
-// environment that no registered parameter has. Only a program that links
-// every module (laminfo, an MPI process) can tell a typo from a parameter
-// of a module it does not carry.
+// environment that no parameter of LAM/Go has (see Known): most likely
+// typos.
 func (s *Settings) Unknown() []string {
 	set := map[string]bool{}
 	for _, a := range s.args {
@@ -180,7 +179,7 @@ func (s *Settings) Unknown() []string {
 	}
 	var out []string
 	for k := range set {
-		if _, ok := LookupParam(k); !ok {
+		if !Known(k) {
 			out = append(out, k)
 		}
 	}

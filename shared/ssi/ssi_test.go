@@ -3,6 +3,7 @@ package ssi
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -451,4 +452,17 @@ func FuzzParsers(f *testing.F) {
 			t.Errorf("ParseVerbose(%q) file %q escapes the session directory", s, v.File)
 		}
 	})
+}
+
+// Known knows every framework's parameters, linked or not.
+func TestKnown(t *testing.T) {
+	for name, want := range map[string]bool{"boot_rsh_agent": true, "boot_base_timeout": true, "rpi_tcp_short": true,
+		"coll_base_crossover": true, "verbose": true, "rpi_tcp_shrt": false, "": false} {
+		if Known(name) != want {
+			t.Errorf("Known(%q) = %v", name, !want)
+		}
+	}
+	if !slices.IsSorted(knownParams) {
+		t.Error("knownParams is not sorted")
+	}
 }

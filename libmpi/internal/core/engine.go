@@ -12,6 +12,7 @@ package core
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -175,9 +176,31 @@ type Request struct {
 	split      bool // a receive whose first part the sender writes
 	parts      int8 // completions still to come before the last (split copies)
 	status     Status
-	// onDone runs (under the progress lock) when the request completes.
+	// onDone runs (under the progress lock) when the request completes:
+	// unexpose, for a request whose buffer a peer may copy.
 	onDone func(*Request)
+	// pin keeps buf where it is while its address is out on the wire
+	// (expose); it lives in the request so that a request used again
+	// pins without allocating.
+	pin runtime.Pinner
 }
+
+// expose pins the request's buffer: its address goes to the peer, which
+// copies from or into it directly (cross-memory attach) until the request
+// completes, when unexpose unpins it.
+func (r *Request) expose() {
+	r.pin.Pin(unsafe.SliceData(r.buf))
+	r.onDone = unexpose
+}
+
+// unexpose unpins what expose pinned: the peer no longer uses the address.
+func unexpose(r *Request) {
+	r.pin.Unpin()
+	r.onDone = nil
+}
+
+// exposed reports whether the request's buffer is pinned for a peer.
+func (r *Request) exposed() bool { return r.onDone != nil }
 
 // Done reports whether the request has completed.
 func (r *Request) Done() bool { return atomic.LoadUint32(&r.done) != 0 }
@@ -341,6 +364,9 @@ func (e *Engine) startSend(r *Request) {
 	p := e.peers[r.peer]
 	if p == nil || p.dead != nil {
 		r.status.Err = ErrDeadPeer
+		if p != nil {
+			r.status.Err = p.dead
+		}
 		r.complete()
 		return
 	}
@@ -363,9 +389,11 @@ func (e *Engine) startSend(r *Request) {
 	h.sendID = r.id
 	if p.direct != nil && len(r.buf) > p.direct.SingleCopy() {
 		// The receiver may copy the body straight from r.buf, which
-		// stays put (Go's heap does not move) until it says so.
+		// stays pinned until it says so (a sack) or the send ends
+		// otherwise.
 		h.flags |= flagDirect
 		h.recvID = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
+		r.expose()
 	}
 	e.sends[r.id] = r
 	e.send(p, &h, nil, nil)
@@ -475,6 +503,7 @@ func (e *Engine) splitCopy(p *peer, r *Request, h *header, n uint64) bool {
 	r.status.Source, r.status.Tag = int(h.source), int(h.tag)
 	e.recvs[r.id] = r
 	addr := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
+	r.expose() // the sender writes the first part at addr
 	cts := header{typ: frameCTS, flags: flagDirect, sendID: h.sendID, recvID: r.id, length: k, context: uint32(addr), source: int32(uint32(addr >> 32))}
 	e.send(p, &cts, nil, nil)
 	if err := p.direct.ReadRemote(r.buf[k:n], h.recvID+k); err != nil {

@@ -476,9 +476,9 @@ func (e *Engine) peerDied(p *peer, err error) {
 		return
 	}
 	if err == io.EOF {
-		err = ErrDeadPeer
+		err = fmt.Errorf("%w: rank %d closed its link", ErrDeadPeer, p.rank)
 	} else {
-		err = fmt.Errorf("%w: rank %d: %v", ErrDeadPeer, p.rank, err)
+		err = fmt.Errorf("%w: rank %d: %w", ErrDeadPeer, p.rank, err)
 	}
 	p.dead = err
 	p.link.Close()

@@ -311,6 +311,15 @@ func (e *Engine) Close(ctx context.Context) error {
 			p.link.Close()
 		}
 	}
+	// Requests still under way are dropped: no peer copies their buffers
+	// any more.
+	for _, m := range []map[uint64]*Request{e.sends, e.recvs} {
+		for _, r := range m {
+			if r.exposed() {
+				unexpose(r)
+			}
+		}
+	}
 	if err != nil {
 		return ErrUnfinished
 	}

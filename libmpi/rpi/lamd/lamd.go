@@ -19,10 +19,7 @@ import (
 
 	"github.com/lamgo/lam/libmpi/rpi"
 	"github.com/lamgo/lam/shared/buildinfo"
-	"github.com/lamgo/lam/shared/jobwire"
-	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/ssi"
-	"github.com/lamgo/lam/shared/wire"
 )
 
 // msgType marks rpi traffic among a process's out-of-band messages (the
@@ -47,7 +44,7 @@ func (m Module) Query(context.Context, *ssi.Settings) (int, error) { return m.SS
 
 // Open needs the local lamd.
 func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
-	if job.Daemon == nil {
+	if job.OOB == nil {
 		return nil, errors.New("rpi lamd: no lamd (the program was not started by mpirun)")
 	}
 	return &transport{job: job}, nil
@@ -102,7 +99,7 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, _ []byte) ([]
 		if err != nil {
 			return nil, fmt.Errorf("rank %d: %w", p.Rank, err)
 		}
-		l := &link{t: t, node: node, event: jobwire.RankEvent(pid)}
+		l := &link{t: t, node: node, pid: pid}
 		t.links[p.Rank] = l
 		out[p.Rank] = l
 	}
@@ -115,10 +112,9 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, _ []byte) ([]
 // receive waits in the lamd for this process's messages.
 func (t *transport) receive(ctx context.Context) {
 	defer close(t.done)
-	self := jobwire.RankEvent(t.job.PID)
 	wake := []byte{1}
 	for {
-		m, err := t.job.Daemon.Recv(ctx, self, msgType)
+		data, err := t.job.OOB.Recv(ctx, msgType)
 		if err != nil {
 			t.mu.Lock()
 			if ctx.Err() == nil {
@@ -128,15 +124,15 @@ func (t *transport) receive(ctx context.Context) {
 			unix.Write(t.wakeW, wake)
 			return
 		}
-		if len(m.Data) < 4 {
+		if len(data) < 4 {
 			continue
 		}
-		from := int(binary.BigEndian.Uint32(m.Data))
+		from := int(binary.BigEndian.Uint32(data))
 		if from < 0 || from >= len(t.links) || t.links[from] == nil {
 			continue
 		}
 		t.mu.Lock()
-		t.links[from].in = append(t.links[from].in, m.Data[4:]...)
+		t.links[from].in = append(t.links[from].in, data[4:]...)
 		t.mu.Unlock()
 		unix.Write(t.wakeW, wake)
 	}
@@ -160,7 +156,7 @@ func parseAddr(a string) (int32, int, error) {
 type link struct {
 	t      *transport
 	node   int32
-	event  int32
+	pid    int
 	in     []byte // received, not yet read
 	closed bool
 }
@@ -185,8 +181,8 @@ func (l *link) Write(p []byte) (int, error) {
 	copy(msg[4:], p[:n])
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := l.t.job.Daemon.Send(ctx, l.node, l.event, msgType, msg)
-	if lamclient.Code(err) == wire.CodeFull {
+	err := l.t.job.OOB.Send(ctx, l.node, l.pid, msgType, msg)
+	if errors.Is(err, rpi.ErrOOBFull) {
 		return 0, nil
 	}
 	if err != nil {

@@ -1,0 +1,146 @@
+// Package colladapter gives the coll modules a communicator's
+// point-to-point on its hidden context (coll.Transport), over the core
+// engine. The mpi package makes one per communicator that runs a
+// collective.
+package colladapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/comm"
+	"github.com/lamgo/lam/libmpi/internal/core"
+)
+
+// Owner is what only the API's communicator can do for its collectives.
+type Owner interface {
+	// Split makes a hidden sub-communicator (none for a negative color)
+	// and returns its collectives.
+	Split(color, key int) (*coll.Comm, error)
+	// Local is the collectives of an intercommunicator's local group.
+	Local() *coll.Comm
+	// Free releases a sub-communicator made by Split.
+	Free() error
+}
+
+// Transport is a communicator's point-to-point on its hidden context.
+type Transport struct {
+	Engine *core.Engine
+	Comm   comm.Comm
+	Remote []int   // an intercommunicator's remote group in world ranks; nil for an intracommunicator
+	Nodes  []int32 // world rank → node
+	Label  string  // the communicator's name, for messages
+	Owner  Owner
+}
+
+var _ interface {
+	coll.Transport
+	coll.Receiver
+} = (*Transport)(nil)
+
+func (t *Transport) Rank() int       { return t.Comm.Rank }
+func (t *Transport) Size() int       { return len(t.Comm.Group) }
+func (t *Transport) Name() string    { return t.Label }
+func (t *Transport) RemoteSize() int { return len(t.Remote) }
+
+func (t *Transport) Node(r int) int32 {
+	if r < 0 || r >= len(t.Comm.Group) || t.Comm.Group[r] >= len(t.Nodes) {
+		return -1
+	}
+	return t.Nodes[t.Comm.Group[r]]
+}
+
+func (t *Transport) Split(color, key int) (*coll.Comm, error) { return t.Owner.Split(color, key) }
+func (t *Transport) Local() *coll.Comm                        { return t.Owner.Local() }
+func (t *Transport) Free() error                              { return t.Owner.Free() }
+
+// world returns the world rank of a destination or source (of the remote
+// group, on an intercommunicator), or the wildcard or ProcNull unchanged.
+func (t *Transport) world(rank int, wildcard bool) (int, error) {
+	group := t.Comm.Group
+	if t.Remote != nil {
+		group = t.Remote
+	}
+	switch {
+	case rank == core.ProcNull:
+		return core.ProcNull, nil
+	case wildcard && rank == core.AnySource:
+		return core.AnySource, nil
+	case rank < 0 || rank >= len(group):
+		return 0, coll.Errorf(coll.ErrRank, "%s: rank %d is not in a group of %d", t.Label, rank, len(group))
+	}
+	return group[rank], nil
+}
+
+// request is a collective's send or receive. They come from a pool and go
+// back to it once waited for (coll waits for each once), so a collective
+// allocates no requests.
+type request struct {
+	e *core.Engine
+	r core.Request
+}
+
+var requests = sync.Pool{New: func() any { return new(request) }}
+
+func (q *request) Wait() (coll.Status, error) {
+	if err := q.e.Wait(context.Background(), &q.r); err != nil {
+		return coll.Status{}, err // still in the engine's hands: not reused
+	}
+	src, tag, n, _, err := q.r.Result()
+	q.r = core.Request{}
+	requests.Put(q)
+	return coll.Status{Source: src, Tag: tag, Count: n}, collErr(err)
+}
+
+// collErr is a collective's error for a receive's: one that wraps
+// coll.ErrTruncated, or the core's.
+func collErr(err error) error {
+	if err != nil && errors.Is(err, core.ErrTruncate) {
+		return fmt.Errorf("%w: %w", coll.ErrTruncated, err)
+	}
+	return err
+}
+
+// sent is a collective's eager send that left at once.
+type sent struct{}
+
+func (sent) Wait() (coll.Status, error) { return coll.Status{}, nil }
+
+func (t *Transport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
+	w, err := t.world(dest, false)
+	if err != nil {
+		return nil, err
+	}
+	e, ctx := t.Engine, comm.Hidden(t.Comm.Context)
+	if e.SendNow(buf, w, t.Comm.Rank, tag, ctx) {
+		return sent{}, nil
+	}
+	q := requests.Get().(*request)
+	q.e = e
+	e.InitSend(&q.r, buf, w, dest, t.Comm.Rank, tag, ctx, core.Standard)
+	e.Start(&q.r)
+	return q, nil
+}
+
+func (t *Transport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
+	if _, err := t.world(src, true); err != nil {
+		return nil, err
+	}
+	q := requests.Get().(*request)
+	q.e = t.Engine
+	t.Engine.InitRecv(&q.r, buf, src, tag, comm.Hidden(t.Comm.Context))
+	t.Engine.Start(&q.r)
+	return q, nil
+}
+
+// Recv is the blocking receive of collectives.
+func (t *Transport) Recv(buf []byte, src, tag int) (coll.Status, error) {
+	if _, err := t.world(src, true); err != nil {
+		return coll.Status{}, err
+	}
+	source, rtag, n, err := t.Engine.RecvNow(context.Background(), buf, src, tag, comm.Hidden(t.Comm.Context))
+	return coll.Status{Source: source, Tag: rtag, Count: n}, collErr(err)
+}
