@@ -90,25 +90,14 @@ var linear = coll.Actions{
 	Exscan:             exscanLinear,
 }
 
-var logarithmic = coll.Actions{
-	Barrier:            barrierLog,
-	Bcast:              bcastLog,
-	Gather:             gatherLog,
-	Gatherv:            gatherv,
-	Scatter:            scatterLog,
-	Scatterv:           scatterv,
-	Allgather:          allgather,
-	Allgatherv:         allgatherv,
-	Alltoall:           alltoall,
-	Alltoallv:          alltoallv,
-	Alltoallw:          alltoallv,
-	Reduce:             reduce,
-	Allreduce:          allreduce,
-	ReduceScatter:      reduceScatter,
-	ReduceScatterBlock: reduceScatterBlock,
-	Scan:               scanLog,
-	Exscan:             exscanLog,
-}
+// logarithmic differs from linear in the functions with a tree or
+// recursive-doubling form; the others choose for themselves (isLinear).
+var logarithmic = func() coll.Actions {
+	a := linear
+	a.Barrier, a.Bcast, a.Gather, a.Scatter = barrierLog, bcastLog, gatherLog, scatterLog
+	a.Scan, a.Exscan = scanLog, exscanLog
+	return a
+}()
 
 // isLinear reports whether c uses the linear algorithms.
 func isLinear(c *coll.Comm) bool { return c.Size() <= c.Params.Crossover }
@@ -123,22 +112,19 @@ type batch struct {
 func newBatch(c *coll.Comm, n int) *batch { return &batch{c: c, ps: make([]coll.Pending, 0, n)} }
 
 func (b *batch) send(buf []byte, dest int) {
-	if b.err != nil {
-		return
+	if b.err == nil {
+		b.add(b.c.Isend(buf, dest))
 	}
-	p, err := b.c.Isend(buf, dest)
-	if err != nil {
-		b.err = err
-		return
-	}
-	b.ps = append(b.ps, p)
 }
 
 func (b *batch) recv(buf []byte, src int) {
-	if b.err != nil {
-		return
+	if b.err == nil {
+		b.add(b.c.Irecv(buf, src))
 	}
-	p, err := b.c.Irecv(buf, src)
+}
+
+// add keeps a started request, or the error that stops the batch.
+func (b *batch) add(p coll.Pending, err error) {
 	if err != nil {
 		b.err = err
 		return

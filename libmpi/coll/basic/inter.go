@@ -47,42 +47,16 @@ func interBarrier(c *coll.Comm) error {
 // interBcast: the root sends to the remote leader, which broadcasts in its
 // group.
 func interBcast(c *coll.Comm, buf []byte, root int) error {
-	switch root {
-	case coll.ProcNull:
-		return nil
-	case coll.Root:
-		return c.Send(buf, 0)
-	}
 	l := c.T.Local()
-	if l.Rank() == 0 {
-		if err := c.Recv(buf, root); err != nil {
-			return err
-		}
-	}
-	return c.Sub(l, coll.Bcast, 0, func(a *coll.Actions) error { return a.Bcast(l, buf, 0) })
+	return toRemoteLeader(c, buf, root, buf, func() error {
+		return c.Sub(l, coll.Bcast, 0, func(a *coll.Actions) error { return a.Bcast(l, buf, 0) })
+	})
 }
 
 // interGather: the senders gather on their leader, which sends everything
 // to the root.
 func interGather(c *coll.Comm, send, recv []byte, root int) error {
-	switch root {
-	case coll.ProcNull:
-		return nil
-	case coll.Root:
-		return c.Recv(recv, 0)
-	}
-	l := c.T.Local()
-	var all []byte
-	if l.Rank() == 0 {
-		all = coll.Buffer(l.Size() * len(send))
-	}
-	if err := c.Sub(l, coll.Gather, 0, func(a *coll.Actions) error { return a.Gather(l, send, all, 0) }); err != nil {
-		return err
-	}
-	if l.Rank() == 0 {
-		return c.Send(all, root)
-	}
-	return nil
+	return fromRemoteLeader(c, recv, root, func() ([]byte, error) { return gatherOnLeader(c, coll.Gather, send) })
 }
 
 func interGatherv(c *coll.Comm, send []byte, recv [][]byte, root int) error {
@@ -102,21 +76,14 @@ func interGatherv(c *coll.Comm, send []byte, recv [][]byte, root int) error {
 // interScatter: the root sends everything to the remote leader, which
 // scatters it in its group.
 func interScatter(c *coll.Comm, send, recv []byte, root int) error {
-	switch root {
-	case coll.ProcNull:
-		return nil
-	case coll.Root:
-		return c.Send(send, 0)
-	}
 	l := c.T.Local()
 	var all []byte
-	if l.Rank() == 0 {
-		all = coll.Buffer(l.Size() * len(recv))
-		if err := c.Recv(all, root); err != nil {
-			return err
-		}
+	if !inRootGroup(root) {
+		all = leaderBuffer(l, l.Size()*len(recv))
 	}
-	return c.Sub(l, coll.Scatter, 0, func(a *coll.Actions) error { return a.Scatter(l, all, recv, 0) })
+	return toRemoteLeader(c, send, root, all, func() error {
+		return c.Sub(l, coll.Scatter, 0, func(a *coll.Actions) error { return a.Scatter(l, all, recv, 0) })
+	})
 }
 
 func interScatterv(c *coll.Comm, send [][]byte, recv []byte, root int) error {
@@ -136,19 +103,16 @@ func interScatterv(c *coll.Comm, send [][]byte, recv []byte, root int) error {
 // interAllgather: each group gathers on its leader, the leaders swap, and
 // each broadcasts the other group's blocks in its own group.
 func interAllgather(c *coll.Comm, send, recv []byte) error {
-	l := c.T.Local()
-	var mine []byte
-	if l.Rank() == 0 {
-		mine = coll.Buffer(l.Size() * len(send))
-	}
-	if err := c.Sub(l, coll.Allgather, 0, func(a *coll.Actions) error { return a.Gather(l, send, mine, 0) }); err != nil {
+	mine, err := gatherOnLeader(c, coll.Allgather, send)
+	if err != nil {
 		return err
 	}
-	if l.Rank() == 0 {
+	if isLeader(c) {
 		if err := c.Sendrecv(mine, 0, recv, 0); err != nil {
 			return err
 		}
 	}
+	l := c.T.Local()
 	return c.Sub(l, coll.Allgather, 0, func(a *coll.Actions) error { return a.Bcast(l, recv, 0) })
 }
 
@@ -192,42 +156,88 @@ func interAlltoallv(c *coll.Comm, send, recv [][]byte) error {
 // interReduce: the other group reduces on its leader, which sends the
 // result to the root.
 func interReduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
-	switch root {
-	case coll.ProcNull:
-		return nil
-	case coll.Root:
-		return c.Recv(recv, 0)
-	}
-	l := c.T.Local()
-	var res []byte
-	if l.Rank() == 0 {
-		res = coll.Buffer(len(send))
-	}
-	if err := c.Sub(l, coll.Reduce, 0, func(a *coll.Actions) error { return a.Reduce(l, send, res, op, 0) }); err != nil {
-		return err
-	}
-	if l.Rank() == 0 {
-		return c.Send(res, root)
-	}
-	return nil
+	return fromRemoteLeader(c, recv, root, func() ([]byte, error) { return reduceOnLeader(c, send, op) })
 }
 
 // localReduceSwap reduces the group's send on its leader and swaps the
 // result with the other leader's; the leader's out gets the other
 // group's reduction.
 func localReduceSwap(c *coll.Comm, send, out []byte, op *coll.Op) error {
-	l := c.T.Local()
-	var res []byte
-	if l.Rank() == 0 {
-		res = coll.Buffer(len(send))
-	}
-	if err := c.Sub(l, coll.Reduce, 0, func(a *coll.Actions) error { return a.Reduce(l, send, res, op, 0) }); err != nil {
+	res, err := reduceOnLeader(c, send, op)
+	if err != nil || !isLeader(c) {
 		return err
 	}
+	return c.Sendrecv(res, 0, out, 0)
+}
+
+// toRemoteLeader is a rooted operation that starts from the root: the
+// root sends out to the other group's leader, which receives it in in;
+// then spread runs on every process of that group.
+func toRemoteLeader(c *coll.Comm, out []byte, root int, in []byte, spread func() error) error {
+	switch root {
+	case coll.ProcNull:
+		return nil
+	case coll.Root:
+		return c.Send(out, 0)
+	}
+	if isLeader(c) {
+		if err := c.Recv(in, root); err != nil {
+			return err
+		}
+	}
+	return spread()
+}
+
+// fromRemoteLeader is a rooted operation that ends at the root: the other
+// group runs onLeader, whose result (on its leader) the leader sends to the
+// root, which receives it in recv.
+func fromRemoteLeader(c *coll.Comm, recv []byte, root int, onLeader func() ([]byte, error)) error {
+	switch root {
+	case coll.ProcNull:
+		return nil
+	case coll.Root:
+		return c.Recv(recv, 0)
+	}
+	res, err := onLeader()
+	if err != nil || !isLeader(c) {
+		return err
+	}
+	return c.Send(res, root)
+}
+
+// inRootGroup reports whether a process passing root to a rooted
+// operation is in the root's group (it passes MPI_ROOT or MPI_PROC_NULL).
+func inRootGroup(root int) bool { return root == coll.Root || root == coll.ProcNull }
+
+// isLeader reports whether this process leads its group: local rank 0,
+// which talks to the other group.
+func isLeader(c *coll.Comm) bool { return c.T.Local().Rank() == 0 }
+
+// leaderBuffer returns n bytes on l's leader, nil on its other processes.
+func leaderBuffer(l *coll.Comm, n int) []byte {
 	if l.Rank() == 0 {
-		return c.Sendrecv(res, 0, out, 0)
+		return coll.Buffer(n)
 	}
 	return nil
+}
+
+// gatherOnLeader gathers the group's blocks on its leader (local rank 0)
+// as part of the collective kind: the leader gets them all, the other
+// processes nil.
+func gatherOnLeader(c *coll.Comm, kind coll.Kind, send []byte) ([]byte, error) {
+	l := c.T.Local()
+	all := leaderBuffer(l, l.Size()*len(send))
+	err := c.Sub(l, kind, 0, func(a *coll.Actions) error { return a.Gather(l, send, all, 0) })
+	return all, err
+}
+
+// reduceOnLeader reduces the group's contributions on its leader: the
+// leader gets the result, the other processes nil.
+func reduceOnLeader(c *coll.Comm, send []byte, op *coll.Op) ([]byte, error) {
+	l := c.T.Local()
+	res := leaderBuffer(l, len(send))
+	err := c.Sub(l, coll.Reduce, 0, func(a *coll.Actions) error { return a.Reduce(l, send, res, op, 0) })
+	return res, err
 }
 
 // interAllreduce: each group's reduction goes to every process of the
@@ -244,10 +254,7 @@ func interAllreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 // group by counts.
 func interReduceScatter(c *coll.Comm, send, recv []byte, counts []int, op *coll.Op) error {
 	l := c.T.Local()
-	var all []byte
-	if l.Rank() == 0 {
-		all = coll.Buffer(len(send))
-	}
+	all := leaderBuffer(l, len(send))
 	if err := localReduceSwap(c, send, all, op); err != nil {
 		return err
 	}

@@ -813,7 +813,7 @@ func scanLinear(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 // scanLog is recursive doubling: at distance d, every process sends its
 // partial result to r+d and combines the one from r-d in front of its own.
 func scanLog(c *coll.Comm, send, recv []byte, op *coll.Op) error {
-	n, r := c.Size(), c.Rank()
+	n := c.Size()
 	if send != nil {
 		copy(recv, send)
 	}
@@ -821,21 +821,30 @@ func scanLog(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	in := coll.Buffer(len(recv))
 	for d := 1; d < n; d *= 2 {
 		copy(out, recv)
-		b := newBatch(c, 2)
-		if r-d >= 0 {
-			b.recv(in, r-d)
-		}
-		if r+d < n {
-			b.send(out, r+d)
-		}
-		if err := b.wait(); err != nil {
+		got, err := shift(c, out, in, d)
+		if err != nil {
 			return err
 		}
-		if r-d >= 0 {
+		if got {
 			op.Apply(in, recv)
 		}
 	}
 	return nil
+}
+
+// shift is a step of recursive doubling at distance d: this process sends
+// out to rank r+d and receives in from rank r-d, where they exist. It
+// reports whether it received.
+func shift(c *coll.Comm, out, in []byte, d int) (bool, error) {
+	n, r := c.Size(), c.Rank()
+	b := newBatch(c, 2)
+	if r-d >= 0 {
+		b.recv(in, r-d)
+	}
+	if r+d < n {
+		b.send(out, r+d)
+	}
+	return r-d >= 0, b.wait()
 }
 
 func exscanLinear(c *coll.Comm, send, recv []byte, op *coll.Op) error {
@@ -865,7 +874,7 @@ func exscanLinear(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 // reduction including this process's own (which is passed on), and the
 // result without it.
 func exscanLog(c *coll.Comm, send, recv []byte, op *coll.Op) error {
-	n, r := c.Size(), c.Rank()
+	n := c.Size()
 	mine := send
 	if mine == nil {
 		mine = recv
@@ -876,17 +885,11 @@ func exscanLog(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	have := false
 	for d := 1; d < n; d *= 2 {
 		copy(out, partial)
-		b := newBatch(c, 2)
-		if r-d >= 0 {
-			b.recv(in, r-d)
-		}
-		if r+d < n {
-			b.send(out, r+d)
-		}
-		if err := b.wait(); err != nil {
+		got, err := shift(c, out, in, d)
+		if err != nil {
 			return err
 		}
-		if r-d >= 0 {
+		if got {
 			if have {
 				op.Apply(in, recv)
 			} else {
