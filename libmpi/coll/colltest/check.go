@@ -316,6 +316,16 @@ func Suite(c *coll.Comm, k, root int) error {
 			return fmt.Sprintf("%s (op of %d bytes, commutative %v)", s, op.Size, op.Commutative)
 		}
 		rs := coll.Sig{Kind: coll.Reduce, Root: root, Send: int64(size), Op: 1}
+		// inputs returns this process's send and receive buffers; in
+		// place, its contribution is in recv and send is nil.
+		inputs := func(inPlace bool) (send, recv []byte) {
+			send, recv = contrib(r), coll.Buffer(size)
+			if inPlace {
+				copy(recv, send)
+				send = nil
+			}
+			return send, recv
+		}
 		for _, inPlace := range []bool{false, true} {
 			send := contrib(r)
 			var recv []byte
@@ -334,12 +344,7 @@ func Suite(c *coll.Comm, k, root int) error {
 					return err
 				}
 			}
-			recv = coll.Buffer(size)
-			send = contrib(r)
-			if inPlace {
-				copy(recv, send)
-				send = nil
-			}
+			send, recv = inputs(inPlace)
 			rs.Kind = coll.Allreduce
 			if err := run(rs, func(a *coll.Actions) error { return a.Allreduce(c, send, recv, op) }); err != nil {
 				return err
@@ -351,24 +356,14 @@ func Suite(c *coll.Comm, k, root int) error {
 		}
 		// Scan and Exscan.
 		for _, inPlace := range []bool{false, true} {
-			recv := coll.Buffer(size)
-			send := contrib(r)
-			if inPlace {
-				copy(recv, send)
-				send = nil
-			}
+			send, recv := inputs(inPlace)
 			if err := run(coll.Sig{Kind: coll.Scan, Send: int64(size), Op: 1}, func(a *coll.Actions) error { return a.Scan(c, send, recv, op) }); err != nil {
 				return err
 			}
 			if err := check(name("scan"), recv, refReduce(op, contrib, 0, r+1)); err != nil {
 				return err
 			}
-			recv = coll.Buffer(size)
-			send = contrib(r)
-			if inPlace {
-				copy(recv, send)
-				send = nil
-			}
+			send, recv = inputs(inPlace)
 			if err := run(coll.Sig{Kind: coll.Exscan, Send: int64(size), Op: 1}, func(a *coll.Actions) error { return a.Exscan(c, send, recv, op) }); err != nil {
 				return err
 			}

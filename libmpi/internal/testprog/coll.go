@@ -350,34 +350,33 @@ func reductionsRoot(name string, c *mpi.Comm, k int) {
 	for _, root := range []int{0, n - 1, n / 2} {
 		w := fmt.Sprintf("%s reduce (k=%d root=%d)", name, k, root)
 		for _, inPlace := range []bool{false, true} {
-			send := ivs(r, k)
-			var recv []int64
-			if r == root {
-				recv = make([]int64, k)
-				if inPlace {
-					copy(recv, send)
-					send = nil
-				}
-			}
+			send, recv := rootInputs(ivs(r, k), r == root, inPlace)
 			mustOK(w, mpi.Reduce(c, send, recv, mpi.Sum, root))
 			if r == root {
 				want(w, recv, sumRef(0, n, k))
 			}
-			cs := affines(r, k)
-			var cr []complex128
-			if r == root {
-				cr = make([]complex128, k)
-				if inPlace {
-					copy(cr, cs)
-					cs = nil
-				}
-			}
+			cs, cr := rootInputs(affines(r, k), r == root, inPlace)
 			mustOK(w+" user op", mpi.Reduce(c, cs, cr, userOp(), root))
 			if r == root {
 				want(w+" user op", cr, affineRefs(0, n, k))
 			}
 		}
 	}
+}
+
+// rootInputs returns the send and receive buffers of a reduction to a
+// root for a process contributing send: only the root has a receive
+// buffer; in place, its contribution is there and send is nil.
+func rootInputs[T any](send []T, atRoot, inPlace bool) ([]T, []T) {
+	if !atRoot {
+		return send, nil
+	}
+	recv := make([]T, len(send))
+	if inPlace {
+		copy(recv, send)
+		return nil, recv
+	}
+	return send, recv
 }
 
 func reductions(what string, c *mpi.Comm, k int) {
@@ -460,6 +459,18 @@ func inter(name string, c *mpi.Comm, isA bool) {
 	them := func(j int) int { return gid(!isA, j) }
 	mustOK(name+" barrier", mpi.Barrier(c))
 	const k = 3
+	// What the other group sends: k elements each (exp), remote j's block
+	// of j%3+1 elements at displs[j] (vexp).
+	var exp []int64
+	for j := 0; j < nr; j++ {
+		exp = append(exp, ivs(them(j), k)...)
+	}
+	counts, displs := make([]int, nr), make([]int, nr)
+	var vexp []int64
+	for j := 0; j < nr; j++ {
+		counts[j], displs[j] = j%3+1, len(vexp)
+		vexp = append(vexp, ivs(them(j), counts[j])...)
+	}
 	for _, fromA := range []bool{true, false} {
 		rootLocal := 0
 		if fromA == isA {
@@ -486,10 +497,6 @@ func inter(name string, c *mpi.Comm, isA bool) {
 			want(w("bcast"), buf, ivs(rgid, k))
 		}
 		var send, recv []int64
-		var exp []int64
-		for j := 0; j < nr; j++ {
-			exp = append(exp, ivs(them(j), k)...)
-		}
 		if root == mpi.Root {
 			recv = make([]int64, nr*k)
 		} else if !inRoot {
@@ -509,13 +516,7 @@ func inter(name string, c *mpi.Comm, isA bool) {
 		if recv != nil {
 			want(w("scatter"), recv, ivs(me, k))
 		}
-		// Gatherv/Scatterv: remote j has j%3+1 elements.
-		counts, displs := make([]int, nr), make([]int, nr)
-		var vexp []int64
-		for j := 0; j < nr; j++ {
-			counts[j], displs[j] = j%3+1, len(vexp)
-			vexp = append(vexp, ivs(them(j), counts[j])...)
-		}
+		// Gatherv/Scatterv.
 		send, recv = nil, nil
 		if root == mpi.Root {
 			recv = make([]int64, len(vexp))
@@ -568,19 +569,9 @@ func inter(name string, c *mpi.Comm, isA bool) {
 	}
 	// Allgather, Allgatherv, Alltoall, Alltoallv, Allreduce,
 	// Reduce_scatter(_block).
-	var exp []int64
-	for j := 0; j < nr; j++ {
-		exp = append(exp, ivs(them(j), k)...)
-	}
 	recv := make([]int64, nr*k)
 	mustOK(name+" allgather", mpi.Allgather(c, ivs(me, k), recv))
 	want(name+" allgather", recv, exp)
-	counts, displs := make([]int, nr), make([]int, nr)
-	var vexp []int64
-	for j := 0; j < nr; j++ {
-		counts[j], displs[j] = j%3+1, len(vexp)
-		vexp = append(vexp, ivs(them(j), counts[j])...)
-	}
 	recv = make([]int64, len(vexp))
 	mustOK(name+" allgatherv", mpi.Allgatherv(c, ivs(me, l%3+1), recv, counts, displs))
 	want(name+" allgatherv", recv, vexp)
@@ -782,14 +773,9 @@ func opsReal[T realNum](c *mpi.Comm, integer, float bool) {
 			send[i] = T(opValue(op, signed, r, i, n))
 		}
 		recv := make([]T, k)
-		err := mpi.Allreduce(c, send, recv, op)
-		if !applies(op, integer, float) {
-			if mpi.Class(err) != mpi.ErrOp {
-				fail("%s: %v, want MPI_ERR_OP", what, err)
-			}
+		if !opResult(what, mpi.Allreduce(c, send, recv, op), applies(op, integer, float)) {
 			continue
 		}
-		mustOK(what, err)
 		exp := make([]T, k)
 		for i := range exp {
 			acc := opValue(op, signed, n-1, i, n)
@@ -811,6 +797,30 @@ func opsReal[T realNum](c *mpi.Comm, integer, float bool) {
 	}
 }
 
+// opResult checks the error of a reduction with an op that applies to
+// the type or not (then it must be MPI_ERR_OP), and reports whether there
+// is a result to check.
+func opResult(what string, err error, applies bool) bool {
+	if !applies {
+		if mpi.Class(err) != mpi.ErrOp {
+			fail("%s: %v, want MPI_ERR_OP", what, err)
+		}
+		return false
+	}
+	mustOK(what, err)
+	return true
+}
+
+// complexValue is element i of rank r's contribution to a complex
+// reduction with op (of n processes).
+func complexValue(op *mpi.Op, r, i, n int) complex128 {
+	re, im := float64(opValue(mpi.Sum, true, r, i, n)), float64(opValue(mpi.Prod, true, r, i, n))
+	if op == mpi.Prod {
+		re, im = im, float64((r+i)%2)
+	}
+	return complex(re, im)
+}
+
 func opsComplex[T ~complex64 | ~complex128](c *mpi.Comm) {
 	n, r := c.Size(), c.Rank()
 	const k = 5
@@ -818,30 +828,17 @@ func opsComplex[T ~complex64 | ~complex128](c *mpi.Comm) {
 		what := fmt.Sprintf("%s on %v", op.Name(), reflect.TypeFor[T]())
 		send := make([]T, k)
 		for i := range send {
-			re, im := float64(opValue(mpi.Sum, true, r, i, n)), float64(opValue(mpi.Prod, true, r, i, n))
-			if op == mpi.Prod {
-				re, im = im, float64((r+i)%2)
-			}
-			send[i] = T(complex(re, im))
+			send[i] = T(complexValue(op, r, i, n))
 		}
 		recv := make([]T, k)
-		err := mpi.Allreduce(c, send, recv, op)
-		if op != mpi.Sum && op != mpi.Prod {
-			if mpi.Class(err) != mpi.ErrOp {
-				fail("%s: %v, want MPI_ERR_OP", what, err)
-			}
+		if !opResult(what, mpi.Allreduce(c, send, recv, op), op == mpi.Sum || op == mpi.Prod) {
 			continue
 		}
-		mustOK(what, err)
 		exp := make([]T, k)
 		for i := range exp {
 			var acc complex128
 			for j := n - 1; j >= 0; j-- {
-				re, im := float64(opValue(mpi.Sum, true, j, i, n)), float64(opValue(mpi.Prod, true, j, i, n))
-				if op == mpi.Prod {
-					re, im = im, float64((j+i)%2)
-				}
-				x := complex(re, im)
+				x := complexValue(op, j, i, n)
 				switch {
 				case j == n-1:
 					acc = x
@@ -868,14 +865,9 @@ func opsLoc[V mpi.LocValue](c *mpi.Comm) {
 			send[i] = mpi.Loc[V]{Value: val(r, i), Index: int32(r)}
 		}
 		recv := make([]mpi.Loc[V], k)
-		err := allreduceLoc(c, send, recv, op)
-		if op != mpi.MaxLoc && op != mpi.MinLoc {
-			if mpi.Class(err) != mpi.ErrOp {
-				fail("%s: %v, want MPI_ERR_OP", what, err)
-			}
+		if !opResult(what, allreduceLoc(c, send, recv, op), op == mpi.MaxLoc || op == mpi.MinLoc) {
 			continue
 		}
-		mustOK(what, err)
 		for i := range recv {
 			best := mpi.Loc[V]{Value: val(0, i), Index: 0}
 			for j := 1; j < n; j++ {
