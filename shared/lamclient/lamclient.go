@@ -188,39 +188,26 @@ func (c *Client) call(ctx context.Context, m wire.Message) (wire.Message, error)
 	return f.Msg, nil
 }
 
-func unexpected(want string, m wire.Message) error {
-	return fmt.Errorf("the lamd answered with %v, not %s", m.Kind(), want)
-}
-
-// Nodes returns the node table.
-func (c *Client) Nodes(ctx context.Context) (*wire.Nodes, error) {
-	m, err := c.call(ctx, &wire.NodesReq{})
+// ask sends a request and returns its single reply, which must be a T
+// (want says what that is).
+func ask[T wire.Message](ctx context.Context, c *Client, req wire.Message, want string) (T, error) {
+	var zero T
+	m, err := c.call(ctx, req)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	n, ok := m.(*wire.Nodes)
+	r, ok := m.(T)
 	if !ok {
-		return nil, unexpected("a node table", m)
+		return zero, unexpected(want, m)
 	}
-	return n, nil
+	return r, nil
 }
 
-// Echo sends data to node's lamd and returns what came back.
-func (c *Client) Echo(ctx context.Context, node int32, data []byte) ([]byte, error) {
-	m, err := c.call(ctx, &wire.Echo{Node: node, Data: data})
-	if err != nil {
-		return nil, err
-	}
-	r, ok := m.(*wire.EchoReply)
-	if !ok {
-		return nil, unexpected("an echo", m)
-	}
-	return r.Data, nil
-}
-
-// Halt halts the universe, calling progress for each node's answer.
-func (c *Client) Halt(ctx context.Context, timeout time.Duration, progress func(*wire.HaltProgress)) error {
-	id, ch, err := c.stream(&wire.Halt{TimeoutMS: int32(timeout / time.Millisecond)}, 64)
+// collect sends a request whose replies are Ts up to an OK (want says
+// what they are), calling each for each; an error from each stops the
+// stream.
+func collect[T wire.Message](ctx context.Context, c *Client, req wire.Message, want string, each func(T) error) error {
+	id, ch, err := c.stream(req, 64)
 	if err != nil {
 		return err
 	}
@@ -230,16 +217,45 @@ func (c *Client) Halt(ctx context.Context, timeout time.Duration, progress func(
 			return err
 		}
 		switch m := f.Msg.(type) {
-		case *wire.HaltProgress:
-			if progress != nil {
-				progress(m)
+		case T:
+			if err := each(m); err != nil {
+				c.cancel(id)
+				return err
 			}
 		case *wire.OK:
 			return nil
 		default:
-			return unexpected("halt progress", m)
+			return unexpected(want, m)
 		}
 	}
+}
+
+func unexpected(want string, m wire.Message) error {
+	return fmt.Errorf("the lamd answered with %v, not %s", m.Kind(), want)
+}
+
+// Nodes returns the node table.
+func (c *Client) Nodes(ctx context.Context) (*wire.Nodes, error) {
+	return ask[*wire.Nodes](ctx, c, &wire.NodesReq{}, "a node table")
+}
+
+// Echo sends data to node's lamd and returns what came back.
+func (c *Client) Echo(ctx context.Context, node int32, data []byte) ([]byte, error) {
+	r, err := ask[*wire.EchoReply](ctx, c, &wire.Echo{Node: node, Data: data}, "an echo")
+	if err != nil {
+		return nil, err
+	}
+	return r.Data, nil
+}
+
+// Halt halts the universe, calling progress for each node's answer.
+func (c *Client) Halt(ctx context.Context, timeout time.Duration, progress func(*wire.HaltProgress)) error {
+	return collect(ctx, c, &wire.Halt{TimeoutMS: int32(timeout / time.Millisecond)}, "halt progress", func(m *wire.HaltProgress) error {
+		if progress != nil {
+			progress(m)
+		}
+		return nil
+	})
 }
 
 // Signal signals processes a node's lamd started: one pid, a job's, or
@@ -272,15 +288,7 @@ func (c *Client) TryRecv(ctx context.Context, event, typ int32) (*wire.Msg, erro
 }
 
 func (c *Client) recv(ctx context.Context, r *wire.Recv) (*wire.Msg, error) {
-	m, err := c.call(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	msg, ok := m.(*wire.Msg)
-	if !ok {
-		return nil, unexpected("a message", m)
-	}
-	return msg, nil
+	return ask[*wire.Msg](ctx, c, r, "a message")
 }
 
 // AddNode adds a node to the universe (lamgrow).
@@ -307,13 +315,9 @@ func Code(err error) int32 {
 
 // Secret returns the universe's secret (for lamgrow).
 func (c *Client) Secret(ctx context.Context) (string, error) {
-	m, err := c.call(ctx, &wire.SecretReq{})
+	s, err := ask[*wire.Secret](ctx, c, &wire.SecretReq{}, "the secret")
 	if err != nil {
 		return "", err
-	}
-	s, ok := m.(*wire.Secret)
-	if !ok {
-		return "", unexpected("the secret", m)
 	}
 	return s.Key, nil
 }
@@ -321,27 +325,7 @@ func (c *Client) Secret(ctx context.Context) (string, error) {
 // GetFile reads a program from a node (mpirun -s), calling chunk for each
 // piece.
 func (c *Client) GetFile(ctx context.Context, node int32, path string, chunk func([]byte) error) error {
-	id, ch, err := c.stream(&wire.FileGet{Node: node, Path: path}, 64)
-	if err != nil {
-		return err
-	}
-	for {
-		f, err := c.next(ctx, id, ch)
-		if err != nil {
-			return err
-		}
-		switch m := f.Msg.(type) {
-		case *wire.FileChunk:
-			if err := chunk(m.Data); err != nil {
-				c.cancel(id)
-				return err
-			}
-		case *wire.OK:
-			return nil
-		default:
-			return unexpected("a file", m)
-		}
-	}
+	return collect(ctx, c, &wire.FileGet{Node: node, Path: path}, "a file", func(m *wire.FileChunk) error { return chunk(m.Data) })
 }
 
 // PutFile stores data as a program on a node, in pieces, and returns its
