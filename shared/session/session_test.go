@@ -411,6 +411,16 @@ func TestCheckMissing(t *testing.T) {
 	}
 }
 
+// dirOps are the operations that must refuse what is not their directory.
+var dirOps = []struct {
+	name string
+	do   func(Dir) error
+}{
+	{"Create", Dir.Create},
+	{"Check", Dir.Check},
+	{"Remove", Dir.Remove},
+}
+
 // TestNotDirRefused puts various non-directories where the session
 // directory belongs: every operation must refuse with ErrNotDir and leave
 // both the object and anything it points to untouched.
@@ -450,16 +460,8 @@ func TestNotDirRefused(t *testing.T) {
 			}
 		}},
 	}
-	ops := []struct {
-		name string
-		do   func(Dir) error
-	}{
-		{"Create", Dir.Create},
-		{"Check", Dir.Check},
-		{"Remove", Dir.Remove},
-	}
 	for _, s := range setups {
-		for _, op := range ops {
+		for _, op := range dirOps {
 			t.Run(s.name+"/"+op.name, func(t *testing.T) {
 				root := t.TempDir()
 				d := resolveIn(t, root)
@@ -499,15 +501,7 @@ func TestNotDirRefused(t *testing.T) {
 func TestOtherOwnerRefused(t *testing.T) {
 	testenv.RequireRoot(t)
 	const nobody = 65534
-	ops := []struct {
-		name string
-		do   func(Dir) error
-	}{
-		{"Create", Dir.Create},
-		{"Check", Dir.Check},
-		{"Remove", Dir.Remove},
-	}
-	for _, op := range ops {
+	for _, op := range dirOps {
 		t.Run(op.name, func(t *testing.T) {
 			d := resolveIn(t, t.TempDir())
 			mkdir(t, d.Path, 0o755)
