@@ -28,9 +28,7 @@ var collsumRE = regexp.MustCompile(`^collsum [0-9a-f]{16}\n$`)
 
 func TestCollLocal(t *testing.T) {
 	needPgrep(t)
-	ctx := testContext(t, 4*time.Minute)
-	l := newLocal(t)
-	l.boot(ctx)
+	ctx, l := bootLocal(t, 4*time.Minute)
 	// More ranks than cores; the linear and the binomial algorithms; the
 	// check off; over tcp and usysv.
 	for _, args := range [][]string{

@@ -10,9 +10,7 @@ import (
 // requests in the any/some functions, every error class), through mpirun
 // over every rpi module, with more ranks than cores.
 func TestMPIRunEdges(t *testing.T) {
-	ctx := testContext(t, 4*time.Minute)
-	l := newLocal(t)
-	l.boot(ctx)
+	ctx, l := bootLocal(t, 4*time.Minute)
 	for _, c := range []struct {
 		module string
 		nps    []string

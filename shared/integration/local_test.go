@@ -21,13 +21,17 @@ type local struct {
 	env    []string
 }
 
-func newLocal(t *testing.T) *local {
+// bootLocal boots a local universe, halted and wiped when the test ends,
+// and returns it with the test's context, which ends after d.
+func bootLocal(t *testing.T, d time.Duration) (context.Context, *local) {
 	t.Helper()
+	ctx := testContext(t, d)
 	sp := t.TempDir()
 	l := &local{t: t, prefix: sp, env: append(os.Environ(),
 		"LAM_MPI_SESSION_PREFIX="+sp, "LAM_MPI_SESSION_SUFFIX=",
 		"LAM_MPI_SSI_boot_base_timeout=20", "LAMHOME=")}
-	return l
+	l.boot(ctx)
+	return ctx, l
 }
 
 func (l *local) run(ctx context.Context, tool string, args ...string) result {
@@ -40,10 +44,9 @@ func (l *local) run(ctx context.Context, tool string, args ...string) result {
 	return r
 }
 
-func (l *local) boot(ctx context.Context, args ...string) {
+func (l *local) boot(ctx context.Context) {
 	l.t.Helper()
-	r := l.run(ctx, "lamboot", append([]string{"-H"}, args...)...)
-	if r.code != 0 {
+	if r := l.run(ctx, "lamboot", "-H"); r.code != 0 {
 		l.t.Fatalf("lamboot: %v", r)
 	}
 	l.t.Cleanup(func() {
@@ -62,9 +65,7 @@ func (l *local) sessionDir() string {
 }
 
 func TestLocalSession(t *testing.T) {
-	ctx := testContext(t, 2*time.Minute)
-	l := newLocal(t)
-	l.boot(ctx)
+	ctx, l := bootLocal(t, 2*time.Minute)
 	dir := l.sessionDir()
 	if dir == "" {
 		t.Fatal("no session directory after lamboot")
@@ -144,9 +145,7 @@ func TestLocalSession(t *testing.T) {
 }
 
 func TestLamwipeAndForce(t *testing.T) {
-	ctx := testContext(t, 2*time.Minute)
-	l := newLocal(t)
-	l.boot(ctx)
+	ctx, l := bootLocal(t, 2*time.Minute)
 	pid := lamdPID(t, l.sessionDir())
 	// lamboot -f replaces a running universe.
 	if r := l.run(ctx, "lamboot", "-H", "-f"); r.code != 0 {
@@ -172,9 +171,7 @@ func TestLamwipeAndForce(t *testing.T) {
 }
 
 func TestRemovedSessionDirStopsLamd(t *testing.T) {
-	ctx := testContext(t, time.Minute)
-	l := newLocal(t)
-	l.boot(ctx)
+	_, l := bootLocal(t, time.Minute)
 	dir := l.sessionDir()
 	pid := lamdPID(t, dir)
 	os.RemoveAll(dir)

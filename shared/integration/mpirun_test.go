@@ -17,9 +17,7 @@ import (
 )
 
 func TestMPIRun(t *testing.T) {
-	ctx := testContext(t, 4*time.Minute)
-	l := newLocal(t)
-	l.boot(ctx)
+	ctx, l := bootLocal(t, 4*time.Minute)
 
 	// More ranks than cores.
 	r := l.run(ctx, "mpirun", "-np", "5", bin("hello"))
@@ -102,9 +100,7 @@ func TestMPIRun(t *testing.T) {
 
 func TestMPIRunFailures(t *testing.T) {
 	needPgrep(t)
-	ctx := testContext(t, 4*time.Minute)
-	l := newLocal(t)
-	l.boot(ctx)
+	ctx, l := bootLocal(t, 4*time.Minute)
 	tests := []struct {
 		args   []string
 		code   int

@@ -39,9 +39,7 @@ func noSegments(t testing.TB) {
 // more ranks than cores.
 func TestSharedMemory(t *testing.T) {
 	needShm(t)
-	ctx := testContext(t, 5*time.Minute)
-	l := newLocal(t)
-	l.boot(ctx)
+	ctx, l := bootLocal(t, 5*time.Minute)
 	for _, module := range []string{"usysv", "sysv"} {
 		for _, np := range []string{"2", "5", "8"} {
 			if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", np, bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
