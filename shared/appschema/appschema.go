@@ -143,6 +143,14 @@ func ParseLine(tokens []string) (Line, error) {
 			i++
 			return tokens[i], nil
 		}
+		// onceValue is the value of an option that may be given once.
+		onceValue := func(seen *bool) (string, error) {
+			if *seen {
+				return "", syntaxf("%s given twice", tok)
+			}
+			*seen = true
+			return value()
+		}
 		switch tok {
 		case "--":
 			if i+1 >= len(tokens) {
@@ -167,11 +175,7 @@ func ParseLine(tokens []string) (Line, error) {
 			}
 			l.NP = n
 		case "-s":
-			if seenS {
-				return Line{}, syntaxf("-s given twice")
-			}
-			seenS = true
-			v, err := value()
+			v, err := onceValue(&seenS)
 			if err != nil {
 				return Line{}, err
 			}
@@ -180,11 +184,7 @@ func ParseLine(tokens []string) (Line, error) {
 			}
 			l.Source = v
 		case "-wd":
-			if seenWd {
-				return Line{}, syntaxf("-wd given twice")
-			}
-			seenWd = true
-			v, err := value()
+			v, err := onceValue(&seenWd)
 			if err != nil {
 				return Line{}, err
 			}

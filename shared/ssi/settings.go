@@ -116,43 +116,29 @@ func (s *Settings) String(full string) string {
 }
 
 // Int returns a parameter's value as an integer.
-func (s *Settings) Int(full string) (int, error) {
-	v, src := s.Value(full)
-	n, err := ParseInt(v)
-	if err != nil {
-		return 0, &ParamError{Name: full, Value: v, Source: src, Err: err}
-	}
-	return n, nil
-}
+func (s *Settings) Int(full string) (int, error) { return parsed(s, full, ParseInt) }
 
 // Bool returns a parameter's value as a boolean.
-func (s *Settings) Bool(full string) (bool, error) {
-	v, src := s.Value(full)
-	b, err := ParseBool(v)
-	if err != nil {
-		return false, &ParamError{Name: full, Value: v, Source: src, Err: err}
-	}
-	return b, nil
-}
+func (s *Settings) Bool(full string) (bool, error) { return parsed(s, full, ParseBool) }
 
 // Size returns a parameter's value as a byte count.
-func (s *Settings) Size(full string) (int64, error) {
-	v, src := s.Value(full)
-	n, err := ParseSize(v)
-	if err != nil {
-		return 0, &ParamError{Name: full, Value: v, Source: src, Err: err}
-	}
-	return n, nil
-}
+func (s *Settings) Size(full string) (int64, error) { return parsed(s, full, ParseSize) }
 
 // Duration returns a parameter's value as a duration.
 func (s *Settings) Duration(full string) (time.Duration, error) {
+	return parsed(s, full, ParseDuration)
+}
+
+// parsed reads a parameter's value with parse; an error is a *ParamError
+// that says where the value came from.
+func parsed[T any](s *Settings, full string, parse func(string) (T, error)) (T, error) {
 	v, src := s.Value(full)
-	d, err := ParseDuration(v)
+	x, err := parse(v)
 	if err != nil {
-		return 0, &ParamError{Name: full, Value: v, Source: src, Err: err}
+		var zero T
+		return zero, &ParamError{Name: full, Value: v, Source: src, Err: err}
 	}
-	return d, nil
+	return x, nil
 }
 
 // Environ returns the command-line arguments as environment entries
