@@ -48,7 +48,7 @@ type cmd struct {
 	SessionSuffix string `name:"sessionsuffix"`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	say := func(format string, args ...any) {
 		if c.Debug || c.Verbose {
 			fmt.Fprintf(env.Stdout, "hboot: "+format+"\n", args...)
@@ -65,7 +65,7 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	}
 	if c.Kill {
 		say("performing tkill")
-		res, err := tkill.Kill(context.Background(), dir, 5*time.Second)
+		res, err := tkill.Kill(ctx, dir, 5*time.Second)
 		if err != nil {
 			return fmt.Errorf("stop the stale lamd: %w", err)
 		}

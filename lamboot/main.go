@@ -45,7 +45,7 @@ type cmd struct {
 	SessionSuffix      string `name:"sessionsuffix"`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if _, err := c.SchemaArg(); err != nil {
 		return err
 	}
@@ -71,10 +71,9 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseRunning(env, dir, c.Force); err != nil {
+	if err := refuseRunning(ctx, env, dir, c.Force); err != nil {
 		return err
 	}
-	ctx := context.Background()
 	mod, nodes, settings, err := c.Plan(ctx, env, true)
 	if err != nil {
 		return err
@@ -118,18 +117,20 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		SessionPrefix: c.SessionPrefix, SessionSuffix: dir.Suffix, Debug: c.Debug, Heartbeat: heartbeat,
 		Options: boot.Options{Algorithm: alg, Window: window, Timeout: timeout, Progress: progress(alg)},
 	}
-	res, err := b.Boot(ctx)
-	if err != nil {
-		if len(res.Acked) > 0 {
-			wctx, cancel := context.WithTimeout(ctx, timeout)
-			boot.Wipe(wctx, mod, res.Acked, b.WipeArgv)
-			cancel()
-		}
+	// On failure or interrupt, Boot has stopped every lamd it started.
+	if _, err := b.Boot(ctx); err != nil {
 		if c.Verbose {
 			fmt.Fprintln(env.Stderr, "lamboot did NOT complete successfully")
 		}
-		var ne *boot.NodeError
-		if errors.As(err, &ne) {
+		var (
+			ne *boot.NodeError
+			ie *lamcli.InterruptError
+		)
+		switch {
+		case errors.As(err, &ie):
+			// LAM's lamboot exits with the signal's number.
+			return lamcli.Exit(int(ie.Signal), fmt.Errorf("%v: the boot is stopped and every lamd it started too", ie))
+		case errors.As(err, &ne):
 			return lamcli.Exit(1, fmt.Errorf("cannot boot %s: %w", ne.Node, ne.Err))
 		}
 		return err
@@ -140,8 +141,8 @@ func (c *cmd) Run(env *lamcli.Env) error {
 
 // refuseRunning refuses to boot over a live universe of the same session,
 // unless forced (LAM silently killed it).
-func refuseRunning(env *lamcli.Env, dir session.Dir, force bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+func refuseRunning(ctx context.Context, env *lamcli.Env, dir session.Dir, force bool) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	c, err := lamclient.Dial(ctx, dir, "lamboot", wire.RoleTool)
 	if err != nil {

@@ -30,8 +30,7 @@ var phases = []struct {
 	{"sweeping messages", wire.CleanMessages},
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
-	ctx := context.Background()
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	cl, err := env.Daemon(ctx, "", "")
 	if err != nil {
 		return err

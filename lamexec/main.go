@@ -5,9 +5,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/launch"
@@ -27,9 +24,7 @@ type cmd struct {
 	launch.Options `embed:""`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	return launch.Run(ctx, env, &c.Options, launch.Config{Tool: "lamexec"})
 }
 

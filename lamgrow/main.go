@@ -41,14 +41,13 @@ type cmd struct {
 	Host             []string `arg:"" optional:"" help:"The host to add."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if len(c.Host) != 1 {
 		return lamcli.Usagef("give exactly one host")
 	}
 	if c.CPUs < 1 {
 		return lamcli.Usagef("-cpu needs a positive count")
 	}
-	ctx := context.Background()
 	cl, err := env.Daemon(ctx, c.SessionPrefix, c.SessionSuffix)
 	if err != nil {
 		return err

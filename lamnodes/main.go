@@ -23,7 +23,7 @@ type cmd struct {
 	Where  []string `arg:"" optional:"" help:"Node or CPU specifications (default: every node)."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	var specs []nodespec.Spec
 	for _, w := range c.Where {
 		s, err := nodespec.Parse(w)
@@ -32,7 +32,6 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		}
 		specs = append(specs, s)
 	}
-	ctx := context.Background()
 	cl, err := env.Daemon(ctx, "", "")
 	if err != nil {
 		return err
@@ -53,7 +52,7 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		if !c.NoIDs {
 			line = fmt.Sprintf("n%d\t", n.ID)
 		}
-		line += names.name(n)
+		line += names.name(ctx, n)
 		if !c.NoCPUs {
 			line += fmt.Sprintf(":%d:%s", n.CPUs, flags(n, table.Self))
 		}
@@ -124,7 +123,7 @@ type resolver struct {
 	cache map[string]string
 }
 
-func (r *resolver) name(n wire.Node) string {
+func (r *resolver) name(ctx context.Context, n wire.Node) string {
 	if r.ip || n.Addr == "" {
 		if n.Addr == "" {
 			return n.Host
@@ -135,7 +134,7 @@ func (r *resolver) name(n wire.Node) string {
 		return v
 	}
 	name := n.Addr
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if names, err := net.DefaultResolver.LookupAddr(ctx, n.Addr); err == nil && len(names) > 0 {
 		name = strings.TrimSuffix(names[0], ".")

@@ -35,14 +35,13 @@ type cmd struct {
 	SessionSuffix      string `name:"sessionsuffix"`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if !c.NoBanner || c.Version {
 		lamcli.Banner(env.Stdout)
 	}
 	if c.Version {
 		return nil
 	}
-	ctx := context.Background()
 	mod, nodes, settings, err := c.Plan(ctx, env, false)
 	if err != nil {
 		return err

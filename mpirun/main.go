@@ -10,10 +10,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/lamgo/lam/shared/jobwire"
@@ -43,9 +41,7 @@ type cmd struct {
 	TagOutput        bool   `name:"tag-output" help:"Prefix every line of output with [rank]."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return err

@@ -34,8 +34,7 @@ type cmd struct {
 	Conf               string `short:"c" help:"Process schema to check."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
-	ctx := context.Background()
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	mod, nodes, settings, err := c.Plan(ctx, env, false)
 	if err != nil {
 		msg.Show(env.Stderr, "recon", "unhappiness", err.Error(), agent(mod))

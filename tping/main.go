@@ -8,9 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/lamgo/lam/shared/lamcli"
@@ -33,9 +30,7 @@ type cmd struct {
 	Where  []string `arg:"" optional:"" help:"Nodes to echo off."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	// LAM attaches first: with no lamd every invocation fails the same way.
 	cl, err := env.Daemon(ctx, "", "")
 	if err != nil {
