@@ -29,20 +29,20 @@ var tool = &lamcli.Tool{
 
 func long() map[string]int {
 	m := map[string]int{"sessionprefix": 1, "sessionsuffix": 1, "c": 1}
-	maps.Copy(m, boot.SchemaLong)
+	maps.Copy(m, lamcli.SchemaLong)
 	return m
 }
 
 type cmd struct {
-	boot.SchemaOptions `embed:""`
-	Conf               string `short:"c" help:"Process schema for hboot."`
-	NoBanner           bool   `short:"H" help:"Do not print the banner."`
-	CloseStdio         bool   `short:"s" help:"Close the standard streams of the local lamd (always done)."`
-	Version            bool   `short:"V" help:"Print the banner and configuration, then exit."`
-	FaultTolerant      bool   `short:"x" help:"Fault-tolerant mode: heartbeats between lamds."`
-	Force              bool   `short:"f" help:"Replace a universe already running for this session."`
-	SessionPrefix      string `name:"sessionprefix"`
-	SessionSuffix      string `name:"sessionsuffix"`
+	lamcli.SchemaOptions `embed:""`
+	Conf                 string `short:"c" help:"Process schema for hboot."`
+	NoBanner             bool   `short:"H" help:"Do not print the banner."`
+	CloseStdio           bool   `short:"s" help:"Close the standard streams of the local lamd (always done)."`
+	Version              bool   `short:"V" help:"Print the banner and configuration, then exit."`
+	FaultTolerant        bool   `short:"x" help:"Fault-tolerant mode: heartbeats between lamds."`
+	Force                bool   `short:"f" help:"Replace a universe already running for this session."`
+	SessionPrefix        string `name:"sessionprefix"`
+	SessionSuffix        string `name:"sessionsuffix"`
 }
 
 func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {

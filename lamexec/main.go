@@ -7,25 +7,24 @@ import (
 	"context"
 
 	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/launch"
 )
 
 var tool = &lamcli.Tool{
 	Name:         "lamexec",
 	NoDaemonExit: lamcli.ExitNoKernel,
-	Syntax: lamcli.Syntax{
-		Long:    map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0, "s": 1},
-		Program: true,
-		IsSpec:  launch.IsSpec,
-	},
+	Syntax:       lamcli.LaunchSyntax(nil),
 }
 
 type cmd struct {
-	launch.Options `embed:""`
+	lamcli.LaunchOptions `embed:""`
 }
 
 func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
-	return launch.Run(ctx, env, &c.Options, launch.Config{Tool: "lamexec"})
+	return c.Launch(ctx, env, func(ctx context.Context, cl *lamclient.Client, o launch.Options) error {
+		return launch.Run(ctx, cl, o, launch.Config{})
+	})
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/nodespec"
 	"github.com/lamgo/lam/shared/wire"
 )
@@ -45,7 +46,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	for _, n := range table.Nodes {
 		byID[int(n.ID)] = n
 	}
-	nodes := lamcli.SpecNodes(table)
+	nodes := lamclient.SpecNodes(table)
 	names := &resolver{ip: c.IP, cache: map[string]string{}}
 	print := func(n wire.Node) {
 		line := ""

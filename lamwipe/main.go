@@ -22,17 +22,17 @@ var tool = &lamcli.Tool{
 
 func long() map[string]int {
 	m := map[string]int{"sessionprefix": 1, "sessionsuffix": 1, "w": 1}
-	maps.Copy(m, boot.SchemaLong)
+	maps.Copy(m, lamcli.SchemaLong)
 	return m
 }
 
 type cmd struct {
-	boot.SchemaOptions `embed:""`
-	NoBanner           bool   `short:"H" help:"Do not print the banner."`
-	Version            bool   `short:"V" help:"Print the banner and exit."`
-	Count              int    `short:"w" default:"0" help:"Only the first n hosts."`
-	SessionPrefix      string `name:"sessionprefix"`
-	SessionSuffix      string `name:"sessionsuffix"`
+	lamcli.SchemaOptions `embed:""`
+	NoBanner             bool   `short:"H" help:"Do not print the banner."`
+	Version              bool   `short:"V" help:"Print the banner and exit."`
+	Count                int    `short:"w" default:"0" help:"Only the first n hosts."`
+	SessionPrefix        string `name:"sessionprefix"`
+	SessionSuffix        string `name:"sessionsuffix"`
 }
 
 func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {

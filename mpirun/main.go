@@ -16,29 +16,25 @@ import (
 
 	"github.com/lamgo/lam/shared/jobwire"
 	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/launch"
 )
 
 var tool = &lamcli.Tool{
 	Name:         "mpirun",
 	NoDaemonExit: lamcli.ExitNoKernel,
-	Syntax: lamcli.Syntax{
-		Long: map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0, "s": 1,
-			"ssi": 2, "nx": 0, "O": 0, "sa": 0, "sf": 0, "p": 1, "tag-output": 0},
-		Program: true,
-		IsSpec:  launch.IsSpec,
-	},
+	Syntax:       lamcli.LaunchSyntax(map[string]int{"ssi": 2, "nx": 0, "O": 0, "sa": 0, "sf": 0, "p": 1, "tag-output": 0}),
 }
 
 type cmd struct {
-	launch.Options   `embed:""`
-	lamcli.SSIOption `embed:""`
-	NoExport         bool   `name:"nx" help:"Do not export LAM_MPI_* variables."`
-	Homogeneous      bool   `short:"O" help:"Ignored: the universe is homogeneous."`
-	StatusAll        bool   `name:"sa" help:"Report the exit status of every process."`
-	StatusFail       bool   `name:"sf" help:"Report the exit status of every process on failure."`
-	StatusPrefix     string `short:"p" default:"mpirun:" help:"Prefix of -sa/-sf lines."`
-	TagOutput        bool   `name:"tag-output" help:"Prefix every line of output with [rank]."`
+	lamcli.LaunchOptions `embed:""`
+	lamcli.SSIOption     `embed:""`
+	NoExport             bool   `name:"nx" help:"Do not export LAM_MPI_* variables."`
+	Homogeneous          bool   `short:"O" help:"Ignored: the universe is homogeneous."`
+	StatusAll            bool   `name:"sa" help:"Report the exit status of every process."`
+	StatusFail           bool   `name:"sf" help:"Report the exit status of every process on failure."`
+	StatusPrefix         string `short:"p" default:"mpirun:" help:"Prefix of -sa/-sf lines."`
+	TagOutput            bool   `name:"tag-output" help:"Prefix every line of output with [rank]."`
 }
 
 func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
@@ -58,8 +54,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	np := 0
 	w := &wireup{secret: secret, finalized: map[int]bool{}, inited: map[int]bool{}, aborted: map[int]error{}, env: env}
 	cfg := launch.Config{
-		Tool: "mpirun",
-		Env:  exports,
+		Env: exports,
 		EnvFor: func(rank int) []string {
 			return []string{jobwire.EnvRank + "=" + fmt.Sprint(rank), jobwire.EnvWorld + "=" + fmt.Sprint(np), jobwire.EnvJob + "=" + w.id.String()}
 		},
@@ -81,7 +76,9 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 		}
 	}
 	cfg.Count = func(n int, self int32) { np, w.id.Node = n, self }
-	return launch.Run(ctx, env, &c.Options, cfg)
+	return c.Launch(ctx, env, func(ctx context.Context, cl *lamclient.Client, o launch.Options) error {
+		return launch.Run(ctx, cl, o, cfg)
+	})
 }
 
 // wireup is mpirun's side of the MPI wire-up.
@@ -112,7 +109,7 @@ func (w *wireup) run(ctx context.Context, j *launch.Job) error {
 		}
 		in, err := jobwire.DecodeInit(m.Data)
 		if err != nil || int(in.Rank) >= n || procs[in.Rank].PID != 0 {
-			return fmt.Errorf("a bad MPI_Init report from n%d: %v", m.From, err)
+			return &launch.MPIError{Err: fmt.Errorf("a bad MPI_Init report from n%d: %v", m.From, err)}
 		}
 		if rpiName == "" {
 			rpiName = in.RPI
@@ -125,7 +122,7 @@ func (w *wireup) run(ctx context.Context, j *launch.Job) error {
 	table := (&jobwire.Table{RPI: rpiName, Secret: w.secret, Procs: procs}).Encode()
 	for _, p := range procs {
 		if err := cl.Send(ctx, p.Node, jobwire.RankEvent(int(p.PID)), jobwire.TypeTable, table); err != nil {
-			return fmt.Errorf("send the process table: %w", err)
+			return &launch.MPIError{Err: fmt.Errorf("send the process table: %w", err)}
 		}
 	}
 	for done := 0; done < n; {
@@ -153,13 +150,9 @@ func (w *wireup) run(ctx context.Context, j *launch.Job) error {
 func (w *wireup) abort(data []byte, j *launch.Job) error {
 	a, err := jobwire.DecodeAbort(data)
 	if err != nil {
-		return lamcli.Exit(1, fmt.Errorf("a rank called MPI_Abort"))
+		return &launch.AbortError{Rank: -1, Code: 1}
 	}
-	code := int(a.Code) & 0xff
-	if code == 0 {
-		code = 1
-	}
-	err = lamcli.Exit(code, fmt.Errorf("rank %d called MPI_Abort (%s); the job is stopped", a.Rank, a.Msg))
+	err = &launch.AbortError{Rank: int(a.Rank), Code: int(a.Code), Msg: a.Msg}
 	w.mu.Lock()
 	w.aborted[int(a.Rank)] = err
 	w.mu.Unlock()
@@ -173,7 +166,7 @@ const abortGrace = 500 * time.Millisecond
 
 // failed reports a rank that exited with a non-zero status or a signal as
 // the MPI_Abort it called, if it did.
-func (w *wireup) failed(p *launch.Proc) error {
+func (w *wireup) failed(ctx context.Context, p *launch.Proc) error {
 	deadline := time.Now().Add(abortGrace)
 	for {
 		w.mu.Lock()
@@ -187,7 +180,7 @@ func (w *wireup) failed(p *launch.Proc) error {
 }
 
 // exited checks a rank that exited with status 0.
-func (w *wireup) exited(p *launch.Proc) error {
+func (w *wireup) exited(ctx context.Context, p *launch.Proc) error {
 	// The rank's Finalize may still be on its way through the lamd.
 	deadline := time.Now().Add(2 * time.Second)
 	for {

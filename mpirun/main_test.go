@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestFailedAwaitsAbort(t *testing.T) {
 				time.AfterFunc(tc.abortIn, record)
 			}
 			start := time.Now()
-			got := w.failed(&launch.Proc{Rank: 1})
+			got := w.failed(context.Background(), &launch.Proc{Rank: 1})
 			if got != tc.want {
 				t.Errorf("failed = %v, want %v", got, tc.want)
 			}

@@ -24,14 +24,14 @@ var tool = &lamcli.Tool{
 
 func long() map[string]int {
 	m := map[string]int{"c": 1}
-	maps.Copy(m, boot.SchemaLong)
+	maps.Copy(m, lamcli.SchemaLong)
 	return m
 }
 
 type cmd struct {
-	boot.SchemaOptions `embed:""`
-	All                bool   `short:"a" help:"Check every host even after a failure."`
-	Conf               string `short:"c" help:"Process schema to check."`
+	lamcli.SchemaOptions `embed:""`
+	All                  bool   `short:"a" help:"Check every host even after a failure."`
+	Conf                 string `short:"c" help:"Process schema to check."`
 }
 
 func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {

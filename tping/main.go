@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/nodespec"
 )
 
@@ -51,7 +52,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if err != nil {
 		return lamcli.RemoteExit(err)
 	}
-	nodes := lamcli.SpecNodes(table)
+	nodes := lamclient.SpecNodes(table)
 	var specs []nodespec.Spec
 	local := false
 	for _, w := range c.Where {
