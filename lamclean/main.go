@@ -31,15 +31,11 @@ var phases = []struct {
 }
 
 func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
-	cl, err := env.Daemon(ctx, "", "")
+	cl, ns, err := env.DaemonNodes(ctx, "", "")
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	ns, err := cl.Nodes(ctx)
-	if err != nil {
-		return lamcli.RemoteExit(err)
-	}
 	back := strings.Repeat("\b", 10)
 	var failed []string
 	for _, ph := range phases {

@@ -7,7 +7,6 @@ import (
 	"context"
 
 	"github.com/lamgo/lam/shared/lamcli"
-	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/launch"
 )
 
@@ -22,9 +21,7 @@ type cmd struct {
 }
 
 func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
-	return c.Launch(ctx, env, func(ctx context.Context, cl *lamclient.Client, o launch.Options) error {
-		return launch.Run(ctx, cl, o, launch.Config{})
-	})
+	return c.Launch(ctx, env, launch.Run)
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/lamgo/lam/shared/boot"
@@ -19,13 +18,7 @@ import (
 var tool = &lamcli.Tool{
 	Name:          "recon",
 	NoRootWarning: true,
-	Syntax:        lamcli.Syntax{Long: long()},
-}
-
-func long() map[string]int {
-	m := map[string]int{"c": 1}
-	maps.Copy(m, lamcli.SchemaLong)
-	return m
+	Syntax:        lamcli.Syntax{Long: lamcli.Longs(lamcli.SchemaLong, map[string]int{"c": 1})},
 }
 
 type cmd struct {

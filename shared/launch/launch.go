@@ -35,6 +35,10 @@ type Options struct {
 	NoWait  bool   // do not wait for the processes (-nw)
 	NoIO    bool   // do not forward standard streams (-f)
 	Verbose bool   // report each process started (-v)
+	// Env adds variables to every process (mpirun's LAM_MPI_* exports).
+	Env []string
+	// Stdin, if set, is forwarded to rank 0's standard input (mpirun).
+	Stdin io.Reader
 	// LookupEnv gives the values of -x NAME items (nil: none are found).
 	LookupEnv func(string) (string, bool)
 	// Stdout and Stderr receive the processes' forwarded streams and the
@@ -42,10 +46,8 @@ type Options struct {
 	Stdout, Stderr io.Writer
 }
 
-// Config is what differs between the tools.
-type Config struct {
-	// Env adds variables to every process (mpirun's LAM_MPI_* exports).
-	Env []string
+// hooks are what mpirun adds to lamexec's way of running a job.
+type hooks struct {
 	// EnvFor adds variables to one rank's process.
 	EnvFor func(rank int) []string
 	// Started runs once every process runs (mpirun's wire-up), in its
@@ -53,7 +55,7 @@ type Config struct {
 	Started func(ctx context.Context, j *Job) error
 	// Exited checks a process that exited with status 0; its error fails
 	// the job (mpirun: a rank that never called MPI_Init or
-	// MPI_Finalize). ctx is Run's, not ended by the job's own failures.
+	// MPI_Finalize). ctx is run's, not ended by the job's own failures.
 	Exited func(ctx context.Context, p *Proc) error
 	// Failed, if set, checks a process that exited with a non-zero status
 	// or a signal; an error it returns is reported instead of the exit
@@ -63,8 +65,6 @@ type Config struct {
 	// Describe names a process in messages ("1234 (n0)" by default, as
 	// lamexec does).
 	Describe func(p *Proc) string
-	// Stdin forwards this process's standard input to rank 0.
-	Stdin io.Reader
 	// Count, if set, learns the number of processes and the local node
 	// before any starts (mpirun passes them to every rank).
 	Count func(n int, self int32)
@@ -105,7 +105,11 @@ func (j *Job) Kill() { j.cancel() }
 // Run starts the job through cl and waits for it (lamexec). The first
 // failure is returned as one of the errors of errors.go, or as an error
 // of cl's.
-func Run(ctx context.Context, cl *lamclient.Client, o Options, cfg Config) error {
+func Run(ctx context.Context, cl *lamclient.Client, o Options) error {
+	return run(ctx, cl, o, hooks{})
+}
+
+func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error {
 	if len(o.Lines) == 0 {
 		return &UsageError{Err: errors.New("no program to run")}
 	}
@@ -151,11 +155,11 @@ func Run(ctx context.Context, cl *lamclient.Client, o Options, cfg Config) error
 			return &UsageError{Err: err}
 		}
 		m := &wire.Spawn{Node: int32(pr.Node), Job: jobID, Argv: append([]string{l.Program}, l.Args...),
-			Env: append(append([]string(nil), cfg.Env...), exports...)}
+			Env: append(append([]string(nil), o.Env...), exports...)}
 		if cfg.EnvFor != nil {
 			m.Env = append(m.Env, cfg.EnvFor(pr.Rank)...)
 		}
-		if cfg.Stdin != nil && pr.Rank == 0 {
+		if o.Stdin != nil && pr.Rank == 0 {
 			m.Flags |= wire.SpawnStdin
 		}
 		if src := firstOf(l.Source, o.Source); src != "" {
@@ -195,8 +199,8 @@ func Run(ctx context.Context, cl *lamclient.Client, o Options, cfg Config) error
 		return nil
 	}
 	job := &Job{ID: jobID, Procs: started, cl: cl, cancel: cancel}
-	if cfg.Stdin != nil && len(started) > 0 {
-		go forwardStdin(cfg.Stdin, started[0].p)
+	if o.Stdin != nil && len(started) > 0 {
+		go forwardStdin(o.Stdin, started[0].p)
 	}
 	var startErr chan error
 	if cfg.Started != nil {
@@ -231,7 +235,7 @@ var errReserved = errors.New("a failure is being examined")
 // wait forwards output and waits for every process; the first failure is
 // returned, and the others are killed. ctx is the job's, outer the
 // caller's.
-func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, out *output, noIO bool, cfg Config, startErr chan error) error {
+func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, out *output, noIO bool, cfg hooks, startErr chan error) error {
 	var (
 		mu    sync.Mutex
 		first error
@@ -287,7 +291,7 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 				first = &ExitError{Proc: describe(cfg, pr), Status: int(ex.Status), Signal: int(ex.Signal)}
 			case cfg.Exited != nil:
 				if err := cfg.Exited(outer, pr); err != nil {
-					first = &MPIError{Err: err}
+					first = err
 				} else {
 					return
 				}
@@ -395,7 +399,7 @@ func load(ctx context.Context, cl *lamclient.Client, nodes []nodespec.Node, cach
 	return cl.PutFile(ctx, int32(pr.Node), name, data)
 }
 
-func describe(cfg Config, p *Proc) string {
+func describe(cfg hooks, p *Proc) string {
 	if cfg.Describe != nil {
 		return cfg.Describe(p)
 	}
