@@ -49,17 +49,20 @@ type Result struct {
 
 // Boot starts the lamds and hands each the universe's node table. If the
 // boot fails, or ctx ends first, Boot aborts the lamds that called back and
-// stops every lamd it may have started (Wipe) before it returns the error;
-// an ended ctx gives an error that wraps its cause.
+// stops every lamd it started (Wipe) before it returns the error; an ended
+// ctx gives an error that wraps its cause.
 func (b *Lamds) Boot(ctx context.Context) (Result, error) {
 	var (
 		mu       sync.Mutex
-		launched = map[int32]bool{} // nodes where a lamd may run
+		launched = map[int32]bool{} // nodes whose lamd was started
 	)
 	res, err := b.boot(ctx, func(ctx context.Context, n *Node, argv []string, stdin []byte) error {
+		// A launch cut short is not wiped: if its lamd started all the
+		// same, its callback finds the rendezvous closed and it exits.
+		// Wiping it would make an interrupted boot wait on the same slow
+		// remote shell.
 		err := b.Module.Launch(ctx, n, argv, stdin)
-		if err == nil || ctx.Err() != nil {
-			// Cut short, the remote shell may have started it all the same.
+		if err == nil {
 			mu.Lock()
 			launched[n.ID] = true
 			mu.Unlock()
