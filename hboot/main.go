@@ -12,43 +12,36 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/linkauth"
-	"github.com/lamgo/lam/shared/session"
 	"github.com/lamgo/lam/shared/tkill"
 )
 
 var tool = &lamcli.Tool{
-	Name: "hboot",
-	Syntax: lamcli.Syntax{Long: map[string]int{
-		"sessionprefix": 1, "sessionsuffix": 1, "prefix": 1, "c": 1, "I": 1,
-	}},
+	Name:          "hboot",
+	Syntax:        lamcli.Syntax{Long: lamcli.Longs(lamcli.SessionLong, map[string]int{"prefix": 1, "c": 1, "I": 1})},
 	NoRootWarning: true,
 }
 
 type cmd struct {
-	Conf          string `short:"c" default:"lam-conf.lamd" help:"Process schema."`
-	Debug         bool   `short:"d" help:"Print debugging output; the lamd logs next to its session directory."`
-	Topo          string `short:"I" help:"Topology arguments for lamd ($inet_topo)."`
-	Pretend       bool   `short:"N" help:"Pretend: start nothing."`
-	CloseStdio    bool   `short:"s" help:"Close the standard streams of the daemon (always done)."`
-	Kill          bool   `short:"t" help:"Stop a stale lamd of this session first."`
-	Verbose       bool   `short:"v" help:"Report progress."`
-	ShowSchema    bool   `short:"V" help:"Print the process schema."`
-	Key           bool   `short:"k" help:"Read the universe secret on standard input."`
-	Prefix        string `name:"prefix" help:"LAM/Go's installation directory."`
-	SessionPrefix string `name:"sessionprefix"`
-	SessionSuffix string `name:"sessionsuffix"`
+	Conf                  string `short:"c" default:"lam-conf.lamd" help:"Process schema."`
+	Debug                 bool   `short:"d" help:"Print debugging output; the lamd logs next to its session directory."`
+	Topo                  string `short:"I" help:"Topology arguments for lamd ($inet_topo)."`
+	Pretend               bool   `short:"N" help:"Pretend: start nothing."`
+	CloseStdio            bool   `short:"s" help:"Close the standard streams of the daemon (always done)."`
+	Kill                  bool   `short:"t" help:"Stop a stale lamd of this session first."`
+	Verbose               bool   `short:"v" help:"Report progress."`
+	ShowSchema            bool   `short:"V" help:"Print the process schema."`
+	Key                   bool   `short:"k" help:"Read the universe secret on standard input."`
+	Prefix                string `name:"prefix" help:"LAM/Go's installation directory."`
+	lamcli.SessionOptions `embed:""`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	say := func(format string, args ...any) {
 		if c.Debug || c.Verbose {
 			fmt.Fprintf(env.Stdout, "hboot: "+format+"\n", args...)
@@ -59,13 +52,13 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		paths.Bindir = filepath.Join(c.Prefix, "bin")
 		paths.Sysconfdir = filepath.Join(c.Prefix, "etc")
 	}
-	dir, err := session.Resolve(session.Options{Prefix: c.SessionPrefix, Suffix: c.SessionSuffix, Getenv: env.Getenv})
+	dir, err := c.Session(env)
 	if err != nil {
 		return err
 	}
 	if c.Kill {
 		say("performing tkill")
-		res, err := tkill.Kill(context.Background(), dir, 5*time.Second)
+		res, err := tkill.Kill(ctx, dir, 5*time.Second)
 		if err != nil {
 			return fmt.Errorf("stop the stale lamd: %w", err)
 		}
@@ -124,93 +117,6 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		}
 	}
 	return nil
-}
-
-// findConf locates the process schema like a boot schema: as given if it
-// has a slash, else in the current directory, $LAMHOME/etc,
-// $TROLLIUSHOME/etc, then the installation's etc.
-func findConf(name string, env *lamcli.Env, sysconfdir string) (string, error) {
-	if strings.Contains(name, "/") {
-		return name, nil
-	}
-	var tried []string
-	dirs := []string{"."}
-	for _, v := range []string{"LAMHOME", "TROLLIUSHOME"} {
-		if h := env.Getenv(v); h != "" {
-			dirs = append(dirs, filepath.Join(h, "etc"))
-		}
-	}
-	dirs = append(dirs, sysconfdir)
-	for _, d := range dirs {
-		p := filepath.Join(d, name)
-		tried = append(tried, p)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("process schema %q not found; looked for %s", name, strings.Join(tried, ", "))
-}
-
-// resolveProgram prefers the installation's own programs to $PATH.
-func resolveProgram(name, bindir string) string {
-	if strings.Contains(name, "/") {
-		return name
-	}
-	if p := filepath.Join(bindir, name); isExec(p) {
-		return p
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	return name
-}
-
-func isExec(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
-}
-
-// startDetached starts a daemon in a new session with its standard streams
-// on /dev/null, handing it the secret on a pipe as fd 3 (-k 3).
-func startDetached(path string, args []string, secret *linkauth.Secret) (int, error) {
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return 0, err
-	}
-	defer devnull.Close()
-	cmd := exec.Command(path, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	var w *os.File
-	if secret != nil {
-		r, pw, err := os.Pipe()
-		if err != nil {
-			return 0, err
-		}
-		defer r.Close()
-		w = pw
-		cmd.ExtraFiles = []*os.File{r}
-		cmd.Args = append(cmd.Args, "-k", "3")
-	}
-	if err := cmd.Start(); err != nil {
-		if w != nil {
-			w.Close()
-		}
-		return 0, err
-	}
-	if w != nil {
-		_, err = fmt.Fprintln(w, secret.String())
-		w.Close()
-		if err != nil {
-			cmd.Process.Kill()
-			return 0, fmt.Errorf("hand over the secret: %w", err)
-		}
-	}
-	pid := cmd.Process.Pid
-	// Do not wait: the daemon outlives hboot. Release it so no zombie is
-	// kept by this short-lived process.
-	cmd.Process.Release()
-	return pid, nil
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

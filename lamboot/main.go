@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"time"
 
@@ -17,35 +16,27 @@ import (
 	"github.com/lamgo/lam/shared/buildinfo"
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/lamclient"
-	"github.com/lamgo/lam/shared/linkauth"
 	"github.com/lamgo/lam/shared/session"
 	"github.com/lamgo/lam/shared/wire"
 )
 
 var tool = &lamcli.Tool{
 	Name:   "lamboot",
-	Syntax: lamcli.Syntax{Long: long()},
-}
-
-func long() map[string]int {
-	m := map[string]int{"sessionprefix": 1, "sessionsuffix": 1, "c": 1}
-	maps.Copy(m, boot.SchemaLong)
-	return m
+	Syntax: lamcli.Syntax{Long: lamcli.Longs(lamcli.SchemaLong, lamcli.SessionLong, map[string]int{"c": 1})},
 }
 
 type cmd struct {
-	boot.SchemaOptions `embed:""`
-	Conf               string `short:"c" help:"Process schema for hboot."`
-	NoBanner           bool   `short:"H" help:"Do not print the banner."`
-	CloseStdio         bool   `short:"s" help:"Close the standard streams of the local lamd (always done)."`
-	Version            bool   `short:"V" help:"Print the banner and configuration, then exit."`
-	FaultTolerant      bool   `short:"x" help:"Fault-tolerant mode: heartbeats between lamds."`
-	Force              bool   `short:"f" help:"Replace a universe already running for this session."`
-	SessionPrefix      string `name:"sessionprefix"`
-	SessionSuffix      string `name:"sessionsuffix"`
+	lamcli.SchemaOptions  `embed:""`
+	lamcli.SessionOptions `embed:""`
+	Conf                  string `short:"c" help:"Process schema for hboot."`
+	NoBanner              bool   `short:"H" help:"Do not print the banner."`
+	CloseStdio            bool   `short:"s" help:"Close the standard streams of the local lamd (always done)."`
+	Version               bool   `short:"V" help:"Print the banner and configuration, then exit."`
+	FaultTolerant         bool   `short:"x" help:"Fault-tolerant mode: heartbeats between lamds."`
+	Force                 bool   `short:"f" help:"Replace a universe already running for this session."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if _, err := c.SchemaArg(); err != nil {
 		return err
 	}
@@ -56,92 +47,62 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		fmt.Fprintf(env.Stdout, "\tArch:\t\t%s\n\tPrefix:\t\t%s\n", buildinfo.Arch(), env.Paths.Prefix)
 		return nil
 	}
-	if c.Debug {
-		c.Verbose = true
-	}
-	pid := os.Getpid()
-	progress := func(alg string) func(string) {
-		return func(line string) {
-			if c.Verbose {
-				fmt.Fprintf(env.Stderr, "n-1<%d> ssi:boot:base:%s: %s\n", pid, alg, line)
-			}
-		}
-	}
-	dir, err := session.Resolve(session.Options{Prefix: c.SessionPrefix, Suffix: c.SessionSuffix, Getenv: env.Getenv})
+	c.Verbose = c.Verbose || c.Debug
+	dir, err := c.Session(env)
 	if err != nil {
 		return err
 	}
-	if err := refuseRunning(env, dir, c.Force); err != nil {
+	if err := refuseRunning(ctx, env, dir, c.Force); err != nil {
 		return err
 	}
-	ctx := context.Background()
 	mod, nodes, settings, err := c.Plan(ctx, env, true)
 	if err != nil {
 		return err
 	}
-	schedulable := false
-	for _, n := range nodes {
-		schedulable = schedulable || n.Schedule
-	}
-	if !schedulable {
+	if !anySchedulable(nodes) {
 		env.Warnf("no node of the boot schema is schedulable (every one has schedule=no): mpirun C and N will find nothing to run on")
 	}
-	var origin *boot.Node
-	for i := range nodes {
-		if nodes[i].Origin {
-			origin = &nodes[i]
-		}
+	pid := os.Getpid()
+	// On failure or interrupt, boot.Universe stops every lamd it started.
+	_, err = boot.Universe(ctx, boot.UniverseConfig{
+		Module: mod, Nodes: nodes, Settings: settings, Bindir: env.Paths.Bindir, Prefix: c.Prefix, Conf: c.Conf,
+		SessionPrefix: c.SessionPrefix, SessionSuffix: dir.Suffix, Debug: c.Debug, FaultTolerant: c.FaultTolerant,
+		Progress: func(alg, line string) {
+			if c.Verbose {
+				fmt.Fprintf(env.Stderr, "n-1<%d> ssi:boot:base:%s: %s\n", pid, alg, line)
+			}
+		},
+	})
+	if err != nil && c.Verbose {
+		fmt.Fprintln(env.Stderr, "lamboot did NOT complete successfully")
 	}
+	var (
+		ne *boot.NodeError
+		ie *lamcli.InterruptError
+	)
+	switch {
+	case errors.As(err, &ie):
+		// LAM's lamboot exits with the signal's number.
+		return lamcli.Exit(int(ie.Signal), fmt.Errorf("%v: the boot is stopped and every lamd it started too", ie))
+	case errors.As(err, &ne):
+		return lamcli.Exit(1, fmt.Errorf("cannot boot %s: %w", ne.Node, ne.Err))
+	}
+	return err
+}
 
-	alg := settings.String(boot.ParamAlgorithm)
-	window, err := settings.Int(boot.ParamWindow)
-	if err != nil {
-		return err
-	}
-	timeout, err := settings.Duration(boot.ParamTimeout)
-	if err != nil {
-		return err
-	}
-	var heartbeat time.Duration
-	if c.FaultTolerant {
-		if heartbeat, err = settings.Duration(boot.ParamHeartbeat); err != nil {
-			return err
+func anySchedulable(nodes []boot.Node) bool {
+	for _, n := range nodes {
+		if n.Schedule {
+			return true
 		}
 	}
-	secret, err := linkauth.NewSecret()
-	if err != nil {
-		return err
-	}
-	b := &boot.Lamds{
-		Module: mod, Nodes: nodes, Origin: origin.ID, Secret: secret, ListenAddr: origin.Addr,
-		Bindir: env.Paths.Bindir, Prefix: c.Prefix, Conf: c.Conf,
-		SessionPrefix: c.SessionPrefix, SessionSuffix: dir.Suffix, Debug: c.Debug, Heartbeat: heartbeat,
-		Options: boot.Options{Algorithm: alg, Window: window, Timeout: timeout, Progress: progress(alg)},
-	}
-	res, err := b.Boot(ctx)
-	if err != nil {
-		if len(res.Acked) > 0 {
-			wctx, cancel := context.WithTimeout(ctx, timeout)
-			boot.Wipe(wctx, mod, res.Acked, b.WipeArgv)
-			cancel()
-		}
-		if c.Verbose {
-			fmt.Fprintln(env.Stderr, "lamboot did NOT complete successfully")
-		}
-		var ne *boot.NodeError
-		if errors.As(err, &ne) {
-			return lamcli.Exit(1, fmt.Errorf("cannot boot %s: %w", ne.Node, ne.Err))
-		}
-		return err
-	}
-	progress(alg)("finished")
-	return nil
+	return false
 }
 
 // refuseRunning refuses to boot over a live universe of the same session,
 // unless forced (LAM silently killed it).
-func refuseRunning(env *lamcli.Env, dir session.Dir, force bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+func refuseRunning(ctx context.Context, env *lamcli.Env, dir session.Dir, force bool) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	c, err := lamclient.Dial(ctx, dir, "lamboot", wire.RoleTool)
 	if err != nil {

@@ -30,17 +30,12 @@ var phases = []struct {
 	{"sweeping messages", wire.CleanMessages},
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
-	ctx := context.Background()
-	cl, err := env.Daemon(ctx, "", "")
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
+	cl, ns, err := env.DaemonNodes(ctx, "", "")
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	ns, err := cl.Nodes(ctx)
-	if err != nil {
-		return lamcli.RemoteExit(err)
-	}
 	back := strings.Repeat("\b", 10)
 	var failed []string
 	for _, ph := range phases {

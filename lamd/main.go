@@ -46,7 +46,7 @@ type cmd struct {
 	Log           string `name:"log" help:"Append the log to this file (default: standard error)."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	logOut := env.Stderr
 	if c.Log != "" {
 		f, err := os.OpenFile(c.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -79,7 +79,8 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	// lamcli.Main's context ends on SIGINT and SIGTERM; the lamd stops on SIGHUP too.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	return kernel.Join(ctx, kernel.JoinConfig{
 		Booter: net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), Secret: secret, Session: dir,

@@ -5,9 +5,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/launch"
@@ -16,21 +13,15 @@ import (
 var tool = &lamcli.Tool{
 	Name:         "lamexec",
 	NoDaemonExit: lamcli.ExitNoKernel,
-	Syntax: lamcli.Syntax{
-		Long:    map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0, "s": 1},
-		Program: true,
-		IsSpec:  launch.IsSpec,
-	},
+	Syntax:       lamcli.LaunchSyntax(nil),
 }
 
 type cmd struct {
-	launch.Options `embed:""`
+	lamcli.LaunchOptions `embed:""`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return launch.Run(ctx, env, &c.Options, launch.Config{Tool: "lamexec"})
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
+	return c.Launch(ctx, env, launch.Run)
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

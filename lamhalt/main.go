@@ -23,7 +23,7 @@ type cmd struct {
 	Verbose  bool `short:"v" help:"Report progress."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if !c.NoBanner {
 		lamcli.Banner(env.Stdout)
 	}
@@ -34,7 +34,6 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
 	cl, err := env.Daemon(ctx, "", "")
 	if err != nil {
 		return err
@@ -76,19 +75,32 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	}
 	if !c.NoWait {
 		say("lamhalt: sleeping to wait for lamds to die")
-		deadline := time.Now().Add(timeout)
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(dir.Socket()); os.IsNotExist(err) {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitGone(ctx, dir.Socket(), timeout)
 	}
 	say("LAM halted")
 	if len(dead) > 0 {
 		return lamcli.Exit(lamcli.ExitDeadNode, fmt.Errorf("%d node(s) did not answer; their lamds may still run (use lamwipe)", len(dead)))
 	}
 	return nil
+}
+
+// waitGone waits, at most timeout, until path no longer exists: the local
+// lamd removes its socket as it exits.
+func waitGone(ctx context.Context, path string, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

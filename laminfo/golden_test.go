@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,7 +126,7 @@ func runLaminfo(t *testing.T, inv *Inventory, args ...string) (code int, stdout,
 	inventory = func(install.Paths) *Inventory { return inv }
 	defer func() { inventory = old }()
 	var o, e bytes.Buffer
-	code = lamcli.Run(tool, &cmd{}, args, &lamcli.Env{Stdout: &o, Stderr: &e, Euid: 1000})
+	code = lamcli.Run(context.Background(), tool, &cmd{}, args, &lamcli.Env{Stdout: &o, Stderr: &e, Euid: 1000})
 	return code, o.String(), e.String()
 }
 

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -41,7 +42,7 @@ type cmd struct {
 	Ignored          []string     `arg:"" optional:"" hidden:"" help:"Ignored, as LAM does."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	lamcli.WarnUnknownParams(env)
 	req := Request{All: c.All, Arch: c.Arch, Config: c.Config, Paths: c.Path, Parsable: c.Parsable, Hostname: c.Hostname}
 	for _, p := range c.Param {

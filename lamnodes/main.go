@@ -5,11 +5,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
-	"strings"
-	"time"
 
 	"github.com/lamgo/lam/shared/lamcli"
+	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/nodespec"
 	"github.com/lamgo/lam/shared/wire"
 )
@@ -23,7 +21,7 @@ type cmd struct {
 	Where  []string `arg:"" optional:"" help:"Node or CPU specifications (default: every node)."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	var specs []nodespec.Spec
 	for _, w := range c.Where {
 		s, err := nodespec.Parse(w)
@@ -32,28 +30,23 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		}
 		specs = append(specs, s)
 	}
-	ctx := context.Background()
-	cl, err := env.Daemon(ctx, "", "")
+	cl, table, err := env.DaemonNodes(ctx, "", "")
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	table, err := cl.Nodes(ctx)
-	if err != nil {
-		return lamcli.RemoteExit(err)
-	}
 	byID := map[int]wire.Node{}
 	for _, n := range table.Nodes {
 		byID[int(n.ID)] = n
 	}
-	nodes := lamcli.SpecNodes(table)
+	nodes := lamclient.SpecNodes(table)
 	names := &resolver{ip: c.IP, cache: map[string]string{}}
 	print := func(n wire.Node) {
 		line := ""
 		if !c.NoIDs {
 			line = fmt.Sprintf("n%d\t", n.ID)
 		}
-		line += names.name(n)
+		line += names.name(ctx, n)
 		if !c.NoCPUs {
 			line += fmt.Sprintf(":%d:%s", n.CPUs, flags(n, table.Self))
 		}
@@ -96,52 +89,6 @@ func (c *cmd) Run(env *lamcli.Env) error {
 		}
 	}
 	return nil
-}
-
-// flags lists a node's flags in LAM's order: no_schedule, origin,
-// this_node; then dead, which LAM did not have.
-func flags(n wire.Node, self int32) string {
-	var f []string
-	if n.Flags&wire.NodeNoSchedule != 0 {
-		f = append(f, "no_schedule")
-	}
-	if n.Flags&wire.NodeOrigin != 0 {
-		f = append(f, "origin")
-	}
-	if n.ID == self {
-		f = append(f, "this_node")
-	}
-	if n.Flags&wire.NodeDead != 0 {
-		f = append(f, "dead")
-	}
-	return strings.Join(f, ",")
-}
-
-// resolver names nodes as LAM did: the address's name (reverse lookup),
-// or the address when that fails or -i is given.
-type resolver struct {
-	ip    bool
-	cache map[string]string
-}
-
-func (r *resolver) name(n wire.Node) string {
-	if r.ip || n.Addr == "" {
-		if n.Addr == "" {
-			return n.Host
-		}
-		return n.Addr
-	}
-	if v, ok := r.cache[n.Addr]; ok {
-		return v
-	}
-	name := n.Addr
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if names, err := net.DefaultResolver.LookupAddr(ctx, n.Addr); err == nil && len(names) > 0 {
-		name = strings.TrimSuffix(names[0], ".")
-	}
-	r.cache[n.Addr] = name
-	return name
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"testing"
 
 	"github.com/lamgo/lam/shared/wire"
@@ -26,11 +27,11 @@ func TestFlags(t *testing.T) {
 
 func TestResolverIP(t *testing.T) {
 	r := &resolver{ip: true, cache: map[string]string{}}
-	if got := r.name(wire.Node{Host: "alpha", Addr: "10.0.0.1"}); got != "10.0.0.1" {
+	if got := r.name(context.Background(), wire.Node{Host: "alpha", Addr: "10.0.0.1"}); got != "10.0.0.1" {
 		t.Errorf("-i name = %q", got)
 	}
 	r.ip = false
-	if got := r.name(wire.Node{Host: "alpha"}); got != "alpha" {
+	if got := r.name(context.Background(), wire.Node{Host: "alpha"}); got != "alpha" {
 		t.Errorf("name without an address = %q", got)
 	}
 }

@@ -22,7 +22,7 @@ type cmd struct {
 	Node    []string `arg:"" optional:"" help:"The node to remove, as n<id>."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if len(c.Node) != 1 {
 		return lamcli.Usagef("give exactly one node, as n<id> (e.g. n3)")
 	}
@@ -33,7 +33,6 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	if c.Wait < 0 {
 		return lamcli.Usagef("-w needs a non-negative number of seconds")
 	}
-	ctx := context.Background()
 	cl, err := env.Daemon(ctx, "", "")
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/lamgo/lam/shared/boot"
@@ -17,32 +16,24 @@ import (
 
 var tool = &lamcli.Tool{
 	Name:   "lamwipe",
-	Syntax: lamcli.Syntax{Long: long()},
-}
-
-func long() map[string]int {
-	m := map[string]int{"sessionprefix": 1, "sessionsuffix": 1, "w": 1}
-	maps.Copy(m, boot.SchemaLong)
-	return m
+	Syntax: lamcli.Syntax{Long: lamcli.Longs(lamcli.SchemaLong, lamcli.SessionLong, map[string]int{"w": 1})},
 }
 
 type cmd struct {
-	boot.SchemaOptions `embed:""`
-	NoBanner           bool   `short:"H" help:"Do not print the banner."`
-	Version            bool   `short:"V" help:"Print the banner and exit."`
-	Count              int    `short:"w" default:"0" help:"Only the first n hosts."`
-	SessionPrefix      string `name:"sessionprefix"`
-	SessionSuffix      string `name:"sessionsuffix"`
+	lamcli.SchemaOptions  `embed:""`
+	lamcli.SessionOptions `embed:""`
+	NoBanner              bool `short:"H" help:"Do not print the banner."`
+	Version               bool `short:"V" help:"Print the banner and exit."`
+	Count                 int  `short:"w" default:"0" help:"Only the first n hosts."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if !c.NoBanner || c.Version {
 		lamcli.Banner(env.Stdout)
 	}
 	if c.Version {
 		return nil
 	}
-	ctx := context.Background()
 	mod, nodes, settings, err := c.Plan(ctx, env, false)
 	if err != nil {
 		return err
@@ -50,7 +41,7 @@ func (c *cmd) Run(env *lamcli.Env) error {
 	if c.Count > 0 && c.Count < len(nodes) {
 		nodes = nodes[:c.Count]
 	}
-	dir, err := env.Session(c.SessionPrefix, c.SessionSuffix)
+	dir, err := c.Session(env)
 	if err != nil {
 		return err
 	}

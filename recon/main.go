@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/lamgo/lam/shared/boot"
@@ -19,23 +18,16 @@ import (
 var tool = &lamcli.Tool{
 	Name:          "recon",
 	NoRootWarning: true,
-	Syntax:        lamcli.Syntax{Long: long()},
-}
-
-func long() map[string]int {
-	m := map[string]int{"c": 1}
-	maps.Copy(m, boot.SchemaLong)
-	return m
+	Syntax:        lamcli.Syntax{Long: lamcli.Longs(lamcli.SchemaLong, map[string]int{"c": 1})},
 }
 
 type cmd struct {
-	boot.SchemaOptions `embed:""`
-	All                bool   `short:"a" help:"Check every host even after a failure."`
-	Conf               string `short:"c" help:"Process schema to check."`
+	lamcli.SchemaOptions `embed:""`
+	All                  bool   `short:"a" help:"Check every host even after a failure."`
+	Conf                 string `short:"c" help:"Process schema to check."`
 }
 
-func (c *cmd) Run(env *lamcli.Env) error {
-	ctx := context.Background()
+func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	mod, nodes, settings, err := c.Plan(ctx, env, false)
 	if err != nil {
 		msg.Show(env.Stderr, "recon", "unhappiness", err.Error(), agent(mod))

@@ -262,3 +262,68 @@ type modLauncher struct{ *fakeModule }
 func (modLauncher) SSI() ssi.Info                                     { return ssi.Info{} }
 func (modLauncher) Query(context.Context, *ssi.Settings) (int, error) { return 0, nil }
 func (modLauncher) Nodes(context.Context, *Request) ([]Node, error)   { return nil, nil }
+
+// blockingModule boots nodes 0 and 1 with fake lamds and hangs on the
+// launch of node 2 until the boot is cancelled; it records the wipes.
+type blockingModule struct {
+	modLauncher
+	secret  linkauth.Secret
+	hanging chan struct{} // closed when node 2's launch hangs
+	ended   chan error    // each fake lamd's end
+	mu      sync.Mutex
+	wiped   map[int32]bool
+}
+
+func (m *blockingModule) Launch(ctx context.Context, n *Node, argv []string, stdin []byte) error {
+	if slicesIndex(argv, "-N") >= 0 {
+		m.mu.Lock()
+		m.wiped[n.ID] = true
+		m.mu.Unlock()
+		return ctx.Err() // the wipe must run although the boot was cancelled
+	}
+	if n.ID == 2 {
+		close(m.hanging)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	topo := strings.Fields(argv[slicesIndex(argv, "-I")+1])
+	addr := net.JoinHostPort(topo[slicesIndex(topo, "-H")+1], topo[slicesIndex(topo, "-P")+1])
+	go func() { m.ended <- fakeLamd(context.Background(), addr, m.secret, n.ID, nil) }()
+	return nil
+}
+
+// Cancelling a boot half way aborts the lamds that called back, stops
+// every lamd that was started and says why the boot ended.
+func TestBootCancelled(t *testing.T) {
+	secret, _ := linkauth.NewSecret()
+	m := &blockingModule{secret: secret, hanging: make(chan struct{}), ended: make(chan error, 3), wiped: map[int32]bool{}}
+	b := &Lamds{Module: m, Nodes: nodesN(3), Secret: secret, ListenAddr: "127.0.0.1", Bindir: "/here/bin",
+		Options: Options{Algorithm: Linear, Timeout: 10 * time.Second}}
+	interrupt := errors.New("interrupted by the test")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		<-m.hanging
+		cancel(interrupt)
+	}()
+	start := time.Now()
+	res, err := b.Boot(ctx)
+	if !errors.Is(err, interrupt) || !strings.Contains(err.Error(), "boot canceled") {
+		t.Fatalf("Boot = %v, want a cancelled boot wrapping the cause", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the cancelled boot took %v", d) // bounds, not speed: the timeout is 10 s
+	}
+	if len(res.Acked) != 0 {
+		t.Errorf("acked %v", res.Acked)
+	}
+	m.mu.Lock()
+	if !m.wiped[0] || !m.wiped[1] || m.wiped[2] {
+		t.Errorf("wiped %v, want n0 and n1 (not n2, whose launch was cut short)", m.wiped)
+	}
+	m.mu.Unlock()
+	for range 2 {
+		if err := <-m.ended; err == nil || !strings.Contains(err.Error(), interrupt.Error()) {
+			t.Errorf("a fake lamd that called back ended with %v, want the abort", err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package boot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -41,13 +42,64 @@ type Lamds struct {
 // Result is what a boot left running.
 type Result struct {
 	Universe *wire.Universe
-	// Acked lists the nodes whose lamd serves its session; after a failure
-	// the caller must stop them (Wipe).
+	// Acked lists the nodes whose lamd serves its session. After a
+	// failure Boot has stopped them, with every other lamd it started.
 	Acked []Node
 }
 
-// Boot starts the lamds and hands each the universe's node table.
+// Boot starts the lamds and hands each the universe's node table. If the
+// boot fails, or ctx ends first, Boot aborts the lamds that called back and
+// stops every lamd it started (Wipe) before it returns the error; an ended
+// ctx gives an error that wraps its cause.
 func (b *Lamds) Boot(ctx context.Context) (Result, error) {
+	var (
+		mu       sync.Mutex
+		launched = map[int32]bool{} // nodes whose lamd was started
+	)
+	res, err := b.boot(ctx, func(ctx context.Context, n *Node, argv []string, stdin []byte) error {
+		// A launch cut short is not wiped: if its lamd started all the
+		// same, its callback finds the rendezvous closed and it exits.
+		// Wiping it would make an interrupted boot wait on the same slow
+		// remote shell.
+		err := b.Module.Launch(ctx, n, argv, stdin)
+		if err == nil {
+			mu.Lock()
+			launched[n.ID] = true
+			mu.Unlock()
+		}
+		return err
+	})
+	if err == nil {
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("boot canceled: %w", context.Cause(ctx))
+	}
+	mu.Lock()
+	var started []Node
+	for _, n := range b.Nodes {
+		if launched[n.ID] {
+			started = append(started, n)
+		}
+	}
+	mu.Unlock()
+	if len(started) > 0 {
+		// Cleaning up must outlive the cancellation that asked for it.
+		timeout := b.Options.Timeout
+		if timeout <= 0 {
+			timeout = time.Minute
+		}
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		if werr := Wipe(wctx, b.Module, started, b.WipeArgv); werr != nil {
+			err = errors.Join(err, fmt.Errorf("stopping the lamds it started: %w", werr))
+		}
+	}
+	return res, err
+}
+
+// boot is Boot without the clean-up after a failure.
+func (b *Lamds) boot(ctx context.Context, launchFn func(context.Context, *Node, []string, []byte) error) (Result, error) {
 	var res Result
 	srv, err := Listen(net.JoinHostPort(b.ListenAddr, "0"), b.Secret)
 	if err != nil {
@@ -57,7 +109,7 @@ func (b *Lamds) Boot(ctx context.Context) (Result, error) {
 	port := srv.Addr().Port
 	secret := []byte(b.Secret.String() + "\n")
 	launch := func(ctx context.Context, n *Node) error {
-		return b.Module.Launch(ctx, n, b.HbootArgv(n, port), secret)
+		return launchFn(ctx, n, b.HbootArgv(n, port), secret)
 	}
 	cbs, err := Start(ctx, b.Nodes, srv, launch, b.Options)
 	if err != nil {

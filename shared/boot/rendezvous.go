@@ -117,6 +117,9 @@ func (cb *Callback) Send(ctx context.Context, u *wire.Universe) error {
 		_ = cb.c.NetConn().SetDeadline(dl)
 	}
 	defer cb.c.Close()
+	// Closing the connection ends a wait that ctx cancels.
+	stop := context.AfterFunc(ctx, func() { cb.c.Close() })
+	defer stop()
 	if err := cb.c.Write(0, 0, u, 0); err != nil {
 		return fmt.Errorf("send the node table: %w", err)
 	}

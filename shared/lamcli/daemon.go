@@ -34,3 +34,19 @@ func RemoteExit(err error) error {
 	}
 	return err
 }
+
+// DaemonNodes connects to the local lamd of the session and reads the
+// universe's node table, as every tool that works on nodes starts. The
+// caller closes the client.
+func (e *Env) DaemonNodes(ctx context.Context, prefix, suffix string) (*lamclient.Client, *wire.Nodes, error) {
+	cl, err := e.Daemon(ctx, prefix, suffix)
+	if err != nil {
+		return nil, nil, err
+	}
+	table, err := cl.Nodes(ctx)
+	if err != nil {
+		cl.Close()
+		return nil, nil, RemoteExit(err)
+	}
+	return cl, table, nil
+}

@@ -2,13 +2,14 @@
 // single-dash long options on top of kong, -ssi, per-tool help from the
 // message catalog, LAM's exit codes, the banner and the root warning.
 //
-// A tool's main is a grammar struct with a Run(*lamcli.Env) error method
-// and one line:
+// A tool's main is a grammar struct with a Run(context.Context,
+// *lamcli.Env) error method and one line:
 //
 //	func main() { lamcli.Main(tool, &cmd{}) }
 package lamcli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -74,9 +75,11 @@ func (e *Env) Warnf(format string, args ...any) {
 	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Tool.Name, fmt.Sprintf(format, args...))
 }
 
-// Command is a tool's grammar.
+// Command is a tool's grammar. Run's context ends when the user
+// interrupts the tool (SIGINT, SIGTERM); its cause is then an
+// *InterruptError.
 type Command interface {
-	Run(env *Env) error
+	Run(ctx context.Context, env *Env) error
 }
 
 // OSEnv returns an Env for the real process.
@@ -84,9 +87,13 @@ func OSEnv() *Env {
 	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Environ: os.Environ(), Euid: os.Geteuid()}
 }
 
-// Main runs the tool on the process's arguments and exits.
+// Main runs the tool on the process's arguments and exits. The context it
+// passes to the command ends on SIGINT or SIGTERM.
 func Main(t *Tool, cmd Command) {
-	os.Exit(Run(t, cmd, os.Args[1:], OSEnv()))
+	ctx, stop := SignalContext(context.Background())
+	code := Run(ctx, t, cmd, os.Args[1:], OSEnv())
+	stop()
+	os.Exit(code)
 }
 
 // Banner writes the banner in LAM's shape: a blank line, the project and
@@ -109,9 +116,9 @@ func isHelp(args []string) bool {
 	return false
 }
 
-// Run parses args, runs cmd and returns the exit code. It never exits the
-// process, so tests can call it.
-func Run(t *Tool, cmd Command, args []string, env *Env) int {
+// Run parses args, runs cmd with ctx and returns the exit code. It never
+// exits the process, so tests can call it.
+func Run(ctx context.Context, t *Tool, cmd Command, args []string, env *Env) int {
 	env.Tool = t
 	if env.Log == nil {
 		env.Log = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -130,7 +137,7 @@ func Run(t *Tool, cmd Command, args []string, env *Env) int {
 		return t.HelpExit
 	}
 	if err != nil {
-		return finish(t, env, err)
+		return finish(ctx, t, env, err)
 	}
 	parser, err := kong.New(cmd,
 		kong.Name(t.Name),
@@ -146,7 +153,7 @@ func Run(t *Tool, cmd Command, args []string, env *Env) int {
 		return 1
 	}
 	if _, err := parser.Parse(rewritten); err != nil {
-		return finish(t, env, fmt.Errorf("%w: %v", ErrUsage, err))
+		return finish(ctx, t, env, fmt.Errorf("%w: %v", ErrUsage, err))
 	}
 	var sargs []ssi.Arg
 	if c, ok := cmd.(ssiCarrier); ok {
@@ -157,7 +164,7 @@ func Run(t *Tool, cmd Command, args []string, env *Env) int {
 	if env.Euid == 0 && !t.NoRootWarning {
 		fmt.Fprintln(env.Stderr, msg.Text(t.Name, "root-warning", t.Name))
 	}
-	return finish(t, env, cmd.Run(env))
+	return finish(ctx, t, env, cmd.Run(ctx, env))
 }
 
 func warnDuplicates(env *Env, args []ssi.Arg) {
@@ -185,11 +192,14 @@ func WarnUnknownParams(env *Env) {
 }
 
 // finish maps an error to LAM's exit code, printing it once.
-func finish(t *Tool, env *Env, err error) int {
+func finish(ctx context.Context, t *Tool, env *Env, err error) int {
 	if err == nil {
 		return 0
 	}
-	var ee *ExitError
+	var (
+		ee *ExitError
+		ie *InterruptError
+	)
 	switch {
 	case errors.As(err, &ee):
 		if !ee.Quiet && ee.Err != nil {
@@ -210,6 +220,12 @@ func finish(t *Tool, env *Env, err error) int {
 		detail := strings.TrimPrefix(err.Error(), ErrNotImplemented.Error()+": ")
 		msg.Show(env.Stderr, t.Name, "not-implemented", t.Name, detail)
 		return ExitNotImplemented
+	case errors.As(err, &ie):
+		fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, err)
+		return ie.ExitCode()
+	case errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &ie):
+		fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, ie)
+		return ie.ExitCode()
 	}
 	fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, err)
 	return 1

@@ -2,11 +2,15 @@ package lamcli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/lamgo/lam/shared/msg"
 )
@@ -91,7 +95,7 @@ type toy struct {
 	ran       *Env
 }
 
-func (c *toy) Run(env *Env) error {
+func (c *toy) Run(ctx context.Context, env *Env) error {
 	c.ran = env
 	return c.fail
 }
@@ -102,7 +106,7 @@ func run(t *testing.T, c *toy, euid int, args ...string) (code int, stdout, stde
 	t.Helper()
 	var o, e bytes.Buffer
 	env := &Env{Stdout: &o, Stderr: &e, Environ: []string{"LAM_MPI_SSI_rpi_tcp_short=5"}, Euid: euid}
-	code = Run(toyTool, c, args, env)
+	code = Run(context.Background(), toyTool, c, args, env)
 	return code, o.String(), e.String()
 }
 
@@ -188,14 +192,55 @@ func TestBanner(t *testing.T) {
 func TestStub(t *testing.T) {
 	tool, cmd := Stub("lamfoo", "issue 99", 0)
 	var o, e bytes.Buffer
-	if code := Run(tool, cmd, []string{"-np", "4", "N", "./x", "-y"}, &Env{Stdout: &o, Stderr: &e}); code != ExitNotImplemented {
+	if code := Run(context.Background(), tool, cmd, []string{"-np", "4", "N", "./x", "-y"}, &Env{Stdout: &o, Stderr: &e}); code != ExitNotImplemented {
 		t.Errorf("stub exit %d, want %d", code, ExitNotImplemented)
 	}
 	if !strings.Contains(e.String(), "lamfoo is not implemented yet") || !strings.Contains(e.String(), "issue 99") || o.Len() != 0 {
 		t.Errorf("stub output: stdout %q stderr %q", o.String(), e.String())
 	}
 	e.Reset()
-	if code := Run(tool, cmd, []string{"-h"}, &Env{Stdout: &o, Stderr: &e}); code != 0 || !strings.Contains(e.String(), msg.Rule) {
+	if code := Run(context.Background(), tool, cmd, []string{"-h"}, &Env{Stdout: &o, Stderr: &e}); code != 0 || !strings.Contains(e.String(), msg.Rule) {
 		t.Errorf("stub -h: exit %d, stderr %q", code, e.String())
+	}
+}
+
+// An interrupted tool exits as a shell reports a command the signal ended,
+// whether it returns the context's error or an error wrapping the cause.
+func TestInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(&InterruptError{Signal: syscall.SIGINT})
+	for _, fail := range []error{
+		fmt.Errorf("waiting: %w", context.Canceled),
+		fmt.Errorf("boot: %w", context.Cause(ctx)),
+	} {
+		var o, e bytes.Buffer
+		env := &Env{Stdout: &o, Stderr: &e, Euid: 1000}
+		if code := Run(ctx, toyTool, &toy{fail: fail}, nil, env); code != 130 {
+			t.Errorf("%v: exit %d, want 130", fail, code)
+		}
+		if !strings.HasPrefix(e.String(), "toy: ") || !strings.Contains(e.String(), "interrupted (SIGINT)") {
+			t.Errorf("%v: stderr %q", fail, e.String())
+		}
+	}
+	if got := (&InterruptError{Signal: syscall.SIGTERM}).ExitCode(); got != 143 {
+		t.Errorf("SIGTERM exit %d, want 143", got)
+	}
+}
+
+// SignalContext ends its context with the signal as the cause.
+func TestSignalContext(t *testing.T) {
+	ctx, stop := SignalContext(context.Background())
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no cancellation after SIGINT")
+	}
+	var ie *InterruptError
+	if !errors.As(context.Cause(ctx), &ie) || ie.Signal != syscall.SIGINT {
+		t.Errorf("cause %v", context.Cause(ctx))
 	}
 }

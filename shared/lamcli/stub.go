@@ -1,6 +1,9 @@
 package lamcli
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Stub describes a tool whose work has not landed yet: it answers -h with
 // its usage and otherwise says plainly that it is not implemented, exiting
@@ -15,6 +18,6 @@ type stub struct {
 	arrivesWith string
 }
 
-func (s *stub) Run(env *Env) error {
+func (s *stub) Run(ctx context.Context, env *Env) error {
 	return fmt.Errorf("%w: it arrives with %s", ErrNotImplemented, s.arrivesWith)
 }

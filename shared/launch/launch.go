@@ -1,8 +1,12 @@
 // Package launch starts a job's processes across the universe, for
-// lamexec (and, with the MPI wire-up on top, mpirun): it reads the where
-// specifications or an app schema, schedules the processes as LAM does,
-// asks the lamds to start them, forwards their standard streams, and
-// reports how they ended.
+// lamexec (and, with the MPI wire-up on top, mpirun): it schedules the
+// lines of a job (a command line's or an app schema's) as LAM does, asks
+// the lamds to start them, forwards their standard streams, and reports
+// how they ended, as the typed errors of errors.go.
+//
+// It takes plain values and a connected *lamclient.Client; reading the
+// command line and mapping errors to LAM's exit codes is the tools' part
+// (shared/lamcli).
 package launch
 
 import (
@@ -16,35 +20,34 @@ import (
 	"sync"
 
 	"github.com/lamgo/lam/shared/appschema"
-	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/nodespec"
 	"github.com/lamgo/lam/shared/wire"
 )
 
-// IsSpec recognises where specifications on a command line.
-func IsSpec(s string) bool { return nodespec.Is(s) }
-
-// Options are the command-line options lamexec and mpirun share.
+// Options say what to start and where its output goes.
 type Options struct {
-	NP      int      `name:"np" help:"Number of processes."`
-	C       int      `short:"c" help:"Same as -np."`
-	Wd      string   `name:"wd" help:"Working directory of the processes."`
-	Export  []string `short:"x" sep:"none" help:"Export environment variables: NAME or NAME=value, comma-separated; may be repeated."`
-	NoWait  bool     `name:"nw" xor:"wait" help:"Do not wait for the processes."`
-	Wait    bool     `short:"w" xor:"wait" help:"Wait for the processes (the default)."`
-	ProgDir bool     `short:"D" help:"Run in the directory of the program."`
-	NoIO    bool     `short:"f" help:"Do not forward standard streams."`
-	Verbose bool     `short:"v" help:"Report each process started."`
-	Source  string   `short:"s" help:"Load the program from this node (n<id>, h or o) instead of each node's PATH."`
-	Args    []string `arg:"" optional:"" passthrough:"all" help:"Where specifications, then the program and its arguments; or an app schema."`
-}
-
-// Config is what differs between the tools.
-type Config struct {
-	Tool string
+	// Lines is the job: the command line's one line, or an app schema's.
+	Lines   []appschema.Line
+	Wd      string // working directory of the lines that name none (-wd)
+	ProgDir bool   // run in the directory of the program (-D)
+	Source  string // load programs from this node (-s: n<id>, h or o)
+	NoWait  bool   // do not wait for the processes (-nw)
+	NoIO    bool   // do not forward standard streams (-f)
+	Verbose bool   // report each process started (-v)
 	// Env adds variables to every process (mpirun's LAM_MPI_* exports).
 	Env []string
+	// Stdin, if set, is forwarded to rank 0's standard input (mpirun).
+	Stdin io.Reader
+	// LookupEnv gives the values of -x NAME items (nil: none are found).
+	LookupEnv func(string) (string, bool)
+	// Stdout and Stderr receive the processes' forwarded streams and the
+	// -v lines.
+	Stdout, Stderr io.Writer
+}
+
+// hooks are what mpirun adds to lamexec's way of running a job.
+type hooks struct {
 	// EnvFor adds variables to one rank's process.
 	EnvFor func(rank int) []string
 	// Started runs once every process runs (mpirun's wire-up), in its
@@ -52,18 +55,16 @@ type Config struct {
 	Started func(ctx context.Context, j *Job) error
 	// Exited checks a process that exited with status 0; its error fails
 	// the job (mpirun: a rank that never called MPI_Init or
-	// MPI_Finalize).
-	Exited func(p *Proc) error
+	// MPI_Finalize). ctx is run's, not ended by the job's own failures.
+	Exited func(ctx context.Context, p *Proc) error
 	// Failed, if set, checks a process that exited with a non-zero status
 	// or a signal; an error it returns is reported instead of the exit
 	// (mpirun: the rank called MPI_Abort, whose report may arrive just
-	// after the exit).
-	Failed func(p *Proc) error
+	// after the exit). ctx is as for Exited.
+	Failed func(ctx context.Context, p *Proc) error
 	// Describe names a process in messages ("1234 (n0)" by default, as
 	// lamexec does).
 	Describe func(p *Proc) string
-	// Stdin forwards this process's standard input to rank 0.
-	Stdin io.Reader
 	// Count, if set, learns the number of processes and the local node
 	// before any starts (mpirun passes them to every rank).
 	Count func(n int, self int32)
@@ -101,29 +102,23 @@ func (j *Job) Client() *lamclient.Client { return j.cl }
 // Kill ends every process of the job.
 func (j *Job) Kill() { j.cancel() }
 
-// Run is lamexec: start the job and wait for it.
-func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
-	if o.NP != 0 && o.C != 0 {
-		return lamcli.Usagef("give -np or -c, not both")
-	}
-	np := max(o.NP, o.C)
-	if np < 0 {
-		return lamcli.Usagef("-np needs a positive count")
-	}
-	cl, err := env.Daemon(ctx, "", "")
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	lines, err := readLines(o, np)
-	if err != nil {
-		return err
+// Run starts the job through cl and waits for it (lamexec). The first
+// failure is returned as one of the errors of errors.go, or as an error
+// of cl's.
+func Run(ctx context.Context, cl *lamclient.Client, o Options) error {
+	return run(ctx, cl, o, hooks{})
+}
+
+func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error {
+	if len(o.Lines) == 0 {
+		return &UsageError{Err: errors.New("no program to run")}
 	}
 	table, err := cl.Nodes(ctx)
 	if err != nil {
-		return lamcli.RemoteExit(err)
+		return err
 	}
-	nodes := lamcli.SpecNodes(table)
+	nodes := lamclient.SpecNodes(table)
+	lines := o.Lines
 	procs, err := appschema.Schedule(lines, nodes)
 	if err != nil {
 		var ne *nodespec.NodeError
@@ -132,12 +127,12 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 			if ne.CPU {
 				where = fmt.Sprintf("c%d", ne.ID)
 			}
-			return lamcli.Exit(lamcli.ExitBadNode, fmt.Errorf("cannot start %s on %s: invalid node", lines[0].Program, where))
+			return &StartError{Program: lines[0].Program, Node: where, Err: err}
 		}
 		if errors.Is(err, nodespec.ErrBadNode) {
-			return lamcli.Exit(lamcli.ExitBadNode, err)
+			return err
 		}
-		return lamcli.Usagef("%v", err)
+		return &UsageError{Err: err}
 	}
 	if len(procs) == 0 {
 		return fmt.Errorf("no node to run on (every node has schedule=no?)")
@@ -148,29 +143,30 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 	cwd, _ := os.Getwd()
 	jobID := fmt.Sprintf("%d:%d", table.Self, os.Getpid())
 	loaded := map[string][]byte{} // programs read with -s, by source node and name
-	out := &output{stdout: env.Stdout, stderr: env.Stderr}
+	out := &output{stdout: o.Stdout, stderr: o.Stderr}
 	var started []*Proc
+	outer := ctx // Exited and Failed wait on the caller's context only
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for _, pr := range procs {
 		l := pr.Line
-		exports, err := exportEnv(env, l.Export)
+		exports, err := exportEnv(o.LookupEnv, l.Export)
 		if err != nil {
-			return lamcli.Usagef("%v", err)
+			return &UsageError{Err: err}
 		}
 		m := &wire.Spawn{Node: int32(pr.Node), Job: jobID, Argv: append([]string{l.Program}, l.Args...),
-			Env: append(append([]string(nil), cfg.Env...), exports...)}
+			Env: append(append([]string(nil), o.Env...), exports...)}
 		if cfg.EnvFor != nil {
 			m.Env = append(m.Env, cfg.EnvFor(pr.Rank)...)
 		}
-		if cfg.Stdin != nil && pr.Rank == 0 {
+		if o.Stdin != nil && pr.Rank == 0 {
 			m.Flags |= wire.SpawnStdin
 		}
 		if src := firstOf(l.Source, o.Source); src != "" {
 			path, err := load(ctx, cl, nodes, loaded, src, l.Program, pr)
 			if err != nil {
 				cancel()
-				return lamcli.RemoteExit(fmt.Errorf("cannot load %s from %s: %w", l.Program, src, err))
+				return fmt.Errorf("cannot load %s from %s: %w", l.Program, src, err)
 			}
 			m.Argv[0], m.Flags = path, m.Flags|wire.SpawnRemoveProgram
 		}
@@ -191,38 +187,27 @@ func Run(ctx context.Context, env *lamcli.Env, o *Options, cfg Config) error {
 		p, err := cl.Spawn(ctx, m)
 		if err != nil {
 			cancel() // the lamds kill what started
-			name := nodespec.Format(pr.Node, nodes)
-			why := err.Error()
-			if code := lamclient.Code(err); code == wire.CodeNoEntry {
-				why = "No such file or directory"
-			} else if code == wire.CodeBadNode {
-				why = "invalid node"
-			}
-			code := lamclient.Code(err)
-			if code == 0 {
-				code = 1
-			}
-			return lamcli.Exit(int(code), fmt.Errorf("cannot start %s on %s: %s", l.Program, name, why))
+			return &StartError{Program: l.Program, Node: nodespec.Format(pr.Node, nodes), Err: err}
 		}
 		proc := &Proc{Rank: pr.Rank, Node: p.Node, PID: p.PID, Program: l.Program, p: p}
 		started = append(started, proc)
 		if o.Verbose {
-			fmt.Fprintf(env.Stdout, "%d %s running on %s\n", p.PID, l.Program, nodespec.Format(pr.Node, nodes))
+			fmt.Fprintf(o.Stdout, "%d %s running on %s\n", p.PID, l.Program, nodespec.Format(pr.Node, nodes))
 		}
 	}
 	if o.NoWait {
 		return nil
 	}
 	job := &Job{ID: jobID, Procs: started, cl: cl, cancel: cancel}
-	if cfg.Stdin != nil && len(started) > 0 {
-		go forwardStdin(cfg.Stdin, started[0].p)
+	if o.Stdin != nil && len(started) > 0 {
+		go forwardStdin(o.Stdin, started[0].p)
 	}
 	var startErr chan error
 	if cfg.Started != nil {
 		startErr = make(chan error, 1)
 		go func() { startErr <- cfg.Started(ctx, job) }()
 	}
-	err = wait(ctx, cancel, env, started, out, o.NoIO, cfg, startErr)
+	err = wait(outer, ctx, cancel, started, out, o.NoIO, cfg, startErr)
 	if cfg.Finished != nil {
 		cfg.Finished(started, err != nil)
 	}
@@ -248,12 +233,12 @@ func forwardStdin(r io.Reader, p *lamclient.Process) {
 var errReserved = errors.New("a failure is being examined")
 
 // wait forwards output and waits for every process; the first failure is
-// reported and its status returned, and the others are killed.
-func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs []*Proc, out *output, noIO bool, cfg Config, startErr chan error) error {
+// returned, and the others are killed. ctx is the job's, outer the
+// caller's.
+func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, out *output, noIO bool, cfg hooks, startErr chan error) error {
 	var (
 		mu    sync.Mutex
 		first error
-		bare  string // LAM prints a process's failure without the tool's name
 		wg    sync.WaitGroup
 	)
 	for _, pr := range procs {
@@ -283,7 +268,7 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 				pr.Exit = ex
 				mu.Unlock()
 				if mine {
-					instead = cfg.Failed(pr)
+					instead = cfg.Failed(outer, pr)
 				}
 			}
 			mu.Lock()
@@ -297,20 +282,16 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 			}
 			switch {
 			case err != nil && ctx.Err() != nil:
-				first = lamcli.Exit(130, fmt.Errorf("interrupted; the processes were killed"))
+				first = &InterruptedError{Cause: context.Cause(ctx)}
 			case err != nil:
-				first = lamcli.RemoteExit(fmt.Errorf("%d (n%d): %w", pr.p.PID, pr.p.Node, err))
+				first = fmt.Errorf("%d (n%d): %w", pr.p.PID, pr.p.Node, err)
 			case instead != nil:
 				first = instead
-			case ex.Signal != 0:
-				first = lamcli.ExitQuiet(int(ex.Signal))
-				bare = fmt.Sprintf("%s exited due to signal %d", describe(cfg, pr), ex.Signal)
-			case ex.Status != 0:
-				first = lamcli.ExitQuiet(int(ex.Status))
-				bare = fmt.Sprintf("%s exited with status %d", describe(cfg, pr), ex.Status)
+			case ex.Signal != 0 || ex.Status != 0:
+				first = &ExitError{Proc: describe(cfg, pr), Status: int(ex.Status), Signal: int(ex.Signal)}
 			case cfg.Exited != nil:
-				if err := cfg.Exited(pr); err != nil {
-					first = lamcli.Exit(1, err)
+				if err := cfg.Exited(outer, pr); err != nil {
+					first = err
 				} else {
 					return
 				}
@@ -339,9 +320,6 @@ func wait(ctx context.Context, cancel context.CancelFunc, env *lamcli.Env, procs
 		}()
 	}
 	wg.Wait()
-	if bare != "" {
-		fmt.Fprintln(env.Stderr, bare)
-	}
 	return first
 }
 
@@ -361,59 +339,9 @@ func (o *output) write(stream uint8, data []byte) {
 	}
 }
 
-// readLines builds the job's lines: the command line's, or an app
-// schema's when the only argument names one.
-func readLines(o *Options, np int) ([]appschema.Line, error) {
-	var where []nodespec.Spec
-	args := o.Args
-	i := 0
-	for ; i < len(args) && IsSpec(args[i]); i++ {
-		s, err := nodespec.Parse(args[i])
-		if err != nil {
-			return nil, lamcli.Usagef("%v", err)
-		}
-		where = append(where, s)
-	}
-	rest := args[i:]
-	if len(rest) > 0 && rest[0] == "--" {
-		rest = rest[1:] // the end of the options, before the program
-	}
-	if len(rest) == 0 {
-		return nil, lamcli.Usagef("no program to run")
-	}
-	if len(where) == 0 && np == 0 && len(rest) == 1 {
-		if st, err := os.Stat(rest[0]); err == nil && st.Mode().IsRegular() && !executable(st.Mode()) {
-			f, err := os.Open(rest[0])
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			lines, err := appschema.Parse(f, rest[0])
-			if err != nil {
-				return nil, err
-			}
-			if len(lines) == 0 {
-				return nil, fmt.Errorf("%s: the app schema starts no program", rest[0])
-			}
-			return lines, nil
-		}
-	}
-	var exports []string
-	for _, x := range o.Export {
-		items, err := appschema.SplitExport(x)
-		if err != nil {
-			return nil, lamcli.Usagef("-x %s: %v", x, err)
-		}
-		exports = append(exports, items...)
-	}
-	return []appschema.Line{{Where: where, NP: np, Wd: o.Wd, Export: exports, Program: rest[0], Args: rest[1:]}}, nil
-}
-
-func executable(m os.FileMode) bool { return m&0o111 != 0 }
-
 // exportEnv turns -x items into environment entries: NAME takes this
 // process's value, NAME=value defines it.
-func exportEnv(env *lamcli.Env, items []string) ([]string, error) {
+func exportEnv(lookup func(string) (string, bool), items []string) ([]string, error) {
 	var out []string
 	for _, it := range items {
 		if k, _, ok := strings.Cut(it, "="); ok {
@@ -423,7 +351,10 @@ func exportEnv(env *lamcli.Env, items []string) ([]string, error) {
 			out = append(out, it)
 			continue
 		}
-		if v, ok := env.LookupEnv(it); ok {
+		if lookup == nil {
+			continue
+		}
+		if v, ok := lookup(it); ok {
 			out = append(out, it+"="+v)
 		}
 	}
@@ -468,7 +399,7 @@ func load(ctx context.Context, cl *lamclient.Client, nodes []nodespec.Node, cach
 	return cl.PutFile(ctx, int32(pr.Node), name, data)
 }
 
-func describe(cfg Config, p *Proc) string {
+func describe(cfg hooks, p *Proc) string {
 	if cfg.Describe != nil {
 		return cfg.Describe(p)
 	}

@@ -1,4 +1,4 @@
-package lamcli
+package lamclient
 
 import (
 	"github.com/lamgo/lam/shared/nodespec"

@@ -1,0 +1,173 @@
+package lamcli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+
+	"github.com/lamgo/lam/shared/appschema"
+	"github.com/lamgo/lam/shared/lamclient"
+	"github.com/lamgo/lam/shared/launch"
+	"github.com/lamgo/lam/shared/nodespec"
+)
+
+// LaunchOptions are the options of the tools that start programs (lamexec,
+// mpirun), for embedding in their grammars:
+//
+//	lamcli.LaunchOptions `embed:""`
+type LaunchOptions struct {
+	NP      int      `name:"np" help:"Number of processes."`
+	C       int      `short:"c" help:"Same as -np."`
+	Wd      string   `name:"wd" help:"Working directory of the processes."`
+	Export  []string `short:"x" sep:"none" help:"Export environment variables: NAME or NAME=value, comma-separated; may be repeated."`
+	NoWait  bool     `name:"nw" xor:"wait" help:"Do not wait for the processes."`
+	Wait    bool     `short:"w" xor:"wait" help:"Wait for the processes (the default)."`
+	ProgDir bool     `short:"D" help:"Run in the directory of the program."`
+	NoIO    bool     `short:"f" help:"Do not forward standard streams."`
+	Verbose bool     `short:"v" help:"Report each process started."`
+	Source  string   `short:"s" help:"Load the program from this node (n<id>, h or o) instead of each node's PATH."`
+	Args    []string `arg:"" optional:"" passthrough:"all" help:"Where specifications, then the program and its arguments; or an app schema."`
+}
+
+// LaunchSyntax is the command line of a tool with LaunchOptions and the
+// single-dash long options of extra: options, where specifications, then
+// the program and its own arguments.
+func LaunchSyntax(extra map[string]int) Syntax {
+	return Syntax{
+		Long:    Longs(map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0, "s": 1}, extra),
+		Program: true,
+		IsSpec:  nodespec.Is,
+	}
+}
+
+// Longs merges tables of single-dash long options.
+func Longs(tables ...map[string]int) map[string]int {
+	m := map[string]int{}
+	for _, t := range tables {
+		maps.Copy(m, t)
+	}
+	return m
+}
+
+// Launch reads the job from the command line, connects to the local lamd
+// and runs the job with run (launch.Run, or mpirun's launch.RunMPI), then
+// maps launch's errors to LAM's messages and exit codes.
+func (o *LaunchOptions) Launch(ctx context.Context, env *Env, run func(context.Context, *lamclient.Client, launch.Options) error) error {
+	if o.NP != 0 && o.C != 0 {
+		return Usagef("give -np or -c, not both")
+	}
+	np := max(o.NP, o.C)
+	if np < 0 {
+		return Usagef("-np needs a positive count")
+	}
+	cl, err := env.Daemon(ctx, "", "")
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	lines, err := o.lines(np)
+	if err != nil {
+		return err
+	}
+	err = run(ctx, cl, launch.Options{
+		Lines: lines, Wd: o.Wd, ProgDir: o.ProgDir, Source: o.Source,
+		NoWait: o.NoWait, NoIO: o.NoIO, Verbose: o.Verbose,
+		LookupEnv: env.LookupEnv, Stdout: env.Stdout, Stderr: env.Stderr,
+	})
+	return LaunchExit(env, err)
+}
+
+// LaunchExit maps an error of package launch to LAM's message and exit
+// code.
+func LaunchExit(env *Env, err error) error {
+	var (
+		ue *launch.UsageError
+		se *launch.StartError
+		xe *launch.ExitError
+		ae *launch.AbortError
+		me *launch.MPIError
+		ie *launch.InterruptedError
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue):
+		return Usagef("%v", ue.Err)
+	case errors.As(err, &se):
+		code := int(lamclient.Code(se.Err))
+		if code == 0 {
+			code = 1
+			if errors.Is(se.Err, nodespec.ErrBadNode) {
+				code = ExitBadNode
+			}
+		}
+		return Exit(code, err)
+	case errors.As(err, &xe):
+		// LAM prints a process's failure without the tool's name.
+		fmt.Fprintln(env.Stderr, xe)
+		return ExitQuiet(xe.Code())
+	case errors.As(err, &ae):
+		return Exit(ae.ExitCode(), err)
+	case errors.As(err, &me):
+		return Exit(1, err)
+	case errors.As(err, &ie):
+		code := 130
+		if sig := (*InterruptError)(nil); errors.As(ie.Cause, &sig) {
+			code = sig.ExitCode()
+		}
+		return Exit(code, err)
+	case errors.Is(err, nodespec.ErrBadNode):
+		return Exit(ExitBadNode, err)
+	}
+	return RemoteExit(err)
+}
+
+// lines builds the job's lines: the command line's, or an app schema's
+// when the only argument names one.
+func (o *LaunchOptions) lines(np int) ([]appschema.Line, error) {
+	var where []nodespec.Spec
+	args := o.Args
+	i := 0
+	for ; i < len(args) && nodespec.Is(args[i]); i++ {
+		s, err := nodespec.Parse(args[i])
+		if err != nil {
+			return nil, Usagef("%v", err)
+		}
+		where = append(where, s)
+	}
+	rest := args[i:]
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:] // the end of the options, before the program
+	}
+	if len(rest) == 0 {
+		return nil, Usagef("no program to run")
+	}
+	if len(where) == 0 && np == 0 && len(rest) == 1 {
+		if st, err := os.Stat(rest[0]); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 == 0 {
+			f, err := os.Open(rest[0])
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			lines, err := appschema.Parse(f, rest[0])
+			if err != nil {
+				return nil, err
+			}
+			if len(lines) == 0 {
+				return nil, fmt.Errorf("%s: the app schema starts no program", rest[0])
+			}
+			return lines, nil
+		}
+	}
+	var exports []string
+	for _, x := range o.Export {
+		items, err := appschema.SplitExport(x)
+		if err != nil {
+			return nil, Usagef("-x %s: %v", x, err)
+		}
+		exports = append(exports, items...)
+	}
+	return []appschema.Line{{Where: where, NP: np, Wd: o.Wd, Export: exports, Program: rest[0], Args: rest[1:]}}, nil
+}

@@ -1,0 +1,238 @@
+package launch
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lamgo/lam/shared/jobwire"
+	"github.com/lamgo/lam/shared/lamclient"
+)
+
+// MPIOptions are mpirun's own options.
+type MPIOptions struct {
+	StatusAll    bool   // -sa: print every process's exit status
+	StatusFail   bool   // -sf: print them when the job fails
+	StatusPrefix string // -p: the prefix of those lines
+	TagOutput    bool   // -tag-output: prefix every forwarded line with [rank]
+}
+
+// LAMEnviron returns the LAM_MPI_* variables of environ that mpirun passes
+// on to the ranks (all but LAM_MPI_SESSION_PREFIX, which is per node).
+func LAMEnviron(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if strings.HasPrefix(kv, "LAM_MPI_") && !strings.HasPrefix(kv, "LAM_MPI_SESSION_PREFIX=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// RunMPI is mpirun: Run, plus the MPI wire-up. Once every rank has called
+// MPI_Init it hands each the job's process table; it reports the first
+// rank that fails, calls MPI_Abort, never calls MPI_Init, or exits without
+// MPI_Finalize.
+func RunMPI(ctx context.Context, cl *lamclient.Client, o Options, m MPIOptions) error {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return err
+	}
+	w := newWireup(jobwire.JobID{PID: int32(os.Getpid())}, secret)
+	np := 0
+	h := hooks{
+		Count: func(n int, self int32) { np, w.id.Node = n, self },
+		EnvFor: func(rank int) []string {
+			return []string{jobwire.EnvRank + "=" + fmt.Sprint(rank), jobwire.EnvWorld + "=" + fmt.Sprint(np), jobwire.EnvJob + "=" + w.id.String()}
+		},
+		Started:  w.run,
+		Exited:   w.exited,
+		Failed:   w.failed,
+		Describe: func(p *Proc) string { return fmt.Sprintf("rank %d (pid %d) on n%d", p.Rank, p.PID, p.Node) },
+	}
+	if m.TagOutput {
+		h.Tag = func(p *Proc) string { return fmt.Sprintf("[%d] ", p.Rank) }
+	}
+	if m.StatusAll || m.StatusFail {
+		h.Finished = func(procs []*Proc, failed bool) {
+			if m.StatusAll || failed {
+				printStatus(o.Stdout, m.StatusPrefix, procs)
+			}
+		}
+	}
+	return run(ctx, cl, o, h)
+}
+
+// The bounds of mpirun's waits for reports that travel apart from a rank's
+// exit (through the lamds, not with the exit).
+const (
+	// abortGrace is how long a failed rank's MPI_Abort report is awaited:
+	// the rank sends it before it exits.
+	abortGrace = 500 * time.Millisecond
+	// finalizeGrace is how long a rank that exited 0 may take to have its
+	// MPI_Finalize report arrive.
+	finalizeGrace = 2 * time.Second
+)
+
+// wireup is mpirun's side of the MPI wire-up: what each rank has reported.
+type wireup struct {
+	id     jobwire.JobID
+	secret []byte
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed, and replaced, on every report
+	inited    map[int]bool
+	finalized map[int]bool
+	aborted   map[int]*AbortError // the report of a rank that called MPI_Abort
+}
+
+func newWireup(id jobwire.JobID, secret []byte) *wireup {
+	return &wireup{id: id, secret: secret, changed: make(chan struct{}),
+		inited: map[int]bool{}, finalized: map[int]bool{}, aborted: map[int]*AbortError{}}
+}
+
+// record applies a report and wakes those waiting for one.
+func (w *wireup) record(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f()
+	close(w.changed)
+	w.changed = make(chan struct{})
+}
+
+// await waits until cond, read under the lock, holds, for at most d or
+// until ctx ends; it reports whether cond held.
+func (w *wireup) await(ctx context.Context, d time.Duration, cond func() bool) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		w.mu.Lock()
+		ok, changed := cond(), w.changed
+		w.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// run collects every rank's Init, sends every rank the table, then
+// follows the ranks' Finalize and Abort messages.
+func (w *wireup) run(ctx context.Context, j *Job) error {
+	cl := j.Client()
+	n := len(j.Procs)
+	procs := make([]jobwire.Proc, n)
+	var rpiName string
+	for got := 0; got < n; got++ {
+		m, err := cl.Recv(ctx, w.id.PID, jobwire.TypeInit|jobwire.TypeAbort)
+		if err != nil {
+			return nil // the job is ending; the exits tell why
+		}
+		if m.Type&jobwire.TypeAbort != 0 {
+			return w.abort(m.Data)
+		}
+		in, err := jobwire.DecodeInit(m.Data)
+		if err != nil || int(in.Rank) >= n || procs[in.Rank].PID != 0 {
+			return &MPIError{Err: fmt.Errorf("a bad MPI_Init report from n%d: %v", m.From, err)}
+		}
+		if rpiName == "" {
+			rpiName = in.RPI
+		}
+		procs[in.Rank] = jobwire.Proc{Node: in.Node, PID: in.PID, Addr: in.Addr}
+		w.record(func() { w.inited[int(in.Rank)] = true })
+	}
+	table := (&jobwire.Table{RPI: rpiName, Secret: w.secret, Procs: procs}).Encode()
+	for _, p := range procs {
+		if err := cl.Send(ctx, p.Node, jobwire.RankEvent(int(p.PID)), jobwire.TypeTable, table); err != nil {
+			return &MPIError{Err: fmt.Errorf("send the process table: %w", err)}
+		}
+	}
+	for done := 0; done < n; {
+		m, err := cl.Recv(ctx, w.id.PID, jobwire.TypeFinalize|jobwire.TypeAbort)
+		if err != nil {
+			return nil
+		}
+		if m.Type&jobwire.TypeAbort != 0 {
+			return w.abort(m.Data)
+		}
+		rank, err := jobwire.DecodeRank(m.Data)
+		if err != nil {
+			continue
+		}
+		w.record(func() {
+			if !w.finalized[int(rank)] {
+				w.finalized[int(rank)] = true
+				done++
+			}
+		})
+	}
+	return nil
+}
+
+func (w *wireup) abort(data []byte) error {
+	a, err := jobwire.DecodeAbort(data)
+	if err != nil {
+		return &AbortError{Rank: -1, Code: 1}
+	}
+	ae := &AbortError{Rank: int(a.Rank), Code: int(a.Code), Msg: a.Msg}
+	w.record(func() { w.aborted[ae.Rank] = ae })
+	return ae
+}
+
+// failed reports a rank that exited with a non-zero status or a signal as
+// the MPI_Abort it called, if it did: the report may arrive up to
+// abortGrace after the exit. A rank that never called MPI_Init is not
+// waited for.
+func (w *wireup) failed(ctx context.Context, p *Proc) error {
+	w.await(ctx, abortGrace, func() bool { return !w.inited[p.Rank] || w.aborted[p.Rank] != nil })
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ae := w.aborted[p.Rank]; ae != nil {
+		return ae
+	}
+	return nil
+}
+
+// exited checks a rank that exited with status 0: its Finalize may still
+// be on its way through the lamd.
+func (w *wireup) exited(ctx context.Context, p *Proc) error {
+	if w.await(ctx, finalizeGrace, func() bool { return w.finalized[p.Rank] }) {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return &InterruptedError{Cause: context.Cause(ctx)}
+	}
+	w.mu.Lock()
+	inited := w.inited[p.Rank]
+	w.mu.Unlock()
+	if !inited {
+		return &MPIError{Err: fmt.Errorf("rank %d (pid %d) on n%d exited without calling MPI_Init: is %s an MPI program? (use lamexec for others)", p.Rank, p.PID, p.Node, p.Program)}
+	}
+	return &MPIError{Err: fmt.Errorf("rank %d (pid %d) on n%d exited without calling MPI_Finalize", p.Rank, p.PID, p.Node)}
+}
+
+// printStatus prints LAM's -sa/-sf lines: prefix, node, pid, whether a
+// signal killed it, and its exit status or signal.
+func printStatus(w io.Writer, prefix string, procs []*Proc) {
+	for _, p := range procs {
+		killed, status := 0, -1
+		if p.Exit != nil {
+			status = int(p.Exit.Status)
+			if p.Exit.Signal != 0 {
+				killed, status = 1, int(p.Exit.Signal)
+			}
+		}
+		fmt.Fprintf(w, "%s n%d %d %d %d\n", prefix, p.Node, p.PID, killed, status)
+	}
+}
