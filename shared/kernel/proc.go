@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -208,7 +209,7 @@ func (k *Kernel) spawn(r *request, a *active, m *wire.Spawn) {
 		return
 	}
 	cmd := &exec.Cmd{Path: path, Args: m.Argv, Env: env, Dir: dir,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
 	noWait := m.Flags&wire.SpawnNoWait != 0
 	var outR, errR, inW *os.File
 	var closeAfterStart []*os.File
@@ -248,7 +249,7 @@ func (k *Kernel) spawn(r *request, a *active, m *wire.Spawn) {
 			closeAfterStart = append(closeAfterStart, inR)
 		}
 	}
-	err = cmd.Start()
+	err = startProc(cmd)
 	for _, f := range closeAfterStart {
 		f.Close()
 	}
@@ -289,6 +290,51 @@ func (k *Kernel) spawn(r *request, a *active, m *wire.Spawn) {
 		defer k.wg.Done()
 		k.watch(r, p, outR, errR)
 	}()
+}
+
+// A process a lamd starts dies with it: every process gets the
+// parent-death signal SIGKILL (prctl PR_SET_PDEATHSIG), so that a lamd
+// killed outright (kill -9, the OOM killer), which cannot end its
+// processes, does not leave them running under init. SIGKILL because the
+// lamd is gone: nobody is left to forward a clean exit, and an MPI
+// process also watches its lamd connection and reports the loss itself
+// where it is not killed first (a rank behind a wrapper script, which
+// the signal does not reach).
+//
+// Linux sends that signal when the *thread* that forked the child ends,
+// not the process (prctl(2); golang/go#27505). Go runs a goroutine on
+// any thread and ends a thread whose locked goroutine returns, so a
+// process started from an ordinary goroutine could be killed while the
+// lamd lives on. Every process is therefore started from one goroutine
+// locked to an OS thread of its own that never returns: that thread ends
+// only with the lamd (containerd's go-runc locks for the same reason).
+// If the lamd dies between fork and the child's prctl, the child notices
+// that its parent changed and signals itself (syscall's
+// forkAndExecInChild checks getppid after the prctl), so no window is
+// left.
+var spawner = sync.OnceValue(func() chan<- spawnReq {
+	reqs := make(chan spawnReq)
+	go func() {
+		runtime.LockOSThread() // never unlocked: this goroutine never returns
+		for r := range reqs {
+			r.done <- r.cmd.Start()
+		}
+	}()
+	return reqs
+})
+
+// spawnReq asks the spawner thread to start cmd.
+type spawnReq struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// startProc starts cmd from the spawner thread. Starting is fork and
+// exec, short whatever the program does, so spawns simply queue.
+func startProc(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	spawner() <- spawnReq{cmd: cmd, done: done}
+	return <-done
 }
 
 // feedStdin passes Stdin frames to the process through a goroutine, so a
