@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,7 +27,9 @@ func TestLamdKilledRanksDie(t *testing.T) {
 	needPgrep(t)
 	needShm(t)
 	ctx, l := bootLocal(t, 2*time.Minute)
-	lamd := lamdPID(t, l.sessionDir())
+	dir := l.sessionDir()
+	lamd := lamdPID(t, dir)
+	before := dirNames(dir)
 	job := startBlockJob(t, l.env, exec.CommandContext(ctx, bin("mpirun"), "-np", "2", bin("testprog"), "block"), 2)
 	ranks := childrenOf(t, lamd, "testprog")
 	if len(ranks) != 2 {
@@ -36,6 +40,53 @@ func TestLamdKilledRanksDie(t *testing.T) {
 	ranksGone(t, ranks, killed)
 	job.exitsNonZero(t, 10*time.Second)
 	job.noSegments(t)
+	// The lamd could not remove its session directory (the next lamboot
+	// does), but the job's processes added nothing to it.
+	for _, name := range dirNames(dir) {
+		if !slices.Contains(before, name) {
+			t.Errorf("the job left %s in the session directory", name)
+		}
+	}
+}
+
+// dirNames lists a directory's entries.
+func dirNames(dir string) []string {
+	es, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// A rank the lamd did not start itself (behind a wrapper script, which
+// the parent-death signal kills in its place) notices on its own that its
+// lamd is gone, says so and exits.
+func TestLamdKilledWrappedRanksExit(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	lamd := lamdPID(t, l.sessionDir())
+	tmp := t.TempDir()
+	wrapper, log := filepath.Join(tmp, "wrapper"), filepath.Join(tmp, "stderr")
+	script := "#!/bin/sh\n" + bin("testprog") + " block 2>>" + log + "\nexit $?\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	job := startBlockJob(t, l.env, exec.CommandContext(ctx, bin("mpirun"), "-np", "2", wrapper), 2)
+	var ranks []int
+	for _, sh := range childrenOf(t, lamd, "wrapper") {
+		ranks = append(ranks, childrenOf(t, sh, "testprog")...)
+	}
+	if len(ranks) != 2 {
+		t.Fatalf("wrapped ranks of lamd %d: %v", lamd, ranks)
+	}
+	syscall.Kill(lamd, syscall.SIGKILL)
+	ranksGone(t, ranks, time.Now())
+	job.exitsNonZero(t, 10*time.Second)
+	b, _ := os.ReadFile(log)
+	if n := len(regexp.MustCompile(`(?m)^MPI: rank [01] \(pid \d+\) lost its lamd \(n0\): connection to the lamd closed: EOF; exiting$`).FindAll(b, -1)); n != 2 {
+		t.Errorf("the ranks' messages: %q", b)
+	}
 }
 
 // The same across hosts: the lamd of one host is killed mid-job; its

@@ -98,6 +98,20 @@ func (c *Client) Close() error {
 // Done is closed when the connection is gone (the lamd stopped).
 func (c *Client) Done() <-chan struct{} { return c.readDone }
 
+// Err says why the connection is gone, wrapping ErrClosed, once Done is
+// closed; before, it returns nil.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !c.closed:
+		return nil
+	case c.readErr == nil:
+		return ErrClosed
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, c.readErr)
+}
+
 func (c *Client) readLoop() {
 	defer close(c.readDone)
 	var err error

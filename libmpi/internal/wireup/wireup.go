@@ -29,6 +29,7 @@ type Process struct {
 	Settings *ssi.Settings
 
 	client    *lamclient.Client // nil for a world of one
+	watch     *lamdWatch        // ends the process if client closes under it
 	transport rpi.Transport
 	job       jobwire.JobID
 }
@@ -77,12 +78,16 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the local lamd: %w", err)
 	}
+	// From here on the process does not outlive its lamd, even while the
+	// wire-up waits for its peers.
+	watch := watchLamd(cl, rank, cl.Node(), os.Stderr, os.Exit)
 	if rank == 0 {
 		warnUnknown(settings)
 	}
 	ok := false
 	defer func() {
 		if !ok {
+			watch.stop()
 			cl.Close()
 		}
 	}()
@@ -133,7 +138,7 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 		return nil, fmt.Errorf("every process must use the same rpi module: this one chose %s, the job %s", rpiName, table.RPI)
 	}
 	peers := make([]rpi.Peer, size)
-	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, client: cl, transport: t, job: job}
+	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, client: cl, watch: watch, transport: t, job: job}
 	onNode := 0
 	for i, pr := range table.Procs {
 		peers[i] = rpi.Peer{Rank: i, Node: pr.Node, Addr: pr.Addr}
@@ -160,8 +165,10 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 }
 
 // Finalize delivers what is still queued (bounded by ctx), closes the
-// links and tells mpirun this process finished.
+// links and tells mpirun this process finished. From here on, the lamd
+// going away is no longer fatal.
 func (p *Process) Finalize(ctx context.Context) error {
+	p.watch.stop()
 	err := p.Engine.Close(ctx)
 	if p.transport != nil {
 		p.transport.Close()
