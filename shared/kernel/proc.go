@@ -303,11 +303,13 @@ func (k *Kernel) spawn(r *request, a *active, m *wire.Spawn) {
 //
 // Linux sends that signal when the *thread* that forked the child ends,
 // not the process (prctl(2); golang/go#27505). Go runs a goroutine on
-// any thread and ends a thread whose locked goroutine returns, so a
-// process started from an ordinary goroutine could be killed while the
-// lamd lives on. Every process is therefore started from one goroutine
-// locked to an OS thread of its own that never returns: that thread ends
-// only with the lamd (containerd's go-runc locks for the same reason).
+// whatever thread is free and ends a thread whose locked goroutine
+// returns, so which thread forks, and how long it lives, is not the
+// caller's to know: a process could be killed while the lamd lives on
+// (spawn_internal_test.go shows it). Every process is therefore started
+// from one goroutine locked to an OS thread of its own that never
+// returns: that thread ends only with the lamd (containerd's go-runc
+// locks for the same reason).
 // If the lamd dies between fork and the child's prctl, the child notices
 // that its parent changed and signals itself (syscall's
 // forkAndExecInChild checks getppid after the prctl), so no window is
