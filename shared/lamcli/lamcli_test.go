@@ -45,6 +45,13 @@ func TestRewrite(t *testing.T) {
 		{"no program mode", "-c n0 n1", Syntax{Long: map[string]int{}}, "-c n0 n1", false},
 		{"ssi value with spaces", `-ssi boot_rsh_agent ssh_-x`, Syntax{Long: map[string]int{"ssi": 2}}, "--ssi=boot_rsh_agent=ssh_-x", false},
 		{"empty", "", mpirunSyntax, "", false},
+		{"unknown option", "-frob -np 2 ./hello", mpirunSyntax, "", true},
+		{"unknown gnu option", "--frob -np 2 ./hello", mpirunSyntax, "", true},
+		{"unknown letters", "-vz ./hello", mpirunSyntax, "", true},
+		{"unknown after a spec", "N -frob ./hello", mpirunSyntax, "", true},
+		{"help kept", "-h -np 2 ./hello", mpirunSyntax, "-h --np=2 -- ./hello", false},
+		{"gnu help kept", "--help", mpirunSyntax, "--help", false},
+		{"short flags left to kong without a program", "-vz n0", Syntax{Long: map[string]int{}}, "-vz n0", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"syscall"
 
 	"github.com/lamgo/lam/shared/appschema"
 	"github.com/lamgo/lam/shared/lamclient"
@@ -18,8 +19,8 @@ import (
 //
 //	lamcli.LaunchOptions `embed:""`
 type LaunchOptions struct {
-	NP      int      `name:"np" help:"Number of processes."`
-	C       int      `short:"c" help:"Same as -np."`
+	NP      *int     `name:"np" help:"Number of processes."`
+	C       *int     `short:"c" help:"Same as -np."`
 	Wd      string   `name:"wd" help:"Working directory of the processes."`
 	Export  []string `short:"x" sep:"none" help:"Export environment variables: NAME or NAME=value, comma-separated; may be repeated."`
 	NoWait  bool     `name:"nw" xor:"wait" help:"Do not wait for the processes."`
@@ -55,12 +56,13 @@ func Longs(tables ...map[string]int) map[string]int {
 // and runs the job with run (launch.Run, or mpirun's launch.RunMPI), then
 // maps launch's errors to LAM's messages and exit codes.
 func (o *LaunchOptions) Launch(ctx context.Context, env *Env, run func(context.Context, *lamclient.Client, launch.Options) error) error {
-	if o.NP != 0 && o.C != 0 {
-		return Usagef("give -np or -c, not both")
+	np, err := o.count()
+	if err != nil {
+		return err
 	}
-	np := max(o.NP, o.C)
-	if np < 0 {
-		return Usagef("-np needs a positive count")
+	perNode, err := env.SSI.Int(launch.ParamMaxPerNode)
+	if err != nil {
+		return err
 	}
 	cl, err := env.Daemon(ctx, "", "")
 	if err != nil {
@@ -72,11 +74,33 @@ func (o *LaunchOptions) Launch(ctx context.Context, env *Env, run func(context.C
 		return err
 	}
 	err = run(ctx, cl, launch.Options{
-		Lines: lines, Wd: o.Wd, ProgDir: o.ProgDir, Source: o.Source,
+		Lines: lines, Wd: o.Wd, ProgDir: o.ProgDir, Source: o.Source, MaxPerNode: perNode,
 		NoWait: o.NoWait, NoIO: o.NoIO, Verbose: o.Verbose,
 		LookupEnv: env.LookupEnv, Stdout: env.Stdout, Stderr: env.Stderr,
 	})
 	return LaunchExit(env, err)
+}
+
+// count returns the value of -np or -c (0: neither was given), checked
+// as an app schema's: at least 1, at most what a job may hold.
+func (o *LaunchOptions) count() (int, error) {
+	opt, p := "-np", o.NP
+	switch {
+	case o.NP != nil && o.C != nil:
+		return 0, Usagef("give -np or -c, not both")
+	case o.C != nil:
+		opt, p = "-c", o.C
+	case p == nil:
+		return 0, nil
+	}
+	switch n := *p; {
+	case n < 1:
+		return 0, Usagef("%s needs a positive integer, not %d", opt, n)
+	case n > appschema.MaxProcs:
+		return 0, Usagef("%s %d: more than %d processes", opt, n, appschema.MaxProcs)
+	default:
+		return n, nil
+	}
 }
 
 // LaunchExit maps an error of package launch to LAM's message and exit
@@ -96,12 +120,16 @@ func LaunchExit(env *Env, err error) error {
 	case errors.As(err, &ue):
 		return Usagef("%v", ue.Err)
 	case errors.As(err, &se):
+		var errno syscall.Errno
 		code := int(lamclient.Code(se.Err))
-		if code == 0 {
+		switch {
+		case code != 0:
+		case errors.Is(se.Err, nodespec.ErrBadNode):
+			code = ExitBadNode
+		case errors.As(se.Err, &errno) && errno > 0 && errno < 256:
+			code = int(errno) // LAM exits with the errno: ENOENT 2, ENOTDIR 20
+		default:
 			code = 1
-			if errors.Is(se.Err, nodespec.ErrBadNode) {
-				code = ExitBadNode
-			}
 		}
 		return Exit(code, err)
 	case errors.As(err, &xe):

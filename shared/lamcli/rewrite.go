@@ -33,6 +33,12 @@ type Syntax struct {
 //
 // An exact match in Long wins over reading the word as single letters, so
 // "-c2c" is not "-c 2c" when c2c is listed.
+//
+// With Program set, Long lists every option of the tool (LAM's mpirun and
+// lamexec match options whole): an option before the program that is not
+// in Long (save -h, -help and --help) is a usage error "unknown option
+// -frob". Left to kong, it would be read as short flags ("-f" "-rob") whose
+// rest becomes the first of the passed-through arguments, the program.
 func Rewrite(args []string, s Syntax) ([]string, error) {
 	if s.Raw {
 		return append([]string{"--"}, args...), nil
@@ -45,6 +51,9 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 			return append(out, args[i:]...), nil
 		case strings.HasPrefix(a, "--") && len(a) > 2:
 			name, _, hasEq := strings.Cut(a[2:], "=")
+			if _, ok := s.Long[name]; !ok && s.Program && a != "--help" {
+				return nil, Usagef("unknown option %s", a)
+			}
 			if n, ok := s.Long[name]; ok && n == 2 && !hasEq {
 				if i+2 >= len(args) {
 					return nil, Usagef("option -%s needs two values", name)
@@ -61,6 +70,9 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			n, ok := s.Long[a[1:]]
 			if !ok {
+				if s.Program && a != "-h" && a != "-help" {
+					return nil, Usagef("unknown option %s", a)
+				}
 				out = append(out, a) // kong's short flags
 				continue
 			}

@@ -3,6 +3,10 @@ package launch
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/nodespec"
@@ -17,25 +21,123 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // StartError is a process that could not be started: the node refused
-// it, or the node is not in the universe (Err wraps nodespec.ErrBadNode).
+// it, its working directory is missing, or the node is not in the
+// universe (Err wraps nodespec.ErrBadNode).
 type StartError struct {
 	Program string
 	Node    string // as LAM names it: "n0 (o)", "n9", "c3"
-	Err     error  // the lamd's error (see lamclient.Code), or the scheduler's
+	Err     error  // the lamd's error (see lamclient.Code), the scheduler's, or the directory's (a syscall.Errno inside)
+	// Dir, if set, is the working directory that is missing: Err is about
+	// it, not about the program.
+	Dir string
+	// Rank is the process's rank; Started counts the processes started
+	// before it, which were stopped.
+	Rank, Started int
 }
 
 func (e *StartError) Error() string {
 	why := e.Err.Error()
 	switch {
+	case e.Dir != "":
+		why = "working directory " + e.Dir + ": " + dirWhy(e.Err)
 	case lamclient.Code(e.Err) == wire.CodeNoEntry:
 		why = "No such file or directory"
 	case lamclient.Code(e.Err) == wire.CodeBadNode, errors.Is(e.Err, nodespec.ErrBadNode):
 		why = "invalid node"
 	}
-	return fmt.Sprintf("cannot start %s on %s: %s", e.Program, e.Node, why)
+	msg := fmt.Sprintf("cannot start %s on %s: %s", e.Program, e.Node, why)
+	switch e.Started {
+	case 0:
+	case 1:
+		msg += fmt.Sprintf(" (rank %d; the process already started was stopped)", e.Rank)
+	default:
+		msg += fmt.Sprintf(" (rank %d; the %d processes already started were stopped)", e.Rank, e.Started)
+	}
+	return msg
+}
+
+// dirWhy says what is wrong with a working directory: the errno's text
+// ("no such file or directory", "not a directory").
+func dirWhy(err error) string {
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &errno):
+		return errno.Error()
+	case lamclient.Code(err) == wire.CodeNoEntry:
+		return syscall.ENOENT.Error()
+	}
+	return err.Error()
 }
 
 func (e *StartError) Unwrap() error { return e.Err }
+
+// CapacityError is a job that would start more processes on a node than
+// its lamd can run; nothing was started.
+type CapacityError struct {
+	Node string // as LAM names it: "n0 (o)"
+	Want int    // the processes the job puts there
+	Capacity
+}
+
+func (e *CapacityError) Error() string {
+	msg := fmt.Sprintf("%s would run %d processes; its lamd can run at most %d (%s)", e.Node, e.Want, e.PerNode, e.Why)
+	if e.Why != ParamMaxPerNode {
+		msg += "; spread the job over more nodes, or set the SSI parameter " + ParamMaxPerNode
+	}
+	return msg
+}
+
+// LostError is a job that lost processes with their lamd, or with the
+// local lamd that relayed them: how they end is unknown.
+type LostError struct {
+	Procs []*Proc // the processes lost, in rank order
+	Err   error   // the lamd's error, or lamclient.ErrClosed
+}
+
+// Error names the ranks lost, by node: "ranks 0, 1 (n0): …".
+func (e *LostError) Error() string {
+	byNode := map[int32][]int{}
+	var nodes []int32
+	for _, p := range e.Procs {
+		if _, ok := byNode[p.Node]; !ok {
+			nodes = append(nodes, p.Node)
+		}
+		byNode[p.Node] = append(byNode[p.Node], p.Rank)
+	}
+	slices.Sort(nodes)
+	parts := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		parts = append(parts, fmt.Sprintf("%s (n%d)", rankList(byNode[n]), n))
+	}
+	return strings.Join(parts, ", ") + ": " + e.Err.Error()
+}
+
+func (e *LostError) Unwrap() error { return e.Err }
+
+// rankList names ranks: "rank 3", "ranks 0, 1", "ranks 0-7, 9".
+func rankList(ranks []int) string {
+	slices.Sort(ranks)
+	var items []string
+	for i := 0; i < len(ranks); {
+		j := i
+		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			items = append(items, strconv.Itoa(ranks[i])+"-"+strconv.Itoa(ranks[j]))
+		default:
+			for k := i; k <= j; k++ {
+				items = append(items, strconv.Itoa(ranks[k]))
+			}
+		}
+		i = j + 1
+	}
+	if len(ranks) == 1 {
+		return "rank " + items[0]
+	}
+	return "ranks " + strings.Join(items, ", ")
+}
 
 // ExitError is the first process that ended with a non-zero status or a
 // signal. LAM prints it without the tool's name and exits with Code.

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/lamgo/lam/shared/appschema"
 	"github.com/lamgo/lam/shared/lamclient"
@@ -44,6 +45,10 @@ type Options struct {
 	// Stdout and Stderr receive the processes' forwarded streams and the
 	// -v lines.
 	Stdout, Stderr io.Writer
+	// MaxPerNode caps the processes the job may start on one node (0: as
+	// many as the local lamd's limits allow, see PerNodeLimit). A job over
+	// the cap is refused before any process starts (*CapacityError).
+	MaxPerNode int
 }
 
 // hooks are what mpirun adds to lamexec's way of running a job.
@@ -137,10 +142,20 @@ func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error 
 	if len(procs) == 0 {
 		return fmt.Errorf("no node to run on (every node has schedule=no?)")
 	}
+	capa, err := capacity(o, int(cl.LamdPID()))
+	if err != nil {
+		return err
+	}
+	if err := checkCapacity(procs, nodes, capa); err != nil {
+		return err
+	}
+	cwd, _ := os.Getwd()
+	if err := checkDirs(procs, nodes, table.Self, o, cwd); err != nil {
+		return err
+	}
 	if cfg.Count != nil {
 		cfg.Count(len(procs), table.Self)
 	}
-	cwd, _ := os.Getwd()
 	jobID := fmt.Sprintf("%d:%d", table.Self, os.Getpid())
 	loaded := map[string][]byte{} // programs read with -s, by source node and name
 	out := &output{stdout: o.Stdout, stderr: o.Stderr}
@@ -165,29 +180,26 @@ func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error 
 		if src := firstOf(l.Source, o.Source); src != "" {
 			path, err := load(ctx, cl, nodes, loaded, src, l.Program, pr)
 			if err != nil {
-				cancel()
+				stop(cancel, started)
 				return fmt.Errorf("cannot load %s from %s: %w", l.Program, src, err)
 			}
 			m.Argv[0], m.Flags = path, m.Flags|wire.SpawnRemoveProgram
 		}
-		switch {
-		case l.Wd != "":
-			m.Dir = l.Wd
-		case o.Wd != "":
-			m.Dir = o.Wd
-		case o.ProgDir && strings.Contains(l.Program, "/"):
-			m.Dir = filepath.Dir(l.Program)
-		default:
-			// LAM's default: try this directory, else $HOME there.
-			m.Dir, m.Flags = cwd, m.Flags|wire.SpawnTryDir
+		var try bool
+		if m.Dir, try = workDir(l, o, cwd); try {
+			m.Flags |= wire.SpawnTryDir
 		}
 		if o.NoWait {
 			m.Flags |= wire.SpawnNoWait
 		}
 		p, err := cl.Spawn(ctx, m)
 		if err != nil {
-			cancel() // the lamds kill what started
-			return &StartError{Program: l.Program, Node: nodespec.Format(pr.Node, nodes), Err: err}
+			stop(cancel, started)
+			se := &StartError{Program: l.Program, Node: nodespec.Format(pr.Node, nodes), Err: err, Rank: pr.Rank, Started: len(started)}
+			if !try && missingDir(err) {
+				se.Dir = m.Dir
+			}
+			return se
 		}
 		proc := &Proc{Rank: pr.Rank, Node: p.Node, PID: p.PID, Program: l.Program, p: p}
 		started = append(started, proc)
@@ -213,6 +225,89 @@ func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error 
 	}
 	return err
 }
+
+// workDir is the directory a line's processes start in, and whether it is
+// only tried (LAM's default: this directory if the node has it, else
+// $HOME there).
+func workDir(l *appschema.Line, o Options, cwd string) (dir string, try bool) {
+	switch {
+	case l.Wd != "":
+		return l.Wd, false
+	case o.Wd != "":
+		return o.Wd, false
+	case o.ProgDir && strings.Contains(l.Program, "/"):
+		return filepath.Dir(l.Program), false
+	}
+	return cwd, true
+}
+
+// missingDir reports whether a lamd refused a spawn because its working
+// directory is missing: the lamd says "no directory <dir>" with the code
+// of a missing file.
+func missingDir(err error) bool {
+	return lamclient.Code(err) == wire.CodeNoEntry && strings.Contains(err.Error(), ": no directory ")
+}
+
+// checkDirs checks, before any process starts, the working directories
+// the processes on this node must start in (an absolute -wd, a schema
+// line's -wd, -D's), as the lamd would: a relative one is the lamd's
+// business. Those of other nodes are checked by their lamds, whose
+// refusal names the directory.
+func checkDirs(procs []appschema.Proc, nodes []nodespec.Node, self int32, o Options, cwd string) error {
+	checked := map[string]bool{}
+	for _, pr := range procs {
+		dir, try := workDir(pr.Line, o, cwd)
+		if try || int32(pr.Node) != self || !filepath.IsAbs(dir) || checked[dir] {
+			continue
+		}
+		checked[dir] = true
+		st, err := os.Stat(dir)
+		if err == nil && !st.IsDir() {
+			err = &os.PathError{Op: "chdir", Path: dir, Err: syscall.ENOTDIR}
+		}
+		if err != nil {
+			return &StartError{Program: pr.Line.Program, Node: nodespec.Format(pr.Node, nodes), Err: err, Dir: dir, Rank: pr.Rank}
+		}
+	}
+	return nil
+}
+
+// checkCapacity refuses a job that puts more processes on a node than
+// the cap.
+func checkCapacity(procs []appschema.Proc, nodes []nodespec.Node, c Capacity) error {
+	perNode := map[int]int{}
+	for _, pr := range procs {
+		perNode[pr.Node]++
+	}
+	worst, want := -1, 0
+	for n, k := range perNode {
+		if k > c.PerNode && (k > want || k == want && n < worst) {
+			worst, want = n, k
+		}
+	}
+	if worst < 0 {
+		return nil
+	}
+	return &CapacityError{Node: nodespec.Format(worst, nodes), Want: want, Capacity: c}
+}
+
+// stop ends a job that failed to start: cancel ends its context, and each
+// process already started is cancelled, which makes its lamd kill it.
+func stop(cancel context.CancelFunc, started []*Proc) {
+	cancel()
+	for _, p := range started {
+		// With the context ended, Wait cancels the process's stream
+		// (unless its exit is already there).
+		p.p.Wait(canceled, nil)
+	}
+}
+
+// canceled is a context that has ended.
+var canceled = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
 
 // forwardStdin copies r to a process's standard input, then closes it.
 func forwardStdin(r io.Reader, p *lamclient.Process) {
@@ -284,7 +379,7 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 			case err != nil && ctx.Err() != nil:
 				first = &InterruptedError{Cause: context.Cause(ctx)}
 			case err != nil:
-				first = fmt.Errorf("%d (n%d): %w", pr.p.PID, pr.p.Node, err)
+				first = lost(procs, pr, err)
 			case instead != nil:
 				first = instead
 			case ex.Signal != 0 || ex.Status != 0:
@@ -321,6 +416,18 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 	}
 	wg.Wait()
 	return first
+}
+
+// lost names the processes lost with pr's failure: every process, when the
+// connection to the local lamd is gone; else those on pr's node.
+func lost(procs []*Proc, pr *Proc, err error) error {
+	var gone []*Proc
+	for _, p := range procs {
+		if errors.Is(err, lamclient.ErrClosed) || p.Node == pr.Node {
+			gone = append(gone, p)
+		}
+	}
+	return &LostError{Procs: gone, Err: err}
 }
 
 // output writes forwarded lines, a whole line at a time.
