@@ -29,6 +29,7 @@ var knownParams = []string{
 	"coll_verbose",
 	"cr",
 	"cr_verbose",
+	"launch_max_per_node",
 	"rpi",
 	"rpi_base_init_timeout",
 	"rpi_crtcp_priority",

@@ -22,6 +22,7 @@ import (
 	_ "github.com/lamgo/lam/libmpi/mpi"
 	_ "github.com/lamgo/lam/libmpi/rpi/all"
 	_ "github.com/lamgo/lam/shared/boot/all"
+	_ "github.com/lamgo/lam/shared/launch"
 )
 
 // Names returns the full names of the registered parameters, sorted.
