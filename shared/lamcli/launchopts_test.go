@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,6 +37,10 @@ func TestLaunchExit(t *testing.T) {
 		{&launch.InterruptedError{Cause: context.Canceled}, 130, "toy: interrupted; the processes were killed\n"},
 		{fmt.Errorf("schedule: %w", nodespec.ErrBadNode), ExitBadNode, "toy: schedule: invalid node\n"},
 		{fmt.Errorf("12 (n1): %w", lamdErr(202)), 202, "toy: 12 (n1): spawn: refused\n"},
+		{&launch.StartError{Program: "./a", Node: "n0 (o)", Dir: "/f", Err: &os.PathError{Op: "chdir", Path: "/f", Err: syscall.ENOTDIR}}, 20, "toy: cannot start ./a on n0 (o): working directory /f: not a directory\n"},
+		{&launch.StartError{Program: "./a", Node: "n1", Dir: "/d", Err: lamdErr(wire.CodeNoEntry)}, 2, "toy: cannot start ./a on n1: working directory /d: no such file or directory\n"},
+		{&launch.CapacityError{Node: "n0 (o)", Want: 9, Capacity: launch.Capacity{PerNode: 8, Why: launch.ParamMaxPerNode}}, 1, "toy: n0 (o) would run 9 processes; its lamd can run at most 8 (launch_max_per_node)\n"},
+		{&launch.LostError{Procs: []*launch.Proc{{Rank: 3, Node: 1}}, Err: lamdErr(wire.CodeDeadNode)}, 202, "toy: rank 3 (n1): spawn: refused\n"},
 	}
 	for _, tt := range tests {
 		var e bytes.Buffer
