@@ -9,7 +9,7 @@
 //	localhost cpu=2
 //	node1.example.org user=alice prefix=/opt/lam
 //	node2 schedule=no          # runs a lamd but gets no processes
-//	"host.example.org:2119/jobmanager:/O=Grid/CN=host" cpu=4
+//	192.168.1.7 cpu=4
 //
 // The rules are LAM 7.1.4's (share/boot/bhostparse.c), with the fixes
 // listed under "Differences from LAM 7.1.4":
@@ -21,14 +21,17 @@
 //     characters, spaces included, into one token and are removed.
 //   - The first token is the host. A first token that contains "=" with
 //     no "/" before it is a key=value, not a host, and the line is
-//     rejected (a "/" allows Globus contact strings such as
-//     "host:2119/jobmanager:/O=Grid").
+//     rejected with a message saying so. The host must be what a resolver
+//     accepts (see [CheckHost]): a host name of ASCII letters, digits and
+//     hyphens in dot-separated labels (RFC 1123), or an IP address. There
+//     is no user@host form; the user is given with user=.
 //   - Every other token is key=value, with no spaces around "=". Keys are
 //     case-insensitive and stored lower-cased. Known keys: cpu (a positive
-//     decimal integer; 1 when absent), user (non-empty), schedule (yes or
-//     no, any case) and prefix (the remote LAM installation, non-empty).
-//     Other keys, such as the globus module's lam_install_path, are kept
-//     in Host.Keys without comment.
+//     decimal integer, at most [MaxCPU]; 1 when absent), user (non-empty,
+//     at most [MaxUser] bytes, not beginning with "-"), schedule (yes or
+//     no, any case) and prefix (the remote LAM installation, non-empty, at
+//     most [MaxPrefix] bytes). Other keys, such as LAM's globus module's
+//     lam_install_path, are kept in Host.Keys without comment.
 //   - A host named on several lines (names compared case-insensitively as
 //     text, as LAM does; not by address) becomes one Host at the place of
 //     its first line. Its cpu counts are summed; any other key is taken
@@ -54,18 +57,22 @@
 //
 // It is also stricter where LAM was silent: a key given twice on one line
 // (not only cpu and user), a bad schedule value, an empty user or prefix,
-// and control characters in a token are all reported and the line is
-// skipped. A UTF-8 byte-order mark at the start of the file is ignored.
+// control characters in a token, a host that is neither a host name nor an
+// address (LAM handed raw bytes, or a Globus contact string, to the
+// resolver or the remote shell), and a cpu count beyond what the node
+// table carries (LAM let it reach the lamds) are all reported and the line
+// is skipped. A UTF-8 byte-order mark at the start of the file is ignored.
 //
 // # Limits
 //
 // Hostile input cannot make Parse use unbounded memory or time. A line
 // longer than 64 KiB is skipped with a warning, without being held in
-// memory. Parse fails with an error when the schema names more than 65536
-// distinct hosts or keeps more than 32 MiB of host data, and a host's
-// total cpu count may not exceed 2147483647 (LAM sends it as a 32-bit
-// integer). At most 1000 warnings are kept; one final warning counts the
-// rest.
+// memory. Parse fails with an error when the schema names more than
+// [MaxHosts] (65536, the node ids of the node table) distinct hosts or
+// keeps more than 32 MiB of host data. A host's total cpu count may not
+// exceed [MaxCPU] (16777216, what the node table carries): a line that
+// would take it further is skipped with a warning. At most 1000 warnings
+// are kept; one final warning counts the rest.
 package bhost
 
 import (
@@ -73,7 +80,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -81,14 +87,12 @@ import (
 
 // Limits; see the package documentation.
 const (
-	maxLine     = 64 << 10      // bytes in a line, terminator excluded
-	maxHosts    = 65536         // distinct hosts in a schema
-	maxRetained = 32 << 20      // bytes of host data kept (approximate)
-	maxCPU      = math.MaxInt32 // total cpu count of one host
-	maxWarnings = 1000          // warnings kept before summarising
-	maxQuoted   = 64            // bytes of a token quoted in a warning
-	hostCost    = 128           // retained-size charge for a Host
-	keyCost     = 32            // retained-size charge for a Keys entry
+	maxLine     = 64 << 10 // bytes in a line, terminator excluded
+	maxRetained = 32 << 20 // bytes of host data kept (approximate)
+	maxWarnings = 1000     // warnings kept before summarising
+	maxQuoted   = 64       // bytes of a token quoted in a warning
+	hostCost    = 128      // retained-size charge for a Host
+	keyCost     = 32       // retained-size charge for a Keys entry
 )
 
 // Host is one node of a boot schema after duplicate lines are merged.
@@ -248,6 +252,9 @@ func parseEntry(toks []string) (*entry, string) {
 	if i := strings.IndexByte(e.name, '='); i >= 0 && strings.IndexByte(e.name[:i], '/') < 0 {
 		return nil, fmt.Sprintf("the host name must come first on the line, not key=value %s", quote(e.name))
 	}
+	if err := CheckHost(e.name); err != nil {
+		return nil, err.Error()
+	}
 	host := quote(e.name)
 	for _, t := range toks[1:] {
 		eq := strings.IndexByte(t, '=')
@@ -269,8 +276,13 @@ func parseEntry(toks []string) (*entry, string) {
 			}
 			e.cpu = c
 		case "user":
-			if val == "" {
+			switch {
+			case val == "":
 				return nil, fmt.Sprintf("empty user for host %s", host)
+			case len(val) > MaxUser:
+				return nil, fmt.Sprintf("user for host %s is longer than %d bytes", host, MaxUser)
+			case val[0] == '-':
+				return nil, fmt.Sprintf("user %s for host %s may not begin with \"-\"", quote(val), host)
 			}
 		case "schedule":
 			switch {
@@ -281,8 +293,11 @@ func parseEntry(toks []string) (*entry, string) {
 				return nil, fmt.Sprintf("invalid schedule value %s for host %s: want yes or no", quote(val), host)
 			}
 		case "prefix":
-			if val == "" {
+			switch {
+			case val == "":
 				return nil, fmt.Sprintf("empty prefix for host %s", host)
+			case len(val) > MaxPrefix:
+				return nil, fmt.Sprintf("prefix for host %s is longer than %d bytes", host, MaxPrefix)
 			}
 		}
 		e.keys[key] = val
@@ -292,7 +307,7 @@ func parseEntry(toks []string) (*entry, string) {
 }
 
 // parseCPU checks a cpu= value: a positive decimal integer no larger
-// than maxCPU.
+// than MaxCPU.
 func parseCPU(val, host string) (int, string) {
 	if val == "" {
 		return 0, fmt.Sprintf("invalid cpu count %s for host %s: want a positive integer", quote(val), host)
@@ -303,8 +318,8 @@ func parseCPU(val, host string) (int, string) {
 		}
 	}
 	c, err := strconv.ParseInt(val, 10, 64)
-	if err != nil || c > maxCPU {
-		return 0, fmt.Sprintf("cpu count %s for host %s is larger than %d", quote(val), host, maxCPU)
+	if err != nil || c > MaxCPU {
+		return 0, fmt.Sprintf("cpu count %s for host %s is larger than %d, the most a node may have", quote(val), host, MaxCPU)
 	}
 	if c == 0 {
 		return 0, fmt.Sprintf("invalid cpu count %s for host %s: want a positive integer", quote(val), host)
@@ -322,8 +337,8 @@ func (p *parser) merge(n int, e *entry) error {
 	k := asciiLower(e.name)
 	i, seen := p.index[k]
 	if !seen {
-		if len(p.s.Hosts) >= maxHosts {
-			return fmt.Errorf("boot schema %s: more than %d hosts", p.s.File, maxHosts)
+		if len(p.s.Hosts) >= MaxHosts {
+			return fmt.Errorf("boot schema %s: more than %d hosts", p.s.File, MaxHosts)
 		}
 		if err := p.charge(hostCost + 2*len(e.name) + e.keyBytes); err != nil {
 			return err
@@ -339,8 +354,8 @@ func (p *parser) merge(n int, e *entry) error {
 		return nil
 	}
 	h := &p.s.Hosts[i]
-	if h.CPU > maxCPU-cpu {
-		p.warn(n, fmt.Sprintf("total cpu count for host %s is larger than %d", quote(e.name), maxCPU))
+	if h.CPU > MaxCPU-cpu {
+		p.warn(n, fmt.Sprintf("total cpu count for host %s is larger than %d, the most a node may have", quote(e.name), MaxCPU))
 		return nil
 	}
 	h.CPU += cpu

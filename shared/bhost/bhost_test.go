@@ -28,6 +28,9 @@ func host(line int, name string, cpu int, kv ...string) Host {
 	return h
 }
 
+// name253 is a host name of 253 bytes, the longest there is.
+var name253 = strings.Repeat(strings.Repeat("n", 62)+".", 4) + "n"
+
 // parseTests is the table for TestParse and the seed corpus of FuzzParse.
 // Warnings are given as Warning.String() of a file named "hosts".
 var parseTests = []struct {
@@ -71,15 +74,22 @@ var parseTests = []struct {
 	{name: "duplicates compared as text, not address", in: "localhost\n127.0.0.1\n",
 		hosts: []Host{host(1, "localhost", 1), host(2, "127.0.0.1", 1)}},
 
+	{name: "quoted host", in: `"my-host" cpu=2` + "\n",
+		hosts: []Host{host(1, "my-host", 2, "cpu", "2")}},
 	{name: "quoted host with spaces", in: `"my host" cpu=2` + "\n",
-		hosts: []Host{host(1, "my host", 2, "cpu", "2")}},
+		warns: []string{`hosts:1: invalid host name "my host": " " is not allowed; ` + hostWant}},
 	{name: "quoted value with spaces", in: `a user="a b"` + "\n",
 		hosts: []Host{host(1, "a", 1, "user", "a b")}},
-	{name: "quotes inside a token", in: `ho"st na"me "cpu=2"` + "\n",
-		hosts: []Host{host(1, "host name", 2, "cpu", "2")}},
+	{name: "quotes inside a token", in: `ho"st.na"me "cpu=2"` + "\n",
+		hosts: []Host{host(1, "host.name", 2, "cpu", "2")}},
+	{name: "quotes inside a token, with a space", in: `ho"st na"me "cpu=2"` + "\n",
+		warns: []string{`hosts:1: invalid host name "host name": " " is not allowed; ` + hostWant}},
+	// No boot module takes Globus contact strings: they are not host
+	// names. A "/" before "=" still makes the token a host, not a key.
 	{name: "globus contact string", in: `"host.example.org:2119/jobmanager:/O=Grid/CN=host" cpu=4 lam_install_path=/opt/lam` + "\n",
-		hosts: []Host{host(1, "host.example.org:2119/jobmanager:/O=Grid/CN=host", 4, "cpu", "4", "lam_install_path", "/opt/lam")}},
-	{name: "slash before = is a host", in: "a/b=c\n", hosts: []Host{host(1, "a/b=c", 1)}},
+		warns: []string{`hosts:1: invalid host name "host.example.org:2119/jobmanager:/O=Grid/CN=host": ":" is not allowed; ` + hostWant}},
+	{name: "slash before = is a host", in: "a/b=c\n",
+		warns: []string{`hosts:1: invalid host name "a/b=c": "/" is not allowed; ` + hostWant}},
 	{name: "value containing =", in: "a foo=x=y\n", hosts: []Host{host(1, "a", 1, "foo", "x=y")}},
 	{name: "empty unknown value kept", in: "a foo=\n", hosts: []Host{host(1, "a", 1, "foo", "")}},
 
@@ -93,8 +103,10 @@ var parseTests = []struct {
 	{name: "comment glued to host", in: "a#comment\n", hosts: []Host{host(1, "a", 1)}},
 	{name: "comment glued to value", in: "a cpu=2#x\n", hosts: []Host{host(1, "a", 2, "cpu", "2")}},
 	{name: "quote after comment ignored", in: "a # it's \"unbalanced\n", hosts: []Host{host(1, "a", 1)}},
-	{name: "# inside quotes kept (LAM bug fixed)", in: `"a#b" user="bob#1" # real comment` + "\n",
-		hosts: []Host{host(1, "a#b", 1, "user", "bob#1")}},
+	{name: "# inside quotes kept (LAM bug fixed)", in: `"a" user="bob#1" foo="x # y" # real comment` + "\n",
+		hosts: []Host{host(1, "a", 1, "user", "bob#1", "foo", "x # y")}},
+	{name: "# inside a quoted host kept, then refused", in: `"a#b" user="bob#1" # real comment` + "\n",
+		warns: []string{`hosts:1: invalid host name "a#b": "#" is not allowed; ` + hostWant}},
 
 	{name: "unknown keys preserved", in: "a lam_install_path=/opt/globus Foo=Bar\n",
 		hosts: []Host{host(1, "a", 1, "lam_install_path", "/opt/globus", "foo", "Bar")}},
@@ -123,12 +135,13 @@ var parseTests = []struct {
 	{name: "invalid cpu plus", in: "a cpu=+2\n", warns: []string{`hosts:1: invalid cpu count "+2" for host "a": want a positive integer`}},
 	{name: "invalid cpu fraction", in: "a cpu=2.5\n", warns: []string{`hosts:1: invalid cpu count "2.5" for host "a": want a positive integer`}},
 	{name: "invalid cpu empty", in: "a cpu=\n", warns: []string{`hosts:1: invalid cpu count "" for host "a": want a positive integer`}},
-	{name: "cpu too large", in: "a cpu=2147483648\n", warns: []string{`hosts:1: cpu count "2147483648" for host "a" is larger than 2147483647`}},
+	{name: "cpu too large", in: "a cpu=2147483648\n", warns: []string{`hosts:1: cpu count "2147483648" for host "a" is larger than 16777216, the most a node may have`}},
 	{name: "cpu overflows int64", in: "a cpu=99999999999999999999999\n",
-		warns: []string{`hosts:1: cpu count "99999999999999999999999" for host "a" is larger than 2147483647`}},
-	{name: "cpu at the limit", in: "a cpu=2147483647\n", hosts: []Host{host(1, "a", 2147483647, "cpu", "2147483647")}},
-	{name: "total cpu too large", in: "a cpu=2147483647\na\n", hosts: []Host{host(1, "a", 2147483647, "cpu", "2147483647")},
-		warns: []string{`hosts:2: total cpu count for host "a" is larger than 2147483647`}},
+		warns: []string{`hosts:1: cpu count "99999999999999999999999" for host "a" is larger than 16777216, the most a node may have`}},
+	{name: "cpu at the limit", in: "a cpu=16777216\n", hosts: []Host{host(1, "a", 16777216, "cpu", "16777216")}},
+	{name: "total cpu too large", in: "a cpu=16777216\na\n", hosts: []Host{host(1, "a", 16777216, "cpu", "16777216")},
+		warns: []string{`hosts:2: total cpu count for host "a" is larger than 16777216, the most a node may have`}},
+	{name: "total cpu at the limit", in: "a cpu=16777215\na\n", hosts: []Host{host(1, "a", 16777216, "cpu", "16777216")}},
 	{name: "cpu twice", in: "a cpu=1 CPU=2\n", warns: []string{`hosts:1: key "cpu" given twice for host "a"`}},
 	{name: "user empty", in: "a user=\n", warns: []string{`hosts:1: empty user for host "a"`}},
 	{name: "user empty quoted", in: `a user=""` + "\n", warns: []string{`hosts:1: empty user for host "a"`}},
@@ -148,6 +161,53 @@ var parseTests = []struct {
 	{name: "skipped first line: host appears at its first good line", in: "a cpu=x\nb\na\n",
 		hosts: []Host{host(2, "b", 1), host(3, "a", 1)},
 		warns: []string{`hosts:1: invalid cpu count "x" for host "a": want a positive integer`}},
+	// Counts and names are checked against what the wire carries and
+	// what a resolver accepts (issue 14).
+	{name: "cpu beyond the wire's bound", in: "a cpu=16777217\nb\n", hosts: []Host{host(2, "b", 1)},
+		warns: []string{`hosts:1: cpu count "16777217" for host "a" is larger than 16777216, the most a node may have`}},
+	{name: "raw high bytes as host", in: "a\n\xff\xfe\xc3\x28\nb\n", hosts: []Host{host(1, "a", 1), host(3, "b", 1)},
+		warns: []string{`hosts:2: invalid host name "\xff\xfe\xc3(": byte 0xff is not allowed; want a host name (letters, digits and hyphens, in labels separated by dots) or an IP address`}},
+	{name: "UTF-8 host", in: "h\u00f4te\n",
+		warns: []string{`hosts:1: invalid host name "hôte": byte 0xc3 is not allowed; ` + hostWant}},
+	{name: "addresses and names", in: "10.0.0.1\n::1\nfe80::1%eth0\nnode-1.example.org.\nN0DE\n3com\n",
+		hosts: []Host{host(1, "10.0.0.1", 1), host(2, "::1", 1), host(3, "fe80::1%eth0", 1), host(4, "node-1.example.org.", 1),
+			host(5, "N0DE", 1), host(6, "3com", 1)}},
+	{name: "not an IPv4 address", in: "10.0.0.256\n1.2.3\n42\n",
+		warns: []string{
+			`hosts:1: invalid host name "10.0.0.256": not an IP address, and the last label of a host name may not be all digits`,
+			`hosts:2: invalid host name "1.2.3": not an IP address, and the last label of a host name may not be all digits`,
+			`hosts:3: invalid host name "42": not an IP address, and the last label of a host name may not be all digits`,
+		}},
+	{name: "bracketed IPv6", in: "[::1]\n", warns: []string{`hosts:1: invalid host name "[::1]": "[" is not allowed; ` + hostWant}},
+	{name: "underscore", in: "my_node\n", warns: []string{`hosts:1: invalid host name "my_node": "_" is not allowed; ` + hostWant}},
+	{name: "empty labels", in: "a..b\n.a\na..\n.\n", warns: []string{
+		`hosts:1: invalid host name "a..b": empty label (two dots in a row, or a dot at the start)`,
+		`hosts:2: invalid host name ".a": empty label (two dots in a row, or a dot at the start)`,
+		`hosts:3: invalid host name "a..": empty label (two dots in a row, or a dot at the start)`,
+		`hosts:4: invalid host name ".": empty label (two dots in a row, or a dot at the start)`,
+	}},
+	{name: "label of 63 bytes", in: strings.Repeat("l", 63) + ".x\n", hosts: []Host{host(1, strings.Repeat("l", 63)+".x", 1)}},
+	{name: "label of 64 bytes", in: strings.Repeat("l", 64) + ".x\n",
+		warns: []string{`hosts:1: invalid host name "` + strings.Repeat("l", 64) + `"...: label "` + strings.Repeat("l", 64) + `" is longer than 63 bytes`}},
+	{name: "name of 253 bytes", in: name253 + "\n" + name253 + ".\n",
+		hosts: []Host{host(1, name253, 1), host(2, name253+".", 1)}},
+	{name: "name of 254 bytes", in: "x" + name253 + "\n",
+		warns: []string{`hosts:1: invalid host name "x` + name253[:63] + `"...: longer than 253 bytes`}},
+	{name: "hyphen at a label's end", in: "a-.b\n", warns: []string{`hosts:1: invalid host name "a-.b": a label may not begin or end with "-"`}},
+	{name: "IPv6 zone of high bytes", in: "fe80::1%\xff\n",
+		warns: []string{`hosts:1: invalid host name "fe80::1%\xff": the zone of an IPv6 address must be printable ASCII`}},
+	{name: "user beginning with -", in: "a user=-oProxyCommand=x\n",
+		warns: []string{`hosts:1: user "-oProxyCommand=x" for host "a" may not begin with "-"`}},
+	{name: "user of 255 bytes", in: "a user=" + strings.Repeat("u", 255) + "\n", hosts: []Host{host(1, "a", 1, "user", strings.Repeat("u", 255))}},
+	{name: "user of 256 bytes", in: "a user=" + strings.Repeat("u", 256) + "\n",
+		warns: []string{`hosts:1: user for host "a" is longer than 255 bytes`}},
+	{name: "prefix of 4095 bytes", in: "a prefix=/" + strings.Repeat("p", 4094) + "\n", hosts: []Host{host(1, "a", 1, "prefix", "/"+strings.Repeat("p", 4094))}},
+	{name: "prefix of 4096 bytes", in: "a prefix=/" + strings.Repeat("p", 4095) + "\n",
+		warns: []string{`hosts:1: prefix for host "a" is longer than 4095 bytes`}},
+	{name: "host that looks like an option", in: "-oProxyCommand\n",
+		warns: []string{`hosts:1: invalid host name "-oProxyCommand": a label may not begin or end with "-"`}},
+	{name: "user@host", in: "alice@node1\n",
+		warns: []string{`hosts:1: invalid host name "alice@node1": give the user as user=alice`}},
 	{name: "long token shortened in warning", in: "a " + strings.Repeat("x", 100) + "\n",
 		warns: []string{`hosts:1: unexpected "` + strings.Repeat("x", 64) + `"... after host "a": want key=value with no spaces around "="`}},
 }
@@ -201,7 +261,7 @@ func TestWarningString(t *testing.T) {
 }
 
 func TestLongLines(t *testing.T) {
-	exact := "a user=" + strings.Repeat("u", maxLine-len("a user="))
+	exact := "a foo=" + strings.Repeat("u", maxLine-len("a foo="))
 	over := exact + "u"
 	tests := []struct {
 		name  string
@@ -261,15 +321,15 @@ func TestEndlessLine(t *testing.T) {
 
 func TestTooManyHosts(t *testing.T) {
 	var b bytes.Buffer
-	for i := range maxHosts {
+	for i := range MaxHosts {
 		fmt.Fprintf(&b, "h%d\n", i)
 	}
 	fmt.Fprintf(&b, "H0 cpu=2\n") // a duplicate is not a new host
 	s, err := Parse(bytes.NewReader(b.Bytes()), "x")
 	if err != nil {
-		t.Fatalf("%d hosts: %v", maxHosts, err)
+		t.Fatalf("%d hosts: %v", MaxHosts, err)
 	}
-	if len(s.Hosts) != maxHosts || s.Hosts[0].CPU != 3 {
+	if len(s.Hosts) != MaxHosts || s.Hosts[0].CPU != 3 {
 		t.Fatalf("got %d hosts, first %+v", len(s.Hosts), s.Hosts[0])
 	}
 	b.WriteString("one-too-many\n")

@@ -1,6 +1,8 @@
 package bhost
 
 import (
+	"errors"
+	"net/netip"
 	"reflect"
 	"strconv"
 	"strings"
@@ -56,7 +58,7 @@ func FuzzParse(f *testing.F) {
 // checkSchema checks the invariants of a parsed schema of lines lines.
 func checkSchema(t *testing.T, s *Schema, lines int) {
 	t.Helper()
-	if len(s.Hosts) > maxHosts {
+	if len(s.Hosts) > MaxHosts {
 		t.Fatalf("%d hosts", len(s.Hosts))
 	}
 	if len(s.Warnings) > maxWarnings+1 {
@@ -65,7 +67,7 @@ func checkSchema(t *testing.T, s *Schema, lines int) {
 	seen := map[string]bool{}
 	prev := 0
 	for _, h := range s.Hosts {
-		if h.Name == "" || h.CPU < 1 || h.CPU > maxCPU || h.Keys == nil {
+		if h.Name == "" || h.CPU < 1 || h.CPU > MaxCPU || h.Keys == nil {
 			t.Fatalf("bad host %+v", h)
 		}
 		k := asciiLower(h.Name)
@@ -77,8 +79,11 @@ func checkSchema(t *testing.T, s *Schema, lines int) {
 			t.Fatalf("host %q on line %d after line %d (of %d)", h.Name, h.Line, prev, lines)
 		}
 		prev = h.Line
-		if hasControl(h.Name) || strings.Contains(h.Name, `"`) {
+		if hasControl(h.Name) || strings.Contains(h.Name, `"`) || CheckHost(h.Name) != nil {
 			t.Fatalf("bad host name %q", h.Name)
+		}
+		if len(h.User) > MaxUser || strings.HasPrefix(h.User, "-") || len(h.Prefix) > MaxPrefix {
+			t.Fatalf("host %q: bad user %q or prefix %q", h.Name, h.User, h.Prefix)
 		}
 		for key, v := range h.Keys {
 			if key == "" || key != asciiLower(key) || hasControl(key+v) || strings.ContainsAny(key+v, `"`) {
@@ -102,4 +107,42 @@ func checkSchema(t *testing.T, s *Schema, lines int) {
 		}
 		prev = w.Line
 	}
+}
+
+// FuzzCheckHost checks that CheckHost accepts only what a resolver takes
+// (an IP address, or ASCII letters, digits, hyphens and dots within the
+// RFC 1123 lengths) and that a schema line naming an accepted host parses
+// without a warning.
+func FuzzCheckHost(f *testing.F) {
+	for _, s := range []string{"localhost", "a.b.c", "node-1.example.org.", "10.0.0.1", "::1", "fe80::1%eth0",
+		"\xff\xfe", "-x", "a..b", "alice@node1", "1.2.3", "[::1]", "my_node", name253, "x" + name253, "h\u00f4te"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		err := CheckHost(name)
+		if err != nil {
+			if !errors.Is(err, ErrHostName) {
+				t.Fatalf("CheckHost(%q) = %v, not wrapping ErrHostName", name, err)
+			}
+			return
+		}
+		if _, aerr := netip.ParseAddr(name); aerr != nil {
+			h := strings.TrimSuffix(name, ".")
+			if h == "" || len(h) > MaxHostName || strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != "" {
+				t.Fatalf("CheckHost accepts %q", name)
+			}
+			for _, l := range strings.Split(h, ".") {
+				if l == "" || len(l) > MaxLabel || l[0] == '-' || l[len(l)-1] == '-' {
+					t.Fatalf("CheckHost accepts %q (label %q)", name, l)
+				}
+			}
+		}
+		if hasControl(name) || strings.ContainsAny(name, "\" #=") {
+			return // fine for a resolver, but not one plain schema token
+		}
+		s, perr := Parse(strings.NewReader(name+" cpu=2\n"), "f")
+		if perr != nil || len(s.Warnings) != 0 || len(s.Hosts) != 1 || s.Hosts[0].Name != name {
+			t.Fatalf("schema line for accepted host %q: %+v, %v", name, s, perr)
+		}
+	})
 }

@@ -36,6 +36,12 @@ const (
 	MaxString  = 64 << 10
 	MaxArgs    = 8192
 	MaxNodes   = 1 << 16
+	// MaxCPUs is the largest cpu count a node may have in a node table
+	// (Node.CPUs, BootHello.CPUs).
+	MaxCPUs = 1 << 24
+	// MaxHost is the longest host name a node table carries (Node.Host,
+	// BootHello.Host), in bytes.
+	MaxHost = 1024
 )
 
 // Flags of a frame.

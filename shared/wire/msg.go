@@ -219,10 +219,10 @@ type Node struct {
 
 func (n *Node) fields(c *Codec) {
 	node(c, &n.ID, "node id")
-	c.String(&n.Host, "host", 1024)
+	c.String(&n.Host, "host", MaxHost)
 	c.String(&n.Addr, "address", 256)
 	c.String(&n.Link, "link", 512)
-	c.Int32(&n.CPUs, "cpu count", 1, 1<<24)
+	c.Int32(&n.CPUs, "cpu count", 1, MaxCPUs)
 	c.Flags(&n.Flags, "node flags", nodeFlagsAll)
 }
 
@@ -306,7 +306,7 @@ type HaltProgress struct {
 func (*HaltProgress) Kind() Kind { return KindHaltProgress }
 func (m *HaltProgress) fields(c *Codec) {
 	node(c, &m.Node, "node")
-	c.String(&m.Host, "host", 1024)
+	c.String(&m.Host, "host", MaxHost)
 	c.Bool(&m.Acked)
 	c.String(&m.Err, "error", MaxString)
 }
@@ -537,9 +537,9 @@ func (m *BootHello) fields(c *Codec) {
 	c.U16(&m.Version)
 	node(c, &m.Node, "node")
 	c.String(&m.Link, "link", 512)
-	c.Int32(&m.CPUs, "cpu count", -1, 1<<24)
+	c.Int32(&m.CPUs, "cpu count", -1, MaxCPUs)
 	c.I32(&m.PID)
-	c.String(&m.Host, "host", 1024)
+	c.String(&m.Host, "host", MaxHost)
 }
 
 // Universe is the whole node table, sent by the booting tool to every new
