@@ -61,6 +61,9 @@ func (e *NodeInUseError) Error() string { return fmt.Sprintf("n%d is already in 
 // On failure nothing is left: the node is removed from the universe and
 // its lamd stopped.
 func Grow(ctx context.Context, c GrowConfig, u Members) (*Node, error) {
+	if c.CPUs < 1 || c.CPUs > wire.MaxCPUs {
+		return nil, fmt.Errorf("cpu count %d out of range [1, %d]", c.CPUs, wire.MaxCPUs)
+	}
 	mod, err := Select(ctx, c.Settings)
 	if err != nil {
 		return nil, err
@@ -147,6 +150,9 @@ func place(table *wire.Nodes, n *Node, id int32) (self *wire.Node, origin int32,
 	n.ID = id
 	if n.ID < 0 {
 		n.ID = maxID + 1
+	}
+	if n.ID >= wire.MaxNodes {
+		return nil, 0, fmt.Errorf("node id n%d out of range: a universe's node ids are n0 to n%d", n.ID, wire.MaxNodes-1)
 	}
 	for _, t := range table.Nodes {
 		if t.ID == n.ID {

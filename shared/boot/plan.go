@@ -2,8 +2,13 @@ package boot
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"strings"
 
+	"github.com/lamgo/lam/shared/bhost"
 	"github.com/lamgo/lam/shared/ssi"
+	"github.com/lamgo/lam/shared/wire"
 )
 
 // PlanConfig is what Plan needs from the tool that boots.
@@ -31,8 +36,46 @@ func Plan(ctx context.Context, c PlanConfig) (Module, []Node, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkNodes(nodes); err != nil {
+		return nil, nil, err
+	}
 	if err := Resolve(ctx, nodes, c.Names); err != nil {
 		return nil, nil, err
 	}
 	return mod, nodes, nil
+}
+
+// checkNodes checks what a module's nodes carry against the node table's
+// bounds (package wire) before anything resolves or starts them: the
+// number of nodes, each cpu count (0 stands for 1) and each host name
+// (bhost.CheckHost). The rsh module's boot schema is checked line by line
+// already (package bhost); this holds for every module.
+func checkNodes(nodes []Node) error {
+	if len(nodes) > wire.MaxNodes {
+		return fmt.Errorf("%d nodes: a universe has at most %d", len(nodes), wire.MaxNodes)
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		if err := bhost.CheckHost(n.Host); err != nil {
+			return fmt.Errorf("n%d: %w", n.ID, err)
+		}
+		if n.CPUs < 0 || n.CPUs > wire.MaxCPUs {
+			return fmt.Errorf("%s: cpu count %d out of range [1, %d]", n, n.CPUs, wire.MaxCPUs)
+		}
+	}
+	return nil
+}
+
+// checkTable checks that the node table of nodes (resolved) fits in one
+// message, with the longest link address each lamd could report.
+func checkTable(nodes []Node) error {
+	u := &wire.Universe{ID: strings.Repeat("u", 256), Nodes: make([]wire.Node, len(nodes))}
+	for i, n := range nodes {
+		u.Nodes[i] = wire.Node{ID: n.ID, Host: n.Host, Addr: n.Addr, Link: net.JoinHostPort(n.Addr, "65535"), CPUs: 1}
+	}
+	if size := len(wire.AppendFrame(nil, 0, 0, u)) - wire.HeaderSize; size > wire.MaxFrame {
+		return fmt.Errorf("the node table of these %d nodes would take %d bytes, more than the %d a message carries: "+
+			"boot fewer hosts, or name them by shorter names or by address", len(nodes), size, wire.MaxFrame)
+	}
+	return nil
 }

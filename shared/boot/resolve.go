@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+
+	"github.com/lamgo/lam/shared/bhost"
 )
 
 // ErrNoOrigin means no node of the schema is this host.
@@ -27,9 +29,9 @@ func Resolve(ctx context.Context, nodes []Node, names bool) error {
 	origin := -1
 	for i := range nodes {
 		n := &nodes[i]
-		addr, err := lookup(ctx, n.Host)
+		addr, err := lookupNode(ctx, n)
 		if err != nil {
-			return fmt.Errorf("%s: cannot resolve the host name: %w", n, err)
+			return err
 		}
 		n.Addr = addr.String()
 		if origin < 0 && (addr.IsLoopback() || local[addr]) {
@@ -48,8 +50,12 @@ func Resolve(ctx context.Context, nodes []Node, names bool) error {
 	return nil
 }
 
-// lookup resolves a host name or address, preferring IPv4.
+// lookup resolves a host name or address, preferring IPv4. Only what
+// bhost.CheckHost accepts is handed to the resolver.
 func lookup(ctx context.Context, host string) (netip.Addr, error) {
+	if err := bhost.CheckHost(host); err != nil {
+		return netip.Addr{}, err
+	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		return a.Unmap(), nil
 	}
@@ -84,12 +90,25 @@ func localAddrs() (map[netip.Addr]bool, error) {
 
 // ResolveHost fills in one node's address (lamgrow's new host).
 func ResolveHost(ctx context.Context, n *Node) error {
-	addr, err := lookup(ctx, n.Host)
+	addr, err := lookupNode(ctx, n)
 	if err != nil {
-		return fmt.Errorf("%s: cannot resolve the host name: %w", n, err)
+		return err
 	}
 	n.Addr = addr.String()
 	return nil
+}
+
+// lookupNode resolves n's host. An invalid host name is reported by node
+// id alone: the error quotes the name, which may hold any bytes.
+func lookupNode(ctx context.Context, n *Node) (netip.Addr, error) {
+	addr, err := lookup(ctx, n.Host)
+	switch {
+	case errors.Is(err, bhost.ErrHostName):
+		return addr, fmt.Errorf("n%d: %w", n.ID, err)
+	case err != nil:
+		return addr, fmt.Errorf("%s: cannot resolve the host name: %w", n, err)
+	}
+	return addr, nil
 }
 
 // IsLocal reports whether addr belongs to this host.

@@ -42,6 +42,9 @@ func Universe(ctx context.Context, c UniverseConfig) (*wire.Universe, error) {
 	if origin == nil {
 		return nil, errors.New("the boot schema does not name this host")
 	}
+	if err := checkTable(c.Nodes); err != nil {
+		return nil, err
+	}
 	s := c.Settings
 	alg := s.String(ParamAlgorithm)
 	window, err := s.Int(ParamWindow)
