@@ -52,7 +52,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseRunning(ctx, env, dir, c.Force); err != nil {
+	if err := refuseRunning(ctx, env, dir, c.Force, c.Verbose); err != nil {
 		return err
 	}
 	mod, nodes, settings, err := c.Plan(ctx, env, true)
@@ -100,21 +100,50 @@ func anySchedulable(nodes []boot.Node) bool {
 }
 
 // refuseRunning refuses to boot over a live universe of the same session,
-// unless forced (LAM silently killed it).
-func refuseRunning(ctx context.Context, env *lamcli.Env, dir session.Dir, force bool) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+// unless forced (LAM silently killed it). A session directory whose lamd
+// is provably gone (killed with SIGKILL, say) is removed, and with -v
+// lamboot says so. One whose lamd does not answer but may be alive (its
+// socket accepts, or the lamd of its kill file runs) is refused too,
+// unless forced; hboot -t then stops that lamd.
+func refuseRunning(ctx context.Context, env *lamcli.Env, dir session.Dir, force, verbose bool) error {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	c, err := lamclient.Dial(ctx, dir, "lamboot", wire.RoleTool)
-	if err != nil {
-		return nil // nobody answers: hboot -t clears any leftovers
+	c, err := lamclient.Dial(dctx, dir, "lamboot", wire.RoleTool)
+	if err == nil {
+		defer c.Close()
+		if !force {
+			return fmt.Errorf("a universe is already running for this session (lamd pid %d, %s); "+
+				"run lamhalt first, or lamboot -f to replace it", c.LamdPID(), dir.Path)
+		}
+		env.Warnf("replacing the universe already running for this session (lamd pid %d)", c.LamdPID())
+		return c.Halt(dctx, 5*time.Second, nil)
 	}
-	defer c.Close()
-	if !force {
-		return fmt.Errorf("a universe is already running for this session (lamd pid %d, %s); "+
-			"run lamhalt first, or lamboot -f to replace it", c.LamdPID(), dir.Path)
+	st, serr := dir.RemoveStale(ctx)
+	switch {
+	case serr == nil:
+		if st.Removed && verbose {
+			fmt.Fprintf(env.Stderr, "lamboot: removed the stale session directory %s (%s)\n", dir.Path, gone(st.PIDs))
+		}
+		return nil
+	case errors.Is(serr, session.ErrLive) && !force:
+		return fmt.Errorf("the lamd of this session does not answer (%v), and %w; "+
+			"run lamwipe, or lamboot -f to replace it", err, serr)
+	case errors.Is(serr, session.ErrLive):
+		env.Warnf("replacing the lamd of this session, which does not answer: %v", serr)
+		return nil // hboot -t stops it
 	}
-	env.Warnf("replacing the universe already running for this session (lamd pid %d)", c.LamdPID())
-	return c.Halt(ctx, 5*time.Second, nil)
+	return serr
+}
+
+// gone says which lamd of a stale session is gone.
+func gone(pids []int) string {
+	switch len(pids) {
+	case 0:
+		return "no lamd listens on it"
+	case 1:
+		return fmt.Sprintf("its lamd, pid %d, is gone", pids[0])
+	}
+	return fmt.Sprintf("its lamds, pids %v, are gone", pids)
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -419,6 +420,7 @@ var dirOps = []struct {
 	{"Create", Dir.Create},
 	{"Check", Dir.Check},
 	{"Remove", Dir.Remove},
+	{"RemoveStale", func(d Dir) error { _, err := d.RemoveStale(context.Background()); return err }},
 }
 
 // TestNotDirRefused puts various non-directories where the session
