@@ -52,6 +52,21 @@ type Config struct {
 	KillGrace time.Duration
 	// OOBLimit bounds the bytes of undelivered out-of-band messages.
 	OOBLimit int64
+	// MaxClients bounds the local clients connected at once, counted
+	// from accept to close; one more is refused at once. Default 1024
+	// (boot_base_max_clients).
+	MaxClients int
+	// MaxLinkAttempts bounds the link connections accepted but not yet
+	// authenticated and linked; one more is closed at once. Default 64
+	// (boot_base_max_link_attempts).
+	MaxLinkAttempts int
+	// HelloTimeout bounds how long a new connection, local or link, may
+	// take to authenticate and say hello. Default 10s.
+	HelloTimeout time.Duration
+	// FrameTimeout bounds how long a frame that has begun may take to
+	// arrive in full; a peer may stay silent between frames as long as it
+	// likes. Default 30s.
+	FrameTimeout time.Duration
 }
 
 // Kernel is a running lamd.

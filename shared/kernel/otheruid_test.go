@@ -18,7 +18,11 @@ import (
 
 // TestMain lets the test binary act as a client of another uid: with
 // KERNEL_TEST_DIAL set it says hello to that socket and prints the answer.
+// With KERNEL_TEST_LAMD_PREFIX set it runs a lone lamd (lamdHelper).
 func TestMain(m *testing.M) {
+	if prefix := os.Getenv(lamdHelperPrefix); prefix != "" {
+		os.Exit(lamdHelper(prefix))
+	}
 	if path := os.Getenv("KERNEL_TEST_DIAL"); path != "" {
 		nc, err := net.Dial("unix", path)
 		if err != nil {

@@ -29,6 +29,11 @@ type Options struct {
 	Debug       bool   // log to the test's output
 	Prefix      string // session prefix; default a temporary directory
 	OOBLimit    int64  // bytes of undelivered messages a lamd holds; default the kernel's
+	// Limits on clients and connections; zero means the kernel's default.
+	MaxClients      int
+	MaxLinkAttempts int
+	HelloTimeout    time.Duration
+	FrameTimeout    time.Duration
 }
 
 // Universe is a running test universe. Kernels and Dirs are indexed by node
@@ -111,6 +116,8 @@ func (u *Universe) startKernel(t testing.TB, table *wire.Universe, id int32, lin
 	k, err := kernel.New(kernel.Config{
 		Session: u.Dirs[id], Secret: u.Secret, Universe: table, Self: id, Joining: joining,
 		Links: links, Log: log, HaltTimeout: u.opts.HaltTimeout, KillGrace: 500 * time.Millisecond, OOBLimit: u.opts.OOBLimit,
+		MaxClients: u.opts.MaxClients, MaxLinkAttempts: u.opts.MaxLinkAttempts,
+		HelloTimeout: u.opts.HelloTimeout, FrameTimeout: u.opts.FrameTimeout,
 	})
 	if err != nil {
 		return nil, err
