@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/linkauth"
 	"github.com/lamgo/lam/shared/session"
+	"github.com/lamgo/lam/shared/ssi"
 )
 
 var tool = &lamcli.Tool{
@@ -79,13 +81,32 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	if err != nil {
 		return err
 	}
+	maxClients, err := atLeastOne(env.SSI, boot.ParamMaxClients)
+	if err != nil {
+		return err
+	}
+	maxLinkAttempts, err := atLeastOne(env.SSI, boot.ParamMaxLinkAttempts)
+	if err != nil {
+		return err
+	}
 	// lamcli.Main's context ends on SIGINT and SIGTERM; the lamd stops on SIGHUP too.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	return kernel.Join(ctx, kernel.JoinConfig{
 		Booter: net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), Secret: secret, Session: dir,
 		Node: c.Node, CPUs: c.CPUs, Timeout: timeout, Log: log,
+		MaxClients: maxClients, MaxLinkAttempts: maxLinkAttempts,
 	})
+}
+
+// atLeastOne reads an integer parameter that must be 1 or more.
+func atLeastOne(s *ssi.Settings, name string) (int, error) {
+	n, err := s.Int(name)
+	if err == nil && n < 1 {
+		v, src := s.Value(name)
+		err = &ssi.ParamError{Name: name, Value: v, Source: src, Err: errors.New("must be at least 1")}
+	}
+	return n, err
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

@@ -28,6 +28,9 @@ type JoinConfig struct {
 	Timeout time.Duration
 	// Log receives the daemon's log; nil discards it.
 	Log *slog.Logger
+	// MaxClients and MaxLinkAttempts are as in Config (zero: default).
+	MaxClients      int
+	MaxLinkAttempts int
 }
 
 // Join joins the universe being booted, then serves it. It calls the
@@ -71,6 +74,7 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 	}
 	k, err := New(Config{
 		Session: cfg.Session, Secret: cfg.Secret, Universe: u, Self: cfg.Node, Links: links, Joining: u.Join, Log: log,
+		MaxClients: cfg.MaxClients, MaxLinkAttempts: cfg.MaxLinkAttempts,
 	})
 	if err != nil {
 		caller.Ack(err)

@@ -117,6 +117,18 @@ func New(cfg Config) (*Kernel, error) {
 	if cfg.OOBLimit <= 0 {
 		cfg.OOBLimit = 256 << 20
 	}
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = DefaultMaxClients
+	}
+	if cfg.MaxLinkAttempts <= 0 {
+		cfg.MaxLinkAttempts = DefaultMaxLinkAttempts
+	}
+	if cfg.HelloTimeout <= 0 {
+		cfg.HelloTimeout = DefaultHelloTimeout
+	}
+	if cfg.FrameTimeout <= 0 {
+		cfg.FrameTimeout = DefaultFrameTimeout
+	}
 	k := &Kernel{
 		cfg:      cfg,
 		log:      cfg.Log,
@@ -208,7 +220,7 @@ func (k *Kernel) Stop(reason error) {
 		k.mu.Unlock()
 		k.procs.killAll(k.cfg.KillGrace)
 		for _, c := range clients {
-			c.c.Close()
+			c.uc.Close()
 		}
 		k.cancel()
 		k.local.Close()

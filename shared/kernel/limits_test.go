@@ -145,7 +145,7 @@ func TestAcceptSurvivesDescriptorExhaustion(t *testing.T) {
 			cmd.Process.Kill() // the child this test started
 			<-exited
 		}
-		if t.Failed() {
+		if t.Failed() || testing.Verbose() {
 			t.Logf("lamd log:\n%s", stderr.String())
 		}
 	})
@@ -358,7 +358,7 @@ func TestSlowClientsDropped(t *testing.T) {
 // than before, and a connection that has not said hello costs no read
 // buffer.
 func TestBurstReturnsResources(t *testing.T) {
-	const held, burst = 1000, 5000
+	const held, burst, workers = 1000, 5000, 40
 	u := kerneltest.Start(t, kerneltest.Options{Nodes: 1, MaxClients: 2 * held})
 	sock := u.Dir(0).Socket()
 	// Warm up what a first client allocates once.
@@ -382,7 +382,8 @@ func TestBurstReturnsResources(t *testing.T) {
 		}
 		conns = append(conns, c)
 	}
-	if !waitFor(5*time.Second, func() bool { return runtime.NumGoroutine() >= baseG+held }) {
+	// (One goroutine per connection; others may have ended meanwhile.)
+	if !waitFor(5*time.Second, func() bool { return runtime.NumGoroutine() >= baseG+held-held/100 }) {
 		t.Fatalf("the lamd accepted only %d of %d connections", runtime.NumGoroutine()-baseG, held)
 	}
 	heldHeap := heap()
@@ -396,12 +397,12 @@ func TestBurstReturnsResources(t *testing.T) {
 	// A burst of clients that say hello and go.
 	hello := wire.AppendFrame(nil, 1, 0, &wire.Hello{Version: wire.Version, Role: wire.RoleTool, PID: 1, Name: "burst"})
 	var wg sync.WaitGroup
-	errs := make(chan error, 32)
-	for w := range 32 {
+	errs := make(chan error, workers)
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range burst / 32 {
+			for range burst / workers {
 				if err := helloAndGo(sock, hello); err != nil {
 					select {
 					case errs <- fmt.Errorf("worker %d: %w", w, err):

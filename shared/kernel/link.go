@@ -5,7 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
+	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,7 +53,7 @@ func (l *link) close(err error) {
 // readLoop reads frames from the peer until the link fails.
 func (l *link) readLoop() {
 	for {
-		f, err := l.c.Read()
+		f, err := l.c.ReadWithin(l.k.cfg.FrameTimeout)
 		if err != nil {
 			l.close(fmt.Errorf("link to n%d: %w", l.node, err))
 			return
@@ -125,49 +126,71 @@ func (k *Kernel) linkDown(l *link, err error) {
 	}
 }
 
-// acceptLinks accepts links from other lamds.
+// acceptLinks accepts links from other lamds. At most
+// Config.MaxLinkAttempts connections may be authenticating at once; one
+// more is closed at once.
 func (k *Kernel) acceptLinks() {
 	cfg, err := k.cfg.Secret.TLS(true)
 	if err != nil {
 		k.Stop(err)
 		return
 	}
-	for {
+	full := burstLog{log: k.log}
+	var attempts atomic.Int64 // incremented here, decremented by each attempt
+	k.acceptLoop("link", func() error {
 		nc, err := k.cfg.Links.Accept()
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				k.log.Warn("accept link", "err", err)
-			}
-			return
+			return err
 		}
+		if attempts.Load() >= int64(k.cfg.MaxLinkAttempts) {
+			full.fail("refusing link attempts", "max", k.cfg.MaxLinkAttempts, "from", nc.RemoteAddr())
+			nc.Close()
+			return nil
+		}
+		full.ok("accepting link attempts again", "max", k.cfg.MaxLinkAttempts)
+		attempts.Add(1)
+		k.wg.Add(1)
 		go func() {
-			if err := k.serveLink(tls.Server(nc, cfg)); err != nil {
+			defer k.wg.Done()
+			defer attempts.Add(-1)
+			stop := context.AfterFunc(k.ctx, func() { nc.Close() })
+			err := k.serveLink(tls.Server(nc, cfg))
+			stop()
+			if err == nil {
+				return
+			}
+			nc.Close()
+			switch {
+			case k.ctx.Err() != nil:
+			case errors.Is(err, io.EOF) || errors.Is(err, os.ErrDeadlineExceeded):
+				k.log.Debug("a link attempt gave up or stayed silent", "from", nc.RemoteAddr(), "err", err)
+			default:
 				k.log.Warn("refused a link", "from", nc.RemoteAddr(), "err", err)
-				nc.Close()
 			}
 		}()
-	}
+		return nil
+	})
 }
 
+// serveLink authenticates a link (TLS with the universe's secret), reads
+// its hello, and only then gives it a buffered connection. All of it is
+// bounded by Config.HelloTimeout.
 func (k *Kernel) serveLink(tc *tls.Conn) error {
-	_ = tc.SetDeadline(time.Now().Add(linkHandshakeTimeout))
+	_ = tc.SetDeadline(time.Now().Add(k.cfg.HelloTimeout))
 	if err := tc.Handshake(); err != nil {
 		return err
 	}
-	c := wire.NewConn(tc)
-	f, err := c.Read()
+	f, err := readFirst(tc, wire.KindLinkHello)
 	if err != nil {
 		return err
 	}
-	h, ok := f.Msg.(*wire.LinkHello)
-	if !ok {
-		return fmt.Errorf("expected a link hello, got %v", f.Kind)
-	}
+	h := f.Msg.(*wire.LinkHello)
 	if err := k.checkHello(h); err != nil {
-		c.Write(0, wire.FlagReply, &wire.Error{Code: wire.CodeFailed, Msg: err.Error()}, time.Second)
+		writeFrame(tc, 0, wire.FlagReply, &wire.Error{Code: wire.CodeFailed, Msg: err.Error()}, time.Second)
 		return err
 	}
-	if err := c.Write(0, wire.FlagReply, &wire.LinkHello{Version: wire.Version, Universe: k.cfg.Universe.ID, Node: k.cfg.Self}, linkHandshakeTimeout); err != nil {
+	c := wire.NewConn(tc)
+	if err := c.Write(0, wire.FlagReply, &wire.LinkHello{Version: wire.Version, Universe: k.cfg.Universe.ID, Node: k.cfg.Self}, k.cfg.HelloTimeout); err != nil {
 		return err
 	}
 	_ = tc.SetDeadline(time.Time{})

@@ -7,19 +7,18 @@ import (
 	"os"
 	"time"
 
+	"github.com/lamgo/lam/shared/boot"
 	"github.com/lamgo/lam/shared/localsock"
 	"github.com/lamgo/lam/shared/wire"
 )
 
-const (
-	helloTimeout       = 10 * time.Second
-	clientWriteTimeout = 60 * time.Second
-)
+const clientWriteTimeout = 60 * time.Second
 
 // client is a local tool or process connected to the session socket.
 type client struct {
 	k    *Kernel
-	c    *wire.Conn
+	uc   *net.UnixConn
+	c    *wire.Conn // once the client has said hello
 	cred localsock.Cred
 	role uint8
 	name string
@@ -34,29 +33,43 @@ func (c *client) reply(id uint64, flags uint16, m wire.Message) error {
 	return err
 }
 
-// acceptLocal accepts local clients until the listener closes.
+// acceptLocal accepts local clients until the listener closes. A client
+// beyond Config.MaxClients is refused at once.
 func (k *Kernel) acceptLocal() {
-	for {
+	full := burstLog{log: k.log}
+	refusal := wire.AppendFrame(nil, 0, wire.FlagReply, &wire.Error{Code: wire.CodeFull,
+		Msg: fmt.Sprintf("this lamd serves at most %d local clients at once (%s)", k.cfg.MaxClients, boot.ParamMaxClients)})
+	k.acceptLoop("local", func() error {
 		uc, err := k.local.AcceptUnix()
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				k.log.Warn("accept local", "err", err)
-			}
-			return
+			return err
 		}
+		c, err := k.addClient(uc)
+		switch {
+		case errors.Is(err, errFull):
+			full.fail("refusing local clients", "max", k.cfg.MaxClients, "err", err)
+			_ = uc.SetWriteDeadline(time.Now().Add(refuseTimeout))
+			_, _ = uc.Write(refusal)
+			uc.Close()
+			return nil
+		case err != nil:
+			uc.Close()
+			return nil
+		}
+		full.ok("serving local clients again", "max", k.cfg.MaxClients)
 		k.wg.Add(1)
-		go func() { defer k.wg.Done(); k.serveClient(uc) }()
-	}
+		go func() { defer k.wg.Done(); k.serveClient(c) }()
+		return nil
+	})
 }
 
-func (k *Kernel) serveClient(uc *net.UnixConn) {
-	c := &client{k: k, c: wire.NewConn(uc)}
-	c.src.init()
-	if !k.addClient(c) {
-		uc.Close()
-		return
-	}
+// serveClient checks who the client is, then reads its hello, and only
+// then gives it a buffered connection and serves its requests. Every
+// stage before the hello is bounded by Config.HelloTimeout, and every
+// frame after it by Config.FrameTimeout once it has begun.
+func (k *Kernel) serveClient(c *client) {
 	defer k.dropClient(c)
+	uc := c.uc
 	cred, err := localsock.PeerCred(uc)
 	if err != nil {
 		k.log.Warn("local peer credentials", "err", err)
@@ -66,38 +79,42 @@ func (k *Kernel) serveClient(uc *net.UnixConn) {
 	if cred.UID != k.uid {
 		// Only the universe's owner may talk to its daemons.
 		k.log.Warn("refused a local connection from another user", "uid", cred.UID, "pid", cred.PID)
-		c.c.Write(0, wire.FlagReply, &wire.Error{Code: wire.CodePerm,
+		writeFrame(uc, 0, wire.FlagReply, &wire.Error{Code: wire.CodePerm,
 			Msg: fmt.Sprintf("this lamd belongs to uid %d; uid %d may not use it", k.uid, cred.UID)}, time.Second)
 		return
 	}
-	_ = uc.SetReadDeadline(time.Now().Add(helloTimeout))
-	f, err := c.c.Read()
+	_ = uc.SetReadDeadline(time.Now().Add(k.cfg.HelloTimeout))
+	f, err := readFirst(uc, wire.KindHello)
 	if err != nil {
 		k.log.Debug("local client gave no hello", "pid", cred.PID, "err", err)
+		if f.Kind != 0 { // a frame, but not a hello
+			writeFrame(uc, f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeFailed, Msg: err.Error()}, time.Second)
+		}
 		return
 	}
-	h, ok := f.Msg.(*wire.Hello)
-	if !ok {
-		c.c.Write(f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeFailed, Msg: "expected a hello"}, time.Second)
-		return
-	}
+	h := f.Msg.(*wire.Hello)
 	if h.Version != wire.Version {
-		c.c.Write(f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeVersion,
+		writeFrame(uc, f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeVersion,
 			Msg: fmt.Sprintf("protocol version %d; this lamd speaks %d", h.Version, wire.Version)}, time.Second)
 		return
 	}
 	c.role, c.name = h.Role, h.Name
 	_ = uc.SetReadDeadline(time.Time{})
+	c.c = wire.NewConn(uc)
+	c.src.init()
 	if err := c.reply(f.ID, wire.FlagReply, &wire.Welcome{Version: wire.Version, Node: k.cfg.Self,
 		LamdPID: int32(os.Getpid()), Universe: k.cfg.Universe.ID}); err != nil {
 		return
 	}
 	k.log.Debug("client attached", "name", c.name, "pid", cred.PID)
 	for {
-		f, err := c.c.Read()
+		f, err := c.c.ReadWithin(k.cfg.FrameTimeout)
 		if err != nil {
-			if errors.Is(err, wire.ErrMalformed) || errors.Is(err, wire.ErrTooLarge) {
+			switch {
+			case errors.Is(err, wire.ErrMalformed) || errors.Is(err, wire.ErrTooLarge):
 				k.log.Warn("closed a local client that sent a bad frame", "name", c.name, "pid", cred.PID, "err", err)
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				k.log.Warn("closed a local client that left a frame unfinished", "name", c.name, "pid", cred.PID, "limit", k.cfg.FrameTimeout)
 			}
 			break
 		}
@@ -114,19 +131,27 @@ func (k *Kernel) serveClient(uc *net.UnixConn) {
 	k.log.Debug("client detached", "name", c.name, "pid", cred.PID)
 }
 
-// addClient records a client so Stop can close it; false if halting.
-func (k *Kernel) addClient(c *client) bool {
+// errFull refuses a connection beyond a cap.
+var errFull = errors.New("too many connections")
+
+// addClient records a new connection so that Stop can close it. It fails
+// when the lamd is halting or already has Config.MaxClients clients.
+func (k *Kernel) addClient(uc *net.UnixConn) (*client, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.halting {
-		return false
+		return nil, errHalting
 	}
+	if len(k.clients) >= k.cfg.MaxClients {
+		return nil, errFull
+	}
+	c := &client{k: k, uc: uc}
 	k.clients[c] = struct{}{}
-	return true
+	return c, nil
 }
 
 func (k *Kernel) dropClient(c *client) {
-	c.c.Close()
+	c.uc.Close()
 	k.mu.Lock()
 	delete(k.clients, c)
 	k.mu.Unlock()

@@ -10,6 +10,8 @@ var knownParams = []string{
 	"boot_base_algorithm",
 	"boot_base_halt_timeout",
 	"boot_base_heartbeat",
+	"boot_base_max_clients",
+	"boot_base_max_link_attempts",
 	"boot_base_timeout",
 	"boot_base_window_size",
 	"boot_rsh_agent",

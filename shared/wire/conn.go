@@ -44,5 +44,22 @@ func (c *Conn) Write(id uint64, flags uint16, m Message, timeout time.Duration) 
 // Read receives one frame.
 func (c *Conn) Read() (Frame, error) { return ReadFrame(c.r) }
 
+// ReadWithin receives one frame as Read does, but once the frame has begun
+// the rest of it must arrive within d (d <= 0: no limit). The wait for it
+// to begin is not bounded. It clears the read deadline when it returns.
+func (c *Conn) ReadWithin(d time.Duration) (Frame, error) {
+	if d <= 0 {
+		return c.Read()
+	}
+	if c.r.Buffered() == 0 {
+		if _, err := c.r.Peek(1); err != nil {
+			return Frame{}, err
+		}
+	}
+	_ = c.nc.SetReadDeadline(time.Now().Add(d))
+	defer c.nc.SetReadDeadline(time.Time{})
+	return c.Read()
+}
+
 // Close closes the connection.
 func (c *Conn) Close() error { return c.nc.Close() }
