@@ -37,7 +37,7 @@ func init() {
 		ssi.Param{Name: "timeout", Default: "60", Type: ssi.Duration, Help: "How long a node may take to boot (seconds, or e.g. 500ms)"},
 		ssi.Param{Name: "heartbeat", Default: "5", Type: ssi.Duration, Help: "Heartbeat period of lamds booted with -x; a node silent for three periods is dead"},
 		ssi.Param{Name: "halt_timeout", Default: "15", Type: ssi.Duration, Help: "How long lamhalt waits for each node"},
-		ssi.Param{Name: "max_clients", Default: "1024", Type: ssi.Int, Help: "Most local clients (tools and processes) a lamd serves at once; more are refused"},
+		ssi.Param{Name: "max_clients", Default: "1024", Type: ssi.Int, Help: "Most local clients a lamd serves at once (MPI processes, and tools such as mpirun and lamnodes, which have 16 more places); more are refused"},
 		ssi.Param{Name: "max_link_attempts", Default: "64", Type: ssi.Int, Help: "Most link connections a lamd lets authenticate at once; more are closed"},
 	)
 }

@@ -52,9 +52,10 @@ type Config struct {
 	KillGrace time.Duration
 	// OOBLimit bounds the bytes of undelivered out-of-band messages.
 	OOBLimit int64
-	// MaxClients bounds the local clients connected at once, counted
-	// from accept to close; one more is refused at once. Default 1024
-	// (boot_base_max_clients).
+	// MaxClients bounds the local clients connected at once: MPI
+	// processes are refused after their hello beyond it, and tools
+	// (lamnodes, lamhalt, mpirun) have a few more places, beyond which any
+	// connection is refused at once. Default 1024 (boot_base_max_clients).
 	MaxClients int
 	// MaxLinkAttempts bounds the link connections accepted but not yet
 	// authenticated and linked; one more is closed at once. Default 64
@@ -85,6 +86,7 @@ type Kernel struct {
 	links    map[int32]*link
 	calls    map[uint64]*call // requests this lamd forwarded, by forwarded id
 	clients  map[*client]struct{}
+	nonTools int // clients attached with a role other than RoleTool
 	halting  bool
 	frozen   bool // FreezeLinksForTest
 

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lamgo/lam/shared/boot"
 	"github.com/lamgo/lam/shared/kernel"
 	"github.com/lamgo/lam/shared/kernel/kerneltest"
 	"github.com/lamgo/lam/shared/lamclient"
@@ -188,15 +189,16 @@ func TestAcceptSurvivesDescriptorExhaustion(t *testing.T) {
 	}
 }
 
-// Clients beyond boot_base_max_clients are refused at once, and a client
-// is served again once one of the others leaves.
+// MPI processes beyond boot_base_max_clients are refused at once, tools
+// still get in (a few places are kept for them) until those are full too,
+// and a client is served again once one of the others leaves.
 func TestClientCap(t *testing.T) {
-	const max = 8
+	const max, reserve = 8, 16
 	u := kerneltest.Start(t, kerneltest.Options{Nodes: 1, MaxClients: max})
-	dial := func() (*lamclient.Client, error) {
+	dial := func(role uint8) (*lamclient.Client, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		return lamclient.Dial(ctx, u.Dir(0), "limits", wire.RoleTool)
+		return lamclient.Dial(ctx, u.Dir(0), "limits", role)
 	}
 	var held []*lamclient.Client
 	defer func() {
@@ -204,41 +206,54 @@ func TestClientCap(t *testing.T) {
 			c.Close()
 		}
 	}()
-	for i := range max {
-		c, err := dial()
+	hold := func(role uint8, what string) {
+		t.Helper()
+		c, err := dial(role)
 		if err != nil {
-			t.Fatalf("client %d of %d: %v", i+1, max, err)
+			t.Fatalf("%s: %v", what, err)
 		}
 		held = append(held, c)
 	}
-	full := 0
-	for i := range 4 {
+	refused := func(role uint8, what string) {
+		t.Helper()
 		start := time.Now()
-		c, err := dial()
+		c, err := dial(role)
 		if err == nil {
 			c.Close()
-			t.Fatalf("client %d beyond the cap of %d was served", i+1, max)
+			t.Fatalf("%s was served", what)
 		}
 		if d := time.Since(start); d > time.Second {
-			t.Errorf("client %d beyond the cap waited %v to be refused", i+1, d)
+			t.Errorf("%s waited %v to be refused", what, d)
 		}
-		if lamclient.Code(err) == wire.CodeFull {
-			full++
+		if lamclient.Code(err) != wire.CodeFull {
+			// A client refused before it wrote its hello may see only
+			// the closed connection.
+			t.Logf("%s: refused without CodeFull: %v", what, err)
+		} else if !strings.Contains(err.Error(), boot.ParamMaxClients) {
+			t.Errorf("%s refused with %q, which does not name %s", what, err, boot.ParamMaxClients)
 		}
-		t.Logf("beyond the cap: %v", err)
 	}
-	if full == 0 {
-		t.Error("no refused client was told why (CodeFull)")
+	for i := range max {
+		hold(wire.RoleMPI, fmt.Sprintf("process %d of %d", i+1, max))
+	}
+	for i := range 4 {
+		refused(wire.RoleMPI, fmt.Sprintf("process %d beyond the cap of %d", i+1, max))
+	}
+	for i := range reserve {
+		hold(wire.RoleTool, fmt.Sprintf("tool %d beyond the cap of %d processes", i+1, max))
+	}
+	for i := range 4 {
+		refused(wire.RoleTool, fmt.Sprintf("tool %d beyond the cap and the tools' places", i+1))
 	}
 	held[0].Close()
 	held = held[1:]
 	var c *lamclient.Client
 	if !waitFor(3*time.Second, func() bool {
 		var err error
-		c, err = dial()
+		c, err = dial(wire.RoleMPI)
 		return err == nil
 	}) {
-		t.Fatal("no client served after one left")
+		t.Fatal("no process served after one left")
 	}
 	defer c.Close()
 	if _, err := c.Nodes(ctx(t)); err != nil {

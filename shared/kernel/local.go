@@ -23,6 +23,9 @@ type client struct {
 	role uint8
 	name string
 	src  source
+	// counted: the client holds one of the Config.MaxClients places of
+	// clients other than tools (admit).
+	counted bool
 }
 
 func (c *client) reply(id uint64, flags uint16, m wire.Message) error {
@@ -33,12 +36,12 @@ func (c *client) reply(id uint64, flags uint16, m wire.Message) error {
 	return err
 }
 
-// acceptLocal accepts local clients until the listener closes. A client
-// beyond Config.MaxClients is refused at once.
+// acceptLocal accepts local clients until the listener closes. Beyond
+// Config.MaxClients connections (and toolReserve more kept for tools) a
+// client is refused at once.
 func (k *Kernel) acceptLocal() {
 	full := burstLog{log: k.log}
-	refusal := wire.AppendFrame(nil, 0, wire.FlagReply, &wire.Error{Code: wire.CodeFull,
-		Msg: fmt.Sprintf("this lamd serves at most %d local clients at once (%s)", k.cfg.MaxClients, boot.ParamMaxClients)})
+	refusal := wire.AppendFrame(nil, 0, wire.FlagReply, &wire.Error{Code: wire.CodeFull, Msg: k.fullMsg()})
 	k.acceptLoop("local", func() error {
 		uc, err := k.local.AcceptUnix()
 		if err != nil {
@@ -47,7 +50,7 @@ func (k *Kernel) acceptLocal() {
 		c, err := k.addClient(uc)
 		switch {
 		case errors.Is(err, errFull):
-			full.fail("refusing local clients", "max", k.cfg.MaxClients, "err", err)
+			full.fail("refusing local clients", "max", k.cfg.MaxClients, "kept for tools", toolReserve)
 			_ = uc.SetWriteDeadline(time.Now().Add(refuseTimeout))
 			_, _ = uc.Write(refusal)
 			uc.Close()
@@ -61,6 +64,11 @@ func (k *Kernel) acceptLocal() {
 		go func() { defer k.wg.Done(); k.serveClient(c) }()
 		return nil
 	})
+}
+
+// fullMsg is what a client refused for lack of room is told.
+func (k *Kernel) fullMsg() string {
+	return fmt.Sprintf("this lamd serves at most %d local clients at once (%s; %d more are kept for tools)", k.cfg.MaxClients, boot.ParamMaxClients, toolReserve)
 }
 
 // serveClient checks who the client is, then reads its hello, and only
@@ -99,6 +107,10 @@ func (k *Kernel) serveClient(c *client) {
 		return
 	}
 	c.role, c.name = h.Role, h.Name
+	if err := k.admit(c); err != nil {
+		writeFrame(uc, f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeFull, Msg: k.fullMsg()}, time.Second)
+		return
+	}
 	_ = uc.SetReadDeadline(time.Time{})
 	c.c = wire.NewConn(uc)
 	c.src.init()
@@ -134,15 +146,21 @@ func (k *Kernel) serveClient(c *client) {
 // errFull refuses a connection beyond a cap.
 var errFull = errors.New("too many connections")
 
+// toolReserve is how many local connections beyond Config.MaxClients are
+// kept for tools (lamnodes, lamhalt, mpirun), so that a lamd full of MPI
+// processes can still be inspected and halted.
+const toolReserve = 16
+
 // addClient records a new connection so that Stop can close it. It fails
-// when the lamd is halting or already has Config.MaxClients clients.
+// when the lamd is halting or already has Config.MaxClients+toolReserve
+// connections.
 func (k *Kernel) addClient(uc *net.UnixConn) (*client, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.halting {
 		return nil, errHalting
 	}
-	if len(k.clients) >= k.cfg.MaxClients {
+	if len(k.clients) >= k.cfg.MaxClients+toolReserve {
 		return nil, errFull
 	}
 	c := &client{k: k, uc: uc}
@@ -150,9 +168,29 @@ func (k *Kernel) addClient(uc *net.UnixConn) (*client, error) {
 	return c, nil
 }
 
+// admit counts a client that said hello: a tool is always admitted (it
+// got a connection), any other only while fewer than Config.MaxClients
+// others are attached.
+func (k *Kernel) admit(c *client) error {
+	if c.role == wire.RoleTool {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.nonTools >= k.cfg.MaxClients {
+		return errFull
+	}
+	k.nonTools++
+	c.counted = true
+	return nil
+}
+
 func (k *Kernel) dropClient(c *client) {
 	c.uc.Close()
 	k.mu.Lock()
 	delete(k.clients, c)
+	if c.counted {
+		k.nonTools--
+	}
 	k.mu.Unlock()
 }
