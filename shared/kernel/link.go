@@ -152,10 +152,10 @@ func (k *Kernel) acceptLinks() {
 		k.wg.Add(1)
 		go func() {
 			defer k.wg.Done()
-			defer attempts.Add(-1)
 			stop := context.AfterFunc(k.ctx, func() { nc.Close() })
 			err := k.serveLink(tls.Server(nc, cfg))
 			stop()
+			attempts.Add(-1) // before the peer can see the close
 			if err == nil {
 				return
 			}

@@ -185,12 +185,14 @@ func (k *Kernel) admit(c *client) error {
 	return nil
 }
 
+// dropClient frees the client's place, then closes its connection (so
+// that the place is free once the peer sees the close).
 func (k *Kernel) dropClient(c *client) {
-	c.uc.Close()
 	k.mu.Lock()
 	delete(k.clients, c)
 	if c.counted {
 		k.nonTools--
 	}
 	k.mu.Unlock()
+	c.uc.Close()
 }
