@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/lamgo/lam/shared/wire"
@@ -66,15 +67,18 @@ func (k *Kernel) acceptLoop(what string, accept func() error) {
 
 // burstLog logs a recurring condition once per burst: its first
 // occurrence after burstQuiet without one, and the first success after
-// it. It is used by one goroutine.
+// it. It is safe for concurrent use.
 type burstLog struct {
 	log      *slog.Logger
+	mu       sync.Mutex
 	last     time.Time // of the last occurrence
 	n        int       // occurrences in this burst
 	reported bool      // the burst's end was logged
 }
 
 func (b *burstLog) fail(msg string, args ...any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	now := time.Now()
 	if b.n == 0 || now.Sub(b.last) > burstQuiet {
 		b.n, b.reported = 0, false
@@ -85,6 +89,8 @@ func (b *burstLog) fail(msg string, args ...any) {
 }
 
 func (b *burstLog) ok(msg string, args ...any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.n > 0 && !b.reported {
 		b.reported = true
 		b.log.Info(msg, append(args, "after", b.n)...)

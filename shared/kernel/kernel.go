@@ -86,7 +86,8 @@ type Kernel struct {
 	links    map[int32]*link
 	calls    map[uint64]*call // requests this lamd forwarded, by forwarded id
 	clients  map[*client]struct{}
-	nonTools int // clients attached with a role other than RoleTool
+	nonTools int      // clients attached with a role other than RoleTool
+	full     burstLog // local clients refused for lack of room
 	halting  bool
 	frozen   bool // FreezeLinksForTest
 
@@ -142,6 +143,7 @@ func New(cfg Config) (*Kernel, error) {
 		clients:  map[*client]struct{}{},
 		done:     make(chan struct{}),
 	}
+	k.full.log = cfg.Log
 	for i := range cfg.Universe.Nodes {
 		n := cfg.Universe.Nodes[i]
 		k.nodes[n.ID] = &n

@@ -143,7 +143,7 @@ func (k *Kernel) acceptLinks() {
 			return err
 		}
 		if attempts.Load() >= int64(k.cfg.MaxLinkAttempts) {
-			full.fail("refusing link attempts", "max", k.cfg.MaxLinkAttempts, "from", nc.RemoteAddr())
+			full.fail("refusing link attempts (logged once per burst)", "max", k.cfg.MaxLinkAttempts, "from", nc.RemoteAddr())
 			nc.Close()
 			return nil
 		}

@@ -40,7 +40,6 @@ func (c *client) reply(id uint64, flags uint16, m wire.Message) error {
 // Config.MaxClients connections (and toolReserve more kept for tools) a
 // client is refused at once.
 func (k *Kernel) acceptLocal() {
-	full := burstLog{log: k.log}
 	refusal := wire.AppendFrame(nil, 0, wire.FlagReply, &wire.Error{Code: wire.CodeFull, Msg: k.fullMsg()})
 	k.acceptLoop("local", func() error {
 		uc, err := k.local.AcceptUnix()
@@ -50,7 +49,7 @@ func (k *Kernel) acceptLocal() {
 		c, err := k.addClient(uc)
 		switch {
 		case errors.Is(err, errFull):
-			full.fail("refusing local clients", "max", k.cfg.MaxClients, "kept for tools", toolReserve)
+			k.full.fail("refusing local clients (logged once per burst)", "max", k.cfg.MaxClients, "kept for tools", toolReserve)
 			_ = uc.SetWriteDeadline(time.Now().Add(refuseTimeout))
 			_, _ = uc.Write(refusal)
 			uc.Close()
@@ -59,7 +58,6 @@ func (k *Kernel) acceptLocal() {
 			uc.Close()
 			return nil
 		}
-		full.ok("serving local clients again", "max", k.cfg.MaxClients)
 		k.wg.Add(1)
 		go func() { defer k.wg.Done(); k.serveClient(c) }()
 		return nil
@@ -108,6 +106,7 @@ func (k *Kernel) serveClient(c *client) {
 	}
 	c.role, c.name = h.Role, h.Name
 	if err := k.admit(c); err != nil {
+		k.full.fail("refusing local clients (logged once per burst)", "max", k.cfg.MaxClients, "kept for tools", toolReserve)
 		writeFrame(uc, f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeFull, Msg: k.fullMsg()}, time.Second)
 		return
 	}
