@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 
+	"github.com/lamgo/lam/shared/boot"
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/launch"
@@ -37,8 +38,13 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 		}
 		o.Env = append(o.Env, env.SSI.Environ()...)
 		o.Stdin = env.Stdin
+		maxClients, err := env.SSI.Int(boot.ParamMaxClients)
+		if err != nil {
+			return err
+		}
 		return launch.RunMPI(ctx, cl, o, launch.MPIOptions{
 			StatusAll: c.StatusAll, StatusFail: c.StatusFail, StatusPrefix: c.StatusPrefix, TagOutput: c.TagOutput,
+			MaxClients: maxClients,
 		})
 	})
 }

@@ -81,7 +81,10 @@ type CapacityError struct {
 
 func (e *CapacityError) Error() string {
 	msg := fmt.Sprintf("%s would run %d processes; its lamd can run at most %d (%s)", e.Node, e.Want, e.PerNode, e.Why)
-	if e.Why != ParamMaxPerNode {
+	switch {
+	case e.Clients:
+		msg += "; spread the job over more nodes, or boot the universe with a larger " + clientsParam
+	case e.Why != ParamMaxPerNode:
 		msg += "; spread the job over more nodes, or set the SSI parameter " + ParamMaxPerNode
 	}
 	return msg

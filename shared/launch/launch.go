@@ -49,6 +49,8 @@ type Options struct {
 	// many as the local lamd's limits allow, see PerNodeLimit). A job over
 	// the cap is refused before any process starts (*CapacityError).
 	MaxPerNode int
+
+	maxClients int // MPIOptions.MaxClients
 }
 
 // hooks are what mpirun adds to lamexec's way of running a job.

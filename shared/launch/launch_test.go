@@ -113,6 +113,32 @@ func TestCapacity(t *testing.T) {
 	}
 }
 
+// An MPI job cannot put more ranks on a node than its lamd takes clients
+// (each rank is one): mpirun refuses it before starting any. lamexec's
+// processes are no clients and are not held to it.
+func TestCapacityClients(t *testing.T) {
+	u := kerneltest.Start(t, kerneltest.Options{Nodes: 2, CPUs: []int32{2, 2}})
+	u.WaitLinked(t)
+	cl := u.Client(t, 0)
+	var out bytes.Buffer
+	err := RunMPI(testCtx(t), cl, Options{
+		Lines: []appschema.Line{{NP: 5, Program: "/bin/true"}}, Stdout: &out, Stderr: &out,
+	}, MPIOptions{MaxClients: 2})
+	var ce *CapacityError
+	if !errors.As(err, &ce) || ce.Want != 3 || ce.PerNode != 2 || !ce.Clients {
+		t.Fatalf("RunMPI = %v, want a *CapacityError for 3 on n0 from the client cap", err)
+	}
+	if want := "n0 (o) would run 3 processes; its lamd can run at most 2 (its limit of 2 clients, boot_base_max_clients); spread the job over more nodes, or boot the universe with a larger boot_base_max_clients"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("processes started: %q", out.String())
+	}
+	if err := Run(testCtx(t), cl, Options{Lines: []appschema.Line{{NP: 5, Program: "/bin/true"}}, Stdout: &out, Stderr: &out}); err != nil {
+		t.Errorf("lamexec's 5 processes: %v", err)
+	}
+}
+
 // The derived cap follows the lamd's limits, read from /proc or, failing
 // that, from this process's own.
 func TestPerNodeLimit(t *testing.T) {

@@ -44,7 +44,14 @@ const (
 type Capacity struct {
 	PerNode int
 	Why     string // "its limit of 1024 open files"
+	// Clients says the cap is the lamd's on its clients (every rank is
+	// one), which the lamd reads when it boots.
+	Clients bool
 }
+
+// clientsParam is the lamd's cap on its clients (boot.ParamMaxClients;
+// launch does not import the boot framework for one name).
+const clientsParam = "boot_base_max_clients"
 
 // PerNodeLimit derives how many processes a lamd can run from its
 // limits: RLIMIT_NOFILE and RLIMIT_NPROC of the process lamdPID as
@@ -137,5 +144,9 @@ func capacity(o Options, lamdPID int) (Capacity, error) {
 	case o.MaxPerNode > 0:
 		return Capacity{PerNode: o.MaxPerNode, Why: ParamMaxPerNode}, nil
 	}
-	return PerNodeLimit(lamdPID), nil
+	c := PerNodeLimit(lamdPID)
+	if o.maxClients > 0 && o.maxClients < c.PerNode {
+		c = Capacity{PerNode: o.maxClients, Why: fmt.Sprintf("its limit of %d clients, %s", o.maxClients, clientsParam), Clients: true}
+	}
+	return c, nil
 }

@@ -20,6 +20,11 @@ type MPIOptions struct {
 	StatusFail   bool   // -sf: print them when the job fails
 	StatusPrefix string // -p: the prefix of those lines
 	TagOutput    bool   // -tag-output: prefix every forwarded line with [rank]
+	// MaxClients is the most local clients a lamd serves at once
+	// (boot_base_max_clients; 0: no such cap). Every rank is a client of
+	// its node's lamd, so a job with more ranks on a node is refused
+	// before it starts instead of failing in MPI_Init.
+	MaxClients int
 }
 
 // LAMEnviron returns the LAM_MPI_* variables of environ that mpirun passes
@@ -39,6 +44,7 @@ func LAMEnviron(environ []string) []string {
 // rank that fails, calls MPI_Abort, never calls MPI_Init, or exits without
 // MPI_Finalize.
 func RunMPI(ctx context.Context, cl *lamclient.Client, o Options, m MPIOptions) error {
+	o.maxClients = m.MaxClients
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return err
