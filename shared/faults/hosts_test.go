@@ -151,7 +151,7 @@ func TestHostsKilledLamd(t *testing.T) {
 	case !ok:
 		t.Errorf("mpirun still runs %v after a lamd died: %v", jobEndBound, r)
 		sc.note("mpirun did not end")
-	case r.code == 0 || !regexp.MustCompile(`rank \d`).MatchString(r.stderr):
+	case r.code == 0 || !regexp.MustCompile(`ranks? \d`).MatchString(r.stderr):
 		t.Errorf("mpirun after a lamd died: %v\nwant a failure naming ranks", r)
 		sc.note("%s", outcome("mpirun", r))
 	default:

@@ -104,7 +104,7 @@ func TestBootSchemaInputs(t *testing.T) {
 			sc := record(t, tt.name)
 			ctx := testContext(t, time.Minute)
 			u := newUniverse(t, sc, "")
-			schema := filepath.Join(t.TempDir(), "hosts")
+			schema := filepath.Join(u.sp, "hosts")
 			if err := os.WriteFile(schema, []byte(tt.schema), 0o644); err != nil {
 				t.Fatal(err)
 			}

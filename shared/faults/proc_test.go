@@ -132,6 +132,12 @@ func alive(pid int) bool {
 	return err == nil && p.state != 'Z'
 }
 
+// isOurs reports whether pid runs one of the suite's binaries.
+func isOurs(pid int) bool {
+	p, err := readProc(pid)
+	return err == nil && p.state != 'Z' && ours(p.exe)
+}
+
 // waitGone waits up to d until none of pids runs; it returns those that
 // still do.
 func waitGone(d time.Duration, pids ...int) []int {

@@ -64,7 +64,7 @@ func TestKilledLamd(t *testing.T) {
 	case !ok:
 		t.Errorf("mpirun still runs %v after its lamd died: %v", jobEndBound, r)
 		sc.note("mpirun did not end")
-	case r.code == 0 || !regexp.MustCompile(`rank \d`).MatchString(r.stderr):
+	case r.code == 0 || !regexp.MustCompile(`ranks? \d`).MatchString(r.stderr):
 		t.Errorf("mpirun after its lamd died: %v\nwant a failure naming ranks", r)
 		sc.note("%s", outcome("mpirun", r))
 	default:

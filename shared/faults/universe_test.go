@@ -397,6 +397,9 @@ func segments(jobs []int) []string {
 // the leftovers if the test did not, then kills every process of the
 // suite and removes the jobs' segments.
 func (u *universe) cleanup() {
+	if u.lamd != 0 && !isOurs(u.lamd) {
+		u.lamd = 0 // gone, and its pid may be another's by now
+	}
 	if u.lamd != 0 {
 		syscall.Kill(u.lamd, syscall.SIGCONT)
 	}
