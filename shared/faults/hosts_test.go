@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lamgo/lam/shared/jobwire"
 	"github.com/lamgo/lam/shared/nettest"
 )
 
@@ -64,7 +65,7 @@ func newHosts(t *testing.T, sc *scenario, n int) *hosts {
 		}
 		killOurs()
 		for _, s := range segments(h.jobs) {
-			os.Remove(filepath.Join("/dev/shm", s))
+			os.Remove(filepath.Join(jobwire.ShmDir, s))
 		}
 	})
 	return h

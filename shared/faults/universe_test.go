@@ -104,7 +104,7 @@ func (j *job) wait(d time.Duration) (result, bool) {
 	case <-j.done:
 		return j.res, true
 	case <-time.After(d):
-		return result{stdout: j.out.String(), stderr: j.err.String(), code: -1}, false
+		return result{stdout: j.out.String(), stderr: withoutRootWarning(j.err.String()), code: -1}, false
 	}
 }
 
@@ -127,8 +127,7 @@ func (j *job) waitOutput(s string, n int, d time.Duration) bool {
 // runCmd runs cmd to its end (its context bounds it).
 func runCmd(t *testing.T, cmd *exec.Cmd) result {
 	t.Helper()
-	r, _ := start(t, cmd).wait(24 * time.Hour)
-	return r
+	return start(t, cmd).mustWait()
 }
 
 // withoutRootWarning drops the one-line warning tools print as root.
