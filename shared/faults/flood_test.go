@@ -132,7 +132,7 @@ func floodLocal(t *testing.T, name string, nofile, n int, hello bool) {
 	}
 	cs, failed := dialMany(t, "unix", u.socket(), n, prefix)
 	sc.Load = u.settle()
-	sc.note("%d connections held, %d not accepted", len(cs), failed)
+	sc.note("%d connections opened and held, %d refused at connect", len(cs), failed)
 	t.Logf("%d connections held, %d failed; lamd before %v, loaded %v", len(cs), failed, sc.Before, sc.Load)
 	cs.close()
 	sc.After = u.recovered(sc.Before, 10*time.Second)
@@ -197,7 +197,7 @@ func floodLink(t *testing.T, name string, nofile, n int, prefix []byte) {
 	sc.Before = u.usage()
 	cs, failed := dialMany(t, "tcp", addr, n, prefix)
 	sc.Load = u.settle()
-	sc.note("%d connections held, %d not accepted", len(cs), failed)
+	sc.note("%d connections opened and held, %d refused at connect", len(cs), failed)
 	t.Logf("%d connections held, %d failed; lamd before %v, loaded %v", len(cs), failed, sc.Before, sc.Load)
 	cs.close()
 	sc.After = u.recovered(sc.Before, 15*time.Second)
