@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -152,7 +151,7 @@ func TestHostsKilledLamd(t *testing.T) {
 	case !ok:
 		t.Errorf("mpirun still runs %v after a lamd died: %v", jobEndBound, r)
 		sc.note("mpirun did not end")
-	case r.code == 0 || !regexp.MustCompile(`ranks? \d`).MatchString(r.stderr):
+	case r.code == 0 || !namesRanks.MatchString(r.stderr):
 		t.Errorf("mpirun after a lamd died: %v\nwant a failure naming ranks", r)
 		sc.note("%s", outcome("mpirun", r))
 	default:
@@ -170,6 +169,14 @@ func TestHostsKilledLamd(t *testing.T) {
 	}
 	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 && r.code != 202 {
 		t.Errorf("lamhalt with a dead node: %v", r)
+	}
+	// lamhalt may return before the lamds it halted have removed their
+	// session directories; the new lamboot must not race them.
+	for i := range 2 {
+		dir := filepath.Join(h.sp, "lam-root@"+h.c.Hosts[i].Name)
+		if waitLeftovers(leftBound, func() []string { m, _ := filepath.Glob(dir); return m }) != nil {
+			t.Errorf("host %d's session directory is left %v after lamhalt", i, leftBound)
+		}
 	}
 	// Host 2's session directory is stale: the next lamboot cleans it.
 	h.boot(ctx)

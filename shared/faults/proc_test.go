@@ -126,11 +126,9 @@ func running(tool string) []int {
 	return out
 }
 
-// alive reports whether pid runs (a zombie does not).
-func alive(pid int) bool {
-	p, err := readProc(pid)
-	return err == nil && p.state != 'Z'
-}
+// alive reports whether pid runs one of the suite's binaries (a zombie
+// does not run; a pid reused by another program is not ours).
+func alive(pid int) bool { return isOurs(pid) }
 
 // isOurs reports whether pid runs one of the suite's binaries.
 func isOurs(pid int) bool {

@@ -35,16 +35,27 @@ func (u *universe) tickJob(n int, secs string) (*job, []int) {
 }
 
 // outcome describes a tool's result for the table: its exit status and
-// the first line it printed on stderr.
+// the first line it printed on stderr itself (else the first line).
 func outcome(tool string, r result) string {
 	s := fmt.Sprintf("%s exit %d", tool, r.code)
+	var first string
 	for _, l := range strings.Split(r.stderr, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, tool+": ") {
 			return s + ": " + l
 		}
+		if first == "" {
+			first = l
+		}
+	}
+	if first != "" {
+		s += ": " + first
 	}
 	return s
 }
+
+// namesRanks matches a line of mpirun's that names the ranks it lost.
+var namesRanks = regexp.MustCompile(`(?m)^mpirun: .*\branks? \d`)
 
 // A lamd killed under a job: mpirun reports it naming ranks, the ranks
 // die with their lamd, and the next lamboot cleans the stale session.
@@ -64,7 +75,7 @@ func TestKilledLamd(t *testing.T) {
 	case !ok:
 		t.Errorf("mpirun still runs %v after its lamd died: %v", jobEndBound, r)
 		sc.note("mpirun did not end")
-	case r.code == 0 || !regexp.MustCompile(`ranks? \d`).MatchString(r.stderr):
+	case r.code == 0 || !namesRanks.MatchString(r.stderr):
 		t.Errorf("mpirun after its lamd died: %v\nwant a failure naming ranks", r)
 		sc.note("%s", outcome("mpirun", r))
 	default:
