@@ -75,7 +75,10 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	}
 	if !c.NoWait {
 		say("lamhalt: sleeping to wait for lamds to die")
-		waitGone(ctx, dir.Socket(), timeout)
+		// The directory, not the socket: the lamd removes its socket
+		// first and its session directory last, and a lamboot that finds
+		// the directory while the lamd still runs refuses to boot.
+		waitGone(ctx, dir.Path, timeout)
 	}
 	say("LAM halted")
 	if len(dead) > 0 {
@@ -85,7 +88,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 }
 
 // waitGone waits, at most timeout, until path no longer exists: the local
-// lamd removes its socket as it exits.
+// lamd removes its session directory as it exits.
 func waitGone(ctx context.Context, path string, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
