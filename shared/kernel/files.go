@@ -69,14 +69,18 @@ func (k *Kernel) filePut(r *request, m *wire.FilePut) {
 		r.fail(code, "n%d: %v", k.cfg.Self, err)
 		return
 	}
+	// A program that cannot be stored whole is removed: nothing runs it,
+	// and a full file system stays full until lamhalt otherwise.
 	if st, err := f.Stat(); err == nil && st.Size()+int64(len(m.Data)) > wire.MaxFile {
 		f.Close()
+		os.Remove(path)
 		r.fail(wire.CodeFull, "n%d: %s would exceed %d bytes", k.cfg.Self, path, wire.MaxFile)
 		return
 	}
 	_, werr := f.Write(m.Data)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(path)
 		r.fail(wire.CodeFailed, "n%d: write %s: %v", k.cfg.Self, path, err)
 		return
 	}
