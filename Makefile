@@ -6,6 +6,7 @@
 #                              (scripts/test-deps), then every module's tests,
 #                              the race detector on the core, module and
 #                              dependency checks
+#   make test-faults           the fault-injection suite alone (part of make test)
 #   make fuzz FUZZTIME=30s     every fuzz target for FUZZTIME each
 
 GO       ?= go
@@ -30,7 +31,7 @@ LDFLAGS := -X '$(BI).ConfiguredBy=$(BUILD_USER)' -X '$(BI).ConfiguredOn=$(BUILD_
 
 
 .PHONY: tidy
-.PHONY: all build install test test-suite test-deps test-unit test-race check-modules check-deps check-tools vet fmt-check fuzz clean
+.PHONY: all build install test test-suite test-deps test-unit test-race test-faults check-modules check-deps check-tools vet fmt-check fuzz clean
 
 all: build
 
@@ -55,7 +56,7 @@ test-deps:
 
 export LAM_TEST_STRICT
 
-test-suite: fmt-check vet check-modules check-deps test-unit test-race check-tools
+test-suite: fmt-check vet check-modules check-deps test-unit test-race check-tools test-faults
 
 test-unit:
 	$(GO) test -count=1 $(MODULES:%=./%/...)
@@ -63,7 +64,14 @@ test-unit:
 # The race detector on the core packages (the integration tests run the
 # real binaries and are covered by test-unit).
 test-race:
-	$(GO) test -count=1 -race $$($(GO) list ./shared/... | grep -v /integration) ./libmpi/...
+	$(GO) test -count=1 -race $$($(GO) list ./shared/... | grep -v '/integration\|/faults') ./libmpi/...
+
+# The fault-injection suite (shared/faults, docs/faults.md) against the real
+# binaries: floods, killed and stopped lamds and ranks, a full session file
+# system, 100 cycles, 50 concurrent jobs; a minute or two (root for the
+# tmpfs and the namespace hosts). FAULTS_TABLE=file also writes the table.
+test-faults:
+	LAM_TEST_FAULTS=1 $(GO) test -count=1 -timeout 15m ./shared/faults/ $(if $(FAULTS_TABLE),-args -faults.table=$(abspath $(FAULTS_TABLE)))
 
 vet:
 	$(GO) vet $(MODULES:%=./%/...)
