@@ -10,6 +10,8 @@ type Comm struct {
 	ready   bool
 	cs      collState  // collectives (coll.go)
 	inter   *interInfo // nil for an intracommunicator (intercomm.go)
+
+	attrs attrSet // cached attributes (attr.go)
 }
 
 func (c *Comm) init(context uint32, group []int, rank int) {

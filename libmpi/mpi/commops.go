@@ -38,13 +38,13 @@ func (c *Comm) Dup() (*Comm, error) {
 		return nil, err
 	}
 	if c.inter != nil {
-		return c.interDup()
+		return c.dupAttrs(c.interDup())
 	}
 	ctx, _, err := c.agreeContext()
 	if err != nil {
 		return nil, c.fail(err)
 	}
-	return c.derive(c.name+" (dup)", ctx, append([]int(nil), c.group...)), nil
+	return c.dupAttrs(c.derive(c.name+" (dup)", ctx, append([]int(nil), c.group...)), nil)
 }
 
 // Split partitions the communicator by color, ordering each part by key
@@ -126,6 +126,9 @@ func (c *Comm) Free() error {
 	}
 	if c == World || c == Self {
 		return c.fail(errorf(ErrComm, "%s cannot be freed", c.name))
+	}
+	if err := c.deleteAttrs(); err != nil {
+		return c.fail(err)
 	}
 	c.release() // the coll module, an intercommunicator's local group
 	c.ready = false

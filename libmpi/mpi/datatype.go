@@ -12,6 +12,8 @@ type Datatype struct {
 	size   int     // bytes of data in one element
 	lb, ub int     // its extent is ub-lb
 	blocks []block // where the data is, relative to an element's start
+
+	attrs attrSet // cached attributes (attr.go)
 }
 
 type block struct{ off, n int }

@@ -37,13 +37,20 @@ const (
 	// ErrProcFailed: a process the call needed has died (its link closed
 	// or broke); MPI-4's MPI_ERR_PROC_FAILED.
 	ErrProcFailed
+	// MPI-2's classes for attributes and Info objects (attr.go, info.go).
+	ErrKeyval
+	ErrInfo
+	ErrInfoKey
+	ErrInfoValue
+	ErrInfoNokey
 	ErrLastCode
 )
 
 var classNames = [...]string{"MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE", "MPI_ERR_TAG",
 	"MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT", "MPI_ERR_GROUP", "MPI_ERR_OP",
 	"MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG", "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER",
-	"MPI_ERR_INTERN", "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING", "MPI_ERR_PROC_FAILED"}
+	"MPI_ERR_INTERN", "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING", "MPI_ERR_PROC_FAILED",
+	"MPI_ERR_KEYVAL", "MPI_ERR_INFO", "MPI_ERR_INFO_KEY", "MPI_ERR_INFO_VALUE", "MPI_ERR_INFO_NOKEY"}
 
 func (c ErrorClass) String() string {
 	if c >= 0 && int(c) < len(classNames) {

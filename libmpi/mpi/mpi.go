@@ -123,6 +123,7 @@ func InitThread(required int) (int, error) {
 // Finalize ends MPI (MPI_Finalize): it delivers what is still queued,
 // closes the connections and tells mpirun this process finished.
 func Finalize() error {
+	selfErr := finalizeSelf() // Self's attributes go first (attr.go)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.initialized || st.finalized {
@@ -134,7 +135,7 @@ func Finalize() error {
 	if err := st.proc.Finalize(ctx); err != nil {
 		return errorf(classOf(err), "finalize: %w", err)
 	}
-	return nil
+	return selfErr
 }
 
 // Initialized reports whether Init has been called.
