@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// attrs: attributes across ranks: the predefined attributes of World, the
+// copy callbacks of a collective Dup (each rank's own values), a Dup that
+// still communicates, the delete callbacks of a collective Free, and on
+// rank 0 a delete callback of Self that Finalize runs (it prints "self
+// deleted" after "attrs ok universe N").
+func init() { suites["attrs"] = attrs }
+
+func attrs(rank, size int) {
+	w := mpi.World
+	w.SetErrhandler(mpi.ErrorsReturn)
+	for _, p := range []struct {
+		name string
+		k    *mpi.Keyval[int]
+		want int
+	}{{"TAG_UB", mpi.KeyTagUB, mpi.TagUB}, {"HOST", mpi.KeyHost, mpi.ProcNull}, {"IO", mpi.KeyIO, mpi.AnySource}} {
+		if v, ok, err := mpi.GetAttr(w, p.k); v != p.want || !ok || err != nil {
+			fail("%s: %d %v %v", p.name, v, ok, err)
+		}
+	}
+	universe, ok, err := mpi.GetAttr(w, mpi.KeyUniverseSize)
+	if !ok || err != nil || universe < 1 {
+		fail("UNIVERSE_SIZE: %d %v %v", universe, ok, err)
+	}
+	if _, ok, _ := mpi.GetAttr(w, mpi.KeyAppNum); ok {
+		fail("APPNUM is set")
+	}
+
+	var log []string
+	k := mpi.NewKeyval(func(old *mpi.Comm, v int) (int, bool, error) {
+		log = append(log, fmt.Sprintf("copy %d", v))
+		return v + 1000, true, nil
+	}, func(c *mpi.Comm, v int) error {
+		log = append(log, fmt.Sprintf("delete %d", v))
+		return nil
+	})
+	refused := mpi.NewKeyval(func(*mpi.Comm, string) (string, bool, error) { return "", false, nil }, nil)
+	must(mpi.SetAttr(w, k, rank))
+	must(mpi.SetAttr(w, refused, "x"))
+	d, err := w.Dup()
+	if err != nil {
+		fail("Dup: %v", err)
+	}
+	if v, ok, _ := mpi.GetAttr(d, k); v != rank+1000 || !ok {
+		fail("the Dup's attribute: %d %v", v, ok)
+	}
+	if _, ok, _ := mpi.GetAttr(d, refused); ok {
+		fail("a refused copy was kept")
+	}
+	sum := []int32{int32(rank)}
+	must(mpi.Allreduce(d, []int32{int32(rank)}, sum, mpi.Sum))
+	if int(sum[0]) != size*(size-1)/2 {
+		fail("Allreduce on the Dup: %d", sum[0])
+	}
+	must(d.Free())
+	must(mpi.DeleteAttr(w, k))
+	if want := []string{fmt.Sprintf("copy %d", rank), fmt.Sprintf("delete %d", rank+1000), fmt.Sprintf("delete %d", rank)}; !slices.Equal(log, want) {
+		fail("callbacks %q, want %q", log, want)
+	}
+	must(k.Free())
+	if rank == 0 {
+		fmt.Printf("attrs ok universe %d\n", universe)
+		self := mpi.NewKeyval(nil, func(c *mpi.Comm, v string) error {
+			fmt.Println(v)
+			return nil
+		})
+		must(mpi.SetAttr(mpi.Self, self, "self deleted"))
+	}
+}
