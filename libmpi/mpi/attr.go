@@ -25,8 +25,10 @@ import (
 // and for datatypes NewTypeKeyval, SetTypeAttr, GetTypeAttr,
 // DeleteTypeAttr and (*TypeKeyval[T]).Free map MPI_Type_create_keyval,
 // MPI_Type_set_attr, MPI_Type_get_attr, MPI_Type_delete_attr and
-// MPI_Type_free_keyval. The extra_state argument of the C calls is what a
-// Go closure captures.
+// MPI_Type_free_keyval. MPI-1's MPI_Keyval_create, MPI_Attr_put,
+// MPI_Attr_get, MPI_Attr_delete and MPI_Keyval_free are the communicator
+// calls under older names. The extra_state argument of the C calls is
+// what a Go closure captures.
 //
 // The callbacks run as MPI orders them. (*Comm).Dup runs the copy callback
 // of every attribute of the old communicator in the order the keyvals were
