@@ -66,6 +66,9 @@ func attrs(rank, size int) {
 		fail("callbacks %q, want %q", log, want)
 	}
 	must(k.Free())
+	if size >= 2 {
+		interAttrs(rank)
+	}
 	if rank == 0 {
 		fmt.Printf("attrs ok universe %d\n", universe)
 		self := mpi.NewKeyval(nil, func(c *mpi.Comm, v string) error {
@@ -74,4 +77,35 @@ func attrs(rank, size int) {
 		})
 		must(mpi.SetAttr(mpi.Self, self, "self deleted"))
 	}
+}
+
+// interAttrs: an intercommunicator's Dup runs the copy callbacks too.
+func interAttrs(rank int) {
+	color := rank % 2
+	local, err := mpi.World.Split(color, rank)
+	if err != nil {
+		fail("Split: %v", err)
+	}
+	ic, err := mpi.IntercommCreate(local, 0, mpi.World, 1-color, 77)
+	if err != nil {
+		fail("IntercommCreate: %v", err)
+	}
+	deleted := 0
+	k := mpi.NewKeyval(func(_ *mpi.Comm, v int) (int, bool, error) { return 2 * v, true, nil },
+		func(*mpi.Comm, int) error { deleted++; return nil })
+	must(mpi.SetAttr(ic, k, rank+1))
+	d, err := ic.Dup()
+	if err != nil {
+		fail("Dup of an intercommunicator: %v", err)
+	}
+	if v, ok, _ := mpi.GetAttr(d, k); v != 2*(rank+1) || !ok {
+		fail("the intercommunicator Dup's attribute: %d %v", v, ok)
+	}
+	must(d.Free())
+	must(ic.Free())
+	must(local.Free())
+	if deleted != 2 {
+		fail("%d delete callbacks, want 2", deleted)
+	}
+	must(k.Free())
 }
