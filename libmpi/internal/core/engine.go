@@ -458,6 +458,13 @@ func (e *Engine) matchUnexpected(r *Request, u *unexpected) {
 	case frameRTS:
 		p := e.peers[u.from]
 		r.peer = u.from
+		if p.dead != nil {
+			// Its sender died after the rts came (a matched probe's
+			// message received late): the body will not come.
+			r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
+			r.fail(p.dead)
+			return
+		}
 		if u.hdr.flags&flagDirect != 0 && p.direct != nil {
 			n := min(uint64(len(r.buf)), u.hdr.length)
 			if e.splitCopy(p, r, &u.hdr, n) {
