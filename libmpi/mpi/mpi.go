@@ -117,6 +117,7 @@ func InitThread(required int) (int, error) {
 	World.init(comm.WorldContext, group, p.Rank)
 	Self.init(comm.SelfContext, []int{p.Rank}, 0)
 	st.initialized, st.thread = true, ThreadMultiple
+	mainGoroutine.Store(goroutineID())
 	return ThreadMultiple, nil
 }
 

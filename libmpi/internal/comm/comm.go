@@ -96,6 +96,12 @@ func (l *Layer) wait(r *core.Request) error {
 // contributes the same number of int32s and gets everyone's, in rank
 // order. It runs on c's hidden context.
 func (l *Layer) Exchange(c Comm, mine []int32) ([]int32, error) {
+	return l.exchange(c, Hidden(c.Context), tagGather, tagTable, mine)
+}
+
+// exchange is Exchange on the context hidden with tags tg (to rank 0)
+// and tt (its answer).
+func (l *Layer) exchange(c Comm, hidden uint32, tg, tt int, mine []int32) ([]int32, error) {
 	e := l.e
 	n := len(c.Group)
 	per := len(mine) * 4
@@ -104,24 +110,23 @@ func (l *Layer) Exchange(c Comm, mine []int32) ([]int32, error) {
 	for i, v := range mine {
 		binary.LittleEndian.PutUint32(enc[i*4:], uint32(v))
 	}
-	hidden := Hidden(c.Context)
 	var err error
 	if c.Rank == 0 {
 		for src := 1; src < n && err == nil; src++ {
-			r := e.NewRecv(all[src*per:(src+1)*per], src, tagGather, hidden)
+			r := e.NewRecv(all[src*per:(src+1)*per], src, tg, hidden)
 			e.Start(r)
 			err = l.wait(r)
 		}
 		for dst := 1; dst < n && err == nil; dst++ {
-			r := e.NewSend(all, c.Group[dst], dst, 0, tagTable, hidden, core.Standard)
+			r := e.NewSend(all, c.Group[dst], dst, 0, tt, hidden, core.Standard)
 			e.Start(r)
 			err = l.wait(r)
 		}
 	} else {
-		r := e.NewSend(enc, c.Group[0], 0, c.Rank, tagGather, hidden, core.Standard)
+		r := e.NewSend(enc, c.Group[0], 0, c.Rank, tg, hidden, core.Standard)
 		e.Start(r)
 		if err = l.wait(r); err == nil {
-			r = e.NewRecv(all, 0, tagTable, hidden)
+			r = e.NewRecv(all, 0, tt, hidden)
 			e.Start(r)
 			err = l.wait(r)
 		}
