@@ -56,6 +56,9 @@ func (c ErrorClass) String() string {
 	if c >= 0 && int(c) < len(classNames) {
 		return classNames[c]
 	}
+	if s, ok := userString(c); ok && s != "" {
+		return s
+	}
 	return fmt.Sprintf("MPI error class %d", int(c))
 }
 
@@ -92,8 +95,14 @@ func Class(err error) ErrorClass {
 	return ErrOther
 }
 
-// ErrorString is MPI_Error_string.
-func ErrorString(c ErrorClass) string { return c.String() }
+// ErrorString is MPI_Error_string (for a user class or code, the string
+// AddErrorString set, empty if none).
+func ErrorString(c ErrorClass) string {
+	if s, ok := userString(c); ok {
+		return s
+	}
+	return c.String()
+}
 
 // errorf makes an Error of class c; a cause given with %w is kept (Err).
 func errorf(c ErrorClass, format string, args ...any) *Error {
