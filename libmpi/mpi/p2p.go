@@ -56,8 +56,9 @@ func statusOf(s core.Status) Status {
 type Request struct {
 	r        *core.Request
 	comm     *Comm
-	buffered bool // a persistent buffered send: each Start copies
-	waited   bool // completed and reported: inactive until started again
+	buffered bool      // a persistent buffered send: each Start copies
+	waited   bool      // completed and reported: inactive until started again
+	gen      *grequest // a generalized request's callbacks (grequest.go)
 }
 
 // inactive reports whether r is nil, finished and reported, or a
@@ -311,6 +312,9 @@ func (r *Request) Cancel() error {
 	}
 	if r.inactive() {
 		return nil // nothing under way: MPI allows it and nothing happens
+	}
+	if r.gen != nil {
+		return r.gen.cancel(r)
 	}
 	st.engine.Cancel(r.r)
 	return nil
