@@ -17,6 +17,12 @@ func init() { suites["mpi2"] = mpi2 }
 func mpi2(rank, size int) {
 	w := mpi.World
 	w.SetErrhandler(mpi.ErrorsReturn)
+	// main called Init, and runs the suites.
+	other := make(chan bool)
+	go func() { other <- mpi.IsThreadMain() }()
+	if !mpi.IsThreadMain() || <-other {
+		fail("IsThreadMain: not true on the goroutine of Init only")
+	}
 	matchedProbes(rank, size)
 	createGroup(rank, size)
 	shared, err := w.SplitType(mpi.SplitTypeShared, -rank)
