@@ -335,7 +335,7 @@ func predefinedValue(k *attr.Key) (any, error) {
 	case KeyWtimeIsGlobal.k:
 		return false, nil
 	case KeyLastUsedCode.k:
-		return int(ErrLastCode), nil
+		return int(LastUsedCode()), nil
 	case KeyUniverseSize.k:
 		return universeSize()
 	}

@@ -304,7 +304,7 @@ func TestPredefinedAttrs(t *testing.T) {
 		{"HOST", mpi.KeyHost, mpi.ProcNull, true},
 		{"IO", mpi.KeyIO, mpi.AnySource, true},
 		{"UNIVERSE_SIZE", mpi.KeyUniverseSize, 1, true}, // a world of one, started alone
-		{"LASTUSEDCODE", mpi.KeyLastUsedCode, int(mpi.ErrLastCode), true},
+		{"LASTUSEDCODE", mpi.KeyLastUsedCode, int(mpi.LastUsedCode()), true},
 		{"APPNUM", mpi.KeyAppNum, 0, false},
 	} {
 		v, ok, err := mpi.GetAttr(mpi.World, tt.k)

@@ -59,3 +59,13 @@ func TestUserErrorClasses(t *testing.T) {
 		t.Errorf("user error: %v", e)
 	}
 }
+
+func TestLastUsedCodeAttribute(t *testing.T) {
+	if _, err := mpi.AddErrorClass(); err != nil {
+		t.Fatal(err)
+	}
+	v, ok, err := mpi.GetAttr(mpi.World, mpi.KeyLastUsedCode)
+	if !ok || err != nil || v != int(mpi.LastUsedCode()) || v <= int(mpi.ErrLastCode) {
+		t.Errorf("MPI_LASTUSEDCODE: %d %v %v, last used %d", v, ok, err, mpi.LastUsedCode())
+	}
+}
