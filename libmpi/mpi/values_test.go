@@ -157,3 +157,51 @@ func TestValueProcNull(t *testing.T) {
 		t.Errorf("Sendrecv to self: %v %v", got, err)
 	}
 }
+
+// The value collectives on a world of one process (testprog's values
+// suite runs them on several).
+func TestValueCollectivesAlone(t *testing.T) {
+	w := mpi.World
+	m := map[string]int{"a": 1}
+	if got, err := mpi.BcastValue(w, m, 0); err != nil || !reflect.DeepEqual(got, m) {
+		t.Errorf("BcastValue: %v %v", got, err)
+	}
+	if got, err := mpi.GatherValue(w, []particle{{1, 2, 3, 4}}, 0); err != nil || !reflect.DeepEqual(got, [][]particle{{{1, 2, 3, 4}}}) {
+		t.Errorf("GatherValue: %v %v", got, err)
+	}
+	if got, err := mpi.ScatterValue(w, []string{"only"}, 0); err != nil || got != "only" {
+		t.Errorf("ScatterValue: %q %v", got, err)
+	}
+	if got, err := mpi.AllgatherValue(w, padded{1, 2, 3}); err != nil || !reflect.DeepEqual(got, []padded{{1, 2, 3}}) {
+		t.Errorf("AllgatherValue: %v %v", got, err)
+	}
+	if got, err := mpi.AlltoallValue(w, []*node{{Name: "n"}}); err != nil || len(got) != 1 || got[0].Name != "n" {
+		t.Errorf("AlltoallValue: %v %v", got, err)
+	}
+	// Errors: a bad root, a value gob refuses, a wrong number of values;
+	// the communicator works after each.
+	if _, err := mpi.BcastValue(w, 1, 3); mpi.Class(err) != mpi.ErrRoot {
+		t.Errorf("BcastValue to root 3: %v", err)
+	}
+	if _, err := mpi.BcastValue(w, func() {}, 0); mpi.Class(err) != mpi.ErrType {
+		t.Errorf("BcastValue of a function: %v", err)
+	}
+	if _, err := mpi.GatherValue(w, make(chan int), 0); mpi.Class(err) != mpi.ErrType {
+		t.Errorf("GatherValue of a channel: %v", err)
+	}
+	if _, err := mpi.AllgatherValue(w, make(chan int)); mpi.Class(err) != mpi.ErrType {
+		t.Errorf("AllgatherValue of a channel: %v", err)
+	}
+	if _, err := mpi.ScatterValue(w, []int{1, 2}, 0); mpi.Class(err) != mpi.ErrCount {
+		t.Errorf("ScatterValue of 2 values to 1 process: %v", err)
+	}
+	if _, err := mpi.AlltoallValue(w, []func(){nil}); mpi.Class(err) != mpi.ErrType {
+		t.Errorf("AlltoallValue of functions: %v", err)
+	}
+	if _, err := mpi.AlltoallValue(w, []int{}); mpi.Class(err) != mpi.ErrCount {
+		t.Errorf("AlltoallValue of no values: %v", err)
+	}
+	if got, err := mpi.AllgatherValue(w, "still works"); err != nil || got[0] != "still works" {
+		t.Errorf("after the errors: %v %v", got, err)
+	}
+}
