@@ -8,10 +8,11 @@ import "github.com/lamgo/lam/libmpi/internal/codec"
 //
 // How a value travels depends on its type alone. A type of fixed size
 // holding no pointers (booleans, numbers, arrays and structs of them)
-// travels as its own memory, and a slice of such a type as its elements'
-// memory, with no encoding step and no copy on the way out (nor, for
-// point-to-point, on the way in). Any other type (strings, maps, slices
-// of slices, pointers, interfaces) travels as encoding/gob: interface
+// travels as its own memory, a slice of such a type as its elements'
+// memory and a string as its bytes, with no encoding step and no copy on
+// the way out (nor, for point-to-point, on the way in, but for a string).
+// Any other type (maps, slices of slices or of strings, pointers,
+// interfaces) travels as encoding/gob: interface
 // values need their concrete types given to gob.Register, as gob says.
 // Sender and receiver must name the same type (MPI's type-matching rule);
 // a message that cannot be a value of the receiver's type is an ErrType

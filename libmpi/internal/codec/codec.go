@@ -3,9 +3,10 @@
 //
 // A type of fixed size that holds no pointers (booleans, numbers, arrays
 // and structs of them: Plain) travels as its own memory, and a slice of
-// such a type (Slice) as its elements' memory, both without an encoding
-// step (the same machine representation on every process, as the typed
-// slices of the mpi package assume). Any other type travels as
+// such a type (Slice) as its elements' memory, and a string (String) as
+// its bytes, all without an encoding step (the same machine
+// representation on every process, as the typed slices of the mpi
+// package assume). Any other type travels as
 // encoding/gob, wrapped in a struct so that nil pointers and interface
 // values (of types given to gob.Register) travel too. Sender and receiver
 // name the same type, as MPI's type-matching rule asks: the kind is
@@ -26,9 +27,10 @@ import (
 type Kind int
 
 const (
-	Gob   Kind = iota // encoding/gob
-	Plain             // the value's memory
-	Slice             // the memory of a slice's elements
+	Gob    Kind = iota // encoding/gob
+	Plain              // the value's memory
+	Slice              // the memory of a slice's elements
+	String             // a string's bytes
 )
 
 func (k Kind) String() string {
@@ -37,6 +39,8 @@ func (k Kind) String() string {
 		return "plain"
 	case Slice:
 		return "slice"
+	case String:
+		return "string"
 	}
 	return "gob"
 }
@@ -64,6 +68,8 @@ func infoOf[T any]() info {
 		i = info{kind: Plain, size: int(t.Size())}
 	case t.Kind() == reflect.Slice && plain(t.Elem()) && t.Elem().Size() > 0:
 		i = info{kind: Slice, size: int(t.Elem().Size())}
+	case t.Kind() == reflect.String:
+		i = info{kind: String}
 	}
 	infos.Store(t, i)
 	return i
@@ -98,10 +104,18 @@ func plain(t reflect.Type) bool {
 // (which it refuses).
 type box[T any] struct{ V T }
 
-// memory is the memory of *v (Plain) or of its elements (Slice).
+// memory is the memory of *v (Plain), of its elements (Slice) or of its
+// bytes (String).
 func memory[T any](v *T, i info) []byte {
-	if i.kind == Plain {
+	switch i.kind {
+	case Plain:
 		return unsafe.Slice((*byte)(unsafe.Pointer(v)), i.size)
+	case String:
+		s := reflect.ValueOf(v).Elem().String()
+		if len(s) == 0 {
+			return []byte{}
+		}
+		return unsafe.Slice(unsafe.StringData(s), len(s))
 	}
 	s := reflect.ValueOf(v).Elem()
 	if s.Len() == 0 {
@@ -110,9 +124,9 @@ func memory[T any](v *T, i info) []byte {
 	return unsafe.Slice((*byte)(s.UnsafePointer()), s.Len()*i.size)
 }
 
-// Encode returns the message bytes of *v, never nil. For Plain and Slice
-// types they are v's own memory, not a copy: *v (and a slice's elements)
-// must not change until the message has been sent.
+// Encode returns the message bytes of *v, never nil. For Plain, Slice and
+// String types they are v's own memory, not a copy: *v (and a slice's
+// elements) must not change until the message has been sent.
 func Encode[T any](v *T) ([]byte, error) {
 	i := infoOf[T]()
 	if i.kind != Gob {
@@ -148,14 +162,18 @@ func Target[T any](v *T, n int) (buf []byte, direct bool, err error) {
 		s.Set(reflect.MakeSlice(s.Type(), n/i.size, n/i.size))
 		return memory(v, i), true, nil
 	}
-	return make([]byte, n), false, nil
+	return make([]byte, n), false, nil // Gob, String
 }
 
 // Decode sets *v from a message's bytes (copying them: b may be reused
 // afterwards).
 func Decode[T any](b []byte, v *T) error {
 	i := infoOf[T]()
-	if i.kind != Gob {
+	switch i.kind {
+	case String:
+		reflect.ValueOf(v).Elem().SetString(string(b))
+		return nil
+	case Plain, Slice:
 		buf, _, err := Target(v, len(b))
 		if err != nil {
 			return err

@@ -61,7 +61,10 @@ func TestRoundTrip(t *testing.T) {
 	roundTrip(t, "slice", []point{{1, 2, 3, true}, {4, 5, 6, false}}, Slice)
 	roundTrip(t, "bytes", []byte("hello"), Slice)
 	roundTrip(t, "nil slice", []float64(nil), Slice)
-	roundTrip(t, "string", "héllo", Gob)
+	roundTrip(t, "string", "héllo", String)
+	roundTrip(t, "empty string", "", String)
+	type name string
+	roundTrip(t, "named string", name("n"), String)
 	roundTrip(t, "map", map[string][]int{"a": {1, 2}, "b": nil}, Gob)
 	roundTrip(t, "pointer", &tree{Name: "r", Kids: []*tree{{Name: "a"}, {Name: "b"}}}, Gob)
 	roundTrip(t, "nil pointer", (*tree)(nil), Gob)
