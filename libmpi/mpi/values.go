@@ -1,6 +1,10 @@
 package mpi
 
-import "github.com/lamgo/lam/libmpi/internal/codec"
+import (
+	"context"
+
+	"github.com/lamgo/lam/libmpi/internal/codec"
+)
 
 // Go values as messages, as mpi4py's lowercase methods are for Python:
 // SendValue and RecvValue (and the Value collectives) carry any Go value
@@ -47,6 +51,19 @@ func SendValue[T any](c *Comm, v T, dest, tag int) error {
 	return Send(c, b, dest, tag)
 }
 
+// SendValueContext is SendValue, giving up when ctx ends as SendContext
+// does.
+func SendValueContext[T any](ctx context.Context, c *Comm, v T, dest, tag int) error {
+	if err := c.check(); err != nil {
+		return World.fail(err)
+	}
+	b, err := codec.Encode(&v)
+	if err != nil {
+		return c.fail(valueError("SendValue", err))
+	}
+	return SendContext(ctx, c, b, dest, tag)
+}
+
 // IsendValue starts sending the value v. A slice of a fixed-size type is
 // sent from its own elements, which must not change until the request
 // completes (as with Isend); any other value is encoded (or copied) before
@@ -67,8 +84,15 @@ func IsendValue[T any](c *Comm, v T, dest, tag int) (*Request, error) {
 // message (the value's memory, or its encoding). From ProcNull it returns
 // T's zero value at once.
 func RecvValue[T any](c *Comm, source, tag int) (T, Status, error) {
+	return RecvValueContext[T](context.Background(), c, source, tag)
+}
+
+// RecvValueContext is RecvValue, giving up when ctx ends before a message
+// came (an error of class ErrOther that wraps ctx.Err(), as
+// ProbeContext's); once one has come, it is received whatever ctx says.
+func RecvValueContext[T any](ctx context.Context, c *Comm, source, tag int) (T, Status, error) {
 	var v T
-	st, err := Probe(c, source, tag)
+	st, err := ProbeContext(ctx, c, source, tag)
 	if err != nil || st.Source == ProcNull {
 		return v, st, err
 	}

@@ -1,10 +1,12 @@
 package mpi_test
 
 import (
+	"context"
 	"encoding/gob"
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
@@ -203,5 +205,21 @@ func TestValueCollectivesAlone(t *testing.T) {
 	}
 	if got, err := mpi.AllgatherValue(w, "still works"); err != nil || got[0] != "still works" {
 		t.Errorf("after the errors: %v %v", got, err)
+	}
+}
+
+func TestValueContext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, _, err := mpi.RecvValueContext[string](ctx, mpi.World, 0, 820)
+	if !errors.Is(err, context.DeadlineExceeded) || mpi.Class(err) != mpi.ErrOther {
+		t.Errorf("nothing sent: %v", err)
+	}
+	if err := mpi.SendValueContext(context.Background(), mpi.World, []string{"a"}, 0, 821); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := mpi.RecvValueContext[[]string](context.Background(), mpi.World, 0, 821)
+	if err != nil || !reflect.DeepEqual(got, []string{"a"}) {
+		t.Errorf("%v %v", got, err)
 	}
 }

@@ -67,6 +67,23 @@ func valuesSuite(rank, size int) {
 	half.SetErrhandler(mpi.ErrorsReturn)
 	valueColls("half", half)
 	valueErrors(mpi.World)
+	if size >= 2 {
+		// On an intercommunicator (evens and odds): point to point between
+		// the leaders works, the collectives are ErrComm.
+		side, err := mpi.World.Split(rank%2, rank)
+		mustOK("split by parity", err)
+		ic, err := mpi.IntercommCreate(side, 0, mpi.World, 1-rank%2, 78)
+		mustOK("intercomm create", err)
+		ic.SetErrhandler(mpi.ErrorsReturn)
+		if side.Rank() == 0 {
+			got, _, err := mpi.SendrecvValue[string, string](ic, fmt.Sprint("leader ", rank), 0, 6, 0, 6)
+			mustOK("SendrecvValue on an intercommunicator", err)
+			same("SendrecvValue on an intercommunicator", got, fmt.Sprint("leader ", 1-rank))
+		}
+		if _, err := mpi.AllgatherValue(ic, rank); mpi.Class(err) != mpi.ErrComm {
+			fail("AllgatherValue on an intercommunicator: %v", err)
+		}
+	}
 	valueThreads(rank, size)
 	if rank == 0 {
 		fmt.Println("values ok")
