@@ -16,14 +16,14 @@ import (
 
 // local is a universe on this host, in a private session prefix.
 type local struct {
-	t      *testing.T
+	t      testing.TB
 	prefix string // session prefix
 	env    []string
 }
 
 // bootLocal boots a local universe, halted and wiped when the test ends,
 // and returns it with the test's context, which ends after d.
-func bootLocal(t *testing.T, d time.Duration) (context.Context, *local) {
+func bootLocal(t testing.TB, d time.Duration) (context.Context, *local) {
 	t.Helper()
 	ctx := testContext(t, d)
 	sp := t.TempDir()
