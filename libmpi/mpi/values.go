@@ -24,14 +24,10 @@ import (
 // with no exported fields), with gob's error wrapped. A nil and an empty
 // slice both arrive as nil.
 //
-// The receiver does not know a value's size in advance: RecvValue probes
-// for the message, then receives the message it found, from its source
-// with its tag. Under ThreadMultiple, another goroutine's receive on the
-// same communicator that could match the same message (a wildcard, or the
-// same source and tag) may take it between the two; RecvValue then
-// returns an error (ErrOther, or ErrTruncate if the message it got instead
-// was longer), or, if that message had the same size, its value. Give concurrent receivers their own tags or
-// communicators. (Matched probes, Mprobe and Mrecv, remove that window.)
+// The receiver does not know a value's size in advance: RecvValue takes
+// the message with a matched probe (Mprobe) and then receives exactly
+// that message (Mrecv), so concurrent receivers under ThreadMultiple
+// never take one another's messages.
 
 // valueError is the error of a value that cannot be encoded or decoded.
 func valueError(what string, err error) *Error {
@@ -89,10 +85,12 @@ func RecvValue[T any](c *Comm, source, tag int) (T, Status, error) {
 
 // RecvValueContext is RecvValue, giving up when ctx ends before a message
 // came (an error of class ErrOther that wraps ctx.Err(), as
-// ProbeContext's); once one has come, it is received whatever ctx says.
+// MprobeContext's); once one has come, it is received whatever ctx says.
 func RecvValueContext[T any](ctx context.Context, c *Comm, source, tag int) (T, Status, error) {
 	var v T
-	st, err := ProbeContext(ctx, c, source, tag)
+	// A matched probe takes the message out of the queue, so no other
+	// receive can take it between the probe and the receive.
+	m, st, err := MprobeContext(ctx, c, source, tag)
 	if err != nil || st.Source == ProcNull {
 		return v, st, err
 	}
@@ -100,12 +98,10 @@ func RecvValueContext[T any](ctx context.Context, c *Comm, source, tag int) (T, 
 	if terr != nil {
 		buf = make([]byte, st.Bytes) // take the message all the same
 	}
-	got, err := Recv(c, buf, st.Source, st.Tag)
+	got, err := Mrecv(buf, m)
 	switch {
 	case err != nil:
 		return v, got, err
-	case got.Bytes != st.Bytes:
-		return v, got, c.fail(errorf(ErrOther, "RecvValue: the message probed (%d bytes from rank %d, tag %d) was taken by another receive", st.Bytes, st.Source, st.Tag))
 	case terr != nil:
 		return v, got, c.fail(valueError("RecvValue", terr))
 	}
