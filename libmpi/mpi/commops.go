@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/lamgo/lam/libmpi/internal/comm"
@@ -99,14 +100,8 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if c.inter != nil {
 		return nil, c.fail(errorf(ErrComm, "Create on an intercommunicator is not supported"))
 	}
-	for _, w := range g.ranks {
-		found := false
-		for _, m := range c.group {
-			found = found || m == w
-		}
-		if !found {
-			return nil, c.fail(errorf(ErrGroup, "the group holds a process that is not in %s", c.name))
-		}
+	if err := c.holds(g); err != nil {
+		return nil, c.fail(err)
 	}
 	ctx, _, err := c.agreeContext()
 	if err != nil {
@@ -155,4 +150,15 @@ func CommCompare(a, b *Comm) (int, error) {
 		return Similar, nil
 	}
 	return Unequal, nil
+}
+
+// holds checks that every process of g is in c's group (Create,
+// CreateGroup).
+func (c *Comm) holds(g *Group) error {
+	for _, w := range g.ranks {
+		if !slices.Contains(c.group, w) {
+			return errorf(ErrGroup, "the group holds a process that is not in %s", c.name)
+		}
+	}
+	return nil
 }

@@ -145,14 +145,8 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if err := checkTag(tag, false); err != nil {
 		return nil, c.fail(err)
 	}
-	for _, w := range g.ranks {
-		found := false
-		for _, m := range c.group {
-			found = found || m == w
-		}
-		if !found {
-			return nil, c.fail(errorf(ErrGroup, "the group holds a process that is not in %s", c.name))
-		}
+	if err := c.holds(g); err != nil {
+		return nil, c.fail(err)
 	}
 	me := g.index(st.rank)
 	if me == Undefined {

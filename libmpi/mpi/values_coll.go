@@ -167,22 +167,8 @@ func ScatterValue[T any](c *Comm, vs []T, root int) (T, error) {
 	var counts, displs []int
 	var rootErr error
 	if isRoot {
-		sizes = make([]int64, n)
-		blocks := make([][]byte, n)
-		if len(vs) != n {
-			rootErr = errorf(ErrCount, "ScatterValue: %d values for %d processes", len(vs), n)
-			for i := range sizes {
-				sizes[i] = failed
-			}
-		} else {
-			for i := range vs {
-				var err error
-				blocks[i], sizes[i], err = encodeValue(&vs[i])
-				if err != nil && rootErr == nil {
-					rootErr = valueError("ScatterValue", fmt.Errorf("value %d: %w", i, err))
-				}
-			}
-		}
+		var blocks [][]byte
+		blocks, sizes, rootErr = encodeValues("ScatterValue", vs, n)
 		var total int
 		counts, displs, total = layout(sizes)
 		send = make([]byte, 0, total)
@@ -248,23 +234,7 @@ func AlltoallValue[T any](c *Comm, vs []T) ([]T, error) {
 		return nil, err
 	}
 	n := len(c.group)
-	sizes := make([]int64, n)
-	blocks := make([][]byte, n)
-	var mineErr error
-	if len(vs) != n {
-		mineErr = errorf(ErrCount, "AlltoallValue: %d values for %d processes", len(vs), n)
-		for i := range sizes {
-			sizes[i] = failed
-		}
-	} else {
-		for i := range vs {
-			var err error
-			blocks[i], sizes[i], err = encodeValue(&vs[i])
-			if err != nil && mineErr == nil {
-				mineErr = valueError("AlltoallValue", fmt.Errorf("value %d: %w", i, err))
-			}
-		}
-	}
+	blocks, sizes, mineErr := encodeValues("AlltoallValue", vs, n)
 	rsizes := make([]int64, n)
 	if err := Alltoall(c, sizes, rsizes); err != nil {
 		return nil, err
@@ -284,4 +254,28 @@ func AlltoallValue[T any](c *Comm, vs []T) ([]T, error) {
 	}
 	out, err := decodeAll[T]("AlltoallValue", recv, rsizes)
 	return out, c.fail(err)
+}
+
+// encodeValues encodes one value per process of a communicator of n: the
+// blocks and their sizes, a size of failed for each value that could not
+// be encoded (every one when there are not n values), and the first
+// error.
+func encodeValues[T any](what string, vs []T, n int) ([][]byte, []int64, error) {
+	sizes := make([]int64, n)
+	blocks := make([][]byte, n)
+	if len(vs) != n {
+		for i := range sizes {
+			sizes[i] = failed
+		}
+		return blocks, sizes, errorf(ErrCount, "%s: %d values for %d processes", what, len(vs), n)
+	}
+	var first error
+	for i := range vs {
+		var err error
+		blocks[i], sizes[i], err = encodeValue(&vs[i])
+		if err != nil && first == nil {
+			first = valueError(what, fmt.Errorf("value %d: %w", i, err))
+		}
+	}
+	return blocks, sizes, first
 }
