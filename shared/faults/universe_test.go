@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/shared/jobwire"
+	"github.com/lamgo/lam/shared/testenv"
 )
 
 // Bounds of the suite's checks.
@@ -38,28 +38,10 @@ func (r result) String() string {
 	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.code, r.stdout, r.stderr)
 }
 
-// lockedBuffer is a bytes.Buffer safe for a writer and concurrent readers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // job is a tool running in the background.
 type job struct {
 	cmd      *exec.Cmd
-	out, err lockedBuffer
+	out, err testenv.Buffer
 	done     chan struct{}
 	res      result
 }

@@ -2,7 +2,6 @@ package kernel_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/linkauth"
 	"github.com/lamgo/lam/shared/session"
+	"github.com/lamgo/lam/shared/testenv"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -84,24 +84,6 @@ func helperSession(prefix string) (session.Dir, error) {
 	return session.Resolve(session.Options{Prefix: prefix, Suffix: "lone", Getenv: func(string) string { return "" }})
 }
 
-// lockedBuffer collects a child's standard error.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // waitFor polls cond every 10ms until it holds or d passes.
 func waitFor(d time.Duration, cond func() bool) bool {
 	for end := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
@@ -128,7 +110,7 @@ func TestAcceptSurvivesDescriptorExhaustion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
