@@ -12,11 +12,11 @@ import (
 // by hand: the byte offsets of its data in type-map order, its bounds and
 // its true bounds.
 type layout struct {
-	name        string
-	d           *mpi.Datatype
-	err         error
-	offs        []int // the data bytes of one element, in order
-	lb, extent  int
+	name         string
+	d            *mpi.Datatype
+	err          error
+	offs         []int // the data bytes of one element, in order
+	lb, extent   int
 	tlb, textent int
 }
 
