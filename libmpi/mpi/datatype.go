@@ -432,7 +432,9 @@ func SendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) error 
 }
 
 // RecvType receives up to count elements of d into buf; Status.Bytes
-// counts the data bytes (GetCountType turns it into elements).
+// counts the data bytes (GetCountType turns it into elements,
+// GetElements into basic elements). A message that ends inside an
+// element fills that element's data as far as it goes.
 func RecvType(c *Comm, buf []byte, count int, d *Datatype, source, tag int) (Status, error) {
 	if err := c.check(); err != nil {
 		return Status{}, World.fail(err)
@@ -445,9 +447,10 @@ func RecvType(c *Comm, buf []byte, count int, d *Datatype, source, tag int) (Sta
 	if err != nil && Class(err) != ErrTruncate {
 		return st, err
 	}
-	pos := 0
-	n := st.Bytes / max(d.size, 1)
-	Unpack(packed[:n*d.size], &pos, buf, n, d)
+	// Unpack what came, a partial last element included (GetElements
+	// counts its basic elements).
+	in := packed[:min(st.Bytes, len(packed))]
+	walk(buf, count, d, func(b []byte) { in = in[copy(b, in):] })
 	return st, err
 }
 
