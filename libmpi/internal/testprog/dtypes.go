@@ -11,9 +11,9 @@ import (
 //
 //	dtypes   derived datatypes between ranks: slices of Go structs (TypeOf)
 //	         around a ring, matrix columns gathered, a distributed array
-//	         (darray) put together at rank 0, the collectives over derived
-//	         types, external32 between ranks, and an argument error on one
-//	         rank reported on all; prints "dtypes ok"
+//	         (darray) put together at rank 0, the collectives and
+//	         reductions over derived types, external32 between ranks, and an
+//	         argument error on one rank reported on all; prints "dtypes ok"
 func init() { suites["dtypes"] = dtypeSuite }
 
 type dtRec struct {
@@ -169,6 +169,33 @@ func dtypeSuite(rank, size int) {
 		if got[2*i] != int32(10*i+rank) || got[2*i+1] != int32(-10*i-rank) {
 			fail("alltoall from %d: %v", i, got[2*i:2*i+2])
 		}
+	}
+
+	// Reductions over a column: rank r's column holds r+i; the sums are
+	// size*(size-1)/2 + size*i.
+	m3 := make([]int64, 3*3)
+	for i := range 3 {
+		m3[3*i+1] = int64(rank + i)
+	}
+	m3b := unsafe.Slice((*byte)(unsafe.Pointer(&m3[0])), 8*len(m3))
+	c3 := mustV(mpi.TypeVector(3, 1, 3, mpi.Int64))
+	sums := make([]int64, 3*3)
+	sb := unsafe.Slice((*byte)(unsafe.Pointer(&sums[0])), 8*len(sums))
+	mustOK("AllreduceType", mpi.AllreduceType(w, m3b[8:], sb[16:], 1, c3, mpi.Sum))
+	for i := range 3 {
+		if want := int64(size*(size-1)/2 + size*i); sums[3*i+2] != want || sums[3*i] != 0 || sums[3*i+1] != 0 {
+			fail("allreduce of a column: %v", sums)
+		}
+	}
+	maxOp := mustV(mpi.NewOp(func(in, inout []int64) {
+		for i := range in {
+			inout[i] = max(in[i], inout[i])
+		}
+	}, false))
+	clear(sums)
+	mustOK("ReduceType", mpi.ReduceType(w, m3b[8:], sb, 1, c3, maxOp, size-1))
+	if rank == size-1 && (sums[0] != int64(size-1) || sums[3] != int64(size) || sums[6] != int64(size+1)) {
+		fail("reduce of a column with a user op: %v", sums)
 	}
 
 	// external32 between ranks.
