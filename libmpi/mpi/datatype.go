@@ -431,6 +431,23 @@ func SendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) error 
 	return Send(c, packed, dest, tag)
 }
 
+// IsendType starts a standard-mode send of count elements of d from buf
+// (MPI_Isend with a datatype). The data is packed before it returns, so
+// buf may be reused at once.
+func IsendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) (*Request, error) {
+	if err := c.check(); err != nil {
+		return nil, World.fail(err)
+	}
+	if err := checkOld(d, count); err != nil {
+		return nil, c.fail(err)
+	}
+	packed := make([]byte, PackSize(count, d))
+	if err := Pack(buf, count, d, packed, new(int)); err != nil {
+		return nil, c.fail(err)
+	}
+	return Isend(c, packed, dest, tag)
+}
+
 // RecvType receives up to count elements of d into buf; Status.Bytes
 // counts the data bytes (GetCountType turns it into elements,
 // GetElements into basic elements). A message that ends inside an

@@ -183,3 +183,52 @@ func TestConstructorLayouts(t *testing.T) {
 		t.Errorf("overlapping pack: %v %v", out, err)
 	}
 }
+
+func TestIsendType(t *testing.T) {
+	col, _ := mpi.TypeVector(2, 1, 3, mpi.Int8)
+	buf := []byte{1, 2, 3, 4, 5, 6}
+	req, err := mpi.IsendType(mpi.World, buf, 1, col, 0, 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf[0] = 9 // packed already
+	got := make([]byte, 5)
+	if _, err := mpi.RecvType(mpi.World, got, 1, col, 0, 80); err != nil || !bytes.Equal(got, []byte{1, 0, 0, 4, 0}) {
+		t.Errorf("received %v %v", got, err)
+	}
+	if _, err := req.Wait(); err != nil {
+		t.Error(err)
+	}
+	if _, err := mpi.IsendType(mpi.World, buf[:3], 1, col, 0, 80); mpi.Class(err) != mpi.ErrBuffer {
+		t.Errorf("short buffer: %v", err)
+	}
+}
+
+func TestMarkers(t *testing.T) {
+	// The lowest LB and the highest UB win, whatever the data's bounds.
+	d, err := mpi.TypeStruct([]int{1, 1, 1, 1, 1}, []int{8, 2, 4, 6, 30},
+		[]*mpi.Datatype{mpi.LB, mpi.LB, mpi.Int16, mpi.UB, mpi.UB})
+	if err != nil || d.LB() != 2 || d.UB() != 30 || d.Extent() != 28 || d.TrueLB() != 4 || d.TrueExtent() != 2 {
+		t.Errorf("lb %d ub %d true %d+%d %v", d.LB(), d.UB(), d.TrueLB(), d.TrueExtent(), err)
+	}
+	// A UB marker inside the data sets a small extent, not padded.
+	d, _ = mpi.TypeStruct([]int{1, 1}, []int{0, 2}, []*mpi.Datatype{mpi.Float64, mpi.UB})
+	if d.LB() != 0 || d.Extent() != 2 {
+		t.Errorf("ub inside the data: lb %d extent %d", d.LB(), d.Extent())
+	}
+	// Markers survive a vector; a resize replaces them.
+	v, _ := mpi.TypeContiguous(2, d)
+	if v.LB() != 0 || v.Extent() != 4 || v.Size() != 16 {
+		t.Errorf("contiguous of a marked type: lb %d extent %d", v.LB(), v.Extent())
+	}
+	r, _ := mpi.TypeCreateResized(v, -4, 12)
+	if r.LB() != -4 || r.Extent() != 12 || r.TrueLB() != 0 || r.TrueExtent() != 10 {
+		t.Errorf("resized: lb %d extent %d true %d+%d", r.LB(), r.Extent(), r.TrueLB(), r.TrueExtent())
+	}
+	if m, _ := mpi.TypeDup(mpi.UB); m.Size() != 0 || m.Extent() != 0 {
+		t.Errorf("dup of UB: %d %d", m.Size(), m.Extent())
+	}
+	if _, err := mpi.TypeCreateResized(nil, 0, 1); mpi.Class(err) != mpi.ErrType {
+		t.Errorf("resize of nil: %v", err)
+	}
+}
