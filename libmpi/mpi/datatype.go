@@ -118,10 +118,17 @@ func (d *Datatype) Name() string {
 // Datatype is ready once built).
 func (d *Datatype) Commit() error { return nil }
 
-// Free releases a datatype. Datatypes are garbage collected and
-// immutable, so Free does nothing: one freed while an operation that uses
-// it is pending stays valid until that operation is done, as MPI requires.
-func (d *Datatype) Free() {}
+// Free releases a datatype (MPI_Type_free): it runs the delete callbacks
+// of its attributes. Datatypes are garbage collected and their layouts
+// immutable, so one freed while an operation that uses it is pending
+// stays valid until that operation is done, as MPI requires, and so do
+// the types built from it.
+func (d *Datatype) Free() error {
+	if d == nil {
+		return errorf(ErrType, "Free of a nil datatype")
+	}
+	return d.deleteTypeAttrs()
+}
 
 // maxBlocks bounds a datatype's description.
 const maxBlocks = 1 << 24

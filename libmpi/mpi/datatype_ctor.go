@@ -22,6 +22,7 @@ func TypeCreateResized(old *Datatype, lb, extent int) (*Datatype, error) {
 		return nil, err
 	}
 	d := *old
+	d.attrs = attrSet{} // a new type: no attributes
 	d.name = fmt.Sprintf("resized(%s,%d,%d)", old.name, lb, extent)
 	d.lb, d.ub, d.lbMark, d.ubMark, d.marker = lb, lb+extent, true, true, false
 	d.env = envelope{comb: CombinerResized, addrs: []int{lb, extent}, types: []*Datatype{old}}
@@ -29,13 +30,18 @@ func TypeCreateResized(old *Datatype, lb, extent int) (*Datatype, error) {
 }
 
 // TypeDup is a copy of old (MPI_Type_dup), the same layout under
-// CombinerDup.
+// CombinerDup, with the attributes old's copy callbacks keep (an error of
+// a copy callback fails TypeDup, the copies made deleted again).
 func TypeDup(old *Datatype) (*Datatype, error) {
 	if err := checkOld(old); err != nil {
 		return nil, err
 	}
 	d := *old
+	d.attrs = attrSet{}
 	d.env = envelope{comb: CombinerDup, types: []*Datatype{old}}
+	if err := old.dupTypeAttrs(&d); err != nil {
+		return nil, err
+	}
 	return &d, nil
 }
 

@@ -106,3 +106,40 @@ func TestGetElements(t *testing.T) {
 		t.Errorf("short message: %v, %d elements", err, mpi.GetElements(s, st))
 	}
 }
+
+// TestTypeDupAttributes: TypeDup copies attributes through their copy
+// callbacks, Free runs the delete callbacks, and types made from a type
+// with attributes (resized, reflected) start without any.
+func TestTypeDupAttributes(t *testing.T) {
+	var deleted []string
+	k := mpi.NewTypeKeyval(func(_ *mpi.Datatype, v string) (string, bool, error) { return v + "'", true, nil },
+		func(_ *mpi.Datatype, v string) error { deleted = append(deleted, v); return nil })
+	defer k.Free()
+	v, _ := mpi.TypeVector(2, 1, 2, mpi.Int32)
+	if err := mpi.SetTypeAttr(v, k, "a"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := mpi.TypeDup(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, _ := mpi.GetTypeAttr(d, k); got != "a'" || !ok {
+		t.Errorf("dup's attribute: %q %v", got, ok)
+	}
+	r, _ := mpi.TypeCreateResized(v, 0, 16)
+	if _, ok, _ := mpi.GetTypeAttr(r, k); ok {
+		t.Error("a resized type has its old type's attribute")
+	}
+	mpi.SetTypeAttr(r, k, "r")
+	if got, _, _ := mpi.GetTypeAttr(v, k); got != "a" {
+		t.Errorf("setting the resized type's attribute changed the old type's: %q", got)
+	}
+	if err := d.Free(); err != nil || len(deleted) != 1 || deleted[0] != "a'" {
+		t.Errorf("Free: %v, deleted %v", err, deleted)
+	}
+	if got, _, _ := mpi.GetTypeAttr(v, k); got != "a" {
+		t.Errorf("the original lost its attribute: %q", got)
+	}
+	r.Free()
+	v.Free()
+}

@@ -110,6 +110,7 @@ func typeOf(t reflect.Type, path string) (*Datatype, error) {
 	}
 	if d.env.comb != CombinerNamed {
 		c := *d
+		c.attrs = attrSet{}
 		c.name = t.String()
 		d = &c
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/lamgo/lam/libmpi/mpi"
 )
 
-type particle struct {
+type dtParticle struct {
 	ID     int32
 	Alive  bool
 	Pos    [3]float64
@@ -36,14 +36,14 @@ func TestTypeOfStructs(t *testing.T) {
 	check("i8f64i32", d, err, 13, unsafe.Sizeof(i8f64i32{}))
 	d, err = mpi.TypeOf[nested]()
 	check("nested", d, err, 7, unsafe.Sizeof(nested{}))
-	d, err = mpi.TypeOf[particle]()
-	check("particle", d, err, 4+1+24+4+2+8+2*5+1, unsafe.Sizeof(particle{}))
+	d, err = mpi.TypeOf[dtParticle]()
+	check("dtParticle", d, err, 4+1+24+4+2+8+2*5+1, unsafe.Sizeof(dtParticle{}))
 	d, err = mpi.TypeOf[[4]int]()
 	check("[4]int", d, err, 4*unsafe.Sizeof(0), unsafe.Sizeof([4]int{}))
 	if d, _ := mpi.TypeOf[float64](); d != mpi.Float64 {
 		t.Errorf("float64 is %s", d.Name())
 	}
-	if d2, _ := mpi.TypeOfReflect(reflect.TypeFor[particle]()); d2.Name() != "mpi_test.particle" {
+	if d2, _ := mpi.TypeOfReflect(reflect.TypeFor[dtParticle]()); d2.Name() != "mpi_test.dtParticle" {
 		t.Errorf("name %q", d2.Name())
 	}
 	type bad struct {
@@ -72,11 +72,11 @@ func TestTypeOfStructs(t *testing.T) {
 }
 
 func TestTypeOfSendRecv(t *testing.T) {
-	d, err := mpi.TypeOf[particle]()
+	d, err := mpi.TypeOf[dtParticle]()
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := make([]particle, 5)
+	src := make([]dtParticle, 5)
 	for i := range src {
 		p := &src[i]
 		p.ID, p.Alive, p.Pos, p.Charge = int32(i), i%2 == 0, [3]float64{float64(i), -1, 1e300}, float32(i)/3
@@ -91,7 +91,7 @@ func TestTypeOfSendRecv(t *testing.T) {
 	if err := mpi.SendType(mpi.World, sb, len(src), d, 0, 60); err != nil {
 		t.Fatal(err)
 	}
-	dst := make([]particle, len(src))
+	dst := make([]dtParticle, len(src))
 	db, _ := mpi.AsBytes(dst)
 	st, err := mpi.RecvType(mpi.World, db, len(dst), d, 0, 60)
 	if err != nil || mpi.GetCountType(st, d) != len(src) {
@@ -108,7 +108,7 @@ func TestTypeOfSendRecv(t *testing.T) {
 	if err := mpi.Pack(sb, len(src), d, packed, &pos); err != nil {
 		t.Fatal(err)
 	}
-	back := make([]particle, len(src))
+	back := make([]dtParticle, len(src))
 	bb, _ := mpi.AsBytes(back)
 	pos = 0
 	if err := mpi.Unpack(packed, &pos, bb, len(src), d); err != nil {
