@@ -1,43 +1,74 @@
 package mpi
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Datatype describes the layout of data in a buffer (MPI_Datatype): which
 // bytes, at which offsets, make one element. The typed functions (Send,
 // Recv, …) cover buffers of one Go element type; a Datatype describes
 // anything else — a matrix column, a struct's fields — for SendType,
 // RecvType, Pack and Unpack.
+//
+// Displacements are relative to the start of the buffer given to the
+// call (buf[0]): every byte an element covers must lie inside buf. A type
+// built with negative displacements or strides is used by placing it at
+// a positive displacement (TypeStruct, TypeHindexed) or by passing a
+// sub-slice that starts early enough.
+//
+// A Datatype is immutable once built, so it may be shared by goroutines
+// and stays valid for as long as a pending operation holds it.
 type Datatype struct {
-	name   string
-	size   int     // bytes of data in one element
-	lb, ub int     // its extent is ub-lb
-	blocks []block // where the data is, relative to an element's start
+	name     string
+	size     int     // bytes of data in one element
+	lb, ub   int     // its extent is ub-lb
+	tlb, tub int     // the true bounds: of the data alone, markers left out
+	align    int     // the largest alignment of the basic types in it
+	lbMark   bool    // lb was set explicitly (an LB marker or a resize)
+	ubMark   bool    // ub was set explicitly (a UB marker or a resize)
+	marker   bool    // the LB or UB marker itself
+	blocks   []block // where the data is, relative to an element's start
+	runs     []run   // the basic elements, in type-map order
+	elems    int     // basic elements in one element
+	env      envelope
 
 	attrs attrSet // cached attributes (attr.go)
 }
 
 type block struct{ off, n int }
 
+// run is n basic elements of type t, one after another from off.
+type run struct {
+	off int
+	t   *Datatype
+	n   int
+}
+
 // The predefined datatypes.
 var (
-	Byte       = basic("MPI_BYTE", 1)
-	Char       = basic("MPI_CHAR", 1)
-	Int8       = basic("MPI_INT8_T", 1)
-	Uint8      = basic("MPI_UINT8_T", 1)
-	Int16      = basic("MPI_SHORT", 2)
-	Uint16     = basic("MPI_UNSIGNED_SHORT", 2)
-	Int32      = basic("MPI_INT", 4)
-	Uint32     = basic("MPI_UNSIGNED", 4)
-	Int64      = basic("MPI_LONG", 8)
-	Uint64     = basic("MPI_UNSIGNED_LONG", 8)
-	Float32    = basic("MPI_FLOAT", 4)
-	Float64    = basic("MPI_DOUBLE", 8)
-	Complex64  = basic("MPI_COMPLEX", 8)
-	Complex128 = basic("MPI_DOUBLE_COMPLEX", 16)
+	Byte       = basic("MPI_BYTE", 1, 1)
+	Char       = basic("MPI_CHAR", 1, 1)
+	Int8       = basic("MPI_INT8_T", 1, 1)
+	Uint8      = basic("MPI_UINT8_T", 1, 1)
+	Int16      = basic("MPI_SHORT", 2, unsafe.Alignof(int16(0)))
+	Uint16     = basic("MPI_UNSIGNED_SHORT", 2, unsafe.Alignof(uint16(0)))
+	Int32      = basic("MPI_INT", 4, unsafe.Alignof(int32(0)))
+	Uint32     = basic("MPI_UNSIGNED", 4, unsafe.Alignof(uint32(0)))
+	Int64      = basic("MPI_LONG", 8, unsafe.Alignof(int64(0)))
+	Uint64     = basic("MPI_UNSIGNED_LONG", 8, unsafe.Alignof(uint64(0)))
+	Float32    = basic("MPI_FLOAT", 4, unsafe.Alignof(float32(0)))
+	Float64    = basic("MPI_DOUBLE", 8, unsafe.Alignof(float64(0)))
+	Complex64  = basic("MPI_COMPLEX", 8, unsafe.Alignof(complex64(0)))
+	Complex128 = basic("MPI_DOUBLE_COMPLEX", 16, unsafe.Alignof(complex128(0)))
+	// Bool is a Go bool (one byte, 0 or 1; MPI_C_BOOL).
+	Bool = basic("MPI_C_BOOL", 1, 1)
 )
 
-func basic(name string, n int) *Datatype {
-	return &Datatype{name: name, size: n, ub: n, blocks: []block{{0, n}}}
+func basic(name string, n int, align uintptr) *Datatype {
+	d := &Datatype{name: name, size: n, ub: n, tub: n, align: int(align), blocks: []block{{0, n}}, elems: 1}
+	d.runs = []run{{0, d, 1}}
+	return d
 }
 
 // Size is the number of data bytes in one element.
@@ -48,7 +79,10 @@ func (d *Datatype) Size() int {
 	return d.size
 }
 
-// Extent is the span of one element, the step between consecutive ones.
+// Extent is the span of one element, the step between consecutive ones:
+// UB-LB. A struct's extent is padded to the largest alignment of its
+// members, as Go (and C) pad structs, unless a UB marker or a resize set
+// its upper bound.
 func (d *Datatype) Extent() int {
 	if d == nil {
 		return 0
@@ -56,7 +90,7 @@ func (d *Datatype) Extent() int {
 	return d.ub - d.lb
 }
 
-// LB and UB are the lower and upper bounds of one element.
+// LB is the lower bound of one element (MPI_Type_lb).
 func (d *Datatype) LB() int {
 	if d == nil {
 		return 0
@@ -64,7 +98,7 @@ func (d *Datatype) LB() int {
 	return d.lb
 }
 
-// UB is the upper bound of one element.
+// UB is the upper bound of one element (MPI_Type_ub).
 func (d *Datatype) UB() int {
 	if d == nil {
 		return 0
@@ -80,22 +114,41 @@ func (d *Datatype) Name() string {
 	return d.name
 }
 
-// Commit readies a datatype for communication (nothing to do here).
+// Commit readies a datatype for communication (nothing to do here: a
+// Datatype is ready once built).
 func (d *Datatype) Commit() error { return nil }
 
-// Free releases a datatype (datatypes are garbage collected).
-func (d *Datatype) Free() {}
+// Free releases a datatype (MPI_Type_free): it runs the delete callbacks
+// of its attributes. Datatypes are garbage collected and their layouts
+// immutable, so one freed while an operation that uses it is pending
+// stays valid until that operation is done, as MPI requires, and so do
+// the types built from it.
+func (d *Datatype) Free() error {
+	if d == nil {
+		return errorf(ErrType, "Free of a nil datatype")
+	}
+	return d.deleteTypeAttrs()
+}
 
 // maxBlocks bounds a datatype's description.
 const maxBlocks = 1 << 24
 
-// builder accumulates blocks, merging adjacent ones.
+// builder accumulates a type map: blocks and runs (merging adjacent
+// ones), the data size, the bounds and the markers.
 type builder struct {
-	blocks  []block
-	size    int
-	lb, ub  int
-	started bool
-	err     error
+	blocks      []block
+	runs        []run
+	size, elems int
+	lb, ub      int // natural bounds, of the components without markers
+	haveLB      bool
+	haveUB      bool
+	xlb, xub    int // explicit bounds, of the components with markers
+	hasXLB      bool
+	hasXUB      bool
+	tlb, tub    int // true bounds
+	haveData    bool
+	align       int
+	err         error
 }
 
 func (b *builder) add(d *Datatype, at int) {
@@ -114,20 +167,87 @@ func (b *builder) add(d *Datatype, at int) {
 			b.blocks = append(b.blocks, block{off, bl.n})
 		}
 	}
+	for _, r := range d.runs {
+		off := at + r.off
+		if n := len(b.runs); n > 0 && b.runs[n-1].t == r.t && b.runs[n-1].off+b.runs[n-1].n*r.t.size == off {
+			b.runs[n-1].n += r.n
+		} else {
+			if len(b.runs) >= maxBlocks {
+				b.err = errorf(ErrType, "datatype too complex (over %d runs)", maxBlocks)
+				return
+			}
+			b.runs = append(b.runs, run{off, r.t, r.n})
+		}
+	}
 	b.size += d.size
-	lo, hi := at+d.lb, at+d.ub
-	if !b.started {
-		b.lb, b.ub, b.started = lo, hi, true
-	} else {
-		b.lb, b.ub = min(b.lb, lo), max(b.ub, hi)
+	b.elems += d.elems
+	b.align = max(b.align, d.align)
+	if d.size > 0 {
+		lo, hi := at+d.tlb, at+d.tub
+		if !b.haveData {
+			b.tlb, b.tub, b.haveData = lo, hi, true
+		} else {
+			b.tlb, b.tub = min(b.tlb, lo), max(b.tub, hi)
+		}
+	}
+	switch lo := at + d.lb; {
+	case d.lbMark && !b.hasXLB:
+		b.xlb, b.hasXLB = lo, true
+	case d.lbMark:
+		b.xlb = min(b.xlb, lo)
+	case d.marker: // a UB marker sets no lower bound
+	case !b.haveLB:
+		b.lb, b.haveLB = lo, true
+	default:
+		b.lb = min(b.lb, lo)
+	}
+	switch hi := at + d.ub; {
+	case d.ubMark && !b.hasXUB:
+		b.xub, b.hasXUB = hi, true
+	case d.ubMark:
+		b.xub = max(b.xub, hi)
+	case d.marker: // an LB marker sets no upper bound
+	case !b.haveUB:
+		b.ub, b.haveUB = hi, true
+	default:
+		b.ub = max(b.ub, hi)
 	}
 }
 
-func (b *builder) done(name string) (*Datatype, error) {
+// done makes the datatype. With pad, an upper bound that no marker set
+// is raised so that the extent is a multiple of the largest alignment
+// (the epsilon of MPI-1 §3.12.2, applied to structs as C compilers and
+// Go pad them).
+func (b *builder) done(name string, pad bool, env envelope) (*Datatype, error) {
 	if b.err != nil {
 		return nil, b.err
 	}
-	return &Datatype{name: name, size: b.size, lb: b.lb, ub: b.ub, blocks: b.blocks}, nil
+	d := &Datatype{name: name, size: b.size, blocks: b.blocks, runs: b.runs, elems: b.elems,
+		align: max(b.align, 1), tlb: b.tlb, tub: b.tub, env: env}
+	lbSet, ubSet := b.hasXLB || b.haveLB, b.hasXUB || b.haveUB
+	switch {
+	case b.hasXLB:
+		d.lb, d.lbMark = b.xlb, true
+	case b.haveLB:
+		d.lb = b.lb
+	}
+	switch {
+	case b.hasXUB:
+		d.ub, d.ubMark = b.xub, true
+	case b.haveUB:
+		d.ub = b.ub
+	}
+	if lbSet && !ubSet {
+		d.ub = d.lb
+	} else if ubSet && !lbSet {
+		d.lb = d.ub
+	}
+	if pad && !d.ubMark {
+		if r := (d.ub - d.lb) % d.align; r > 0 {
+			d.ub += d.align - r
+		}
+	}
+	return d, nil
 }
 
 func checkOld(d *Datatype, counts ...int) error {
@@ -142,39 +262,48 @@ func checkOld(d *Datatype, counts ...int) error {
 	return nil
 }
 
-// TypeContiguous is count copies of old, one after another.
+// TypeContiguous is count copies of old, one after another
+// (MPI_Type_contiguous).
 func TypeContiguous(count int, old *Datatype) (*Datatype, error) {
 	if err := checkOld(old, count); err != nil {
 		return nil, err
 	}
-	return TypeHvector(count, 1, old.Extent(), old)
+	return hvector(count, 1, old.Extent(), old, fmt.Sprintf("contiguous(%d,%s)", count, old.name),
+		envelope{comb: CombinerContiguous, ints: []int{count}, types: []*Datatype{old}})
 }
 
 // TypeVector is count blocks of blocklen elements of old, the blocks
-// stride elements apart (a matrix column: TypeVector(rows, 1, cols, ...)).
+// stride elements apart (a matrix column: TypeVector(rows, 1, cols, ...);
+// MPI_Type_vector). The stride may be negative.
 func TypeVector(count, blocklen, stride int, old *Datatype) (*Datatype, error) {
 	if err := checkOld(old, count, blocklen); err != nil {
 		return nil, err
 	}
-	return TypeHvector(count, blocklen, stride*old.Extent(), old)
+	return hvector(count, blocklen, stride*old.Extent(), old, fmt.Sprintf("vector(%d,%d,%d,%s)", count, blocklen, stride, old.name),
+		envelope{comb: CombinerVector, ints: []int{count, blocklen, stride}, types: []*Datatype{old}})
 }
 
-// TypeHvector is TypeVector with the stride in bytes.
+// TypeHvector is TypeVector with the stride in bytes (MPI_Type_hvector).
 func TypeHvector(count, blocklen, strideBytes int, old *Datatype) (*Datatype, error) {
 	if err := checkOld(old, count, blocklen); err != nil {
 		return nil, err
 	}
+	return hvector(count, blocklen, strideBytes, old, fmt.Sprintf("hvector(%d,%d,%d,%s)", count, blocklen, strideBytes, old.name),
+		envelope{comb: CombinerHvector, ints: []int{count, blocklen}, addrs: []int{strideBytes}, types: []*Datatype{old}})
+}
+
+func hvector(count, blocklen, strideBytes int, old *Datatype, name string, env envelope) (*Datatype, error) {
 	var b builder
 	for i := 0; i < count; i++ {
 		for j := 0; j < blocklen; j++ {
 			b.add(old, i*strideBytes+j*old.Extent())
 		}
 	}
-	return b.done(fmt.Sprintf("vector(%d,%d,%d,%s)", count, blocklen, strideBytes, old.name))
+	return b.done(name, false, env)
 }
 
 // TypeIndexed is blocks of blocklens[i] elements of old at displs[i]
-// elements.
+// elements (MPI_Type_indexed).
 func TypeIndexed(blocklens, displs []int, old *Datatype) (*Datatype, error) {
 	if err := checkOld(old); err != nil {
 		return nil, err
@@ -183,11 +312,18 @@ func TypeIndexed(blocklens, displs []int, old *Datatype) (*Datatype, error) {
 	for i, d := range displs {
 		bytes[i] = d * old.Extent()
 	}
-	return TypeHindexed(blocklens, bytes, old)
+	return hindexed(blocklens, bytes, old, "indexed("+old.name+")",
+		envelope{comb: CombinerIndexed, ints: append(append([]int{len(blocklens)}, blocklens...), displs...), types: []*Datatype{old}})
 }
 
-// TypeHindexed is TypeIndexed with the displacements in bytes.
+// TypeHindexed is TypeIndexed with the displacements in bytes
+// (MPI_Type_hindexed).
 func TypeHindexed(blocklens, displs []int, old *Datatype) (*Datatype, error) {
+	return hindexed(blocklens, displs, old, "hindexed("+old.Name()+")",
+		envelope{comb: CombinerHindexed, ints: append([]int{len(blocklens)}, blocklens...), addrs: clone(displs), types: []*Datatype{old}})
+}
+
+func hindexed(blocklens, displs []int, old *Datatype, name string, env envelope) (*Datatype, error) {
 	if err := checkOld(old, blocklens...); err != nil {
 		return nil, err
 	}
@@ -200,11 +336,15 @@ func TypeHindexed(blocklens, displs []int, old *Datatype) (*Datatype, error) {
 			b.add(old, displs[i]+j*old.Extent())
 		}
 	}
-	return b.done("indexed(" + old.name + ")")
+	return b.done(name, false, env)
 }
 
 // TypeStruct is blocks of blocklens[i] elements of types[i] at displs[i]
-// bytes (a Go struct's fields, with their unsafe.Offsetof offsets).
+// bytes (a Go struct's fields, with their unsafe.Offsetof offsets;
+// MPI_Type_create_struct). Its extent is padded to the largest alignment
+// of its members, so that it equals unsafe.Sizeof of the Go struct and a
+// slice of such structs is count elements of the type; LB and UB markers
+// among types set the bounds explicitly instead.
 func TypeStruct(blocklens, displs []int, types []*Datatype) (*Datatype, error) {
 	if len(blocklens) != len(displs) || len(displs) != len(types) {
 		return nil, errorf(ErrArg, "block lengths, displacements and types differ in number")
@@ -218,8 +358,11 @@ func TypeStruct(blocklens, displs []int, types []*Datatype) (*Datatype, error) {
 			b.add(types[i], displs[i]+j*types[i].Extent())
 		}
 	}
-	return b.done("struct")
+	return b.done("struct", true, envelope{comb: CombinerStruct, ints: append([]int{len(blocklens)}, blocklens...),
+		addrs: clone(displs), types: clone(types)})
 }
+
+func clone[T any](s []T) []T { return append([]T(nil), s...) }
 
 // PackSize is the room Pack needs for count elements of d (0 for a nil
 // datatype or a negative count, which Pack refuses).
@@ -295,8 +438,27 @@ func SendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) error 
 	return Send(c, packed, dest, tag)
 }
 
+// IsendType starts a standard-mode send of count elements of d from buf
+// (MPI_Isend with a datatype). The data is packed before it returns, so
+// buf may be reused at once.
+func IsendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) (*Request, error) {
+	if err := c.check(); err != nil {
+		return nil, World.fail(err)
+	}
+	if err := checkOld(d, count); err != nil {
+		return nil, c.fail(err)
+	}
+	packed := make([]byte, PackSize(count, d))
+	if err := Pack(buf, count, d, packed, new(int)); err != nil {
+		return nil, c.fail(err)
+	}
+	return Isend(c, packed, dest, tag)
+}
+
 // RecvType receives up to count elements of d into buf; Status.Bytes
-// counts the data bytes (GetCountType turns it into elements).
+// counts the data bytes (GetCountType turns it into elements,
+// GetElements into basic elements). A message that ends inside an
+// element fills that element's data as far as it goes.
 func RecvType(c *Comm, buf []byte, count int, d *Datatype, source, tag int) (Status, error) {
 	if err := c.check(); err != nil {
 		return Status{}, World.fail(err)
@@ -309,9 +471,10 @@ func RecvType(c *Comm, buf []byte, count int, d *Datatype, source, tag int) (Sta
 	if err != nil && Class(err) != ErrTruncate {
 		return st, err
 	}
-	pos := 0
-	n := st.Bytes / max(d.size, 1)
-	Unpack(packed[:n*d.size], &pos, buf, n, d)
+	// Unpack what came, a partial last element included (GetElements
+	// counts its basic elements).
+	in := packed[:min(st.Bytes, len(packed))]
+	walk(buf, count, d, func(b []byte) { in = in[copy(b, in):] })
 	return st, err
 }
 

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// The datatype suite:
+//
+//	dtypes   derived datatypes between ranks: slices of Go structs (TypeOf)
+//	         around a ring, matrix columns gathered, a distributed array
+//	         (darray) put together at rank 0, the collectives and
+//	         reductions over derived types, external32 between ranks, and an
+//	         argument error on one rank reported on all; prints "dtypes ok"
+func init() { suites["dtypes"] = dtypeSuite }
+
+type dtRec struct {
+	Tag  int8
+	Val  float64
+	Cnt  int32
+	Pos  [2]float32
+	Flag bool
+}
+
+func dtRecOf(src, i int) dtRec {
+	return dtRec{int8(src), float64(src) + float64(i)/4, int32(-src * i), [2]float32{float32(i), float32(src)}, (src+i)%2 == 0}
+}
+
+// mustV returns v, or fails on err (which names the MPI call).
+func mustV[T any](v T, err error) T {
+	mustOK("", err)
+	return v
+}
+
+func dtypeSuite(rank, size int) {
+	w := mpi.World
+	w.SetErrhandler(mpi.ErrorsReturn)
+	next, prev := (rank+1)%size, (rank+size-1)%size
+
+	// Struct slices around the ring, with count > 1.
+	rt := mustV(mpi.TypeOf[dtRec]())
+	if rt.Extent() != int(unsafe.Sizeof(dtRec{})) {
+		fail("extent %d, Sizeof %d", rt.Extent(), unsafe.Sizeof(dtRec{}))
+	}
+	out := make([]dtRec, 7)
+	for i := range out {
+		out[i] = dtRecOf(rank, i)
+	}
+	in := make([]dtRec, len(out))
+	ob := mustV(mpi.AsBytes(out))
+	ib := mustV(mpi.AsBytes(in))
+	req := mustV(mpi.Isend(w, ob[:0:0], next, 90)) // a zero-length message first
+	mustV(req.Wait())
+	if st, err := mpi.RecvType(w, ib, 0, rt, prev, 90); err != nil || st.Bytes != 0 {
+		fail("zero count: %+v %v", st, err)
+	}
+	go func() { mustOK("SendType", mpi.SendType(w, ob, len(out), rt, next, 91)) }()
+	st := mustV(mpi.RecvType(w, ib, len(in), rt, prev, 91))
+	if mpi.GetCountType(st, rt) != len(in) || mpi.GetElements(st, rt) != 6*len(in) {
+		fail("count %d elements %d", mpi.GetCountType(st, rt), mpi.GetElements(st, rt))
+	}
+	for i := range in {
+		if in[i] != dtRecOf(prev, i) {
+			fail("ring element %d: %+v", i, in[i])
+		}
+	}
+	mustOK("barrier", mpi.Barrier(w))
+
+	// Column r of a 3×size matrix from every rank into rank 0's matrix.
+	col := mustV(mpi.TypeVector(3, 1, size, mpi.Float64))
+	m := make([]float64, 3*size)
+	for i := range 3 {
+		m[i*size+rank] = float64(100*i + rank)
+	}
+	mb := unsafe.Slice((*byte)(unsafe.Pointer(&m[0])), 8*len(m))
+	if rank != 0 {
+		mustOK("send column", mpi.SendType(w, mb[8*rank:], 1, col, 0, 92))
+	} else {
+		for r := 1; r < size; r++ {
+			mustV(mpi.RecvType(w, mb[8*r:], 1, col, r, 92))
+		}
+		for i := range 3 {
+			for r := range size {
+				if m[i*size+r] != float64(100*i+r) {
+					fail("matrix[%d][%d] = %v", i, r, m[i*size+r])
+				}
+			}
+		}
+	}
+
+	// A 5×7 array of int32 in blocks of rows and cyclic(2) columns over a
+	// size×1 grid, put together at rank 0.
+	gs := []int{5, 7}
+	dists := []mpi.Distribution{mpi.DistributeBlock, mpi.DistributeCyclic}
+	dargs := []int{mpi.DistributeDfltDarg, 2}
+	part := func(r int) *mpi.Datatype {
+		return mustV(mpi.TypeCreateDarray(size, r, gs, dists, dargs, []int{size, 1}, mpi.OrderC, mpi.Int32))
+	}
+	g := make([]int32, 35)
+	for i := range g {
+		g[i] = int32(1000 + i)
+	}
+	gb := unsafe.Slice((*byte)(unsafe.Pointer(&g[0])), 4*len(g))
+	if rank != 0 {
+		mustOK("send darray", mpi.SendType(w, gb, 1, part(rank), 0, 93))
+	} else {
+		all := make([]int32, 35)
+		ab := unsafe.Slice((*byte)(unsafe.Pointer(&all[0])), 4*len(all))
+		pos := 0
+		local := make([]byte, part(0).Size())
+		mustOK("pack own", mpi.Pack(gb, 1, part(0), local, &pos))
+		pos = 0
+		mustOK("unpack own", mpi.Unpack(local, &pos, ab, 1, part(0)))
+		for r := 1; r < size; r++ {
+			mustV(mpi.RecvType(w, ab, 1, part(r), r, 93))
+		}
+		for i := range all {
+			if all[i] != int32(1000+i) {
+				fail("darray element %d = %d", i, all[i])
+			}
+		}
+	}
+
+	// Collectives: every rank's structs to every rank.
+	two := out[:2]
+	tb := mustV(mpi.AsBytes(two))
+	every := make([]dtRec, 2*size)
+	eb := mustV(mpi.AsBytes(every))
+	mustOK("AllgatherType", mpi.AllgatherType(w, tb, 2, rt, eb, 2, rt))
+	for r := range size {
+		for i := range 2 {
+			if every[2*r+i] != dtRecOf(r, i) {
+				fail("allgather from %d: %+v", r, every[2*r+i])
+			}
+		}
+	}
+	// The root's subarray (rows 1..2 of a 4×4 byte array) broadcast.
+	sub := mustV(mpi.TypeCreateSubarray([]int{4, 4}, []int{2, 4}, []int{1, 0}, mpi.OrderC, mpi.Byte))
+	arr := make([]byte, 16)
+	if rank == 0 {
+		for i := range arr {
+			arr[i] = byte(i)
+		}
+	}
+	mustOK("BcastType", mpi.BcastType(w, arr, 1, sub, 0))
+	for i := range arr {
+		want := byte(i)
+		if rank != 0 && (i < 4 || i >= 12) {
+			want = 0 // outside the subarray: untouched
+		}
+		if arr[i] != want {
+			fail("bcast subarray: %v", arr)
+		}
+	}
+	// Alltoall: to rank j goes column j of a 2×size int32 matrix, as 2 ints.
+	a := make([]int32, 2*size)
+	for j := range size {
+		a[j], a[size+j] = int32(10*rank+j), int32(-10*rank-j)
+	}
+	ab := unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a))
+	c2 := mustV(mpi.TypeVector(2, 1, size, mpi.Int32))
+	c2 = mustV(mpi.TypeCreateResized(c2, 0, 4))
+	got := make([]int32, 2*size)
+	gotb := unsafe.Slice((*byte)(unsafe.Pointer(&got[0])), 4*len(got))
+	mustOK("AlltoallType", mpi.AlltoallType(w, ab, 1, c2, gotb, 2, mpi.Int32))
+	for i := range size {
+		if got[2*i] != int32(10*i+rank) || got[2*i+1] != int32(-10*i-rank) {
+			fail("alltoall from %d: %v", i, got[2*i:2*i+2])
+		}
+	}
+
+	// Reductions over a column: rank r's column holds r+i; the sums are
+	// size*(size-1)/2 + size*i.
+	m3 := make([]int64, 3*3)
+	for i := range 3 {
+		m3[3*i+1] = int64(rank + i)
+	}
+	m3b := unsafe.Slice((*byte)(unsafe.Pointer(&m3[0])), 8*len(m3))
+	c3 := mustV(mpi.TypeVector(3, 1, 3, mpi.Int64))
+	sums := make([]int64, 3*3)
+	sb := unsafe.Slice((*byte)(unsafe.Pointer(&sums[0])), 8*len(sums))
+	mustOK("AllreduceType", mpi.AllreduceType(w, m3b[8:], sb[16:], 1, c3, mpi.Sum))
+	for i := range 3 {
+		if want := int64(size*(size-1)/2 + size*i); sums[3*i+2] != want || sums[3*i] != 0 || sums[3*i+1] != 0 {
+			fail("allreduce of a column: %v", sums)
+		}
+	}
+	maxOp := mustV(mpi.NewOp(func(in, inout []int64) {
+		for i := range in {
+			inout[i] = max(in[i], inout[i])
+		}
+	}, false))
+	clear(sums)
+	mustOK("ReduceType", mpi.ReduceType(w, m3b[8:], sb, 1, c3, maxOp, size-1))
+	if rank == size-1 && (sums[0] != int64(size-1) || sums[3] != int64(size) || sums[6] != int64(size+1)) {
+		fail("reduce of a column with a user op: %v", sums)
+	}
+
+	// external32 between ranks.
+	n := mustV(mpi.PackExternalSize(mpi.External32, len(out), rt))
+	buf := make([]byte, n)
+	pos := 0
+	mustOK("PackExternal", mpi.PackExternal(mpi.External32, ob, len(out), rt, buf, &pos))
+	go func() { mustOK("send external", mpi.Send(w, buf, next, 94)) }()
+	rbuf := make([]byte, n)
+	mustV(mpi.Recv(w, rbuf, prev, 94))
+	clear(in)
+	pos = 0
+	mustOK("UnpackExternal", mpi.UnpackExternal(mpi.External32, rbuf, &pos, ib, len(in), rt))
+	for i := range in {
+		if in[i] != dtRecOf(prev, i) {
+			fail("external32 element %d: %+v", i, in[i])
+		}
+	}
+
+	// An argument error on the last rank is an error on every rank.
+	var bad *mpi.Datatype = mpi.Int32
+	if rank == size-1 {
+		bad = nil
+	}
+	if err := mpi.BcastType(w, make([]byte, 4), 1, bad, 0); err == nil || rank == size-1 && mpi.Class(err) != mpi.ErrType {
+		fail("an argument error on rank %d: %v", size-1, err)
+	}
+	mustOK("barrier", mpi.Barrier(w))
+	if rank == 0 {
+		fmt.Println("dtypes ok")
+	}
+}
