@@ -1,0 +1,80 @@
+package topo
+
+import "slices"
+
+// Place chooses which process takes which position of a topology when
+// reorder is asked for: nodes[i] is the node of the process of old rank i
+// (one per position), order lists the positions so that neighbours come
+// close together (row-major order for a grid, breadth-first order for a
+// graph). The processes, grouped by node (nodes in the order they first
+// appear, ranks in order within a node), take the positions in that
+// order, so each node holds a run of neighbouring positions and most
+// edges stay inside a node. It returns perm, perm[position] = old rank.
+// On one node, or when the processes are already grouped by node and the
+// order is the identity, nothing moves.
+func Place(nodes []int32, order []int) []int {
+	n := len(nodes)
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	first := map[int32]int{}
+	for i, x := range nodes {
+		if _, ok := first[x]; !ok {
+			first[x] = i
+		}
+	}
+	if len(first) <= 1 || len(order) != n {
+		return perm
+	}
+	byNode := slices.Clone(perm)
+	slices.SortStableFunc(byNode, func(a, b int) int { return first[nodes[a]] - first[nodes[b]] })
+	for k, pos := range order {
+		perm[pos] = byNode[k]
+	}
+	return perm
+}
+
+// Identity is the order 0..n-1 (a grid's row-major order).
+func Identity(n int) []int {
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i
+	}
+	return o
+}
+
+// BFS is a breadth-first order of the nodes of a graph, its edges taken
+// both ways, from node 0 and then from each node not yet reached.
+func (g Graph) BFS() []int {
+	n := g.Size()
+	adj := make([][]int, n)
+	for v := range n {
+		nb, _ := g.Neighbors(v)
+		for _, w := range nb {
+			adj[v] = append(adj[v], w)
+			adj[w] = append(adj[w], v)
+		}
+	}
+	seen := make([]bool, n)
+	var order []int
+	for s := range n {
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		queue := []int{s}
+		for len(queue) > 0 {
+			v := queue[0]
+			queue = queue[1:]
+			order = append(order, v)
+			for _, w := range adj[v] {
+				if !seen[w] {
+					seen[w] = true
+					queue = append(queue, w)
+				}
+			}
+		}
+	}
+	return order
+}
