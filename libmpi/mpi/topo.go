@@ -19,8 +19,9 @@ import (
 // neighbours come close together (row-major for a grid, breadth first for
 // a graph), so each node holds a run of neighbouring positions. On one
 // node, or when the ranks are already grouped by node in that order, the
-// ranks do not change. DistGraphCreate and DistGraphCreateAdjacent ignore
-// reorder (no process knows the whole graph there).
+// ranks do not change. DistGraphCreate and DistGraphCreateAdjacent place
+// the whole graph the same way (Adjacent gathers it first, only when it
+// has to: reorder true and several nodes).
 
 // Kinds of topology, as TopoTest reports them (Undefined: none).
 const (

@@ -7,8 +7,15 @@ import (
 )
 
 // Distributed graphs (MPI-2.2 §7.5.4). Weights of nil mean unweighted
-// (MPI_UNWEIGHTED). The info argument of the C calls is left out; reorder
-// is accepted and ignored (see the topology section in topo.go).
+// (MPI_UNWEIGHTED). The info argument of the C calls is left out.
+//
+// The vertices of the graph are the ranks of the new communicator: vertex
+// i's edges are those given by (or, for DistGraphCreate, given for) rank
+// i of c. With reorder true and processes on several nodes, the whole
+// graph is gathered and placed as GraphCreate places a graph (see reorder
+// in topo.go): the process that gets rank j takes vertex j's edges, as
+// with GraphCreate, so a program must take its part of the data from its
+// new rank.
 
 // checkEdges validates a list of ranks of c and its weights.
 func (c *Comm) checkEdges(what string, ranks, weights []int) error {
@@ -46,7 +53,91 @@ func DistGraphCreateAdjacent(c *Comm, sources, sourceWeights, dests, destWeights
 	}
 	d := topo.Dist{Sources: slices.Clone(sources), SourceWeights: slices.Clone(sourceWeights),
 		Dests: slices.Clone(dests), DestWeights: slices.Clone(destWeights), Weighted: sourceWeights != nil || destWeights != nil}
-	return c.withTopology("dist graph", topo.Identity(len(c.group)), &topo.Topo{Kind: topo.DistKind, Dist: d})
+	if !reorder || !c.spansNodes() {
+		return c.withTopology("dist graph", topo.Identity(len(c.group)), &topo.Topo{Kind: topo.DistKind, Dist: d})
+	}
+	// Every process's lists, so that the process placed at position j
+	// can take vertex j's.
+	n := len(c.group)
+	mine := encodeDist(d)
+	counts := make([]int64, n)
+	if err := Allgather(c, []int64{int64(len(mine))}, counts); err != nil {
+		return nil, err
+	}
+	ic, displs := make([]int, n), make([]int, n)
+	total := 0
+	for r := range n {
+		ic[r], displs[r] = int(counts[r]), total
+		total += ic[r]
+	}
+	all := make([]int64, total)
+	if err := Allgatherv(c, mine, all, ic, displs); err != nil {
+		return nil, err
+	}
+	lists := make([]topo.Dist, n)
+	var src, dst []int
+	for r := range n {
+		lists[r] = decodeDist(all[displs[r] : displs[r]+ic[r]])
+		for _, x := range lists[r].Dests {
+			src, dst = append(src, r), append(dst, x)
+		}
+	}
+	perm := c.placement(n, true, topo.FromEdges(n, src, dst).BFS)
+	me := topo.Inverse(perm)[c.rank]
+	return c.withTopology("dist graph", perm, &topo.Topo{Kind: topo.DistKind, Dist: lists[me]})
+}
+
+// encodeDist and decodeDist carry a process's lists in a collective:
+// the lengths, flags (1: weighted, 2: source weights, 4: destination
+// weights), then the lists.
+func encodeDist(d topo.Dist) []int64 {
+	out := []int64{int64(len(d.Sources)), int64(len(d.Dests)), 0}
+	for bit, on := range []bool{d.Weighted, d.SourceWeights != nil, d.DestWeights != nil} {
+		if on {
+			out[2] |= 1 << bit
+		}
+	}
+	for _, l := range [][]int{d.Sources, d.SourceWeights, d.Dests, d.DestWeights} {
+		for _, x := range l {
+			out = append(out, int64(x))
+		}
+	}
+	return out
+}
+
+func decodeDist(v []int64) topo.Dist {
+	ns, nd := int(v[0]), int(v[1])
+	flags := v[2]
+	d := topo.Dist{Weighted: flags&1 != 0}
+	v = v[3:]
+	take := func(k int) []int {
+		out := make([]int, k)
+		for i := range out {
+			out[i] = int(v[i])
+		}
+		v = v[k:]
+		return out
+	}
+	d.Sources = take(ns)
+	if flags&2 != 0 {
+		d.SourceWeights = take(ns)
+	}
+	d.Dests = take(nd)
+	if flags&4 != 0 {
+		d.DestWeights = take(nd)
+	}
+	return d
+}
+
+// spansNodes reports whether c's processes run on more than one node
+// (the same answer on every process).
+func (c *Comm) spansNodes() bool {
+	for _, w := range c.group {
+		if w < len(st.nodes) && st.nodes[w] != st.nodes[c.group[0]] {
+			return true
+		}
+	}
+	return false
 }
 
 // DistGraphCreate makes a duplicate of c with a distributed graph
@@ -118,14 +209,24 @@ func DistGraphCreate(c *Comm, sources, degrees, dests, weights []int, reorder bo
 	if bad != nil {
 		return nil, c.fail(bad)
 	}
+	perm := topo.Identity(n)
+	if reorder && c.spansNodes() {
+		var src, dst []int
+		for i := 0; i+2 < len(edges); i += 3 {
+			src, dst = append(src, int(edges[i])), append(dst, int(edges[i+1]))
+		}
+		perm = c.placement(n, true, topo.FromEdges(n, src, dst).BFS)
+	}
+	// The process placed at position me takes vertex me's edges.
+	me := topo.Inverse(perm)[c.rank]
 	d := topo.Dist{Weighted: weighted}
 	for i := 0; i+2 < len(edges); i += 3 {
 		s, t, w := int(edges[i]), int(edges[i+1]), int(edges[i+2])
-		if t == c.rank {
+		if t == me {
 			d.Sources = append(d.Sources, s)
 			d.SourceWeights = append(d.SourceWeights, w)
 		}
-		if s == c.rank {
+		if s == me {
 			d.Dests = append(d.Dests, t)
 			d.DestWeights = append(d.DestWeights, w)
 		}
@@ -133,7 +234,7 @@ func DistGraphCreate(c *Comm, sources, degrees, dests, weights []int, reorder bo
 	if !weighted {
 		d.SourceWeights, d.DestWeights = nil, nil
 	}
-	return c.withTopology("dist graph", topo.Identity(n), &topo.Topo{Kind: topo.DistKind, Dist: d})
+	return c.withTopology("dist graph", perm, &topo.Topo{Kind: topo.DistKind, Dist: d})
 }
 
 // DistGraphNeighborsCount is the number of edges into and out of this

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -184,28 +185,90 @@ func checkReorder(rank, size int) {
 	if ring.Rank() != m {
 		fail("reordered rank %d, CartMap said %d", ring.Rank(), m)
 	}
-	// Hosts by new rank: every host's processes in one run (the ring's
-	// wrap joining the last run to the first one counts as one).
-	name := make([]byte, 64)
-	copy(name, mpi.ProcessorName())
-	names := make([]byte, 64*size)
-	mustOK("Allgather of host names", mpi.Allgather(ring, name, names))
-	runs, hosts := 0, map[string]bool{}
-	for r := range size {
-		h := string(names[64*r : 64*(r+1)])
-		hosts[h] = true
-		if r == 0 || h != string(names[64*(r-1):64*r]) {
-			runs++
-		}
-	}
-	if runs > len(hosts) {
-		fail("reordered ring: %d runs of %d hosts (%q)", runs, len(hosts), names)
-	}
+	together("reordered grid ring", ring)
 	got := make([]int32, 2)
 	r := ring.Rank()
 	mustOK("NeighborAllgather on a reordered ring", mpi.NeighborAllgather(ring, []int32{int32(r)}, got))
 	want32("reordered ring", got, (r+size-1)%size, (r+1)%size)
 	mustOK("free", ring.Free())
+
+	// The same ring as a graph and as distributed graphs, reordered:
+	// vertex r linked to r±1, the process at each vertex its new rank.
+	var index, edges, src, deg, dst []int
+	for r := range size {
+		edges = append(edges, (r+size-1)%size, (r+1)%size)
+		index = append(index, len(edges))
+		src, deg, dst = append(src, r), append(deg, 1), append(dst, (r+1)%size)
+	}
+	g, err := mpi.GraphCreate(w, index, edges, true)
+	mustOK("GraphCreate of a ring with reorder", err)
+	together("reordered graph ring", g)
+	checkRing("reordered graph ring", g)
+	mustOK("free", g.Free())
+	var mySrc, myDst []int
+	if rank == 0 {
+		mySrc, myDst = src, dst // rank 0 gives every edge
+	}
+	d, err := mpi.DistGraphCreate(w, mySrc, deg[:len(mySrc)], myDst, nil, true)
+	mustOK("DistGraphCreate of a ring with reorder", err)
+	together("reordered dist graph ring", d)
+	checkDirected("reordered dist graph ring", d)
+	mustOK("free", d.Free())
+	a, err := mpi.DistGraphCreateAdjacent(w, []int{(rank + size - 1) % size}, []int{1}, []int{(rank + 1) % size}, []int{2}, true)
+	mustOK("DistGraphCreateAdjacent of a ring with reorder", err)
+	together("reordered adjacent ring", a)
+	checkDirected("reordered adjacent ring", a)
+	if _, sw, _, dw, _ := a.DistGraphNeighbors(); !slices.Equal(sw, []int{1}) || !slices.Equal(dw, []int{2}) {
+		fail("reordered adjacent ring: weights %v %v", sw, dw)
+	}
+	mustOK("free", a.Free())
+}
+
+// together checks that along c's ranks each host's processes form one
+// run (the wrap joining the last run to the first one counts as one).
+func together(what string, c *mpi.Comm) {
+	size := c.Size()
+	name := make([]byte, 64)
+	copy(name, mpi.ProcessorName())
+	names := make([]byte, 64*size)
+	mustOK("Allgather of host names", mpi.Allgather(c, name, names))
+	runs, hosts := 0, map[string]bool{}
+	var order []string
+	for r := range size {
+		h := string(bytes.TrimRight(names[64*r:64*(r+1)], "\x00"))
+		order = append(order, h)
+		hosts[h] = true
+		if r == 0 || h != order[r-1] {
+			runs++
+		}
+	}
+	if runs > 1 && order[0] == order[size-1] {
+		runs--
+	}
+	if runs > len(hosts) {
+		fail("%s: %d runs of %d hosts (%q)", what, runs, len(hosts), order)
+	}
+}
+
+// checkRing: on a ring of c's ranks, both neighbours' ranks arrive.
+func checkRing(what string, c *mpi.Comm) {
+	r, size := c.Rank(), c.Size()
+	got := make([]int32, 2)
+	mustOK(what, mpi.NeighborAllgather(c, []int32{int32(r)}, got))
+	want32(what, got, (r+size-1)%size, (r+1)%size)
+}
+
+// checkDirected: on a directed ring of c's ranks, the rank before arrives.
+func checkDirected(what string, c *mpi.Comm) {
+	r, size := c.Rank(), c.Size()
+	s, _, d, _, err := c.DistGraphNeighbors()
+	mustOK(what, err)
+	if !slices.Equal(s, []int{(r + size - 1) % size}) || !slices.Equal(d, []int{(r + 1) % size}) {
+		fail("%s: rank %d: sources %v, destinations %v", what, r, s, d)
+	}
+	got := make([]int32, 1)
+	mustOK(what, mpi.NeighborAllgather(c, []int32{int32(r)}, got))
+	want32(what, got, (r+size-1)%size)
 }
 
 func checkGraphs(rank, size int) {

@@ -78,3 +78,39 @@ func (g Graph) BFS() []int {
 	}
 	return order
 }
+
+// FromEdges is the graph of n nodes with an edge from src[i] to dst[i]
+// for every i (a distributed graph made whole, for Place).
+func FromEdges(n int, src, dst []int) Graph {
+	adj := make([][]int, n)
+	for i, s := range src {
+		adj[s] = append(adj[s], dst[i])
+	}
+	g := Graph{Index: make([]int, n)}
+	for v := range n {
+		g.Edges = append(g.Edges, adj[v]...)
+		g.Index[v] = len(g.Edges)
+	}
+	return g
+}
+
+// Inverse is the inverse of a permutation: inv[perm[i]] = i.
+func Inverse(perm []int) []int {
+	inv := make([]int, len(perm))
+	for i, p := range perm {
+		inv[p] = i
+	}
+	return inv
+}
+
+// Translate maps ranks through a permutation's inverse (old rank → new).
+func Translate(ranks, inv []int) []int {
+	if ranks == nil {
+		return nil
+	}
+	out := make([]int, len(ranks))
+	for i, r := range ranks {
+		out[i] = inv[r]
+	}
+	return out
+}

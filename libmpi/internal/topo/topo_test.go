@@ -223,3 +223,14 @@ func TestPlace(t *testing.T) {
 		t.Errorf("BFS placement %v cuts %d edges", bp, c)
 	}
 }
+
+func TestFromEdges(t *testing.T) {
+	g := FromEdges(3, []int{2, 0, 2}, []int{0, 1, 1})
+	if !slices.Equal(g.Index, []int{1, 1, 3}) || !slices.Equal(g.Edges, []int{1, 0, 1}) {
+		t.Errorf("FromEdges: %+v", g)
+	}
+	inv := Inverse([]int{2, 0, 1})
+	if !slices.Equal(inv, []int{1, 2, 0}) || !slices.Equal(Translate([]int{0, 0, 2}, inv), []int{1, 1, 0}) || Translate(nil, inv) != nil {
+		t.Errorf("Inverse %v", inv)
+	}
+}
