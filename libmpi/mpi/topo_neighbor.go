@@ -147,3 +147,55 @@ func NeighborAlltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, re
 	}
 	return c.exchange(in, rb, out, sb)
 }
+
+// NeighborAlltoallw is NeighborAlltoallv with a datatype per block and
+// displacements in bytes (MPI_Neighbor_alltoallw): scounts[i] elements of
+// stypes[i] at send[sdispls[i]:] go to outgoing neighbour i, rcounts[j]
+// elements of rtypes[j] at recv[rdispls[j]:] come from incoming neighbour
+// j. The blocks are packed before they leave and unpacked once arrived.
+func NeighborAlltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
+	in, out, err := c.neighbours("NeighborAlltoallw")
+	if err != nil {
+		return err
+	}
+	blocks := func(what string, buf []byte, counts, displs []int, types []*Datatype, n int, fill bool) ([][]byte, error) {
+		if len(counts) != n || len(displs) != n || len(types) != n {
+			return nil, errorf(ErrArg, "NeighborAlltoallw: %s: %d counts, %d displacements and %d types for %d neighbours", what, len(counts), len(displs), len(types), n)
+		}
+		bs := make([][]byte, n)
+		for i := range n {
+			if types[i] == nil || counts[i] < 0 || displs[i] < 0 || displs[i] > len(buf) {
+				return nil, errorf(ErrArg, "NeighborAlltoallw: %s: block %d: bad type, count or displacement", what, i)
+			}
+			bs[i] = make([]byte, PackSize(counts[i], types[i]))
+			if fill {
+				pos := 0
+				if err := Pack(buf[displs[i]:], counts[i], types[i], bs[i], &pos); err != nil {
+					return nil, errorf(ErrBuffer, "NeighborAlltoallw: %s: block %d: %w", what, i, err)
+				}
+			}
+		}
+		return bs, nil
+	}
+	sb, err := blocks("send", send, scounts, sdispls, stypes, len(out), true)
+	if err != nil {
+		return c.fail(err)
+	}
+	rb, err := blocks("receive", recv, rcounts, rdispls, rtypes, len(in), false)
+	if err != nil {
+		return c.fail(err)
+	}
+	if err := c.exchange(in, rb, out, sb); err != nil {
+		return err
+	}
+	for j, e := range in {
+		if e.Peer == ProcNull {
+			continue
+		}
+		pos := 0
+		if err := Unpack(rb[j], &pos, recv[rdispls[j]:], rcounts[j], rtypes[j]); err != nil {
+			return c.fail(err)
+		}
+	}
+	return nil
+}

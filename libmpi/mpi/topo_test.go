@@ -214,3 +214,30 @@ func TestDistGraphSingleton(t *testing.T) {
 		t.Errorf("degrees beyond the destinations: %v", err)
 	}
 }
+
+// NeighborAlltoallw on a periodic ring of one: a strided block goes back
+// (and comes in from the front), a contiguous one goes forward.
+func TestNeighborAlltoallw(t *testing.T) {
+	ring, err := mpi.CartCreate(mpi.World, []int{1}, []bool{true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ring.Free()
+	ring.SetErrhandler(mpi.ErrorsReturn)
+	vec, err := mpi.TypeVector(2, 1, 2, mpi.Byte) // bytes 0 and 2
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := []byte{1, 2, 3, 4, 5, 6}
+	recv := make([]byte, 8)
+	// Back: the vector at 0 (1, 3); forward: 2 bytes at 4 (5, 6).
+	// Block 0 (from the back) is what went forward, block 1 what went back.
+	err = mpi.NeighborAlltoallw(ring, send, []int{1, 2}, []int{0, 4}, []*mpi.Datatype{vec, mpi.Byte},
+		recv, []int{2, 1}, []int{0, 4}, []*mpi.Datatype{mpi.Byte, vec})
+	if err != nil || !slices.Equal(recv, []byte{5, 6, 0, 0, 1, 0, 3, 0}) {
+		t.Errorf("NeighborAlltoallw: %v %v", recv, err)
+	}
+	if err := mpi.NeighborAlltoallw(ring, send, []int{1}, []int{0}, []*mpi.Datatype{vec}, recv, nil, nil, nil); mpi.Class(err) != mpi.ErrArg {
+		t.Errorf("one block for two neighbours: %v", err)
+	}
+}
