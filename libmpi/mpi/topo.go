@@ -79,16 +79,42 @@ func (c *Comm) placement(n int, reorder bool, order func() []int) []int {
 	return topo.Place(nodes, order())
 }
 
-// withTopology makes the communicator of the first n processes of c,
-// position i held by old rank perm[i], carrying t; processes beyond n get
-// nil. Collective over c.
-func (c *Comm) withTopology(name string, perm []int, t *topo.Topo) (*Comm, error) {
-	ctx, _, err := c.agreeContext()
-	if err != nil {
-		return nil, c.fail(err)
+// agreeTopo is the collective step of every topology constructor: the
+// processes of c agree on a context id and compare their arguments, so
+// that bad arguments on one process, or arguments that differ between
+// processes (sig, a digest of what must be the same everywhere), are an
+// error on every process instead of a hang. A process with bad
+// arguments passes them as bad.
+func (c *Comm) agreeTopo(sig uint64, bad error) (uint32, error) {
+	flag := int32(0)
+	if bad != nil {
+		flag = 1
 	}
-	if c.rank >= len(perm) {
-		return nil, nil
+	ctx, all, err := c.agreeContext(flag, int32(sig), int32(sig>>32))
+	if err != nil {
+		return 0, c.fail(err)
+	}
+	if bad != nil {
+		return 0, c.fail(bad)
+	}
+	for r := range len(c.group) {
+		v := all[4*r : 4*r+4]
+		switch {
+		case v[1] != 0:
+			return 0, c.fail(errorf(ErrArg, "rank %d of %s gave bad topology arguments", r, c.name))
+		case v[2] != int32(sig) || v[3] != int32(sig>>32):
+			return 0, c.fail(errorf(ErrArg, "rank %d of %s gave other topology arguments than rank %d", r, c.name, c.rank))
+		}
+	}
+	return ctx, nil
+}
+
+// withTopology makes the communicator of context ctx of the first
+// len(perm) processes of c, position i held by old rank perm[i], carrying
+// t; processes beyond get nil.
+func (c *Comm) withTopology(name string, ctx uint32, perm []int, t *topo.Topo) *Comm {
+	if rankIn(perm, c.rank) == Undefined {
+		return nil
 	}
 	group := make([]int, len(perm))
 	for i, old := range perm {
@@ -96,7 +122,26 @@ func (c *Comm) withTopology(name string, perm []int, t *topo.Topo) (*Comm, error
 	}
 	n := c.derive(c.name+" ("+name+")", ctx, group)
 	n.topo = t
-	return n, nil
+	return n
+}
+
+// topoSig is the digest of a topology's arguments.
+func topoSig(kind int, reorder bool, lists ...[]int) uint64 {
+	r := 0
+	if reorder {
+		r = 1
+	}
+	return digest(append([][]int{{kind, r}}, lists...)...)
+}
+
+func boolInts(b []bool) []int {
+	out := make([]int, len(b))
+	for i, x := range b {
+		if x {
+			out[i] = 1
+		}
+	}
+	return out
 }
 
 // topoOf returns c's topology if it is of kind k.
@@ -143,16 +188,19 @@ func CartCreate(c *Comm, dims []int, periods []bool, reorder bool) (*Comm, error
 	if err := topoCheck(c); err != nil {
 		return nil, err
 	}
-	cart, err := topo.NewCart(dims, periods)
+	cart, bad := topo.NewCart(dims, periods)
+	if bad != nil {
+		bad = topoError(bad)
+	} else if n := cart.Size(); n > len(c.group) {
+		bad = errorf(ErrDims, "a grid of %d processes on %s of %d", n, c.name, len(c.group))
+	}
+	ctx, err := c.agreeTopo(topoSig(Cart, reorder, dims, boolInts(periods)), bad)
 	if err != nil {
-		return nil, c.fail(topoError(err))
+		return nil, err
 	}
 	n := cart.Size()
-	if n > len(c.group) {
-		return nil, c.fail(errorf(ErrDims, "a grid of %d processes on %s of %d", n, c.name, len(c.group)))
-	}
 	perm := c.placement(n, reorder, func() []int { return topo.Identity(n) })
-	return c.withTopology("cart", perm, &topo.Topo{Kind: topo.CartKind, Cart: cart})
+	return c.withTopology("cart", ctx, perm, &topo.Topo{Kind: topo.CartKind, Cart: cart}), nil
 }
 
 // CartMap is the rank this process would have in CartCreate(c, dims,
@@ -272,11 +320,12 @@ func GraphCreate(c *Comm, index, edges []int, reorder bool) (*Comm, error) {
 	if err := topoCheck(c); err != nil {
 		return nil, err
 	}
-	g, perm, err := c.graphPlacement(index, edges, reorder)
+	g, perm, bad := c.graphPlacement(index, edges, reorder)
+	ctx, err := c.agreeTopo(topoSig(Graph, reorder, index, edges), bad)
 	if err != nil {
-		return nil, c.fail(err)
+		return nil, err
 	}
-	return c.withTopology("graph", perm, &topo.Topo{Kind: topo.GraphKind, Graph: g})
+	return c.withTopology("graph", ctx, perm, &topo.Topo{Kind: topo.GraphKind, Graph: g}), nil
 }
 
 func (c *Comm) graphPlacement(index, edges []int, reorder bool) (topo.Graph, []int, error) {

@@ -45,16 +45,18 @@ func DistGraphCreateAdjacent(c *Comm, sources, sourceWeights, dests, destWeights
 	if err := topoCheck(c); err != nil {
 		return nil, err
 	}
-	if err := c.checkEdges("sources", sources, sourceWeights); err != nil {
-		return nil, c.fail(err)
+	bad := c.checkEdges("sources", sources, sourceWeights)
+	if bad == nil {
+		bad = c.checkEdges("destinations", dests, destWeights)
 	}
-	if err := c.checkEdges("destinations", dests, destWeights); err != nil {
-		return nil, c.fail(err)
+	ctx, err := c.agreeTopo(topoSig(DistGraph, reorder), bad)
+	if err != nil {
+		return nil, err
 	}
 	d := topo.Dist{Sources: slices.Clone(sources), SourceWeights: slices.Clone(sourceWeights),
 		Dests: slices.Clone(dests), DestWeights: slices.Clone(destWeights), Weighted: sourceWeights != nil || destWeights != nil}
 	if !reorder || !c.spansNodes() {
-		return c.withTopology("dist graph", topo.Identity(len(c.group)), &topo.Topo{Kind: topo.DistKind, Dist: d})
+		return c.withTopology("dist graph", ctx, topo.Identity(len(c.group)), &topo.Topo{Kind: topo.DistKind, Dist: d}), nil
 	}
 	// Every process's lists, so that the process placed at position j
 	// can take vertex j's.
@@ -84,7 +86,7 @@ func DistGraphCreateAdjacent(c *Comm, sources, sourceWeights, dests, destWeights
 	}
 	perm := c.placement(n, true, topo.FromEdges(n, src, dst).BFS)
 	me := topo.Inverse(perm)[c.rank]
-	return c.withTopology("dist graph", perm, &topo.Topo{Kind: topo.DistKind, Dist: lists[me]})
+	return c.withTopology("dist graph", ctx, perm, &topo.Topo{Kind: topo.DistKind, Dist: lists[me]}), nil
 }
 
 // encodeDist and decodeDist carry a process's lists in a collective:
@@ -206,9 +208,6 @@ func DistGraphCreate(c *Comm, sources, degrees, dests, weights []int, reorder bo
 	if err := Allgatherv(c, mine, edges, counts, displs); err != nil {
 		return nil, err
 	}
-	if bad != nil {
-		return nil, c.fail(bad)
-	}
 	perm := topo.Identity(n)
 	if reorder && c.spansNodes() {
 		var src, dst []int
@@ -234,7 +233,11 @@ func DistGraphCreate(c *Comm, sources, degrees, dests, weights []int, reorder bo
 	if !weighted {
 		d.SourceWeights, d.DestWeights = nil, nil
 	}
-	return c.withTopology("dist graph", perm, &topo.Topo{Kind: topo.DistKind, Dist: d})
+	ctx, err := c.agreeTopo(topoSig(DistGraph, reorder), bad)
+	if err != nil {
+		return nil, err
+	}
+	return c.withTopology("dist graph", ctx, perm, &topo.Topo{Kind: topo.DistKind, Dist: d}), nil
 }
 
 // DistGraphNeighborsCount is the number of edges into and out of this

@@ -88,6 +88,7 @@ func topoSuite(rank, size int) {
 
 	checkReorder(rank, size)
 	checkGraphs(rank, size)
+	checkMismatch(rank, size)
 	mustOK("free", grid.Free())
 	if rank == 0 {
 		fmt.Println("topo ok")
@@ -351,4 +352,29 @@ func checkGraphs(rank, size int) {
 		fail("chain: %v", buf)
 	}
 	mustOK("free", a.Free())
+}
+
+// checkMismatch: arguments that differ between processes, or are bad on
+// one, are an error on every process, and the world works after.
+func checkMismatch(rank, size int) {
+	w := mpi.World
+	if size > 1 {
+		c, err := mpi.CartCreate(w, []int{size}, []bool{rank == 0}, false)
+		if c != nil || mpi.Class(err) != mpi.ErrArg {
+			fail("periods that differ: %v %v", c, err)
+		}
+	}
+	edges := []int{0}
+	if rank == size-1 {
+		edges = []int{size} // not a node
+	}
+	index := make([]int, size) // one edge, from node 0
+	for i := range index {
+		index[i] = 1
+	}
+	g, err := mpi.GraphCreate(w, index, edges, false)
+	if g != nil || mpi.Class(err) != mpi.ErrArg {
+		fail("a bad edge on rank %d: %v %v", size-1, g, err)
+	}
+	mustOK("Barrier after the errors", mpi.Barrier(w))
 }
