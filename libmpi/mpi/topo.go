@@ -16,10 +16,10 @@ import (
 // reorder: with reorder true the processes are placed so that neighbours
 // share a node when the communicator spans several nodes. The processes,
 // grouped by node, take the positions of the topology in an order where
-// neighbours come close together (row-major for a grid, breadth first for
-// a graph), so each node holds a run of neighbouring positions. On one
-// node, or when the ranks are already grouped by node in that order, the
-// ranks do not change. DistGraphCreate and DistGraphCreateAdjacent place
+// neighbours come close together (for a grid, recursive bisection, so
+// that a node's run of positions is a compact tile; breadth first for a
+// graph), so each node holds a block of neighbouring positions. On one
+// node the ranks do not change. DistGraphCreate and DistGraphCreateAdjacent place
 // the whole graph the same way (Adjacent gathers it first, only when it
 // has to: reorder true and several nodes).
 
@@ -199,7 +199,7 @@ func CartCreate(c *Comm, dims []int, periods []bool, reorder bool) (*Comm, error
 		return nil, err
 	}
 	n := cart.Size()
-	perm := c.placement(n, reorder, func() []int { return topo.Identity(n) })
+	perm := c.placement(n, reorder, cart.Order)
 	return c.withTopology("cart", ctx, perm, &topo.Topo{Kind: topo.CartKind, Cart: cart}), nil
 }
 
@@ -217,7 +217,7 @@ func (c *Comm) CartMap(dims []int, periods []bool) (int, error) {
 	if n > len(c.group) {
 		return Undefined, c.fail(errorf(ErrDims, "a grid of %d processes on %s of %d", n, c.name, len(c.group)))
 	}
-	return rankIn(c.placement(n, true, func() []int { return topo.Identity(n) }), c.rank), nil
+	return rankIn(c.placement(n, true, cart.Order), c.rank), nil
 }
 
 func rankIn(perm []int, old int) int {

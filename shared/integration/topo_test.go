@@ -32,11 +32,13 @@ func TestTopoHosts(t *testing.T) {
 	testUser(t)
 	ctx := testContext(t, 5*time.Minute)
 	h := newHosts(t, 2)
-	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, h.schema(map[int]string{0: "cpu=3", 1: "cpu=3"})); r.code != 0 {
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, h.schema(map[int]string{0: "cpu=4", 1: "cpu=4"})); r.code != 0 {
 		t.Fatalf("lamboot: %v", r)
 	}
-	if r := h.run(ctx, 0, "mpirun", append(layoutArgs([]int{0, 1, 0, 1, 0, 1}), bin("testprog"), "topo")...); r.code != 0 || r.stdout != "topo ok\n" {
-		t.Errorf("topo over two hosts: %v", r)
+	for _, layout := range [][]int{{0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1}, {0, 0, 0, 1, 1}} {
+		if r := h.run(ctx, 0, "mpirun", append(layoutArgs(layout), bin("testprog"), "topo")...); r.code != 0 || r.stdout != "topo ok\n" {
+			t.Errorf("topo over two hosts, layout %v: %v", layout, r)
+		}
 	}
 	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
 		t.Errorf("lamhalt: %v", r)

@@ -87,6 +87,7 @@ func topoSuite(rank, size int) {
 	}
 
 	checkReorder(rank, size)
+	checkTiles(size)
 	checkGraphs(rank, size)
 	checkMismatch(rank, size)
 	mustOK("free", grid.Free())
@@ -225,19 +226,70 @@ func checkReorder(rank, size int) {
 	mustOK("free", a.Free())
 }
 
-// together checks that along c's ranks each host's processes form one
-// run (the wrap joining the last run to the first one counts as one).
-func together(what string, c *mpi.Comm) {
+// checkTiles: on a 2-D grid made with reorder, each host's processes
+// are a connected block of the grid.
+func checkTiles(size int) {
+	dims := []int{0, 0}
+	mustOK("DimsCreate", mpi.DimsCreate(size, dims))
+	g, err := mpi.CartCreate(mpi.World, dims, []bool{false, false}, true)
+	mustOK("CartCreate of a grid with reorder", err)
+	hosts := hostsOf(g)
+	for _, h := range hosts {
+		// Flood the grid from the host's first cell, within the host.
+		start := slices.Index(hosts, h)
+		seen := map[int]bool{start: true}
+		queue := []int{start}
+		for len(queue) > 0 {
+			r := queue[0]
+			queue = queue[1:]
+			x, err := g.CartCoords(r)
+			mustOK("CartCoords", err)
+			for d := range 2 {
+				for _, step := range []int{-1, 1} {
+					y := slices.Clone(x)
+					y[d] += step
+					if y[d] < 0 || y[d] >= dims[d] {
+						continue
+					}
+					n, err := g.CartRank(y)
+					mustOK("CartRank", err)
+					if hosts[n] == h && !seen[n] {
+						seen[n] = true
+						queue = append(queue, n)
+					}
+				}
+			}
+		}
+		for r, o := range hosts {
+			if o == h && !seen[r] {
+				fail("reordered %v grid: the processes of %s are not one block: %q", dims, h, hosts)
+			}
+		}
+	}
+	mustOK("free", g.Free())
+}
+
+// hostsOf is the host of each rank of c.
+func hostsOf(c *mpi.Comm) []string {
 	size := c.Size()
 	name := make([]byte, 64)
 	copy(name, mpi.ProcessorName())
 	names := make([]byte, 64*size)
 	mustOK("Allgather of host names", mpi.Allgather(c, name, names))
+	out := make([]string, size)
+	for r := range out {
+		out[r] = string(bytes.TrimRight(names[64*r:64*(r+1)], "\x00"))
+	}
+	return out
+}
+
+// together checks that along c's ranks each host's processes form one
+// run (the wrap joining the last run to the first one counts as one).
+func together(what string, c *mpi.Comm) {
+	size := c.Size()
+	order := hostsOf(c)
 	runs, hosts := 0, map[string]bool{}
-	var order []string
-	for r := range size {
-		h := string(bytes.TrimRight(names[64*r:64*(r+1)], "\x00"))
-		order = append(order, h)
+	for r, h := range order {
 		hosts[h] = true
 		if r == 0 || h != order[r-1] {
 			runs++

@@ -114,3 +114,40 @@ func Translate(ranks, inv []int) []int {
 	}
 	return out
 }
+
+// Order is an order of the grid's positions for Place in which every run
+// of consecutive positions is a compact block of the grid: the grid is
+// cut in two across its longest dimension, and each half in turn, down to
+// single positions (recursive bisection). A run of k positions, the
+// processes of a node, is then close to a k-cell tile, which has fewer
+// edges leaving it than k cells of a row. A one-dimensional grid keeps
+// its order.
+func (c Cart) Order() []int {
+	n := c.Size()
+	order := make([]int, 0, n)
+	lo := make([]int, len(c.Dims))
+	hi := slices.Clone(c.Dims)
+	var cut func(lo, hi []int)
+	cut = func(lo, hi []int) {
+		d, ext := -1, 1
+		for i := range lo {
+			if hi[i]-lo[i] > ext {
+				d, ext = i, hi[i]-lo[i]
+			}
+		}
+		if d < 0 {
+			r, _ := c.Rank(lo)
+			order = append(order, r)
+			return
+		}
+		mid := lo[d] + ext/2
+		h1, l2 := slices.Clone(hi), slices.Clone(lo)
+		h1[d], l2[d] = mid, mid
+		cut(lo, h1)
+		cut(l2, hi)
+	}
+	if n > 0 {
+		cut(lo, hi)
+	}
+	return order
+}

@@ -234,3 +234,53 @@ func TestFromEdges(t *testing.T) {
 		t.Errorf("Inverse %v", inv)
 	}
 }
+
+// cartCut counts the grid's edges between processes of different nodes
+// when position i is held by process perm[i].
+func cartCut(c Cart, perm []int, nodes []int32) int {
+	n := 0
+	for r := range c.Size() {
+		for d := range c.Dims {
+			_, dst, _ := c.Shift(r, d, 1)
+			if dst != ProcNull && nodes[perm[r]] != nodes[perm[dst]] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestCartOrder(t *testing.T) {
+	c, _ := NewCart([]int{4, 4}, []bool{false, false})
+	o := c.Order()
+	if s := slices.Sorted(slices.Values(o)); !slices.Equal(s, Identity(16)) {
+		t.Fatalf("not a permutation: %v", o)
+	}
+	// 4 nodes of 4 processes, in rank order: rows cut 12 edges, the
+	// bisection's 2x2 tiles 8.
+	nodes := []int32{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}
+	if n := cartCut(c, Identity(16), nodes); n != 12 {
+		t.Errorf("row-major cuts %d", n)
+	}
+	if n := cartCut(c, Place(nodes, o), nodes); n != 8 {
+		t.Errorf("bisection order %v cuts %d", o, n)
+	}
+	// Dealt round robin: every edge crosses; placed, 8 again.
+	rr := []int32{0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3}
+	if n := cartCut(c, Place(rr, o), rr); n != 8 {
+		t.Errorf("round robin placed cuts %d", n)
+	}
+	// One dimension, or odd sizes: still a permutation; 1-D in order.
+	line, _ := NewCart([]int{7}, []bool{true})
+	if o := line.Order(); !slices.Equal(o, Identity(7)) {
+		t.Errorf("1-D order %v", o)
+	}
+	odd, _ := NewCart([]int{3, 5, 2}, []bool{false, true, false})
+	if s := slices.Sorted(slices.Values(odd.Order())); !slices.Equal(s, Identity(30)) {
+		t.Errorf("3x5x2 order not a permutation")
+	}
+	none, _ := NewCart([]int{}, []bool{})
+	if o := none.Order(); !slices.Equal(o, []int{0}) {
+		t.Errorf("0-D order %v", o)
+	}
+}
