@@ -37,6 +37,14 @@ func (c *Comm) exchange(in []topo.Edge, recv [][]byte, out []topo.Edge, send [][
 	return nil
 }
 
+// argFail reports a neighbour collective's argument error after taking
+// part with empty blocks, so that the neighbours see a block of the wrong
+// size (ErrCount) instead of waiting for one that never comes.
+func (c *Comm) argFail(in, out []topo.Edge, err error) error {
+	topo.Exchange(c.collComm().T, in, make([][]byte, len(in)), out, make([][]byte, len(out)))
+	return c.fail(err)
+}
+
 // cut cuts buf into n blocks of equal length.
 func cut(buf []byte, n int) ([][]byte, bool) {
 	if n == 0 {
@@ -81,8 +89,8 @@ func NeighborAllgather[T CollElem](c *Comm, send, recv []T) error {
 		return err
 	}
 	rb, ok := cut(raw(recv), len(in))
-	if !ok || len(in) > 0 && len(send) != len(recv)/len(in) {
-		return c.fail(errorf(ErrCount, "NeighborAllgather: a receive buffer of %d elements for %d blocks of %d", len(recv), len(in), len(send)))
+	if !ok || len(recv) != len(in)*len(send) {
+		return c.argFail(in, out, errorf(ErrCount, "NeighborAllgather: a receive buffer of %d elements for %d blocks of %d", len(recv), len(in), len(send)))
 	}
 	sb := make([][]byte, len(out))
 	for i := range sb {
@@ -101,7 +109,7 @@ func NeighborAllgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []in
 	}
 	rb, err := cutv("NeighborAllgatherv: receive", raw(recv), counts, displs, sizeOf[T](), len(in))
 	if err != nil {
-		return c.fail(err)
+		return c.argFail(in, out, err)
 	}
 	sb := make([][]byte, len(out))
 	for i := range sb {
@@ -122,7 +130,7 @@ func NeighborAlltoall[T CollElem](c *Comm, send, recv []T) error {
 	sb, ok1 := cut(raw(send), len(out))
 	rb, ok2 := cut(raw(recv), len(in))
 	if !ok1 || !ok2 || len(sb) > 0 && len(rb) > 0 && len(sb[0]) != len(rb[0]) {
-		return c.fail(errorf(ErrCount, "NeighborAlltoall: send (%d elements) and receive (%d) buffers are not %d and %d equal blocks",
+		return c.argFail(in, out, errorf(ErrCount, "NeighborAlltoall: send (%d elements) and receive (%d) buffers are not %d and %d equal blocks",
 			len(send), len(recv), len(out), len(in)))
 	}
 	return c.exchange(in, rb, out, sb)
@@ -139,11 +147,11 @@ func NeighborAlltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, re
 	es := sizeOf[T]()
 	sb, err := cutv("NeighborAlltoallv: send", raw(send), scounts, sdispls, es, len(out))
 	if err != nil {
-		return c.fail(err)
+		return c.argFail(in, out, err)
 	}
 	rb, err := cutv("NeighborAlltoallv: receive", raw(recv), rcounts, rdispls, es, len(in))
 	if err != nil {
-		return c.fail(err)
+		return c.argFail(in, out, err)
 	}
 	return c.exchange(in, rb, out, sb)
 }
@@ -179,11 +187,11 @@ func NeighborAlltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*D
 	}
 	sb, err := blocks("send", send, scounts, sdispls, stypes, len(out), true)
 	if err != nil {
-		return c.fail(err)
+		return c.argFail(in, out, err)
 	}
 	rb, err := blocks("receive", recv, rcounts, rdispls, rtypes, len(in), false)
 	if err != nil {
-		return c.fail(err)
+		return c.argFail(in, out, err)
 	}
 	if err := c.exchange(in, rb, out, sb); err != nil {
 		return err

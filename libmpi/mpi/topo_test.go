@@ -241,3 +241,23 @@ func TestNeighborAlltoallw(t *testing.T) {
 		t.Errorf("one block for two neighbours: %v", err)
 	}
 }
+
+// A receive buffer that is not one block per neighbour, each as long as
+// the send buffer, is ErrCount even when it divides evenly.
+func TestNeighborAllgatherCount(t *testing.T) {
+	ring, err := mpi.CartCreate(mpi.World, []int{1}, []bool{true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ring.Free()
+	ring.SetErrhandler(mpi.ErrorsReturn)
+	for _, n := range []int{3, 4, 0} {
+		if err := mpi.NeighborAllgather(ring, []int32{1}, make([]int32, n)); mpi.Class(err) != mpi.ErrCount {
+			t.Errorf("%d elements for 2 blocks of 1: %v", n, err)
+		}
+	}
+	got := make([]int32, 2)
+	if err := mpi.NeighborAllgather(ring, []int32{5}, got); err != nil || got[0] != 5 || got[1] != 5 {
+		t.Errorf("after the errors: %v %v", got, err)
+	}
+}
