@@ -298,15 +298,23 @@ func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	color, key, sub, err := t.Cart.Sub(c.rank, remain)
+	color, _, sub, bad := t.Cart.Sub(c.rank, remain)
+	if bad != nil {
+		bad = topoError(bad)
+	}
+	// Every part's members follow from the grid: one agreement (the
+	// arguments, a context id shared by the parts, as Split's) is all.
+	ctx, err := c.agreeTopo(topoSig(Cart, false, boolInts(remain)), bad)
 	if err != nil {
-		return nil, c.fail(topoError(err))
+		return nil, err
 	}
-	n, err := c.Split(color, key)
-	if err != nil || n == nil {
-		return n, err
+	group := make([]int, sub.Size())
+	for r := range len(c.group) {
+		if col, key, _, _ := t.Cart.Sub(r, remain); col == color {
+			group[key] = c.group[r]
+		}
 	}
-	n.name = c.name + " (cart sub)"
+	n := c.derive(c.name+" (cart sub)", ctx, group)
 	n.topo = &topo.Topo{Kind: topo.CartKind, Cart: sub}
 	return n, nil
 }

@@ -54,6 +54,17 @@ func topoSuite(rank, size int) {
 		fail("sum over row %d: %d, want %d", coords[0], sum[0], want)
 	}
 	mustOK("free", row.Free())
+	col, err := grid.CartSub([]bool{true, false})
+	mustOK("CartSub of columns", err)
+	if col.Size() != dims[0] || col.Rank() != coords[0] {
+		fail("column: size %d rank %d (coords %v)", col.Size(), col.Rank(), coords)
+	}
+	mustOK("free", col.Free())
+	if size > 1 {
+		if s, err := grid.CartSub([]bool{rank == 0, true}); s != nil || mpi.Class(err) != mpi.ErrArg {
+			fail("CartSub with other flags on rank 0: %v %v", s, err)
+		}
+	}
 
 	// A periodic ring, with every neighbour collective.
 	ring, err := mpi.CartCreate(w, []int{size}, []bool{true}, false)
