@@ -1,5 +1,7 @@
 package mpi
 
+import "github.com/lamgo/lam/libmpi/internal/topo"
+
 // Comm is a communicator.
 type Comm struct {
 	name    string
@@ -10,6 +12,7 @@ type Comm struct {
 	ready   bool
 	cs      collState  // collectives (coll.go)
 	inter   *interInfo // nil for an intracommunicator (intercomm.go)
+	topo    *topo.Topo // nil without a virtual topology (topo.go)
 
 	attrs attrSet // cached attributes (attr.go)
 }

@@ -45,7 +45,9 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err != nil {
 		return nil, c.fail(err)
 	}
-	return c.dupAttrs(c.derive(c.name+" (dup)", ctx, append([]int(nil), c.group...)), nil)
+	d := c.derive(c.name+" (dup)", ctx, append([]int(nil), c.group...))
+	d.topo = c.topo // immutable: shared
+	return c.dupAttrs(d, nil)
 }
 
 // Split partitions the communicator by color, ordering each part by key

@@ -48,6 +48,11 @@ const (
 	tagBody   = 3 // a list
 )
 
+// TagNeighbor is the first tag of the neighbour collectives' messages on
+// a hidden context (internal/topo adds the edge's offset): above the
+// construction tags, below the coll framework's mark (bit 30).
+const TagNeighbor = 1 << 29
+
 // Errors of communicator construction, beside the core's.
 var (
 	// ErrLeaderArgs: the leader of the local group was given bad
