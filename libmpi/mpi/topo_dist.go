@@ -39,9 +39,9 @@ func (c *Comm) checkEdges(what string, ranks, weights []int) error {
 // topology in which each process gives its own edges: the processes it
 // receives from (sources) and sends to (dests), with weights or nil
 // (MPI_Dist_graph_create_adjacent). The edges must agree: when a lists b
-// among its dests, b lists a among its sources, as many times. Collective
-// over c.
-func DistGraphCreateAdjacent(c *Comm, sources, sourceWeights, dests, destWeights []int, reorder bool) (*Comm, error) {
+// among its dests, b lists a among its sources, as many times. info holds
+// hints (none is read yet; nil is MPI_INFO_NULL). Collective over c.
+func DistGraphCreateAdjacent(c *Comm, sources, sourceWeights, dests, destWeights []int, info *Info, reorder bool) (*Comm, error) {
 	if err := topoCheck(c); err != nil {
 		return nil, err
 	}
@@ -147,8 +147,9 @@ func (c *Comm) spansNodes() bool {
 // for each i, edges from sources[i] to the next degrees[i] entries of
 // dests, with as many weights (weights nil: unweighted). Every process
 // then learns its own incoming and outgoing edges; two edges between the
-// same pair keep their relative order on both sides. Collective over c.
-func DistGraphCreate(c *Comm, sources, degrees, dests, weights []int, reorder bool) (*Comm, error) {
+// same pair keep their relative order on both sides. info holds hints
+// (none is read yet; nil is MPI_INFO_NULL). Collective over c.
+func DistGraphCreate(c *Comm, sources, degrees, dests, weights []int, info *Info, reorder bool) (*Comm, error) {
 	if err := topoCheck(c); err != nil {
 		return nil, err
 	}

@@ -179,7 +179,7 @@ func TestGraphSingleton(t *testing.T) {
 }
 
 func TestDistGraphSingleton(t *testing.T) {
-	d, err := mpi.DistGraphCreateAdjacent(mpi.World, []int{0}, []int{5}, []int{0}, []int{6}, false)
+	d, err := mpi.DistGraphCreateAdjacent(mpi.World, []int{0}, []int{5}, []int{0}, []int{6}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +194,11 @@ func TestDistGraphSingleton(t *testing.T) {
 	if !slices.Equal(s, []int{0}) || !slices.Equal(sw, []int{5}) || !slices.Equal(ds, []int{0}) || !slices.Equal(dw, []int{6}) || err != nil {
 		t.Errorf("neighbours %v %v %v %v %v", s, sw, ds, dw, err)
 	}
-	if _, err := mpi.DistGraphCreateAdjacent(mpi.World, []int{1}, nil, nil, nil, false); mpi.Class(err) != mpi.ErrRank {
+	if _, err := mpi.DistGraphCreateAdjacent(mpi.World, []int{1}, nil, nil, nil, nil, false); mpi.Class(err) != mpi.ErrRank {
 		t.Errorf("a source of rank 1: %v", err)
 	}
 	// DistGraphCreate: two edges 0→0 given at once, unweighted.
-	g, err := mpi.DistGraphCreate(mpi.World, []int{0}, []int{2}, []int{0, 0}, nil, false)
+	g, err := mpi.DistGraphCreate(mpi.World, []int{0}, []int{2}, []int{0, 0}, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestDistGraphSingleton(t *testing.T) {
 	if err := mpi.NeighborAllgather(g, []float32{1.5}, got); err != nil || !slices.Equal(got, []float32{1.5, 1.5}) {
 		t.Errorf("NeighborAllgather on a dist graph: %v %v", got, err)
 	}
-	if _, err := mpi.DistGraphCreate(mpi.World, []int{0}, []int{2}, []int{0}, nil, false); mpi.Class(err) != mpi.ErrArg {
+	if _, err := mpi.DistGraphCreate(mpi.World, []int{0}, []int{2}, []int{0}, nil, nil, false); mpi.Class(err) != mpi.ErrArg {
 		t.Errorf("degrees beyond the destinations: %v", err)
 	}
 }

@@ -234,12 +234,12 @@ func checkReorder(rank, size int) {
 	if rank == 0 {
 		mySrc, myDst = src, dst // rank 0 gives every edge
 	}
-	d, err := mpi.DistGraphCreate(w, mySrc, deg[:len(mySrc)], myDst, nil, true)
+	d, err := mpi.DistGraphCreate(w, mySrc, deg[:len(mySrc)], myDst, nil, nil, true)
 	mustOK("DistGraphCreate of a ring with reorder", err)
 	together("reordered dist graph ring", d)
 	checkDirected("reordered dist graph ring", d)
 	mustOK("free", d.Free())
-	a, err := mpi.DistGraphCreateAdjacent(w, []int{(rank + size - 1) % size}, []int{1}, []int{(rank + 1) % size}, []int{2}, true)
+	a, err := mpi.DistGraphCreateAdjacent(w, []int{(rank + size - 1) % size}, []int{1}, []int{(rank + 1) % size}, []int{2}, nil, true)
 	mustOK("DistGraphCreateAdjacent of a ring with reorder", err)
 	together("reordered adjacent ring", a)
 	checkDirected("reordered adjacent ring", a)
@@ -390,7 +390,7 @@ func checkGraphs(rank, size int) {
 	// A distributed graph, each rank giving its edges to the next two
 	// (weighted 1 and 2); the neighbour collectives follow the order
 	// DistGraphNeighbors reports.
-	d, err := mpi.DistGraphCreate(w, []int{rank}, []int{2}, []int{(rank + 1) % size, (rank + 2) % size}, []int{1, 2}, false)
+	d, err := mpi.DistGraphCreate(w, []int{rank}, []int{2}, []int{(rank + 1) % size, (rank + 2) % size}, []int{1, 2}, nil, false)
 	mustOK("DistGraphCreate", err)
 	src, sw, dst, dw, err := d.DistGraphNeighbors()
 	mustOK("DistGraphNeighbors", err)
@@ -419,7 +419,7 @@ func checkGraphs(rank, size int) {
 	if rank < size-1 {
 		out = []int{rank + 1}
 	}
-	a, err := mpi.DistGraphCreateAdjacent(w, in, nil, out, nil, false)
+	a, err := mpi.DistGraphCreateAdjacent(w, in, nil, out, nil, nil, false)
 	mustOK("DistGraphCreateAdjacent", err)
 	buf := make([]int64, len(in))
 	mustOK("NeighborAllgather on a chain", mpi.NeighborAllgather(a, []int64{int64(rank)}, buf))
