@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lamgo/lam/shared/ssi"
 )
@@ -379,12 +380,13 @@ type Comm struct {
 	fault    *Error             // the first mismatch seen in the current collective
 	parent   *Comm              // while running as a sub-communicator of parent
 	selected string
+	nbcState
 }
 
 // New makes the framework's view of a communicator. The module is chosen
 // and initialised when the first collective runs.
 func New(t Transport, s *ssi.Settings) *Comm {
-	return &Comm{T: t, settings: s}
+	return &Comm{T: t, settings: s, nbcState: nbcState{nbc: new(atomic.Int32)}}
 }
 
 // Rank is this process's rank in the (local group of the) communicator.
@@ -466,6 +468,14 @@ func (c *Comm) setupOnce() error {
 		act := *a
 		act.fill(ba)
 		c.act = act
+	}
+	c.nbAct = *ba
+	if nb, ok := m.(Nonblocking); ok && m.SSI().Name != BasicName {
+		if a := nb.NonblockingActions(c); a != nil {
+			act := *a
+			act.fill(ba)
+			c.nbAct = act
+		}
 	}
 	c.module = m
 	c.ready = true

@@ -100,7 +100,7 @@ func (c *Comm) Isend(buf []byte, dest int) (Pending, error) {
 // Irecv starts receiving exactly len(buf) bytes from rank src, sent for
 // the collective running.
 func (c *Comm) Irecv(buf []byte, src int) (Pending, error) {
-	r, err := c.T.Irecv(buf, src, AnyTag)
+	r, err := c.T.Irecv(buf, src, c.recvTag())
 	if err != nil {
 		return Pending{}, err
 	}
@@ -156,7 +156,7 @@ func (c *Comm) Send(buf []byte, dest int) error {
 // Recv receives len(buf) bytes from rank src and waits.
 func (c *Comm) Recv(buf []byte, src int) error {
 	if t, ok := c.T.(Receiver); ok {
-		st, err := t.Recv(buf, src, AnyTag)
+		st, err := t.Recv(buf, src, c.recvTag())
 		if err != nil && !errors.Is(err, ErrTruncated) {
 			return err
 		}

@@ -117,7 +117,10 @@ func toColl(e *Error) *coll.Error {
 }
 
 // collFail hands a collective's error to the communicator's handler.
-func (c *Comm) collFail(err error) error {
+func (c *Comm) collFail(err error) error { return c.fail(collError(err)) }
+
+// collError is the *Error of a collective's error.
+func collError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -128,9 +131,9 @@ func (c *Comm) collFail(err error) error {
 		if ce2 := (*coll.Error)(nil); errors.As(err, &ce2) && ce2.Err != me {
 			// A coll error carrying an MPI error from below: keep the
 			// coll error's words, the MPI error's class.
-			return c.fail(&Error{Class: me.Class, Msg: ce2.Msg, Err: err})
+			return &Error{Class: me.Class, Msg: ce2.Msg, Err: err}
 		}
-		return c.fail(me)
+		return me
 	case errors.As(err, &ce):
 		cl, ok := collClasses[ce.Class]
 		if !ok {
@@ -139,9 +142,9 @@ func (c *Comm) collFail(err error) error {
 		if cl == ErrOther {
 			cl = classOf(ce.Err) // a dead peer below, say
 		}
-		return c.fail(&Error{Class: cl, Msg: ce.Msg, Err: err})
+		return &Error{Class: cl, Msg: ce.Msg, Err: err}
 	}
-	return c.fail(fromCore(err))
+	return fromCore(err)
 }
 
 // call is one collective call being prepared.
@@ -149,6 +152,7 @@ type call struct {
 	c   *Comm
 	cc  *coll.Comm
 	sig coll.Sig
+	nb  *Request // a nonblocking collective's request (icoll.go); nil for a blocking one
 }
 
 // begin starts a collective on c; an error means c is not usable (it went
@@ -172,6 +176,9 @@ func (k *call) bad(class ErrorClass, format string, args ...any) {
 }
 
 func (k *call) run(f func(a *coll.Actions) error) error {
+	if k.nb != nil {
+		return k.start(f)
+	}
 	return k.c.collFail(k.cc.Run(k.sig, f))
 }
 
@@ -273,8 +280,11 @@ func digest(arrays ...[]int) uint64 {
 // Barrier waits until every process of c has called it (MPI_Barrier). On
 // an intercommunicator, a process leaves once every process of the other
 // group has called it.
-func Barrier(c *Comm) error {
+func Barrier(c *Comm) error { return iBarrier(nil, c) }
+
+func iBarrier(nb *Request, c *Comm) error {
 	k, err := begin(c, coll.Barrier)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -283,8 +293,11 @@ func Barrier(c *Comm) error {
 
 // Bcast sends the root's buf to every process's buf (MPI_Bcast); every
 // process passes a buffer of the same length.
-func Bcast[T CollElem](c *Comm, buf []T, root int) error {
+func Bcast[T CollElem](c *Comm, buf []T, root int) error { return iBcast(nil, c, buf, root) }
+
+func iBcast[T CollElem](nb *Request, c *Comm, buf []T, root int) error {
 	k, err := begin(c, coll.Bcast)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -306,7 +319,12 @@ func Bcast[T CollElem](c *Comm, buf []T, root int) error {
 // as every send. At the root, send may be nil: its block is already in
 // place in recv.
 func Gather[T CollElem](c *Comm, send, recv []T, root int) error {
+	return iGather(nil, c, send, recv, root)
+}
+
+func iGather[T CollElem](nb *Request, c *Comm, send, recv []T, root int) error {
 	k, err := begin(c, coll.Gather)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -341,7 +359,12 @@ func Gather[T CollElem](c *Comm, send, recv []T, root int) error {
 // (in elements) matter at the root only. At the root, send may be nil:
 // its block is already in place.
 func Gatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	return iGatherv(nil, c, send, recv, counts, displs, root)
+}
+
+func iGatherv[T CollElem](nb *Request, c *Comm, send, recv []T, counts, displs []int, root int) error {
 	k, err := begin(c, coll.Gatherv)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -361,7 +384,12 @@ func Gatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int, root int
 // each as long as every recv. At the root, recv may be nil: its block
 // stays in place in send.
 func Scatter[T CollElem](c *Comm, send, recv []T, root int) error {
+	return iScatter(nil, c, send, recv, root)
+}
+
+func iScatter[T CollElem](nb *Request, c *Comm, send, recv []T, root int) error {
 	k, err := begin(c, coll.Scatter)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -391,7 +419,12 @@ func Scatter[T CollElem](c *Comm, send, recv []T, root int) error {
 // process i's recv (MPI_Scatterv); counts and displs matter at the root
 // only. At the root, recv may be nil: its block stays in place.
 func Scatterv[T CollElem](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	return iScatterv(nil, c, send, counts, displs, recv, root)
+}
+
+func iScatterv[T CollElem](nb *Request, c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	k, err := begin(c, coll.Scatterv)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -410,8 +443,11 @@ func Scatterv[T CollElem](c *Comm, send []T, counts, displs []int, recv []T, roo
 // rank order (MPI_Allgather); recv holds one block per process (of the
 // remote group, on an intercommunicator), each as long as every send.
 // send may be nil: each process's block is already in place in recv.
-func Allgather[T CollElem](c *Comm, send, recv []T) error {
+func Allgather[T CollElem](c *Comm, send, recv []T) error { return iAllgather(nil, c, send, recv) }
+
+func iAllgather[T CollElem](nb *Request, c *Comm, send, recv []T) error {
 	k, err := begin(c, coll.Allgather)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -437,7 +473,12 @@ func Allgather[T CollElem](c *Comm, send, recv []T) error {
 // every process passes the same counts and displs. send may be nil: each
 // block is already in place.
 func Allgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int) error {
+	return iAllgatherv(nil, c, send, recv, counts, displs)
+}
+
+func iAllgatherv[T CollElem](nb *Request, c *Comm, send, recv []T, counts, displs []int) error {
 	k, err := begin(c, coll.Allgatherv)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -458,8 +499,11 @@ func Allgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int) error
 // from process i (MPI_Alltoall); send and recv hold one block per process
 // (of the remote group, on an intercommunicator), all of one length. send
 // may be nil: recv holds the blocks to send and gets those received.
-func Alltoall[T CollElem](c *Comm, send, recv []T) error {
+func Alltoall[T CollElem](c *Comm, send, recv []T) error { return iAlltoall(nil, c, send, recv) }
+
+func iAlltoall[T CollElem](nb *Request, c *Comm, send, recv []T) error {
 	k, err := begin(c, coll.Alltoall)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -483,7 +527,12 @@ func Alltoall[T CollElem](c *Comm, send, recv []T) error {
 // rcounts[i]. send may be nil (with nil scounts and sdispls): recv holds
 // the blocks to send, at rcounts and rdispls, and gets those received.
 func Alltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	return iAlltoallv(nil, c, send, scounts, sdispls, recv, rcounts, rdispls)
+}
+
+func iAlltoallv[T CollElem](nb *Request, c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	k, err := begin(c, coll.Alltoallv)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -573,7 +622,12 @@ func reduction[T CollElem](k *call, op *Op) *coll.Op {
 // the root's recv (MPI_Reduce). At the root, send may be nil: its
 // contribution is in recv, which gets the result.
 func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
+	return iReduce(nil, c, send, recv, op, root)
+}
+
+func iReduce[T CollElem](nb *Request, c *Comm, send, recv []T, op *Op, root int) error {
 	k, err := begin(c, coll.Reduce)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -606,7 +660,12 @@ func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
 // recv (MPI_Allreduce); on an intercommunicator, each group gets the
 // other's. send may be nil: each contribution is in recv.
 func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
+	return iAllreduce(nil, c, send, recv, op)
+}
+
+func iAllreduce[T CollElem](nb *Request, c *Comm, send, recv []T, op *Op) error {
 	k, err := begin(c, coll.Allreduce)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -628,7 +687,12 @@ func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
 // recv (MPI_Reduce_scatter). Every process passes the same counts. send
 // may be nil: the input is in recv (sum(counts) elements long).
 func ReduceScatter[T CollElem](c *Comm, send, recv []T, counts []int, op *Op) error {
+	return iReduceScatter(nil, c, send, recv, counts, op)
+}
+
+func iReduceScatter[T CollElem](nb *Request, c *Comm, send, recv []T, counts []int, op *Op) error {
 	k, err := begin(c, coll.ReduceScatter)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -673,7 +737,12 @@ func ReduceScatter[T CollElem](c *Comm, send, recv []T, counts []int, op *Op) er
 // (MPI_Reduce_scatter_block). send may be nil: recv holds the input blocks
 // and gets the result in its first block.
 func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
+	return iReduceScatterBlock(nil, c, send, recv, op)
+}
+
+func iReduceScatterBlock[T CollElem](nb *Request, c *Comm, send, recv []T, op *Op) error {
 	k, err := begin(c, coll.ReduceScatterBlock)
+	k.nb = nb
 	if err != nil {
 		return err
 	}
@@ -700,7 +769,12 @@ func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func scan[T CollElem](kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
+	return iscan(nil, kind, c, send, recv, op)
+}
+
+func iscan[T CollElem](nb *Request, kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
 	k, err := begin(c, kind)
+	k.nb = nb
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,100 @@
+package coll
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// Nonblocking collectives (MPI_Ibarrier, MPI_Iallreduce, ...).
+//
+// A nonblocking collective runs its schedule, rounds of nonblocking sends
+// and receives on the communicator's collective context with local copies
+// and reductions between them, on a goroutine of its own, over a private
+// view of the communicator (its own tag, fault record and scratch
+// buffers), so the caller computes meanwhile and several may be under way
+// on one communicator at once. Each one started on a communicator gets the
+// next sequence number, and its messages are tagged with it and received
+// by that exact tag: MPI has every process start a communicator's
+// nonblocking collectives in the same order, so the numbers agree, and two
+// outstanding ones never take each other's messages. Once a communicator
+// has started one, its blocking collectives also receive by their exact
+// tag (they otherwise receive any tag, to name the collective a process
+// called by mistake), so they never take a nonblocking one's messages.
+//
+// The schedules are lam_basic's algorithms (each a sequence of rounds),
+// unless the module implements Nonblocking.
+
+// Nonblocking is implemented by modules that provide nonblocking
+// collectives of their own. It is detected once, when the module is
+// chosen. The functions it returns run on a private view of the
+// communicator (see Comm.Start), concurrently with the communicator's
+// other collectives; nil ones fall back to lam_basic's.
+type Nonblocking interface {
+	NonblockingActions(c *Comm) *Actions
+}
+
+// nbcMark marks a nonblocking collective's tag: bit 30 (a blocking
+// collective's) clear, bit 29 set, so it meets neither the blocking
+// collectives' tags nor the communicator constructions' (0-3); the low
+// bits are the sequence number.
+const (
+	nbcMark = 1 << 29
+	nbcMask = nbcMark - 1
+)
+
+// exactTag reports whether receives use the collective's exact tag.
+func (c *Comm) exactTag() bool { return c.exact || (c.nbc != nil && c.nbc.Load() != 0) }
+
+// recvTag is the tag a receive of the running collective asks for.
+func (c *Comm) recvTag() int {
+	if c.exactTag() {
+		return int(c.tag)
+	}
+	return AnyTag
+}
+
+// Start starts a nonblocking collective: it readies the module if need be
+// (the caller must not hold c), takes the next sequence number, and runs
+// f with the nonblocking functions, on a private view of c, on a goroutine
+// of its own; done gets f's error (nil, or an *Error). Argument errors are
+// the caller's to report before calling Start: nothing is agreed between
+// the processes (coll_base_check does not apply).
+func (c *Comm) Start(kind Kind, f func(v *Comm, a *Actions) error, done func(error)) error {
+	c.mu.Lock()
+	if err := c.setup(); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	if c.Inter() {
+		c.mu.Unlock()
+		return Errorf(ErrComm, "%s: %s: nonblocking collectives are not available on intercommunicators yet", c.T.Name(), kind)
+	}
+	seq := c.nbcSeq.Add(1)
+	c.nbc.Store(1)
+	v := &Comm{T: c.T, Params: c.Params, settings: c.settings, module: c.module, act: c.nbAct,
+		ready: true, nbcState: nbcState{exact: true}, selected: c.selected, tag: int32(nbcMark | int(seq)&nbcMask)}
+	c.mu.Unlock()
+	go func() {
+		err := f(v, &v.act)
+		if err == nil && v.fault != nil {
+			err = v.fault
+		}
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", kind, c.T.Name(), err), Err: err}
+			}
+		}
+		done(err)
+	}()
+	return nil
+}
+
+// nbcState is what a communicator keeps for its nonblocking collectives.
+type nbcState struct {
+	nbcSeq atomic.Uint64 // the last sequence number given
+	nbc    *atomic.Int32 // 1 once one was started (nil on private views)
+	nbAct  Actions       // the nonblocking functions
+	exact  bool          // a private view: receive by exact tag
+}
