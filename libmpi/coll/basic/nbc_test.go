@@ -1,0 +1,216 @@
+package basic_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/colltest"
+)
+
+// start starts a nonblocking collective and returns the channel its
+// error comes on.
+func start(c *coll.Comm, k coll.Kind, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
+	done := make(chan error, 1)
+	err := c.Start(k, f, func(err error) { done <- err })
+	return done, err
+}
+
+// twins is each collective as a function of the communicator and its
+// functions, writing its result to out (n ranks, k int64s per block).
+func twins(r, n, k int) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error {
+	bs := 8 * k
+	mine := colltest.Ints(r, k)
+	root := n / 2
+	return map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error{
+		coll.Barrier: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) },
+		coll.Bcast: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			if r == root {
+				copy(out, colltest.Ints(r, n*k))
+			}
+			return a.Bcast(c, out, root)
+		},
+		coll.Reduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Reduce(c, mine, out[:bs], &colltest.Sum, root)
+		},
+		coll.Allreduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Allreduce(c, mine, out[:bs], &colltest.Sum)
+		},
+		coll.Gather: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Gather(c, mine, out, root)
+		},
+		coll.Gatherv: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			var blocks [][]byte
+			if r == root {
+				for i := range n {
+					blocks = append(blocks, out[i*bs:i*bs+8*(i%k+1)])
+				}
+			}
+			return a.Gatherv(c, mine[:8*(r%k+1)], blocks, root)
+		},
+		coll.Scatter: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Scatter(c, colltest.Ints(r, n*k), out[:bs], root)
+		},
+		coll.Scatterv: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			all := colltest.Ints(r, n*k)
+			var blocks [][]byte
+			if r == root {
+				for i := range n {
+					blocks = append(blocks, all[i*bs:i*bs+8*(i%k+1)])
+				}
+			}
+			return a.Scatterv(c, blocks, out[:8*(r%k+1)], root)
+		},
+		coll.Allgather: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Allgather(c, mine, out) },
+		coll.Allgatherv: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			var blocks [][]byte
+			for i := range n {
+				blocks = append(blocks, out[i*bs:i*bs+8*(i%k+1)])
+			}
+			return a.Allgatherv(c, mine[:8*(r%k+1)], blocks)
+		},
+		coll.Alltoall: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Alltoall(c, colltest.Ints(r, n*k), out)
+		},
+		coll.Alltoallv: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			all := colltest.Ints(r, n*k)
+			var s, v [][]byte
+			for i := range n {
+				s = append(s, all[i*bs:i*bs+8*((i+r)%k+1)])
+				v = append(v, out[i*bs:i*bs+8*((i+r)%k+1)])
+			}
+			return a.Alltoallv(c, s, v)
+		},
+		coll.ReduceScatter: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			counts := make([]int, n)
+			for i := range counts {
+				counts[i] = 8 * (i%k + 1)
+			}
+			total := 0
+			for _, x := range counts {
+				total += x
+			}
+			return a.ReduceScatter(c, colltest.Ints(r, n*k)[:total], out[:counts[r]], counts, &colltest.Sum)
+		},
+		coll.ReduceScatterBlock: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.ReduceScatterBlock(c, colltest.Ints(r, n*k), out[:bs], &colltest.Sum)
+		},
+		coll.Scan:   func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Scan(c, mine, out[:bs], &colltest.Sum) },
+		coll.Exscan: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Exscan(c, mine, out[:bs], &colltest.Sum) },
+	}
+}
+
+// Every nonblocking collective gives what its blocking twin gives, on 1
+// to 5 processes, linear and binomial.
+func TestNonblockingMatchesBlocking(t *testing.T) {
+	for _, params := range [][]string{nil, {"coll_base_crossover", "1"}} {
+		for n := 1; n <= 5; n++ {
+			for _, k := range []int{1, 3, 100} {
+				t.Run(fmt.Sprintf("n=%d/k=%d/%v", n, k, params), func(t *testing.T) {
+					w := colltest.NewWorld(oneNode(n), 20*time.Second, params...)
+					defer w.Close()
+					errs := w.Each(func(r int) error {
+						c := w.Comm(r)
+						c2, err := c.T.Split(0, r)
+						if err != nil {
+							return err
+						}
+						fs := twins(r, n, k)
+						for kind := coll.Barrier; kind < coll.Check; kind++ {
+							f := fs[kind]
+							if f == nil {
+								continue
+							}
+							want, got := coll.Buffer(8*n*k), coll.Buffer(8*n*k)
+							// The blocking twin, on a duplicate.
+							if err := c2.Run(coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(a *coll.Actions) error { return f(c2, a, want) }); err != nil {
+								return fmt.Errorf("%s blocking: %w", kind, err)
+							}
+							done, err := start(c, kind, func(v *coll.Comm, a *coll.Actions) error { return f(v, a, got) })
+							if err != nil {
+								return fmt.Errorf("%s: start: %w", kind, err)
+							}
+							if err := <-done; err != nil {
+								return fmt.Errorf("%s: %w", kind, err)
+							}
+							if !bytes.Equal(got, want) {
+								return colltest.Fail(kind.String(), r, got, want)
+							}
+						}
+						return nil
+					})
+					for r, err := range errs {
+						if err != nil {
+							t.Errorf("rank %d: %v", r, err)
+						}
+					}
+					if left := w.Leftover(); left != 0 {
+						t.Errorf("%d messages nobody received", left)
+					}
+				})
+			}
+		}
+	}
+}
+
+// Two nonblocking Allreduces outstanding on one communicator, waited for
+// in the opposite order (and on rank 0 only after a blocking Allreduce on
+// the same communicator and one on a duplicate), each get their own
+// result: their messages never cross.
+func TestNonblockingOutstanding(t *testing.T) {
+	for n := 1; n <= 5; n++ {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_check", "0")
+			defer w.Close()
+			const k = 1000
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				dup, err := c.T.Split(0, r)
+				if err != nil {
+					return err
+				}
+				in1, in2 := colltest.Ints(r, k), colltest.Ints(r+7, k)
+				out1, out2 := coll.Buffer(8*k), coll.Buffer(8*k)
+				d1, err := start(c, coll.Allreduce, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in1, out1, &colltest.Sum) })
+				if err != nil {
+					return err
+				}
+				d2, err := start(c, coll.Allreduce, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in2, out2, &colltest.Sum) })
+				if err != nil {
+					return err
+				}
+				if r == 0 {
+					time.Sleep(20 * time.Millisecond) // the others' messages arrive first
+				}
+				// Blocking ones, while both are under way.
+				b, bd := coll.Buffer(8*k), coll.Buffer(8*k)
+				if err := c.Run(coll.Sig{Kind: coll.Allreduce, Send: 8 * k}, func(a *coll.Actions) error { return a.Allreduce(c, in2, b, &colltest.Sum) }); err != nil {
+					return fmt.Errorf("blocking: %w", err)
+				}
+				if err := dup.Run(coll.Sig{Kind: coll.Allreduce, Send: 8 * k}, func(a *coll.Actions) error { return a.Allreduce(dup, in1, bd, &colltest.Sum) }); err != nil {
+					return fmt.Errorf("blocking on the duplicate: %w", err)
+				}
+				if err := <-d2; err != nil {
+					return fmt.Errorf("second: %w", err)
+				}
+				if err := <-d1; err != nil {
+					return fmt.Errorf("first: %w", err)
+				}
+				if !bytes.Equal(out1, bd) {
+					return colltest.Fail("first", r, out1, bd)
+				}
+				if !bytes.Equal(out2, b) {
+					return colltest.Fail("second", r, out2, b)
+				}
+				return nil
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Errorf("rank %d: %v", r, err)
+				}
+			}
+		})
+	}
+}
