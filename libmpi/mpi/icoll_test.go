@@ -1,0 +1,127 @@
+package mpi_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// Every nonblocking collective in a world of one process gives what its
+// blocking twin gives, through Wait, Test and Waitall; several are
+// outstanding at once, beside a blocking one on a duplicate.
+func TestNonblockingCollectives(t *testing.T) {
+	c := mpi.World
+	dup, err := c.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dup.Free()
+	in := []int64{3, 1, 4, 1, 5}
+	want := func(f func(out []int64) error) []int64 {
+		t.Helper()
+		out := make([]int64, len(in))
+		if err := f(out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	type nb struct {
+		name string
+		out  []int64
+		want []int64
+		r    *mpi.Request
+		err  error
+	}
+	var cases []*nb
+	add := func(name string, w []int64, start func(out []int64) (*mpi.Request, error)) {
+		out := make([]int64, len(in))
+		r, err := start(out)
+		cases = append(cases, &nb{name, out, w, r, err})
+	}
+	add("Ibcast", in, func(out []int64) (*mpi.Request, error) { copy(out, in); return mpi.Ibcast(c, out, 0) })
+	add("Ireduce", want(func(o []int64) error { return mpi.Reduce(dup, in, o, mpi.Sum, 0) }),
+		func(out []int64) (*mpi.Request, error) { return mpi.Ireduce(c, in, out, mpi.Sum, 0) })
+	add("Iallreduce", want(func(o []int64) error { return mpi.Allreduce(dup, in, o, mpi.Max) }),
+		func(out []int64) (*mpi.Request, error) { return mpi.Iallreduce(c, in, out, mpi.Max) })
+	add("Igather", in, func(out []int64) (*mpi.Request, error) { return mpi.Igather(c, in, out, 0) })
+	add("Igatherv", in, func(out []int64) (*mpi.Request, error) {
+		return mpi.Igatherv(c, in, out, []int{len(in)}, []int{0}, 0)
+	})
+	add("Iscatter", in, func(out []int64) (*mpi.Request, error) { return mpi.Iscatter(c, in, out, 0) })
+	add("Iscatterv", in, func(out []int64) (*mpi.Request, error) {
+		return mpi.Iscatterv(c, in, []int{len(in)}, []int{0}, out, 0)
+	})
+	add("Iallgather", in, func(out []int64) (*mpi.Request, error) { return mpi.Iallgather(c, in, out) })
+	add("Iallgatherv", in, func(out []int64) (*mpi.Request, error) {
+		return mpi.Iallgatherv(c, in, out, []int{len(in)}, []int{0})
+	})
+	add("Ialltoall", in, func(out []int64) (*mpi.Request, error) { return mpi.Ialltoall(c, in, out) })
+	add("Ialltoallv", in, func(out []int64) (*mpi.Request, error) {
+		return mpi.Ialltoallv(c, in, []int{len(in)}, []int{0}, out, []int{len(in)}, []int{0})
+	})
+	add("IreduceScatter", in, func(out []int64) (*mpi.Request, error) {
+		return mpi.IreduceScatter(c, in, out, []int{len(in)}, mpi.Sum)
+	})
+	add("IreduceScatterBlock", in, func(out []int64) (*mpi.Request, error) {
+		return mpi.IreduceScatterBlock(c, in, out, mpi.Sum)
+	})
+	add("Iscan", in, func(out []int64) (*mpi.Request, error) { return mpi.Iscan(c, in, out, mpi.Sum) })
+	add("Iexscan", make([]int64, len(in)), func(out []int64) (*mpi.Request, error) { return mpi.Iexscan(c, in, out, mpi.Sum) })
+	// A blocking collective on the duplicate while they are under way.
+	var sum [5]int64
+	if err := mpi.Allreduce(dup, in, sum[:], mpi.Sum); err != nil {
+		t.Fatal(err)
+	}
+	var reqs []*mpi.Request
+	for _, k := range cases {
+		if k.err != nil {
+			t.Fatalf("%s: %v", k.name, k.err)
+		}
+		reqs = append(reqs, k.r)
+	}
+	// The last by Wait, the one before by Test until done, the rest by
+	// Waitall (which skips the inactive ones).
+	if _, err := reqs[len(reqs)-1].Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, done, err := reqs[len(reqs)-2].Test()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	if _, err := mpi.Waitall(reqs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range cases {
+		if !slices.Equal(k.out, k.want) {
+			t.Errorf("%s: %v, want %v", k.name, k.out, k.want)
+		}
+	}
+	r, err := mpi.Ibarrier(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An argument error is returned when the collective starts, with no
+// request.
+func TestNonblockingArgumentErrors(t *testing.T) {
+	r, err := mpi.Ibcast(mpi.World, []int32{1}, 3)
+	var me *mpi.Error
+	if r != nil || !errors.As(err, &me) || me.Class != mpi.ErrRoot {
+		t.Errorf("Ibcast with root 3: %v, %v; want ErrRoot", r, err)
+	}
+	r, err = mpi.Iallreduce(mpi.World, []int32{1, 2}, make([]int32, 3), mpi.Sum)
+	if r != nil || !errors.As(err, &me) || me.Class != mpi.ErrCount {
+		t.Errorf("Iallreduce of 2 into 3: %v, %v; want ErrCount", r, err)
+	}
+}
