@@ -97,8 +97,10 @@ func twins(r, n, k int) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []
 		coll.ReduceScatterBlock: func(c *coll.Comm, a *coll.Actions, out []byte) error {
 			return a.ReduceScatterBlock(c, colltest.Ints(r, n*k), out[:bs], &colltest.Sum)
 		},
-		coll.Scan:   func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Scan(c, mine, out[:bs], &colltest.Sum) },
-		coll.Exscan: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Exscan(c, mine, out[:bs], &colltest.Sum) },
+		coll.Scan: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Scan(c, mine, out[:bs], &colltest.Sum) },
+		coll.Exscan: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Exscan(c, mine, out[:bs], &colltest.Sum)
+		},
 	}
 }
 

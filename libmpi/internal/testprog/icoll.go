@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// The icoll suite: every nonblocking collective across ranks against its
+// blocking twin on a duplicate; two outstanding Iallreduces waited for in
+// the opposite order; a nonblocking collective beside blocking ones on a
+// duplicate. Prints "icoll ok". icollbench: an Iallreduce of 4 MiB beside
+// a busy loop against Allreduce then the loop.
+func init() {
+	suites["icoll"] = icollSuite
+	suites["icollbench"] = icollBench
+}
+
+func icollSuite(rank, size int) {
+	w := mpi.World
+	w.SetErrhandler(mpi.ErrorsReturn)
+	dup, err := w.Dup()
+	mustOK("Dup", err)
+	const k = 300
+	in := make([]int64, k)
+	for i := range in {
+		in[i] = int64(rank*1000 + i*7 + 1)
+	}
+	all := make([]int64, k*size)
+	for i := range all {
+		all[i] = int64(rank*100000 + i)
+	}
+	counts, displs := make([]int, size), make([]int, size)
+	total := 0
+	for i := range counts {
+		counts[i], displs[i] = i%5+1, total
+		total += counts[i]
+	}
+	rcounts, rdispls := make([]int, size), make([]int, size)
+	for j := range rcounts {
+		rcounts[j], rdispls[j] = counts[rank], j*counts[rank]
+	}
+	root := size - 1
+	type pair struct {
+		name string
+		nb   func(out []int64) (*mpi.Request, error)
+		b    func(out []int64) error
+	}
+	pairs := []pair{
+		{"Ibcast", func(o []int64) (*mpi.Request, error) {
+			if rank == root {
+				copy(o, all)
+			}
+			return mpi.Ibcast(w, o, root)
+		}, func(o []int64) error {
+			if rank == root {
+				copy(o, all)
+			}
+			return mpi.Bcast(dup, o, root)
+		}},
+		{"Ireduce", func(o []int64) (*mpi.Request, error) { return mpi.Ireduce(w, in, o[:k], mpi.Sum, 0) },
+			func(o []int64) error { return mpi.Reduce(dup, in, o[:k], mpi.Sum, 0) }},
+		{"Iallreduce", func(o []int64) (*mpi.Request, error) { return mpi.Iallreduce(w, in, o[:k], mpi.Max) },
+			func(o []int64) error { return mpi.Allreduce(dup, in, o[:k], mpi.Max) }},
+		{"Igather", func(o []int64) (*mpi.Request, error) { return mpi.Igather(w, in, o, root) },
+			func(o []int64) error { return mpi.Gather(dup, in, o, root) }},
+		{"Igatherv", func(o []int64) (*mpi.Request, error) {
+			return mpi.Igatherv(w, in[:counts[rank]], o, counts, displs, 0)
+		}, func(o []int64) error { return mpi.Gatherv(dup, in[:counts[rank]], o, counts, displs, 0) }},
+		{"Iscatter", func(o []int64) (*mpi.Request, error) { return mpi.Iscatter(w, all, o[:k], root) },
+			func(o []int64) error { return mpi.Scatter(dup, all, o[:k], root) }},
+		{"Iscatterv", func(o []int64) (*mpi.Request, error) {
+			return mpi.Iscatterv(w, all, counts, displs, o[:counts[rank]], 0)
+		}, func(o []int64) error { return mpi.Scatterv(dup, all, counts, displs, o[:counts[rank]], 0) }},
+		{"Iallgather", func(o []int64) (*mpi.Request, error) { return mpi.Iallgather(w, in, o) },
+			func(o []int64) error { return mpi.Allgather(dup, in, o) }},
+		{"Iallgatherv", func(o []int64) (*mpi.Request, error) {
+			return mpi.Iallgatherv(w, in[:counts[rank]], o, counts, displs)
+		}, func(o []int64) error { return mpi.Allgatherv(dup, in[:counts[rank]], o, counts, displs) }},
+		{"Ialltoall", func(o []int64) (*mpi.Request, error) { return mpi.Ialltoall(w, all, o) },
+			func(o []int64) error { return mpi.Alltoall(dup, all, o) }},
+		{"Ialltoallv", func(o []int64) (*mpi.Request, error) {
+			return mpi.Ialltoallv(w, all, counts, displs, o, rcounts, rdispls)
+		}, func(o []int64) error { return mpi.Alltoallv(dup, all, counts, displs, o, rcounts, rdispls) }},
+		{"IreduceScatter", func(o []int64) (*mpi.Request, error) {
+			return mpi.IreduceScatter(w, all[:total], o[:counts[rank]], counts, mpi.Sum)
+		}, func(o []int64) error { return mpi.ReduceScatter(dup, all[:total], o[:counts[rank]], counts, mpi.Sum) }},
+		{"IreduceScatterBlock", func(o []int64) (*mpi.Request, error) {
+			return mpi.IreduceScatterBlock(w, all, o[:k], mpi.Sum)
+		}, func(o []int64) error { return mpi.ReduceScatterBlock(dup, all, o[:k], mpi.Sum) }},
+		{"Iscan", func(o []int64) (*mpi.Request, error) { return mpi.Iscan(w, in, o[:k], mpi.Sum) },
+			func(o []int64) error { return mpi.Scan(dup, in, o[:k], mpi.Sum) }},
+		{"Iexscan", func(o []int64) (*mpi.Request, error) { return mpi.Iexscan(w, in, o[:k], mpi.Sum) },
+			func(o []int64) error { return mpi.Exscan(dup, in, o[:k], mpi.Sum) }},
+	}
+	// All started at once, then waited for together, beside the blocking
+	// twins on the duplicate.
+	outs := make([][]int64, len(pairs))
+	reqs := make([]*mpi.Request, len(pairs))
+	for i, p := range pairs {
+		outs[i] = make([]int64, k*size)
+		reqs[i], err = p.nb(outs[i])
+		mustOK(p.name, err)
+	}
+	wants := make([][]int64, len(pairs))
+	for i, p := range pairs {
+		want := make([]int64, k*size)
+		mustOK(p.name+" (blocking)", p.b(want))
+		if i == len(pairs)/2 {
+			if _, err := reqs[len(reqs)-1].Wait(); err != nil {
+				fail("%s: wait: %v", pairs[len(pairs)-1].name, err)
+			}
+		}
+		wants[i] = want
+	}
+	if _, err := mpi.Waitall(reqs...); err != nil {
+		fail("waitall: %v", err)
+	}
+	for i, p := range pairs {
+		got, want := outs[i], wants[i]
+		if !slices.Equal(got, want) {
+			fail("%s: %v, want %v", p.name, got[:min(8, len(got))], want[:min(8, len(want))])
+		}
+	}
+	// Two Iallreduces outstanding, waited for in the opposite order, rank
+	// 0 late, a blocking Allreduce on World between.
+	a, b := make([]int64, k), make([]int64, k)
+	r1, err := mpi.Iallreduce(w, in, a, mpi.Sum)
+	mustOK("Iallreduce 1", err)
+	in2 := slices.Clone(in)
+	for i := range in2 {
+		in2[i] *= 3
+	}
+	r2, err := mpi.Iallreduce(w, in2, b, mpi.Sum)
+	mustOK("Iallreduce 2", err)
+	if rank == 0 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	c := make([]int64, k)
+	mustOK("Allreduce", mpi.Allreduce(w, in, c, mpi.Sum))
+	if _, err := r2.Wait(); err != nil {
+		fail("wait 2: %v", err)
+	}
+	if _, err := r1.Wait(); err != nil {
+		fail("wait 1: %v", err)
+	}
+	for i := range a {
+		if a[i] != c[i] || b[i] != 3*c[i] {
+			fail("outstanding Iallreduces: %d %d, want %d %d", a[i], b[i], c[i], 3*c[i])
+		}
+	}
+	r, err := mpi.Ibarrier(w)
+	mustOK("Ibarrier", err)
+	if _, err := r.Wait(); err != nil {
+		fail("Ibarrier: %v", err)
+	}
+	mustOK("Free", dup.Free())
+	if rank == 0 {
+		fmt.Println("icoll ok")
+	}
+}
+
+// icollBench times, over rounds (the argument, 20 by default), an
+// Allreduce of 4 MiB of float64 then a busy loop as long as one Allreduce,
+// against Iallreduce, the loop, then Wait; it prints the medians in µs:
+// "icollbench allreduce", "busy", "blocking" (Allreduce + loop),
+// "nonblocking" (Iallreduce + loop + Wait).
+func icollBench(rank, size int) {
+	w := mpi.World
+	rounds := 20
+	if len(os.Args) > 2 {
+		fmt.Sscan(os.Args[2], &rounds)
+	}
+	const n = 4 << 20 / 8
+	send, recv := make([]float64, n), make([]float64, n)
+	for i := range send {
+		send[i] = float64(rank + i)
+	}
+	median := func(f func()) float64 {
+		var ts []float64
+		for range rounds {
+			mustOK("Barrier", mpi.Barrier(w))
+			t := time.Now()
+			f()
+			ts = append(ts, float64(time.Since(t).Microseconds()))
+		}
+		sort.Float64s(ts)
+		return ts[len(ts)/2]
+	}
+	allreduce := median(func() { mustOK("Allreduce", mpi.Allreduce(w, send, recv, mpi.Sum)) })
+	// Every rank busies itself as long as rank 0's Allreduce took.
+	d := []float64{allreduce}
+	mustOK("Bcast", mpi.Bcast(w, d, 0))
+	spin := time.Duration(d[0]) * time.Microsecond
+	x := 1.0
+	busy := func() {
+		end := time.Now().Add(spin)
+		for time.Now().Before(end) {
+			for range 1000 {
+				x = x*1.0000001 + 1e-9
+			}
+		}
+	}
+	busyT := median(busy)
+	blocking := median(func() {
+		mustOK("Allreduce", mpi.Allreduce(w, send, recv, mpi.Sum))
+		busy()
+	})
+	nonblocking := median(func() {
+		r, err := mpi.Iallreduce(w, send, recv, mpi.Sum)
+		mustOK("Iallreduce", err)
+		busy()
+		if _, err := r.Wait(); err != nil {
+			fail("wait: %v", err)
+		}
+	})
+	if rank == 0 {
+		fmt.Printf("icollbench allreduce %.0f\nicollbench busy %.0f\nicollbench blocking %.0f\nicollbench nonblocking %.0f\n",
+			allreduce, busyT, blocking, nonblocking)
+	}
+	if x == 0 {
+		fmt.Println(x) // keeps the loop
+	}
+}
