@@ -20,7 +20,7 @@ func start(c *coll.Comm, k coll.Kind, f func(v *coll.Comm, a *coll.Actions) erro
 
 // twins is each collective as a function of the communicator and its
 // functions, writing its result to out (n ranks, k int64s per block).
-func twins(r, n, k int) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error {
+func twins(r, n, k int, op *coll.Op) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error {
 	bs := 8 * k
 	mine := colltest.Ints(r, k)
 	root := n / 2
@@ -33,10 +33,10 @@ func twins(r, n, k int) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []
 			return a.Bcast(c, out, root)
 		},
 		coll.Reduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-			return a.Reduce(c, mine, out[:bs], &colltest.Sum, root)
+			return a.Reduce(c, mine, out[:bs], op, root)
 		},
 		coll.Allreduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-			return a.Allreduce(c, mine, out[:bs], &colltest.Sum)
+			return a.Allreduce(c, mine, out[:bs], op)
 		},
 		coll.Gather: func(c *coll.Comm, a *coll.Actions, out []byte) error {
 			return a.Gather(c, mine, out, root)
@@ -92,14 +92,14 @@ func twins(r, n, k int) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []
 			for _, x := range counts {
 				total += x
 			}
-			return a.ReduceScatter(c, colltest.Ints(r, n*k)[:total], out[:counts[r]], counts, &colltest.Sum)
+			return a.ReduceScatter(c, colltest.Ints(r, n*k)[:total], out[:counts[r]], counts, op)
 		},
 		coll.ReduceScatterBlock: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-			return a.ReduceScatterBlock(c, colltest.Ints(r, n*k), out[:bs], &colltest.Sum)
+			return a.ReduceScatterBlock(c, colltest.Ints(r, n*k), out[:bs], op)
 		},
-		coll.Scan: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Scan(c, mine, out[:bs], &colltest.Sum) },
+		coll.Scan: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Scan(c, mine, out[:bs], op) },
 		coll.Exscan: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-			return a.Exscan(c, mine, out[:bs], &colltest.Sum)
+			return a.Exscan(c, mine, out[:bs], op)
 		},
 	}
 }
@@ -109,8 +109,12 @@ func twins(r, n, k int) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []
 func TestNonblockingMatchesBlocking(t *testing.T) {
 	for _, params := range [][]string{nil, {"coll_base_crossover", "1"}} {
 		for n := 1; n <= 5; n++ {
-			for _, k := range []int{1, 3, 100} {
-				t.Run(fmt.Sprintf("n=%d/k=%d/%v", n, k, params), func(t *testing.T) {
+			for _, k := range []int{1, 3, 100, 4, 200} {
+				op, opName := &colltest.Sum, "sum"
+				if k%4 == 0 {
+					op, opName = &colltest.MatMul, "matmul" // not commutative: the order of ranks shows
+				}
+				t.Run(fmt.Sprintf("n=%d/k=%d/%s/%v", n, k, opName, params), func(t *testing.T) {
 					w := colltest.NewWorld(oneNode(n), 20*time.Second, params...)
 					defer w.Close()
 					errs := w.Each(func(r int) error {
@@ -119,7 +123,7 @@ func TestNonblockingMatchesBlocking(t *testing.T) {
 						if err != nil {
 							return err
 						}
-						fs := twins(r, n, k)
+						fs := twins(r, n, k, op)
 						for kind := coll.Barrier; kind < coll.Check; kind++ {
 							f := fs[kind]
 							if f == nil {
