@@ -613,7 +613,10 @@ func (c *Comm) Sub(s *Comm, kind Kind, root int, f func(a *Actions) error) error
 	if err := s.setup(); err != nil {
 		return err
 	}
-	s.tag, s.fault = tagOf(Sig{Kind: kind, Root: root}), nil
+	if !s.exact { // a nonblocking collective's view keeps its tag
+		s.tag = tagOf(Sig{Kind: kind, Root: root})
+	}
+	s.fault = nil
 	err := f(&s.act)
 	if s.fault != nil && c.fault == nil {
 		c.fault = s.fault

@@ -66,15 +66,33 @@ func (c *Comm) Start(kind Kind, f func(v *Comm, a *Actions) error, done func(err
 		c.mu.Unlock()
 		return err
 	}
-	if c.Inter() {
-		c.mu.Unlock()
-		return Errorf(ErrComm, "%s: %s: nonblocking collectives are not available on intercommunicators yet", c.T.Name(), kind)
-	}
 	seq := c.nbcSeq.Add(1)
 	c.nbc.Store(1)
+	tag := int32(nbcMark | int(seq)&nbcMask)
 	v := &Comm{T: c.T, Params: c.Params, settings: c.settings, module: c.module, act: c.nbAct,
-		ready: true, nbcState: nbcState{exact: true}, selected: c.selected, tag: int32(nbcMark | int(seq)&nbcMask)}
+		ready: true, nbcState: nbcState{exact: true}, selected: c.selected, tag: tag}
 	c.mu.Unlock()
+	if c.Inter() {
+		// The local group's hidden communicator, which the
+		// intercommunicator algorithms use, gets a private view too, with
+		// the same tag (its context is its own).
+		l := c.T.Local()
+		if l == nil {
+			return Errorf(ErrIntern, "%s: %s: no local group", c.T.Name(), kind)
+		}
+		l.mu.Lock()
+		err := l.setup()
+		lv := &Comm{T: l.T, Params: l.Params, settings: l.settings, module: l.module, act: l.nbAct,
+			ready: true, nbcState: nbcState{exact: true}, selected: l.selected, tag: tag}
+		if l.nbc != nil {
+			l.nbc.Store(1)
+		}
+		l.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		v.T = viewTransport{c.T, lv}
+	}
 	go func() {
 		err := f(v, &v.act)
 		if err == nil && v.fault != nil {
@@ -98,3 +116,12 @@ type nbcState struct {
 	nbAct  Actions       // the nonblocking functions
 	exact  bool          // a private view: receive by exact tag
 }
+
+// viewTransport is an intercommunicator's transport as a nonblocking
+// collective sees it: its local group is the private view.
+type viewTransport struct {
+	Transport
+	local *Comm
+}
+
+func (t viewTransport) Local() *Comm { return t.local }

@@ -18,7 +18,7 @@ import (
 // at once, and complete in any order. Unlike the blocking collectives,
 // the processes do not compare their arguments first (coll_base_check):
 // mismatched counts may be reported by Wait as ErrCount, or not at all.
-// They are not yet available on intercommunicators (ErrComm).
+// On an intercommunicator they take the blocking forms' arguments too.
 
 // newNB makes the request of a nonblocking collective on c.
 func newNB(c *Comm) (*Request, error) {

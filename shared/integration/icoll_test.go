@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,12 +36,19 @@ func TestIcollLocal(t *testing.T) {
 // Medians over the rounds, in µs:
 //
 //	go test ./shared/integration -run '^$' -bench Icoll -benchtime 1x
+//
+// LAM_BENCH_RPI names the rpi (usysv by default; sysv and tcp wait in
+// the kernel instead of polling, which leaves the processor to the loop).
 func BenchmarkIcoll(b *testing.B) {
 	needPgrep(b)
 	ctx, l := bootLocal(b, 10*time.Minute)
 	times := map[string][]float64{}
 	for b.Loop() {
-		r := l.run(ctx, "mpirun", "-np", "2", bin("testprog"), "icollbench", "15")
+		args := []string{"-np", "2"}
+		if rpi := os.Getenv("LAM_BENCH_RPI"); rpi != "" {
+			args = append(args, "-ssi", "rpi", rpi)
+		}
+		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollbench", "15")...)
 		if r.code != 0 {
 			b.Fatalf("icollbench: %v", r)
 		}

@@ -220,3 +220,96 @@ func TestNonblockingOutstanding(t *testing.T) {
 		})
 	}
 }
+
+// On intercommunicators (groups of 1-3 and 1-2 processes), nonblocking
+// Barrier, Bcast, Allreduce, Gather and Allgather, two at a time
+// outstanding, give what the blocking forms give.
+func TestNonblockingInter(t *testing.T) {
+	for na := 1; na <= 3; na++ {
+		for nb := 1; nb <= 2; nb++ {
+			t.Run(fmt.Sprintf("%d+%d", na, nb), func(t *testing.T) {
+				n := na + nb
+				var a, b []int
+				for i := range n {
+					if i < na {
+						a = append(a, i)
+					} else {
+						b = append(b, i)
+					}
+				}
+				w := colltest.NewWorld(oneNode(n), 20*time.Second)
+				defer w.Close()
+				const k = 50
+				errs := w.Each(func(r int) error {
+					c := w.Inter(a, b, r)
+					isA := r < na
+					l, nr := c.Rank(), c.T.RemoteSize()
+					root := coll.ProcNull // A's rank 0 is the root of the Bcast
+					switch {
+					case isA && l == 0:
+						root = coll.Root
+					case !isA:
+						root = 0
+					}
+					mine := colltest.Ints(r, k)
+					type op struct {
+						kind coll.Kind
+						sig  coll.Sig
+						f    func(c *coll.Comm, a *coll.Actions, out []byte) error
+					}
+					ops := []op{
+						{coll.Barrier, coll.Sig{Kind: coll.Barrier}, func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) }},
+						{coll.Bcast, coll.Sig{Kind: coll.Bcast, Root: root}, func(c *coll.Comm, a *coll.Actions, out []byte) error {
+							if root == coll.Root {
+								copy(out, mine)
+							}
+							if root == coll.ProcNull {
+								return a.Bcast(c, nil, root)
+							}
+							return a.Bcast(c, out[:8*k], root)
+						}},
+						{coll.Allreduce, coll.Sig{Kind: coll.Allreduce, Send: 8 * k, Recv: 8 * k}, func(c *coll.Comm, a *coll.Actions, out []byte) error {
+							return a.Allreduce(c, mine, out[:8*k], &colltest.Sum)
+						}},
+						{coll.Allgather, coll.Sig{Kind: coll.Allgather, Send: 8 * k, Recv: 8 * k}, func(c *coll.Comm, a *coll.Actions, out []byte) error {
+							return a.Allgather(c, mine, out[:8*k*nr])
+						}},
+					}
+					outs := make([][]byte, len(ops))
+					dones := make([]<-chan error, len(ops))
+					for i, o := range ops {
+						outs[i] = coll.Buffer(8 * k * 3)
+						var err error
+						dones[i], err = start(c, o.kind, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) })
+						if err != nil {
+							return err
+						}
+					}
+					for i := len(ops) - 1; i >= 0; i-- {
+						if err := <-dones[i]; err != nil {
+							return fmt.Errorf("%s: %w", ops[i].kind, err)
+						}
+					}
+					for i, o := range ops {
+						want := coll.Buffer(8 * k * 3)
+						if err := c.Run(o.sig, func(a *coll.Actions) error { return o.f(c, a, want) }); err != nil {
+							return fmt.Errorf("%s blocking: %w", o.kind, err)
+						}
+						if !bytes.Equal(outs[i], want) {
+							return colltest.Fail(o.kind.String(), r, outs[i], want)
+						}
+					}
+					return nil
+				})
+				for r, err := range errs {
+					if err != nil {
+						t.Errorf("rank %d: %v", r, err)
+					}
+				}
+				if left := w.Leftover(); left != 0 {
+					t.Errorf("%d messages nobody received", left)
+				}
+			})
+		}
+	}
+}

@@ -159,6 +159,9 @@ func icollSuite(rank, size int) {
 		fail("Ibarrier: %v", err)
 	}
 	mustOK("Free", dup.Free())
+	if size >= 2 {
+		icollInter(rank, in)
+	}
 	if rank == 0 {
 		fmt.Println("icoll ok")
 	}
@@ -225,4 +228,46 @@ func icollBench(rank, size int) {
 	if x == 0 {
 		fmt.Println(x) // keeps the loop
 	}
+}
+
+// icollInter: Iallreduce, Ibcast and Ibarrier on an intercommunicator
+// between the even and odd ranks, outstanding together, against the
+// blocking forms.
+func icollInter(rank int, in []int64) {
+	side, err := mpi.World.Split(rank%2, rank)
+	mustOK("split by parity", err)
+	ic, err := mpi.IntercommCreate(side, 0, mpi.World, 1-rank%2, 78)
+	mustOK("intercomm create", err)
+	ic.SetErrhandler(mpi.ErrorsReturn)
+	root := mpi.ProcNull // the even group's rank 0 broadcasts
+	switch {
+	case rank == 0:
+		root = mpi.Root
+	case rank%2 == 1:
+		root = 0
+	}
+	a, b := make([]int64, len(in)), make([]int64, len(in))
+	if root == mpi.Root {
+		copy(b, in)
+	}
+	r1, err := mpi.Iallreduce(ic, in, a, mpi.Sum)
+	mustOK("inter Iallreduce", err)
+	r2, err := mpi.Ibcast(ic, b, root)
+	mustOK("inter Ibcast", err)
+	r3, err := mpi.Ibarrier(ic)
+	mustOK("inter Ibarrier", err)
+	if _, err := mpi.Waitall(r3, r2, r1); err != nil {
+		fail("inter waitall: %v", err)
+	}
+	wa, wb := make([]int64, len(in)), make([]int64, len(in))
+	if root == mpi.Root {
+		copy(wb, in)
+	}
+	mustOK("inter Allreduce", mpi.Allreduce(ic, in, wa, mpi.Sum))
+	mustOK("inter Bcast", mpi.Bcast(ic, wb, root))
+	if !slices.Equal(a, wa) || !slices.Equal(b, wb) {
+		fail("inter: Iallreduce %v Ibcast %v, want %v %v", a[:4], b[:4], wa[:4], wb[:4])
+	}
+	mustOK("free", ic.Free())
+	mustOK("free", side.Free())
 }
