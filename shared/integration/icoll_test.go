@@ -64,7 +64,7 @@ func BenchmarkIcoll(b *testing.B) {
 			times[f[1]] = append(times[f[1]], us)
 		}
 	}
-	for _, form := range []string{"allreduce", "busy", "blocking", "nonblocking"} {
+	for _, form := range []string{"allreduce", "iallreduce", "busy", "blocking", "nonblocking"} {
 		b.ReportMetric(median(times[form]), form+"-us")
 	}
 }

@@ -171,7 +171,8 @@ func icollSuite(rank, size int) {
 // Allreduce of 4 MiB of float64 then a busy loop as long as one Allreduce,
 // against Iallreduce, the loop, then Wait; it prints the medians in µs:
 // "icollbench allreduce", "busy", "blocking" (Allreduce + loop),
-// "nonblocking" (Iallreduce + loop + Wait).
+// "nonblocking" (Iallreduce + loop + Wait), and "iallreduce" (Iallreduce
+// then Wait, no loop).
 func icollBench(rank, size int) {
 	w := mpi.World
 	rounds := 20
@@ -221,9 +222,16 @@ func icollBench(rank, size int) {
 			fail("wait: %v", err)
 		}
 	})
+	iallreduce := median(func() {
+		r, err := mpi.Iallreduce(w, send, recv, mpi.Sum)
+		mustOK("Iallreduce", err)
+		if _, err := r.Wait(); err != nil {
+			fail("wait: %v", err)
+		}
+	})
 	if rank == 0 {
-		fmt.Printf("icollbench allreduce %.0f\nicollbench busy %.0f\nicollbench blocking %.0f\nicollbench nonblocking %.0f\n",
-			allreduce, busyT, blocking, nonblocking)
+		fmt.Printf("icollbench allreduce %.0f\nicollbench iallreduce %.0f\nicollbench busy %.0f\nicollbench blocking %.0f\nicollbench nonblocking %.0f\n",
+			allreduce, iallreduce, busyT, blocking, nonblocking)
 	}
 	if x == 0 {
 		fmt.Println(x) // keeps the loop
