@@ -552,10 +552,15 @@ func iAlltoallv[T CollElem](nb *Request, c *Comm, send []T, scounts, sdispls []i
 // send[sdispls[j]:] go to process j, rcounts[i] elements of rtypes[i] at
 // recv[rdispls[i]:] come from process i.
 func Alltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
+	return iAlltoallw(nil, c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+}
+
+func iAlltoallw(nb *Request, c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
 	k, err := begin(c, coll.Alltoallw)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	n := k.n()
 	pack := func(what string, buf []byte, counts, displs []int, types []*Datatype, fill bool) [][]byte {
 		if len(counts) != n || len(displs) != n || len(types) != n {
@@ -587,17 +592,18 @@ func Alltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype,
 	}
 	sb := pack("send", send, scounts, sdispls, stypes, true)
 	rb := pack("receive", recv, rcounts, rdispls, rtypes, false)
-	err = k.run(func(a *coll.Actions) error { return a.Alltoallw(k.cc, sb, rb) })
-	if err != nil {
-		return err
-	}
-	for i := range n {
-		pos := 0
-		if err := Unpack(rb[i], &pos, recv[rdispls[i]:], rcounts[i], rtypes[i]); err != nil {
-			return c.fail(err)
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Alltoallw(k.cc, sb, rb); err != nil {
+			return err
 		}
-	}
-	return nil
+		for i := range n {
+			pos := 0
+			if err := Unpack(rb[i], &pos, recv[rdispls[i]:], rcounts[i], rtypes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // reduction prepares a reduction's op and checks its buffers.

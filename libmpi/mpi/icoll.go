@@ -167,6 +167,16 @@ func Ialltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, recv []T,
 	return started(r, iAlltoallv(r, c, send, scounts, sdispls, recv, rcounts, rdispls))
 }
 
+// Ialltoallw starts Alltoallw (MPI_Ialltoallw); the received blocks are
+// unpacked into recv before the request completes.
+func Ialltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) (*Request, error) {
+	r, err := newNB(c)
+	if err != nil {
+		return nil, err
+	}
+	return started(r, iAlltoallw(r, c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes))
+}
+
 // IreduceScatter starts ReduceScatter (MPI_Ireduce_scatter).
 func IreduceScatter[T CollElem](c *Comm, send, recv []T, counts []int, op *Op) (*Request, error) {
 	r, err := newNB(c)

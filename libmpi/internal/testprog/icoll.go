@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
@@ -158,6 +159,7 @@ func icollSuite(rank, size int) {
 	if _, err := r.Wait(); err != nil {
 		fail("Ibarrier: %v", err)
 	}
+	ialltoallw(w)
 	mustOK("Free", dup.Free())
 	if size >= 2 {
 		icollInter(rank, in)
@@ -278,4 +280,50 @@ func icollInter(rank int, in []int64) {
 	}
 	mustOK("free", ic.Free())
 	mustOK("free", side.Free())
+}
+
+// ialltoallw: Ialltoallw of vector types received contiguously (as the
+// coll suite's alltoallw), with a blocking Alltoall on a duplicate while
+// it is under way.
+func ialltoallw(c *mpi.Comm) {
+	const what = "Ialltoallw"
+	n, r := c.Size(), c.Rank()
+	sc, sd, rc, rd := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	st, rt := make([]*mpi.Datatype, n), make([]*mpi.Datatype, n)
+	var send []int32
+	for j := 0; j < n; j++ {
+		vt, err := mpi.TypeVector(j+1, 1, 2, mpi.Int32)
+		mustOK(what+" type", err)
+		sc[j], sd[j], st[j] = 1, 4*len(send), vt
+		for i := 0; i < 2*(j+1); i++ {
+			send = append(send, int32(r*100+j*10+i))
+		}
+	}
+	recvLen := 0
+	for j := 0; j < n; j++ {
+		rc[j], rd[j], rt[j] = r+1, 4*recvLen, mpi.Int32
+		recvLen += r + 1
+	}
+	recv := make([]int32, recvLen)
+	sbytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(send))), 4*len(send))
+	rbytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(recv))), 4*len(recv))
+	req, err := mpi.Ialltoallw(c, sbytes, sc, sd, st, rbytes, rc, rd, rt)
+	mustOK(what, err)
+	dup, err := c.Dup()
+	mustOK("Dup", err)
+	x, y := make([]int64, n), make([]int64, n)
+	mustOK("Alltoall", mpi.Alltoall(dup, x, y))
+	mustOK("Free", dup.Free())
+	if _, err := req.Wait(); err != nil {
+		fail("%s: wait: %v", what, err)
+	}
+	var exp []int32
+	for j := 0; j < n; j++ {
+		for i := 0; i < r+1; i++ {
+			exp = append(exp, int32(j*100+r*10+2*i))
+		}
+	}
+	if !slices.Equal(recv, exp) {
+		fail("%s: %v, want %v", what, recv, exp)
+	}
 }
