@@ -54,17 +54,27 @@ func (c *Comm) recvTag() int {
 	return AnyTag
 }
 
-// Start starts a nonblocking collective: it readies the module if need be
-// (the caller must not hold c), takes the next sequence number, and runs
-// f with the nonblocking functions, on a private view of c, on a goroutine
-// of its own; done gets f's error (nil, or an *Error). Argument errors are
-// the caller's to report before calling Start: nothing is agreed between
-// the processes (coll_base_check does not apply).
+// Start starts the collective kind on a private view of c and returns at
+// once: f runs on a goroutine of its own over the view (Reserve, then
+// RunView) and done gets its outcome.
 func (c *Comm) Start(kind Kind, f func(v *Comm, a *Actions) error, done func(error)) error {
+	v, err := c.Reserve(kind)
+	if err != nil {
+		return err
+	}
+	go func() { done(v.RunView(kind, func(a *Actions) error { return f(v, a) })) }()
+	return nil
+}
+
+// Reserve makes the private view of c on which the next nonblocking
+// collective runs: its sequence number, and so its tag, are taken now, in
+// the order this process starts its collectives on c, which MPI has
+// every process keep alike.
+func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 	c.mu.Lock()
 	if err := c.setup(); err != nil {
 		c.mu.Unlock()
-		return err
+		return nil, err
 	}
 	seq := c.nbcSeq.Add(1)
 	c.nbc.Store(1)
@@ -78,7 +88,7 @@ func (c *Comm) Start(kind Kind, f func(v *Comm, a *Actions) error, done func(err
 		// the same tag (its context is its own).
 		l := c.T.Local()
 		if l == nil {
-			return Errorf(ErrIntern, "%s: %s: no local group", c.T.Name(), kind)
+			return nil, Errorf(ErrIntern, "%s: %s: no local group", c.T.Name(), kind)
 		}
 		l.mu.Lock()
 		err := l.setup()
@@ -89,24 +99,28 @@ func (c *Comm) Start(kind Kind, f func(v *Comm, a *Actions) error, done func(err
 		}
 		l.mu.Unlock()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v.T = viewTransport{c.T, lv}
 	}
-	go func() {
-		err := f(v, &v.act)
-		if err == nil && v.fault != nil {
-			err = v.fault
+	return v, nil
+}
+
+// RunView runs the collective kind on the view v that Reserve made,
+// waiting for it: the caller is the collective's own goroutine. f does
+// not outlive the call (so a caller's closure stays on its stack).
+func (v *Comm) RunView(kind Kind, f func(a *Actions) error) error {
+	err := f(&v.act)
+	if err == nil && v.fault != nil {
+		err = v.fault
+	}
+	if err != nil {
+		var ce *Error
+		if !errors.As(err, &ce) {
+			err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", kind, v.T.Name(), err), Err: err}
 		}
-		if err != nil {
-			var ce *Error
-			if !errors.As(err, &ce) {
-				err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", kind, c.T.Name(), err), Err: err}
-			}
-		}
-		done(err)
-	}()
-	return nil
+	}
+	return err
 }
 
 // nbcState is what a communicator keeps for its nonblocking collectives.

@@ -152,7 +152,7 @@ type call struct {
 	c   *Comm
 	cc  *coll.Comm
 	sig coll.Sig
-	nb  *Request // a nonblocking collective's request (icoll.go); nil for a blocking one
+	nb  *nbRun // a nonblocking collective's passes (icoll.go); nil for a blocking one
 }
 
 // begin starts a collective on c; an error means c is not usable (it went
@@ -177,7 +177,7 @@ func (k *call) bad(class ErrorClass, format string, args ...any) {
 
 func (k *call) run(f func(a *coll.Actions) error) error {
 	if k.nb != nil {
-		return k.start(f)
+		return k.nbStep(f)
 	}
 	return k.c.collFail(k.cc.Run(k.sig, f))
 }
@@ -282,7 +282,7 @@ func digest(arrays ...[]int) uint64 {
 // group has called it.
 func Barrier(c *Comm) error { return iBarrier(nil, c) }
 
-func iBarrier(nb *Request, c *Comm) error {
+func iBarrier(nb *nbRun, c *Comm) error {
 	k, err := begin(c, coll.Barrier)
 	k.nb = nb
 	if err != nil {
@@ -295,7 +295,7 @@ func iBarrier(nb *Request, c *Comm) error {
 // process passes a buffer of the same length.
 func Bcast[T CollElem](c *Comm, buf []T, root int) error { return iBcast(nil, c, buf, root) }
 
-func iBcast[T CollElem](nb *Request, c *Comm, buf []T, root int) error {
+func iBcast[T CollElem](nb *nbRun, c *Comm, buf []T, root int) error {
 	k, err := begin(c, coll.Bcast)
 	k.nb = nb
 	if err != nil {
@@ -322,7 +322,7 @@ func Gather[T CollElem](c *Comm, send, recv []T, root int) error {
 	return iGather(nil, c, send, recv, root)
 }
 
-func iGather[T CollElem](nb *Request, c *Comm, send, recv []T, root int) error {
+func iGather[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
 	k, err := begin(c, coll.Gather)
 	k.nb = nb
 	if err != nil {
@@ -362,7 +362,7 @@ func Gatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int, root int
 	return iGatherv(nil, c, send, recv, counts, displs, root)
 }
 
-func iGatherv[T CollElem](nb *Request, c *Comm, send, recv []T, counts, displs []int, root int) error {
+func iGatherv[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts, displs []int, root int) error {
 	k, err := begin(c, coll.Gatherv)
 	k.nb = nb
 	if err != nil {
@@ -387,7 +387,7 @@ func Scatter[T CollElem](c *Comm, send, recv []T, root int) error {
 	return iScatter(nil, c, send, recv, root)
 }
 
-func iScatter[T CollElem](nb *Request, c *Comm, send, recv []T, root int) error {
+func iScatter[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
 	k, err := begin(c, coll.Scatter)
 	k.nb = nb
 	if err != nil {
@@ -422,7 +422,7 @@ func Scatterv[T CollElem](c *Comm, send []T, counts, displs []int, recv []T, roo
 	return iScatterv(nil, c, send, counts, displs, recv, root)
 }
 
-func iScatterv[T CollElem](nb *Request, c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+func iScatterv[T CollElem](nb *nbRun, c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	k, err := begin(c, coll.Scatterv)
 	k.nb = nb
 	if err != nil {
@@ -445,7 +445,7 @@ func iScatterv[T CollElem](nb *Request, c *Comm, send []T, counts, displs []int,
 // send may be nil: each process's block is already in place in recv.
 func Allgather[T CollElem](c *Comm, send, recv []T) error { return iAllgather(nil, c, send, recv) }
 
-func iAllgather[T CollElem](nb *Request, c *Comm, send, recv []T) error {
+func iAllgather[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
 	k, err := begin(c, coll.Allgather)
 	k.nb = nb
 	if err != nil {
@@ -476,7 +476,7 @@ func Allgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int) error
 	return iAllgatherv(nil, c, send, recv, counts, displs)
 }
 
-func iAllgatherv[T CollElem](nb *Request, c *Comm, send, recv []T, counts, displs []int) error {
+func iAllgatherv[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts, displs []int) error {
 	k, err := begin(c, coll.Allgatherv)
 	k.nb = nb
 	if err != nil {
@@ -501,7 +501,7 @@ func iAllgatherv[T CollElem](nb *Request, c *Comm, send, recv []T, counts, displ
 // may be nil: recv holds the blocks to send and gets those received.
 func Alltoall[T CollElem](c *Comm, send, recv []T) error { return iAlltoall(nil, c, send, recv) }
 
-func iAlltoall[T CollElem](nb *Request, c *Comm, send, recv []T) error {
+func iAlltoall[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
 	k, err := begin(c, coll.Alltoall)
 	k.nb = nb
 	if err != nil {
@@ -530,7 +530,7 @@ func Alltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, recv []T, 
 	return iAlltoallv(nil, c, send, scounts, sdispls, recv, rcounts, rdispls)
 }
 
-func iAlltoallv[T CollElem](nb *Request, c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+func iAlltoallv[T CollElem](nb *nbRun, c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
 	k, err := begin(c, coll.Alltoallv)
 	k.nb = nb
 	if err != nil {
@@ -555,7 +555,7 @@ func Alltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype,
 	return iAlltoallw(nil, c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 }
 
-func iAlltoallw(nb *Request, c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
+func iAlltoallw(nb *nbRun, c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
 	k, err := begin(c, coll.Alltoallw)
 	if err != nil {
 		return err
@@ -631,7 +631,7 @@ func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
 	return iReduce(nil, c, send, recv, op, root)
 }
 
-func iReduce[T CollElem](nb *Request, c *Comm, send, recv []T, op *Op, root int) error {
+func iReduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op, root int) error {
 	k, err := begin(c, coll.Reduce)
 	k.nb = nb
 	if err != nil {
@@ -669,7 +669,7 @@ func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
 	return iAllreduce(nil, c, send, recv, op)
 }
 
-func iAllreduce[T CollElem](nb *Request, c *Comm, send, recv []T, op *Op) error {
+func iAllreduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
 	k, err := begin(c, coll.Allreduce)
 	k.nb = nb
 	if err != nil {
@@ -696,7 +696,7 @@ func ReduceScatter[T CollElem](c *Comm, send, recv []T, counts []int, op *Op) er
 	return iReduceScatter(nil, c, send, recv, counts, op)
 }
 
-func iReduceScatter[T CollElem](nb *Request, c *Comm, send, recv []T, counts []int, op *Op) error {
+func iReduceScatter[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts []int, op *Op) error {
 	k, err := begin(c, coll.ReduceScatter)
 	k.nb = nb
 	if err != nil {
@@ -746,7 +746,7 @@ func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
 	return iReduceScatterBlock(nil, c, send, recv, op)
 }
 
-func iReduceScatterBlock[T CollElem](nb *Request, c *Comm, send, recv []T, op *Op) error {
+func iReduceScatterBlock[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
 	k, err := begin(c, coll.ReduceScatterBlock)
 	k.nb = nb
 	if err != nil {
@@ -778,7 +778,7 @@ func scan[T CollElem](kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
 	return iscan(nil, kind, c, send, recv, op)
 }
 
-func iscan[T CollElem](nb *Request, kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
+func iscan[T CollElem](nb *nbRun, kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
 	k, err := begin(c, kind)
 	k.nb = nb
 	if err != nil {
