@@ -335,22 +335,8 @@ func iGather[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
 		if len(r)%n != 0 {
 			k.bad(ErrCount, "the receive buffer (%d elements) is not %d equal blocks", len(recv), n)
 		}
-		k.sig.Recv = int64(len(r) / n)
-		if !k.inter() && s != nil && len(s) != len(r)/n {
-			k.bad(ErrCount, "the root sends %d elements into blocks of %d", len(send), len(recv)/n)
-		}
 	}
-	if !k.rootSide(root) {
-		k.sig.Send = int64(len(s))
-		if isRoot && s == nil {
-			k.sig.Send = k.sig.Recv
-		}
-	}
-	if !k.inter() {
-		k.sig.Recv = -1
-	} else if !k.rootSide(root) {
-		s = k.noInPlace(s)
-	}
+	s = k.gatherSig(s, r, root, isRoot, sizeOf[T](), "elements")
 	return k.run(func(a *coll.Actions) error { return a.Gather(k.cc, s, r, root) })
 }
 
@@ -400,18 +386,8 @@ func iScatter[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
 		if len(s)%n != 0 {
 			k.bad(ErrCount, "the send buffer (%d elements) is not %d equal blocks", len(send), n)
 		}
-		k.sig.Send = int64(len(s) / n)
-		if !k.inter() && r != nil && len(r) != len(s)/n {
-			k.bad(ErrCount, "the root receives blocks of %d elements into %d", len(send)/n, len(recv))
-		}
 	}
-	if !k.inter() {
-		if !isRoot {
-			k.sig.Send = int64(len(r))
-		}
-	} else if !k.rootSide(root) {
-		k.sig.Recv = int64(len(r))
-	}
+	k.scatterSig(s, r, root, isRoot, sizeOf[T](), "elements")
 	return k.run(func(a *coll.Actions) error { return a.Scatter(k.cc, s, r, root) })
 }
 
@@ -813,4 +789,50 @@ func Scan[T CollElem](c *Comm, send, recv []T, op *Op) error {
 // send may be nil: the contribution is in recv.
 func Exscan[T CollElem](c *Comm, send, recv []T, op *Op) error {
 	return scan(coll.Exscan, c, send, recv, op)
+}
+
+// gatherSig fills the signature of a Gather from its bytes (s: this
+// process's block, nil in place at the root; r: the root's receive
+// buffer) and returns s as the collective sends it; per is the bytes of
+// one of the units that messages count in.
+func (k *call) gatherSig(s, r []byte, root int, isRoot bool, per int, unit string) []byte {
+	if isRoot {
+		n := k.n()
+		k.sig.Recv = int64(len(r) / n)
+		if !k.inter() && s != nil && len(s) != len(r)/n {
+			k.bad(ErrCount, "the root sends %d %s into blocks of %d", len(s)/per, unit, len(r)/n/per)
+		}
+	}
+	if !k.rootSide(root) {
+		k.sig.Send = int64(len(s))
+		if isRoot && s == nil {
+			k.sig.Send = k.sig.Recv
+		}
+	}
+	if !k.inter() {
+		k.sig.Recv = -1
+	} else if !k.rootSide(root) {
+		s = k.noInPlace(s)
+	}
+	return s
+}
+
+// scatterSig fills the signature of a Scatter from its bytes (s: the
+// root's send buffer; r: this process's block, nil in place at the root);
+// per is the bytes of one of the units that messages count in.
+func (k *call) scatterSig(s, r []byte, root int, isRoot bool, per int, unit string) {
+	if isRoot {
+		n := k.n()
+		k.sig.Send = int64(len(s) / n)
+		if !k.inter() && r != nil && len(r) != len(s)/n {
+			k.bad(ErrCount, "the root receives blocks of %d %s into %d", len(s)/n/per, unit, len(r)/per)
+		}
+	}
+	if !k.inter() {
+		if !isRoot {
+			k.sig.Send = int64(len(r))
+		}
+	} else if !k.rootSide(root) {
+		k.sig.Recv = int64(len(r))
+	}
 }

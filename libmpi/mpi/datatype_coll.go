@@ -108,23 +108,7 @@ func GatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, 
 			s = k.pack("send", send, scount, stype)
 		}
 	}
-	if isRoot {
-		k.sig.Recv = int64(len(r) / n)
-		if !k.inter() && s != nil && len(s) != len(r)/n {
-			k.bad(ErrCount, "the root sends %d bytes into blocks of %d", len(s), len(r)/n)
-		}
-	}
-	if !k.rootSide(root) {
-		k.sig.Send = int64(len(s))
-		if isRoot && s == nil {
-			k.sig.Send = k.sig.Recv
-		}
-	}
-	if !k.inter() {
-		k.sig.Recv = -1
-	} else if !k.rootSide(root) {
-		s = k.noInPlace(s)
-	}
+	s = k.gatherSig(s, r, root, isRoot, 1, "bytes")
 	if err := k.run(func(a *coll.Actions) error { return a.Gather(k.cc, s, r, root) }); err != nil || !isRoot {
 		return err
 	}
@@ -150,19 +134,7 @@ func ScatterType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte,
 	if receives {
 		r = k.room("receive", recv, rcount, rtype)
 	}
-	if isRoot {
-		k.sig.Send = int64(len(s) / n)
-		if !k.inter() && r != nil && len(r) != len(s)/n {
-			k.bad(ErrCount, "the root receives blocks of %d bytes into %d", len(s)/n, len(r))
-		}
-	}
-	if !k.inter() {
-		if !isRoot {
-			k.sig.Send = int64(len(r))
-		}
-	} else if !k.rootSide(root) {
-		k.sig.Recv = int64(len(r))
-	}
+	k.scatterSig(s, r, root, isRoot, 1, "bytes")
 	if err := k.run(func(a *coll.Actions) error { return a.Scatter(k.cc, s, r, root) }); err != nil || !receives {
 		return err
 	}
