@@ -397,3 +397,42 @@ func TestOOBLimit(t *testing.T) {
 		t.Errorf("send after room came back: %v", err)
 	}
 }
+
+// A receive cancelled just as a message for it arrives either returns the
+// message or leaves it for the next receive: the lamd may hand it over
+// before it reads the cancel, and the client must not drop it then.
+func TestCancelledReceiveKeepsMessage(t *testing.T) {
+	u := kerneltest.Start(t, kerneltest.Options{Nodes: 1})
+	a, b := u.Client(t, 0), u.Client(t, 0)
+	for i := range 200 {
+		data := fmt.Sprint("m", i)
+		cctx, cancel := context.WithCancel(context.Background())
+		type result struct {
+			m   *wire.Msg
+			err error
+		}
+		got := make(chan result, 1)
+		go func() {
+			m, err := b.Recv(cctx, 13, 0)
+			got <- result{m, err}
+		}()
+		time.Sleep(time.Duration(i%4) * 100 * time.Microsecond)
+		cancel()
+		if err := a.Send(ctx(t), 0, 13, 1, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		r := <-got
+		if r.err == nil {
+			if string(r.m.Data) != data {
+				t.Fatalf("round %d: the cancelled receive got %q, want %q", i, r.m.Data, data)
+			}
+			continue
+		}
+		wctx, wcancel := context.WithTimeout(context.Background(), 3*time.Second)
+		m, err := b.Recv(wctx, 13, 0)
+		wcancel()
+		if err != nil || string(m.Data) != data {
+			t.Fatalf("round %d: after a cancelled receive, the message sent at once was lost: %v %v", i, m, err)
+		}
+	}
+}

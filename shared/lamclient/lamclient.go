@@ -301,8 +301,56 @@ func (c *Client) TryRecv(ctx context.Context, event, typ int32) (*wire.Msg, erro
 	return c.recv(ctx, &wire.Recv{Event: event, Type: typ, Try: true})
 }
 
+// recv sends a receive and waits for its message. When ctx ends first the
+// receive is cancelled, but the lamd may have handed a message to it
+// before it read the cancel: that message is this receive's and nobody
+// else will get it, so recv waits for the lamd's last word (at most
+// cancelGrace) and returns a message that came rather than drop it.
 func (c *Client) recv(ctx context.Context, r *wire.Recv) (*wire.Msg, error) {
-	return ask[*wire.Msg](ctx, c, r, "a message")
+	id, ch, err := c.stream(r, 1)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case f, ok := <-ch:
+		return msgReply(f, ok)
+	case <-ctx.Done():
+	}
+	if err := c.conn.Write(id, 0, &wire.Cancel{}, time.Second); err == nil {
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		select {
+		case f, ok := <-ch:
+			if m, err := msgReply(f, ok); err == nil {
+				return m, nil
+			}
+		case <-t.C:
+		}
+	}
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+	return nil, context.Cause(ctx)
+}
+
+// cancelGrace bounds the wait for the lamd's answer to a cancelled
+// receive.
+const cancelGrace = 2 * time.Second
+
+// msgReply is the message of a receive's reply frame (ok false: the
+// connection closed).
+func msgReply(f wire.Frame, ok bool) (*wire.Msg, error) {
+	if !ok {
+		return nil, ErrClosed
+	}
+	switch m := f.Msg.(type) {
+	case *wire.Msg:
+		return m, nil
+	case *wire.Error:
+		return nil, m
+	default:
+		return nil, unexpected("a message", m)
+	}
 }
 
 // AddNode adds a node to the universe (lamgrow).
