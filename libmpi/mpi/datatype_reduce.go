@@ -44,32 +44,19 @@ func reduceType(c *Comm, kind coll.Kind, send, recv []byte, count int, d *Dataty
 	if pre != nil {
 		return reduceAs[uint8](c, kind, send, recv, 0, nil, op, root, pre)
 	}
-	switch t {
-	case Int8:
-		return reduceAs[int8](c, kind, send, recv, count, d, op, root, nil)
-	case Int16:
-		return reduceAs[int16](c, kind, send, recv, count, d, op, root, nil)
-	case Uint16:
-		return reduceAs[uint16](c, kind, send, recv, count, d, op, root, nil)
-	case Int32:
-		return reduceAs[int32](c, kind, send, recv, count, d, op, root, nil)
-	case Uint32:
-		return reduceAs[uint32](c, kind, send, recv, count, d, op, root, nil)
-	case Int64:
-		return reduceAs[int64](c, kind, send, recv, count, d, op, root, nil)
-	case Uint64:
-		return reduceAs[uint64](c, kind, send, recv, count, d, op, root, nil)
-	case Float32:
-		return reduceAs[float32](c, kind, send, recv, count, d, op, root, nil)
-	case Float64:
-		return reduceAs[float64](c, kind, send, recv, count, d, op, root, nil)
-	case Complex64:
-		return reduceAs[complex64](c, kind, send, recv, count, d, op, root, nil)
-	case Complex128:
-		return reduceAs[complex128](c, kind, send, recv, count, d, op, root, nil)
+	f := reducers[t]
+	if f == nil { // bytes, chars, bools, uint8s, or no data at all
+		f = reduceAs[uint8]
 	}
-	// Bytes, chars, bools, uint8s, or no data at all.
-	return reduceAs[uint8](c, kind, send, recv, count, d, op, root, nil)
+	return f(c, kind, send, recv, count, d, op, root, nil)
+}
+
+// reducers runs a reduction over each basic type as its Go type.
+var reducers = map[*Datatype]func(c *Comm, kind coll.Kind, send, recv []byte, count int, d *Datatype, op *Op, root int, pre error) error{
+	Int8: reduceAs[int8], Int16: reduceAs[int16], Uint16: reduceAs[uint16],
+	Int32: reduceAs[int32], Uint32: reduceAs[uint32], Int64: reduceAs[int64], Uint64: reduceAs[uint64],
+	Float32: reduceAs[float32], Float64: reduceAs[float64],
+	Complex64: reduceAs[complex64], Complex128: reduceAs[complex128],
 }
 
 // reduceAs runs the reduction of count elements of d, packed as elements

@@ -3,7 +3,6 @@ package mpi
 import (
 	"reflect"
 	"sync"
-	"unsafe"
 )
 
 // typeCache holds the datatypes TypeOfReflect built, by Go type.
@@ -136,5 +135,5 @@ func AsBytes[T any](s []T) ([]byte, error) {
 	if len(s) == 0 {
 		return []byte{}, nil
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0]))), nil
+	return raw(s), nil
 }

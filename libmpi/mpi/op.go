@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
-	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/internal/reduce"
@@ -153,7 +152,7 @@ func kindOf[T CollElem]() reduce.Kind {
 // check.
 func collOp[T CollElem](op *Op) (*coll.Op, int, *Error) {
 	k := kindOf[T]()
-	size := int(unsafe.Sizeof(*new(T)))
+	size := sizeOf[T]()
 	if op == nil {
 		return nil, int(k), errorf(ErrOp, "nil op")
 	}

@@ -134,6 +134,10 @@ func floodLocal(t *testing.T, name string, nofile, n int, hello bool) {
 	sc.Load = u.settle()
 	sc.note("%d connections opened and held, %d refused at connect", len(cs), failed)
 	t.Logf("%d connections held, %d failed; lamd before %v, loaded %v", len(cs), failed, sc.Before, sc.Load)
+	if nofile > 0 && (sc.Load == nil || sc.Load.FDs < nofile-16) {
+		// Otherwise this is one more flood, not an exhaustion.
+		t.Errorf("the lamd never ran out of descriptors: %v under load, RLIMIT_NOFILE %d", sc.Load, nofile)
+	}
 	cs.close()
 	sc.After = u.recovered(sc.Before, 10*time.Second)
 	u.mustAnswer(ctx, "after the flood")
