@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/lamgo/lam/shared/ssi"
 )
@@ -386,7 +385,7 @@ type Comm struct {
 // New makes the framework's view of a communicator. The module is chosen
 // and initialised when the first collective runs.
 func New(t Transport, s *ssi.Settings) *Comm {
-	return &Comm{T: t, settings: s, nbcState: nbcState{nbc: new(atomic.Int32)}}
+	return &Comm{T: t, settings: s}
 }
 
 // Rank is this process's rank in the (local group of the) communicator.

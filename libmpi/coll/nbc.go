@@ -28,7 +28,7 @@ import (
 // Nonblocking is implemented by modules that provide nonblocking
 // collectives of their own. It is detected once, when the module is
 // chosen. The functions it returns run on a private view of the
-// communicator (see Comm.Start), concurrently with the communicator's
+// communicator (see Comm.Reserve and Comm.RunView), concurrently with the communicator's
 // other collectives; nil ones fall back to lam_basic's.
 type Nonblocking interface {
 	NonblockingActions(c *Comm) *Actions
@@ -44,7 +44,7 @@ const (
 )
 
 // exactTag reports whether receives use the collective's exact tag.
-func (c *Comm) exactTag() bool { return c.exact || (c.nbc != nil && c.nbc.Load() != 0) }
+func (c *Comm) exactTag() bool { return c.exact || c.nbc.Load() }
 
 // recvTag is the tag a receive of the running collective asks for.
 func (c *Comm) recvTag() int {
@@ -52,18 +52,6 @@ func (c *Comm) recvTag() int {
 		return int(c.tag)
 	}
 	return AnyTag
-}
-
-// Start starts the collective kind on a private view of c and returns at
-// once: f runs on a goroutine of its own over the view (Reserve, then
-// RunView) and done gets its outcome.
-func (c *Comm) Start(kind Kind, f func(v *Comm, a *Actions) error, done func(error)) error {
-	v, err := c.Reserve(kind)
-	if err != nil {
-		return err
-	}
-	go func() { done(v.RunView(kind, func(a *Actions) error { return f(v, a) })) }()
-	return nil
 }
 
 // Reserve makes the private view of c on which the next nonblocking
@@ -76,8 +64,9 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 		c.mu.Unlock()
 		return nil, err
 	}
-	seq := c.nbcSeq.Add(1)
-	c.nbc.Store(1)
+	c.nbcSeq++ // under c.mu
+	seq := c.nbcSeq
+	c.nbc.Store(true)
 	tag := int32(nbcMark | int(seq)&nbcMask)
 	v := &Comm{T: c.T, Params: c.Params, settings: c.settings, module: c.module, act: c.nbAct,
 		ready: true, nbcState: nbcState{exact: true}, selected: c.selected, tag: tag}
@@ -94,9 +83,7 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 		err := l.setup()
 		lv := &Comm{T: l.T, Params: l.Params, settings: l.settings, module: l.module, act: l.nbAct,
 			ready: true, nbcState: nbcState{exact: true}, selected: l.selected, tag: tag}
-		if l.nbc != nil {
-			l.nbc.Store(1)
-		}
+		l.nbc.Store(true)
 		l.mu.Unlock()
 		if err != nil {
 			return nil, err
@@ -125,10 +112,10 @@ func (v *Comm) RunView(kind Kind, f func(a *Actions) error) error {
 
 // nbcState is what a communicator keeps for its nonblocking collectives.
 type nbcState struct {
-	nbcSeq atomic.Uint64 // the last sequence number given
-	nbc    *atomic.Int32 // 1 once one was started (nil on private views)
-	nbAct  Actions       // the nonblocking functions
-	exact  bool          // a private view: receive by exact tag
+	nbcSeq uint64      // the last sequence number given (under mu)
+	nbc    atomic.Bool // set once one was started
+	nbAct  Actions     // the nonblocking functions
+	exact  bool        // a private view: receive by exact tag
 }
 
 // viewTransport is an intercommunicator's transport as a nonblocking

@@ -10,12 +10,17 @@ import (
 	"github.com/lamgo/lam/libmpi/coll/colltest"
 )
 
-// start starts a nonblocking collective and returns the channel its
-// error comes on.
-func start(c *coll.Comm, k coll.Kind, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
+// startNB starts a nonblocking collective as the mpi package does (its
+// view reserved now, the collective on a goroutine of its own) and
+// returns the channel its error comes on.
+func startNB(c *coll.Comm, k coll.Kind, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
+	v, err := c.Reserve(k)
+	if err != nil {
+		return nil, err
+	}
 	done := make(chan error, 1)
-	err := c.Start(k, f, func(err error) { done <- err })
-	return done, err
+	go func() { done <- v.RunView(k, func(a *coll.Actions) error { return f(v, a) }) }()
+	return done, nil
 }
 
 // twins is each collective as a function of the communicator and its
@@ -134,7 +139,7 @@ func TestNonblockingMatchesBlocking(t *testing.T) {
 							if err := c2.Run(coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(a *coll.Actions) error { return f(c2, a, want) }); err != nil {
 								return fmt.Errorf("%s blocking: %w", kind, err)
 							}
-							done, err := start(c, kind, func(v *coll.Comm, a *coll.Actions) error { return f(v, a, got) })
+							done, err := startNB(c, kind, func(v *coll.Comm, a *coll.Actions) error { return f(v, a, got) })
 							if err != nil {
 								return fmt.Errorf("%s: start: %w", kind, err)
 							}
@@ -179,11 +184,11 @@ func TestNonblockingOutstanding(t *testing.T) {
 				}
 				in1, in2 := colltest.Ints(r, k), colltest.Ints(r+7, k)
 				out1, out2 := coll.Buffer(8*k), coll.Buffer(8*k)
-				d1, err := start(c, coll.Allreduce, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in1, out1, &colltest.Sum) })
+				d1, err := startNB(c, coll.Allreduce, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in1, out1, &colltest.Sum) })
 				if err != nil {
 					return err
 				}
-				d2, err := start(c, coll.Allreduce, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in2, out2, &colltest.Sum) })
+				d2, err := startNB(c, coll.Allreduce, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in2, out2, &colltest.Sum) })
 				if err != nil {
 					return err
 				}
@@ -280,7 +285,7 @@ func TestNonblockingInter(t *testing.T) {
 					for i, o := range ops {
 						outs[i] = coll.Buffer(8 * k * 3)
 						var err error
-						dones[i], err = start(c, o.kind, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) })
+						dones[i], err = startNB(c, o.kind, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) })
 						if err != nil {
 							return err
 						}

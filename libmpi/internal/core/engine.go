@@ -176,9 +176,9 @@ type Request struct {
 	split      bool // a receive whose first part the sender writes
 	parts      int8 // completions still to come before the last (split copies)
 	status     Status
-	// onDone runs (under the progress lock) when the request completes:
-	// unexpose, for a request whose buffer a peer may copy.
-	onDone func(*Request)
+	// pinned says buf is pinned for a peer (expose); completion unpins
+	// it (under the progress lock).
+	pinned bool
 	// pin keeps buf where it is while its address is out on the wire
 	// (expose); it lives in the request so that a request used again
 	// pins without allocating.
@@ -190,17 +190,17 @@ type Request struct {
 // completes, when unexpose unpins it.
 func (r *Request) expose() {
 	r.pin.Pin(unsafe.SliceData(r.buf))
-	r.onDone = unexpose
+	r.pinned = true
 }
 
 // unexpose unpins what expose pinned: the peer no longer uses the address.
 func unexpose(r *Request) {
 	r.pin.Unpin()
-	r.onDone = nil
+	r.pinned = false
 }
 
 // exposed reports whether the request's buffer is pinned for a peer.
-func (r *Request) exposed() bool { return r.onDone != nil }
+func (r *Request) exposed() bool { return r.pinned }
 
 // Done reports whether the request has completed.
 func (r *Request) Done() bool { return atomic.LoadUint32(&r.done) != 0 }
@@ -345,8 +345,8 @@ func (r *Request) complete() {
 		r.parts-- // a split copy: the other part is still to come
 		return
 	}
-	if r.onDone != nil {
-		r.onDone(r)
+	if r.pinned {
+		unexpose(r)
 	}
 	release.Store32(&r.done, 1) // the status is written before
 }

@@ -108,8 +108,9 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	info := mod.SSI()
 	rpiName := info.Name + " " + info.Version.String()
 	pid := os.Getpid()
+	oob := NewOOB(cl, pid)
 	t, err := mod.Open(ctx, &rpi.Job{Rank: rank, Size: size, Node: nodes.Self, Host: host, Settings: settings,
-		Timeout: timeout, OOB: NewOOB(cl, pid), PID: pid,
+		Timeout: timeout, OOB: oob, PID: pid,
 		Shared: filepath.Join(jobwire.ShmDir, jobwire.SegmentPrefix(os.Getuid(), job))})
 	if err != nil {
 		return nil, fmt.Errorf("rpi %s: %w", info.Name, err)
@@ -123,11 +124,11 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	if err := cl.Send(ctx, job.Node, job.PID, jobwire.TypeInit, in.Encode()); err != nil {
 		return nil, fmt.Errorf("report to mpirun: %w", err)
 	}
-	m, err := cl.Recv(ctx, jobwire.RankEvent(pid), jobwire.TypeTable)
+	data, err := oob.Recv(ctx, jobwire.TypeTable)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for mpirun's process table: %w", err)
 	}
-	table, err := jobwire.DecodeTable(m.Data)
+	table, err := jobwire.DecodeTable(data)
 	if err == nil && len(table.Procs) != size {
 		err = fmt.Errorf("%d processes in a world of %d", len(table.Procs), size)
 	}
