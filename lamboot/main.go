@@ -116,7 +116,18 @@ func refuseRunning(ctx context.Context, env *lamcli.Env, dir session.Dir, force,
 				"run lamhalt first, or lamboot -f to replace it", c.LamdPID(), dir.Path)
 		}
 		env.Warnf("replacing the universe already running for this session (lamd pid %d)", c.LamdPID())
-		return c.Halt(dctx, 5*time.Second, nil)
+		timeout, err := env.SSI.Duration(boot.ParamHalt)
+		if err != nil {
+			return err
+		}
+		// As lamhalt: the lamds' own bound, and the caller's beyond it.
+		hctx, hcancel := context.WithTimeout(ctx, timeout+10*time.Second)
+		defer hcancel()
+		if err := c.Halt(hctx, timeout, nil); err != nil {
+			return err
+		}
+		dir.WaitGone(ctx, timeout)
+		return nil
 	}
 	st, serr := dir.RemoveStale(ctx)
 	switch {

@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/lamgo/lam/shared/boot"
@@ -78,32 +77,13 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 		// The directory, not the socket: the lamd removes its socket
 		// first and its session directory last, and a lamboot that finds
 		// the directory while the lamd still runs refuses to boot.
-		waitGone(ctx, dir.Path, timeout)
+		dir.WaitGone(ctx, timeout)
 	}
 	say("LAM halted")
 	if len(dead) > 0 {
 		return lamcli.Exit(lamcli.ExitDeadNode, fmt.Errorf("%d node(s) did not answer; their lamds may still run (use lamwipe)", len(dead)))
 	}
 	return nil
-}
-
-// waitGone waits, at most timeout, until path no longer exists: the local
-// lamd removes its session directory as it exits.
-func waitGone(ctx context.Context, path string, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if _, err := os.Stat(path); os.IsNotExist(err) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
 }
 
 func main() { lamcli.Main(tool, &cmd{}) }

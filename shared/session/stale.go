@@ -145,3 +145,23 @@ func lamdRunning(pid int) bool {
 	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
 	return filepath.Base(string(argv0)) == "lamd"
 }
+
+// WaitGone waits, at most timeout (or until ctx ends), until the session
+// directory no longer exists: a lamd removes it last as it exits, so a
+// new universe can boot once it is gone.
+func (d Dir) WaitGone(ctx context.Context, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Lstat(d.Path); errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // deadSocket leaves at path what a lamd killed with SIGKILL leaves: a
@@ -190,4 +191,27 @@ func shortTemp(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// WaitGone returns once the directory is removed, and at its bound while
+// it stays.
+func TestWaitGone(t *testing.T) {
+	d := Dir{Path: filepath.Join(t.TempDir(), "lam-u@h")}
+	if err := os.Mkdir(d.Path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	d.WaitGone(context.Background(), 50*time.Millisecond)
+	if since := time.Since(start); since < 50*time.Millisecond {
+		t.Errorf("returned after %v while the directory stayed", since)
+	}
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		os.Remove(d.Path)
+	}()
+	start = time.Now()
+	d.WaitGone(context.Background(), 10*time.Second)
+	if since := time.Since(start); since > 5*time.Second {
+		t.Errorf("still waiting %v after the directory went", since)
+	}
 }
