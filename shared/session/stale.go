@@ -71,12 +71,12 @@ func (d Dir) RemoveStale(ctx context.Context) (Stale, error) {
 	case !localsock.IsNoDaemon(err):
 		return st, fmt.Errorf("%w: cannot tell whether anything listens on %s: %v", ErrLive, d.Socket(), err)
 	}
-	pids, err := readKillFile(d.KillFile())
+	pids, err := d.KillFilePIDs()
 	if err != nil {
 		return st, err
 	}
 	for _, pid := range pids {
-		if lamdRunning(pid) {
+		if running, sure := LamdRunning(pid); running || !sure {
 			return st, fmt.Errorf("%w: its lamd (pid %d) is running", ErrLive, pid)
 		}
 	}
@@ -86,9 +86,10 @@ func (d Dir) RemoveStale(ctx context.Context) (Stale, error) {
 	return Stale{Removed: true, PIDs: pids}, nil
 }
 
-// readKillFile returns the pids of a kill file (none when it is missing),
-// without following a symbolic link.
-func readKillFile(path string) ([]int, error) {
+// KillFilePIDs returns the pids of the session's kill file (none when it
+// is missing), without following a symbolic link.
+func (d Dir) KillFilePIDs() ([]int, error) {
+	path := d.KillFile()
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -114,36 +115,37 @@ func readKillFile(path string) ([]int, error) {
 	return pids, nil
 }
 
-// lamdRunning reports whether pid is a running (not zombie) lamd of this
-// user. Without /proc to tell, any process that exists counts.
-func lamdRunning(pid int) bool {
+// LamdRunning reports whether pid is a running (not zombie) lamd of this
+// user, and whether it could tell: without /proc, a process that exists
+// may or may not be one (sure is false). A zombie is as good as gone.
+func LamdRunning(pid int) (running, sure bool) {
 	if err := unix.Kill(pid, 0); err != nil && err != unix.EPERM {
-		return false
+		return false, true
 	}
 	proc := "/proc/" + strconv.Itoa(pid)
 	var st unix.Stat_t
 	if err := unix.Stat(proc, &st); err != nil {
 		if _, serr := os.Stat("/proc/self"); serr != nil {
-			return true // no /proc: cannot tell
+			return false, false // no /proc: cannot tell
 		}
-		return false // gone since
+		return false, true // gone since
 	}
 	if int(st.Uid) != os.Geteuid() {
-		return false
+		return false, true
 	}
 	stat, err := os.ReadFile(proc + "/stat")
 	if err != nil {
-		return false
+		return false, true
 	}
 	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-		return false
+		return false, true
 	}
 	cmdline, err := os.ReadFile(proc + "/cmdline")
 	if err != nil {
-		return false
+		return false, true
 	}
 	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
-	return filepath.Base(string(argv0)) == "lamd"
+	return filepath.Base(string(argv0)) == "lamd", true
 }
 
 // WaitGone waits, at most timeout (or until ctx ends), until the session

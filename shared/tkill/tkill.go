@@ -4,15 +4,9 @@
 package tkill
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -38,14 +32,12 @@ func Kill(ctx context.Context, dir session.Dir, grace time.Duration) (Result, er
 		return res, err
 	}
 	res.Found = true
-	data, err := os.ReadFile(dir.KillFile())
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return res, fmt.Errorf("kill file: %w", err)
+	pids, err := dir.KillFilePIDs()
+	if err != nil {
+		return res, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		pid, err := strconv.Atoi(string(bytes.TrimSpace(sc.Bytes())))
-		if err != nil || pid <= 1 || !isOurLamd(pid) {
+	for _, pid := range pids {
+		if running, sure := session.LamdRunning(pid); !running || !sure {
 			continue
 		}
 		if syscall.Kill(pid, syscall.SIGTERM) == nil {
@@ -67,34 +59,8 @@ func Kill(ctx context.Context, dir session.Dir, grace time.Duration) (Result, er
 	return res, nil
 }
 
+// alive reports whether pid, a lamd this call signalled, still runs.
 func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	// A zombie is as good as gone.
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2] != 'Z'
-	}
-	return true
-}
-
-// isOurLamd reports whether pid is a process of this user running lamd.
-func isOurLamd(pid int) bool {
-	st, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
-	if err != nil {
-		return false
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Geteuid() {
-		return false
-	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return false
-	}
-	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
-	return filepath.Base(string(argv0)) == "lamd"
+	running, sure := session.LamdRunning(pid)
+	return running || !sure && syscall.Kill(pid, 0) == nil
 }
