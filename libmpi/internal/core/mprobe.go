@@ -27,7 +27,7 @@ func (e *Engine) take(k match.Key) *Message {
 	}
 	e.match.Take(mm)
 	u := mm.Owner.(*unexpected)
-	return &Message{u: u, status: Status{Source: int(u.hdr.source), Tag: int(u.hdr.tag), Count: int(u.hdr.length)}}
+	return &Message{u: u, status: u.status()}
 }
 
 // Improbe takes a message matching (context, source, tag) if one has
@@ -69,11 +69,17 @@ func (e *Engine) Imrecv(buf []byte, m *Message) *Request {
 		return nil
 	}
 	m.u = nil
-	r := &Request{e: e, kind: kindRecv, buf: buf, rank: m.status.Source, tag: m.status.Tag, context: u.hdr.context, peer: -1}
+	r := new(Request)
+	e.InitRecv(r, buf, m.status.Source, m.status.Tag, u.hdr.context)
 	r.reset()
 	if u.self == nil && u.from != e.self {
 		r.peer = u.from
 	}
 	e.matchUnexpected(r, u)
 	return r
+}
+
+// status is what a probe of the unexpected message reports.
+func (u *unexpected) status() Status {
+	return Status{Source: int(u.hdr.source), Tag: int(u.hdr.tag), Count: int(u.hdr.length)}
 }

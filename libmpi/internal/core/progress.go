@@ -227,7 +227,7 @@ func (e *Engine) Iprobe(context uint32, source, tag int) (Status, bool) {
 		return Status{}, false
 	}
 	u := m.Owner.(*unexpected)
-	return Status{Source: int(u.hdr.source), Tag: int(u.hdr.tag), Count: int(u.hdr.length)}, true
+	return u.status(), true
 }
 
 // Probe waits for a message matching (context, source, tag).
@@ -239,7 +239,7 @@ func (e *Engine) Probe(ctx context.Context, context uint32, source, tag int) (St
 		m := e.match.Probe(match.Key{Context: context, Source: int32(source), Tag: int32(tag)})
 		if m != nil {
 			u := m.Owner.(*unexpected)
-			st, found = Status{Source: int(u.hdr.source), Tag: int(u.hdr.tag), Count: int(u.hdr.length)}, true
+			st, found = u.status(), true
 		}
 		e.mu.Unlock()
 		return found
