@@ -432,15 +432,7 @@ func iAllgather[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
 	if len(r)%n != 0 {
 		k.bad(ErrCount, "the receive buffer (%d elements) is not %d equal blocks", len(recv), n)
 	}
-	if s != nil && !k.inter() && len(s) != len(r)/n {
-		k.bad(ErrCount, "sending %d elements into blocks of %d", len(send), len(recv)/n)
-	}
-	if k.inter() {
-		s = k.noInPlace(s)
-		k.sig.Send, k.sig.Recv = int64(len(s)), int64(len(r)/n)
-	} else {
-		k.sig.Send = int64(len(r) / n)
-	}
+	s = k.allgatherSig(s, r, sizeOf[T](), "elements")
 	return k.run(func(a *coll.Actions) error { return a.Allgather(k.cc, s, r) })
 }
 
@@ -488,12 +480,7 @@ func iAlltoall[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
 	if len(r)%n != 0 || s != nil && len(s) != len(r) && !k.inter() || s != nil && len(s)%n != 0 {
 		k.bad(ErrCount, "send (%d elements) and receive (%d) buffers are not %d equal blocks", len(send), len(recv), n)
 	}
-	if k.inter() {
-		s = k.noInPlace(s)
-		k.sig.Send, k.sig.Recv = int64(len(s)/n), int64(len(r)/n)
-	} else {
-		k.sig.Send = int64(len(r) / n)
-	}
+	s = k.alltoallSig(s, r)
 	return k.run(func(a *coll.Actions) error { return a.Alltoall(k.cc, s, r) })
 }
 
@@ -835,4 +822,35 @@ func (k *call) scatterSig(s, r []byte, root int, isRoot bool, per int, unit stri
 	} else if !k.rootSide(root) {
 		k.sig.Recv = int64(len(r))
 	}
+}
+
+// allgatherSig checks an Allgather's block against the receive buffer's
+// blocks and fills its signature (s: this process's block, nil in place;
+// r: the receive buffer); it returns s as the collective sends it. per
+// is the bytes of one of the units that messages count in.
+func (k *call) allgatherSig(s, r []byte, per int, unit string) []byte {
+	n := k.n()
+	if s != nil && !k.inter() && len(s) != len(r)/n {
+		k.bad(ErrCount, "sending %d %s into blocks of %d", len(s)/per, unit, len(r)/n/per)
+	}
+	if k.inter() {
+		s = k.noInPlace(s)
+		k.sig.Send, k.sig.Recv = int64(len(s)), int64(len(r)/n)
+	} else {
+		k.sig.Send = int64(len(r) / n)
+	}
+	return s
+}
+
+// alltoallSig fills an Alltoall's signature and returns its send buffer
+// as the collective sends it.
+func (k *call) alltoallSig(s, r []byte) []byte {
+	n := k.n()
+	if k.inter() {
+		s = k.noInPlace(s)
+		k.sig.Send, k.sig.Recv = int64(len(s)/n), int64(len(r)/n)
+	} else {
+		k.sig.Send = int64(len(r) / n)
+	}
+	return s
 }

@@ -159,15 +159,7 @@ func AllgatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byt
 	} else {
 		s = k.pack("send", send, scount, stype)
 	}
-	if s != nil && !k.inter() && len(s) != len(r)/n {
-		k.bad(ErrCount, "sending %d bytes into blocks of %d", len(s), len(r)/n)
-	}
-	if k.inter() {
-		s = k.noInPlace(s)
-		k.sig.Send, k.sig.Recv = int64(len(s)), int64(len(r)/n)
-	} else {
-		k.sig.Send = int64(len(r) / n)
-	}
+	s = k.allgatherSig(s, r, 1, "bytes")
 	if err := k.run(func(a *coll.Actions) error { return a.Allgather(k.cc, s, r) }); err != nil {
 		return err
 	}
@@ -189,11 +181,7 @@ func AlltoallType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte
 	if !k.inter() && len(s) != len(r) {
 		k.bad(ErrCount, "send (%d bytes) and receive (%d) blocks differ", len(s), len(r))
 	}
-	if k.inter() {
-		k.sig.Send, k.sig.Recv = int64(len(s)/n), int64(len(r)/n)
-	} else {
-		k.sig.Send = int64(len(r) / n)
-	}
+	s = k.alltoallSig(s, r)
 	if err := k.run(func(a *coll.Actions) error { return a.Alltoall(k.cc, s, r) }); err != nil {
 		return err
 	}
