@@ -31,13 +31,21 @@ LDFLAGS := -X '$(BI).ConfiguredBy=$(BUILD_USER)' -X '$(BI).ConfiguredOn=$(BUILD_
 
 
 .PHONY: tidy
-.PHONY: all build install test test-suite test-deps test-unit test-race test-faults check-modules check-deps check-tools vet fmt-check fuzz clean
+.PHONY: all build capi install test test-suite test-deps test-unit test-race test-faults check-modules check-deps check-tools vet fmt-check fuzz clean
 
 all: build
 
 build:
 	@mkdir -p bin
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ $(TOOLS:%=./%) $(EXAMPLES:%=./examples/%) $(BENCHES:%=./bench/%)
+	$(MAKE) --no-print-directory capi
+
+# The C interface: lib/libmpi.so and include/mpi.h (libmpi/capi).
+capi:
+	@mkdir -p lib include
+	$(GO) build -trimpath -buildmode=c-shared -o lib/libmpi.so ./libmpi/capi
+	@rm -f lib/libmpi.h
+	cp libmpi/capi/include/*.h include/
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc

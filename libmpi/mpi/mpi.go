@@ -166,7 +166,9 @@ func Abort(c *Comm, code int) {
 }
 
 func abort(c *Comm, code int, why string) {
-	st.proc.Abort(code, why)
+	if st.proc != nil { // before Init there is no job to tell
+		st.proc.Abort(code, why)
+	}
 	if code == 0 {
 		code = 1
 	}

@@ -1,0 +1,12 @@
+/* capi.h: what the C files of libmpi.so see of its implementation. */
+#ifndef LAMGO_CAPI_H
+#define LAMGO_CAPI_H
+
+#include "mpi.h"
+#include "_cgo_export.h"
+
+/* Implemented in C (wtime.c). */
+double capi_Wtime(void);
+double capi_Wtick(void);
+
+#endif

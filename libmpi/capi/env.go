@@ -1,0 +1,77 @@
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/include
+#include "mpi.h"
+*/
+import "C"
+
+import (
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+//export capi_Init
+func capi_Init(argc *C.int, argv ***C.char) C.int {
+	if err := mpi.Init(); err != nil {
+		return fail(nil, mpi.Class(err), err.Error())
+	}
+	return C.MPI_SUCCESS
+}
+
+//export capi_Finalize
+func capi_Finalize() C.int {
+	return code(mpi.Finalize())
+}
+
+//export capi_Initialized
+func capi_Initialized(flag *C.int) C.int {
+	if flag == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Initialized: NULL flag")
+	}
+	*flag = cBool(mpi.Initialized())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Finalized
+func capi_Finalized(flag *C.int) C.int {
+	if flag == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Finalized: NULL flag")
+	}
+	*flag = cBool(mpi.Finalized())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Abort
+func capi_Abort(comm C.MPI_Comm, errorcode C.int) C.int {
+	c := comms.get(int(comm))
+	if c == nil {
+		c = mpi.World
+	}
+	mpi.Abort(c, int(errorcode))
+	return C.MPI_SUCCESS // not reached: Abort ends the process
+}
+
+//export capi_Get_processor_name
+func capi_Get_processor_name(name *C.char, length *C.int) C.int {
+	if name == nil || length == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Get_processor_name: NULL name or resultlen")
+	}
+	putString(name, C.MPI_MAX_PROCESSOR_NAME, mpi.ProcessorName(), length)
+	return C.MPI_SUCCESS
+}
+
+//export capi_Get_version
+func capi_Get_version(version, subversion *C.int) C.int {
+	if version == nil || subversion == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Get_version: NULL argument")
+	}
+	*version, *subversion = C.MPI_VERSION, C.MPI_SUBVERSION
+	return C.MPI_SUCCESS
+}
+
+func cBool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,352 @@
+/*
+ * mpi.h: the C interface of LAM/Go's MPI library (libmpi.so).
+ *
+ * Constants have LAM/MPI 7.1.4's values where LAM defined them (error
+ * classes, wildcards, attribute keys, combiners), so programs written for
+ * LAM see the numbers they knew. Handles are small integers indexing the
+ * library's tables (0 is the null handle of every kind), which makes the
+ * Fortran conversions (MPI_Comm_f2c and friends) the identity.
+ *
+ * Every function is declared twice, as MPI_<name> and PMPI_<name>, by
+ * LAMGO_DECL: the PMPI_ names are the library's strong symbols and the
+ * MPI_ names weak aliases of them (the MPI profiling interface). One
+ * declaration per line: libmpi/capi/gen reads them to write pmpi.c.
+ */
+#ifndef LAMGO_MPI_H
+#define LAMGO_MPI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LAM_MPI 1
+#define LAMGO_MPI 1
+
+#define MPI_VERSION 1
+#define MPI_SUBVERSION 2
+
+/* Handles and scalar types. */
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Request;
+typedef int MPI_Op;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Win;
+typedef int MPI_Message;
+typedef long MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+/* The status of a receive. st_cancelled and st_length are private. */
+typedef struct _status {
+	int MPI_SOURCE;
+	int MPI_TAG;
+	int MPI_ERROR;
+	int st_cancelled;
+	long long st_length; /* bytes received */
+} MPI_Status;
+
+/* User functions called back by the library. */
+typedef int(MPI_Copy_function)(MPI_Comm, int, void *, void *, void *, int *);
+typedef int(MPI_Delete_function)(MPI_Comm, int, void *, void *);
+typedef void(MPI_Handler_function)(MPI_Comm *, int *, ...);
+typedef void(MPI_Comm_errhandler_fn)(MPI_Comm *, int *, ...);
+typedef void(MPI_Comm_errhandler_function)(MPI_Comm *, int *, ...);
+typedef void(MPI_User_function)(void *, void *, int *, MPI_Datatype *);
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm, int, void *, void *, void *, int *);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype, int, void *, void *, void *, int *);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void *, void *);
+typedef int(MPI_Grequest_query_function)(void *, MPI_Status *);
+typedef int(MPI_Grequest_free_function)(void *);
+typedef int(MPI_Grequest_cancel_function)(void *, int);
+
+/* Miscellaneous constants (LAM 7.1.4's values). */
+#define MPI_SUCCESS 0
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-4)
+#define MPI_ANY_TAG (-1)
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_OBJECT_NAME 64
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY 36
+#define MPI_MAX_INFO_VAL 256
+#define MPI_MAX_PORT_NAME 36
+#define MPI_UNDEFINED (-32766)
+#define MPI_CART 1
+#define MPI_GRAPH 2
+#define MPI_DIST_GRAPH 3
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_BSEND_OVERHEAD 40
+#define MPI_BOTTOM ((void *)0)
+#define MPI_IN_PLACE ((void *)1)
+#define MPI_UNWEIGHTED ((int *)2)
+#define MPI_WEIGHTS_EMPTY ((int *)3)
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ORDER_C 0
+#define MPI_ORDER_FORTRAN 1
+#define MPI_DISTRIBUTE_BLOCK 0
+#define MPI_DISTRIBUTE_CYCLIC 1
+#define MPI_DISTRIBUTE_NONE 2
+#define MPI_DISTRIBUTE_DFLT_DARG (-1)
+
+/* Predefined attribute keys (LAM's numbers). */
+#define MPI_TAG_UB 0
+#define MPI_HOST 1
+#define MPI_IO 2
+#define MPI_WTIME_IS_GLOBAL 3
+#define MPI_UNIVERSE_SIZE 4
+#define MPI_APPNUM 5
+#define MPI_LASTUSEDCODE 21
+#define LAM_UNIVERSE_NCPUS 13
+#define LAM_UNIVERSE_NNODES 14
+
+/* Error classes (LAM 7.1.4's numbers; MPI_ERR_INFO and
+   MPI_ERR_PROC_FAILED are LAM/Go's). */
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_SYSRESOURCE 20
+#define MPI_ERR_LOCALDEAD 21
+#define MPI_ERR_REMOTEDEAD 22
+#define MPI_ERR_VALUE 23
+#define MPI_ERR_FLAGS 24
+#define MPI_ERR_SERVICE 25
+#define MPI_ERR_NAME 26
+#define MPI_ERR_SPAWN 27
+#define MPI_ERR_KEYVAL 28
+#define MPI_ERR_INFO_NOKEY 29
+#define MPI_ERR_WIN 30
+#define MPI_ERR_EPOCH 31
+#define MPI_ERR_TYPENOTSUP 32
+#define MPI_ERR_INFO_KEY 33
+#define MPI_ERR_INFO_VALUE 34
+#define MPI_ERR_NO_MEM 35
+#define MPI_ERR_BASE 36
+#define MPI_ERR_INFO 37
+#define MPI_ERR_PROC_FAILED 38
+#define MPI_ERR_LASTCODE 39
+
+/* Comparison results (LAM's numbers). */
+#define MPI_IDENT 1
+#define MPI_CONGRUENT 2
+#define MPI_SIMILAR 3
+#define MPI_UNEQUAL 4
+
+/* Datatype combiners (LAM's numbers). */
+#define MPI_COMBINER_NAMED 0
+#define MPI_COMBINER_DUP 1
+#define MPI_COMBINER_CONTIGUOUS 2
+#define MPI_COMBINER_VECTOR 3
+#define MPI_COMBINER_HVECTOR_INTEGER 4
+#define MPI_COMBINER_HVECTOR 5
+#define MPI_COMBINER_INDEXED 6
+#define MPI_COMBINER_HINDEXED_INTEGER 7
+#define MPI_COMBINER_HINDEXED 8
+#define MPI_COMBINER_INDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT_INTEGER 10
+#define MPI_COMBINER_STRUCT 11
+#define MPI_COMBINER_SUBARRAY 12
+#define MPI_COMBINER_DARRAY 13
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
+#define MPI_COMBINER_RESIZED 17
+
+/* Thread levels. */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* Communicator split types. */
+#define MPI_COMM_TYPE_SHARED 1
+
+/* Null handles. */
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_WIN_NULL ((MPI_Win)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+
+/* Predefined communicators and groups. */
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+#define MPI_COMM_SELF ((MPI_Comm)2)
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+
+/* Predefined error handlers. */
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)2)
+
+/* Predefined operations. */
+#define MPI_MAX ((MPI_Op)1)
+#define MPI_MIN ((MPI_Op)2)
+#define MPI_SUM ((MPI_Op)3)
+#define MPI_PROD ((MPI_Op)4)
+#define MPI_LAND ((MPI_Op)5)
+#define MPI_BAND ((MPI_Op)6)
+#define MPI_LOR ((MPI_Op)7)
+#define MPI_BOR ((MPI_Op)8)
+#define MPI_LXOR ((MPI_Op)9)
+#define MPI_BXOR ((MPI_Op)10)
+#define MPI_MAXLOC ((MPI_Op)11)
+#define MPI_MINLOC ((MPI_Op)12)
+#define MPI_REPLACE ((MPI_Op)13)
+#define MPI_NO_OP ((MPI_Op)14)
+
+/* Predefined datatypes: C. */
+#define MPI_CHAR ((MPI_Datatype)1)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)2)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)3)
+#define MPI_BYTE ((MPI_Datatype)4)
+#define MPI_SHORT ((MPI_Datatype)5)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)6)
+#define MPI_INT ((MPI_Datatype)7)
+#define MPI_UNSIGNED ((MPI_Datatype)8)
+#define MPI_LONG ((MPI_Datatype)9)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)10)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)11)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)12)
+#define MPI_FLOAT ((MPI_Datatype)13)
+#define MPI_DOUBLE ((MPI_Datatype)14)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)15)
+#define MPI_WCHAR ((MPI_Datatype)16)
+#define MPI_PACKED ((MPI_Datatype)17)
+#define MPI_LB ((MPI_Datatype)18)
+#define MPI_UB ((MPI_Datatype)19)
+#define MPI_FLOAT_INT ((MPI_Datatype)20)
+#define MPI_DOUBLE_INT ((MPI_Datatype)21)
+#define MPI_LONG_INT ((MPI_Datatype)22)
+#define MPI_SHORT_INT ((MPI_Datatype)23)
+#define MPI_2INT ((MPI_Datatype)24)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)25)
+#define MPI_C_BOOL ((MPI_Datatype)26)
+#define MPI_INT8_T ((MPI_Datatype)27)
+#define MPI_INT16_T ((MPI_Datatype)28)
+#define MPI_INT32_T ((MPI_Datatype)29)
+#define MPI_INT64_T ((MPI_Datatype)30)
+#define MPI_UINT8_T ((MPI_Datatype)31)
+#define MPI_UINT16_T ((MPI_Datatype)32)
+#define MPI_UINT32_T ((MPI_Datatype)33)
+#define MPI_UINT64_T ((MPI_Datatype)34)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)35)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)36)
+#define MPI_AINT ((MPI_Datatype)37)
+#define MPI_OFFSET ((MPI_Datatype)38)
+#define MPI_COUNT ((MPI_Datatype)39)
+
+/* Predefined datatypes: Fortran. */
+#define MPI_CHARACTER ((MPI_Datatype)40)
+#define MPI_LOGICAL ((MPI_Datatype)41)
+#define MPI_INTEGER ((MPI_Datatype)42)
+#define MPI_REAL ((MPI_Datatype)43)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)44)
+#define MPI_COMPLEX ((MPI_Datatype)45)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)46)
+#define MPI_2INTEGER ((MPI_Datatype)47)
+#define MPI_2REAL ((MPI_Datatype)48)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)49)
+#define MPI_INTEGER1 ((MPI_Datatype)50)
+#define MPI_INTEGER2 ((MPI_Datatype)51)
+#define MPI_INTEGER4 ((MPI_Datatype)52)
+#define MPI_INTEGER8 ((MPI_Datatype)53)
+#define MPI_REAL4 ((MPI_Datatype)54)
+#define MPI_REAL8 ((MPI_Datatype)55)
+#define LAMGO_PREDEFINED_TYPES 56 /* user datatypes are numbered from here */
+
+/* Handle conversions: handles are the same integers in C and Fortran. */
+#define MPI_Comm_c2f(h) ((MPI_Fint)(h))
+#define MPI_Comm_f2c(h) ((MPI_Comm)(h))
+#define MPI_Group_c2f(h) ((MPI_Fint)(h))
+#define MPI_Group_f2c(h) ((MPI_Group)(h))
+#define MPI_Type_c2f(h) ((MPI_Fint)(h))
+#define MPI_Type_f2c(h) ((MPI_Datatype)(h))
+#define MPI_Request_c2f(h) ((MPI_Fint)(h))
+#define MPI_Request_f2c(h) ((MPI_Request)(h))
+#define MPI_Op_c2f(h) ((MPI_Fint)(h))
+#define MPI_Op_f2c(h) ((MPI_Op)(h))
+#define MPI_Errhandler_c2f(h) ((MPI_Fint)(h))
+#define MPI_Errhandler_f2c(h) ((MPI_Errhandler)(h))
+#define MPI_Info_c2f(h) ((MPI_Fint)(h))
+#define MPI_Info_f2c(h) ((MPI_Info)(h))
+
+#define LAMGO_DECL(ret, name, params) \
+	ret MPI_##name params;            \
+	ret PMPI_##name params
+
+/* == Environment (env.go) == */
+LAMGO_DECL(int, Init, (int *argc, char ***argv));
+LAMGO_DECL(int, Finalize, (void));
+LAMGO_DECL(int, Initialized, (int *flag));
+LAMGO_DECL(int, Finalized, (int *flag));
+LAMGO_DECL(int, Abort, (MPI_Comm comm, int errorcode));
+LAMGO_DECL(double, Wtime, (void));
+LAMGO_DECL(double, Wtick, (void));
+LAMGO_DECL(int, Get_processor_name, (char *name, int *resultlen));
+LAMGO_DECL(int, Get_version, (int *version, int *subversion));
+
+/* == Point-to-point and requests (p2p.go) == */
+LAMGO_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+LAMGO_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status));
+LAMGO_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+
+/* == Collectives and operations (coll.go, op.go) == */
+
+/* == Groups, communicators and topologies (comm.go, group.go, topo.go) == */
+LAMGO_DECL(int, Comm_rank, (MPI_Comm comm, int *rank));
+LAMGO_DECL(int, Comm_size, (MPI_Comm comm, int *size));
+
+/* == Datatypes (datatype.go) == */
+LAMGO_DECL(int, Type_size, (MPI_Datatype datatype, int *size));
+
+/* == Attributes, info, names (attr.go, info.go) == */
+
+/* == Errors and error handlers (errors.go) == */
+LAMGO_DECL(int, Error_class, (int errorcode, int *errorclass));
+LAMGO_DECL(int, Error_string, (int errorcode, char *string, int *resultlen));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LAMGO_MPI_H */
