@@ -10,6 +10,8 @@ typedef long double long_double_t;
 import "C"
 
 import (
+	"unsafe"
+
 	"github.com/lamgo/lam/libmpi/mpi"
 )
 
@@ -101,4 +103,26 @@ func capi_Type_size(datatype C.MPI_Datatype, size *C.int) C.int {
 	}
 	*size = C.int(t.size)
 	return C.MPI_SUCCESS
+}
+
+// buffer is what count elements of t at buf are to the Go API. For a
+// contiguous type: the bytes, walk nil (pass them to the byte-slice
+// calls, mpi.Send and friends). For a derived type: bytes covering every
+// byte the elements touch and the datatype to walk over them with the
+// datatype calls (mpi.SendType and friends), n elements of it.
+//
+// This is the one place that turns a C buffer into Go's view of it:
+// every call with a (buf, count, datatype) triple goes through it.
+func (t *dtype) buffer(buf unsafe.Pointer, count int) (b []byte, walk *mpi.Datatype, n int, err error) {
+	if count < 0 {
+		return nil, nil, 0, &mpi.Error{Class: mpi.ErrCount, Msg: "negative count"}
+	}
+	if !t.contig {
+		return nil, nil, 0, &mpi.Error{Class: mpi.ErrType, Msg: "derived datatypes are not supported here yet"}
+	}
+	size := count * t.size
+	if buf == nil && size > 0 {
+		return nil, nil, 0, &mpi.Error{Class: mpi.ErrBuffer, Msg: "NULL buffer"}
+	}
+	return bytesAt(buf, size), nil, count, nil
 }

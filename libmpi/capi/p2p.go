@@ -20,24 +20,18 @@ func bytesAt(p unsafe.Pointer, n int) []byte {
 	return unsafe.Slice((*byte)(p), n)
 }
 
-// bufArgs checks a buffer, count and datatype of a call on c and returns
-// the bytes count elements of a contiguous type occupy.
-func bufArgs(c *mpi.Comm, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, fn string) (*dtype, []byte, C.int) {
+// bufArgs checks a buffer, count and datatype of a call on c (fn names
+// it in errors) and returns the Go view of the buffer (dtype.buffer).
+func bufArgs(c *mpi.Comm, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, fn string) (b []byte, walk *mpi.Datatype, n int, rc C.int) {
 	t, rc := typeArg(c, datatype, fn)
 	if t == nil {
-		return nil, nil, rc
+		return nil, nil, 0, rc
 	}
-	if count < 0 {
-		return nil, nil, fail(c, mpi.ErrCount, fn+": negative count")
+	b, walk, n, err := t.buffer(buf, int(count))
+	if err != nil {
+		return nil, nil, 0, fail(c, mpi.Class(err), fn+": "+err.Error())
 	}
-	if !t.contig {
-		return nil, nil, fail(c, mpi.ErrType, fn+": derived datatypes are not supported here yet")
-	}
-	n := int(count) * t.size
-	if buf == nil && n > 0 {
-		return nil, nil, fail(c, mpi.ErrBuffer, fn+": NULL buffer")
-	}
-	return t, bytesAt(buf, n), C.MPI_SUCCESS
+	return b, walk, n, C.MPI_SUCCESS
 }
 
 // putStatus stores a Go status in a C one (none for MPI_STATUS_IGNORE).
@@ -58,9 +52,12 @@ func capi_Send(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, t
 	if c == nil {
 		return rc
 	}
-	_, b, rc := bufArgs(c, buf, count, datatype, "MPI_Send")
+	b, walk, n, rc := bufArgs(c, buf, count, datatype, "MPI_Send")
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	if walk != nil {
+		return code(mpi.SendType(c, b, n, walk, int(dest), int(tag)))
 	}
 	return code(mpi.Send(c, b, int(dest), int(tag)))
 }
@@ -71,11 +68,17 @@ func capi_Recv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source,
 	if c == nil {
 		return rc
 	}
-	_, b, rc := bufArgs(c, buf, count, datatype, "MPI_Recv")
+	b, walk, n, rc := bufArgs(c, buf, count, datatype, "MPI_Recv")
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	s, err := mpi.Recv(c, b, int(source), int(tag))
+	var s mpi.Status
+	var err error
+	if walk != nil {
+		s, err = mpi.RecvType(c, b, n, walk, int(source), int(tag))
+	} else {
+		s, err = mpi.Recv(c, b, int(source), int(tag))
+	}
 	putStatus(status, s, err)
 	return code(err)
 }
