@@ -1,0 +1,124 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The C interface (libmpi/capi) built into prefix/lib and prefix/include
+// once per run, as `make capi` builds it.
+var capiBuild struct {
+	once sync.Once
+	err  error
+}
+
+// repoRoot is the top of the source tree.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// needCLib builds libmpi.so and installs mpi.h under prefix (or fails or
+// skips when there is no C compiler).
+func needCLib(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		if os.Getenv("LAM_TEST_STRICT") == "1" {
+			t.Fatal("gcc is missing (LAM_TEST_STRICT=1)")
+		}
+		t.Skip("gcc is missing")
+	}
+	capiBuild.once.Do(func() {
+		root := repoRoot()
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(prefix, "lib", "libmpi.so"), "./libmpi/capi")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			capiBuild.err = &cmdError{"go build -buildmode=c-shared ./libmpi/capi", string(out), err}
+			return
+		}
+		os.Remove(filepath.Join(prefix, "lib", "libmpi.h"))
+		hs, _ := filepath.Glob(filepath.Join(root, "libmpi", "capi", "include", "*.h"))
+		if err := os.MkdirAll(filepath.Join(prefix, "include"), 0o755); err != nil {
+			capiBuild.err = err
+			return
+		}
+		for _, h := range hs {
+			b, err := os.ReadFile(h)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(prefix, "include", filepath.Base(h)), b, 0o644)
+			}
+			if err != nil {
+				capiBuild.err = err
+				return
+			}
+		}
+	})
+	if capiBuild.err != nil {
+		t.Fatal(capiBuild.err)
+	}
+}
+
+type cmdError struct {
+	what, out string
+	err       error
+}
+
+func (e *cmdError) Error() string { return e.what + ": " + e.err.Error() + "\n" + e.out }
+
+// compileC compiles one C source file against prefix's mpi.h and libmpi.so.
+func compileC(t testing.TB, src string) string {
+	t.Helper()
+	needCLib(t)
+	exe := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".c"))
+	lib := filepath.Join(prefix, "lib")
+	cmd := exec.Command("gcc", "-Wall", "-Werror", "-O2", "-I"+filepath.Join(prefix, "include"), "-o", exe, src,
+		"-L"+lib, "-Wl,-rpath,"+lib, "-lmpi", "-lm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcc %s: %v\n%s", src, err, out)
+	}
+	return exe
+}
+
+var npLine = regexp.MustCompile(`(?m)^\s*/?\*?\s*np:((?:\s+\d+)+)`)
+
+// TestCPrograms runs every libmpi/capi/testdata/mpi/*.c under mpirun over
+// every rpi, on the rank counts its "np:" comment line names. A program
+// prints "ok ..." lines, "FAIL ..." for a failed check, and exits
+// non-zero on failure.
+func TestCPrograms(t *testing.T) {
+	needPgrep(t)
+	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "mpi", "*.c"))
+	if len(srcs) == 0 {
+		t.Fatal("no C test programs in libmpi/capi/testdata/mpi")
+	}
+	ctx, l := bootLocal(t, 8*time.Minute)
+	for _, src := range srcs {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := npLine.FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("%s has no \"np: N ...\" line", src)
+		}
+		exe := compileC(t, src)
+		name := strings.TrimSuffix(filepath.Base(src), ".c")
+		for _, rpi := range []string{"usysv", "sysv", "tcp", "crtcp", "lamd"} {
+			for _, np := range strings.Fields(string(m[1])) {
+				t.Run(name+"/"+rpi+"/np"+np, func(t *testing.T) {
+					r := l.run(ctx, "mpirun", "-ssi", "rpi", rpi, "-np", np, exe)
+					if r.code != 0 || strings.Contains(r.stdout, "FAIL") || !strings.Contains(r.stdout, "ok") {
+						t.Errorf("%v", r)
+					}
+				})
+			}
+		}
+	}
+}
