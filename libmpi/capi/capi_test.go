@@ -129,3 +129,40 @@ func TestWeakMPISymbols(t *testing.T) {
 		}
 	}
 }
+
+// Every testdata/f77 program, built with gfortran against mpif.h, runs as
+// a singleton as the C ones do.
+func TestFortranSingletonPrograms(t *testing.T) {
+	if _, err := exec.LookPath("gfortran"); err != nil {
+		if os.Getenv("LAM_TEST_STRICT") == "1" {
+			t.Fatal("gfortran is missing (LAM_TEST_STRICT=1)")
+		}
+		t.Skip("gfortran is missing")
+	}
+	dir := buildLib(t)
+	inc, err := filepath.Abs("include")
+	if err != nil {
+		t.Fatal(err)
+	}
+	progs, _ := filepath.Glob("testdata/f77/*.f")
+	if len(progs) == 0 {
+		t.Fatal("no Fortran test programs")
+	}
+	libdir := filepath.Join(dir, "lib")
+	for _, p := range progs {
+		name := strings.TrimSuffix(filepath.Base(p), ".f")
+		t.Run(name, func(t *testing.T) {
+			exe := filepath.Join(t.TempDir(), name)
+			out, err := exec.Command("gfortran", "-Wall", "-fallow-argument-mismatch", "-I"+inc, "-o", exe, p, "-L"+libdir, "-Wl,-rpath,"+libdir, "-lmpi").CombinedOutput()
+			if err != nil {
+				t.Fatalf("gfortran %s: %v\n%s", name, err, out)
+			}
+			cmd := exec.Command(exe)
+			cmd.Env = append(os.Environ(), "LAM_MPI_SESSION_PREFIX="+t.TempDir())
+			out, err = cmd.CombinedOutput()
+			if err != nil || strings.Contains(string(out), "FAIL") || !strings.Contains(string(out), "ok") {
+				t.Fatalf("%s: %v\n%s", name, err, out)
+			}
+		})
+	}
+}

@@ -72,29 +72,44 @@ type cmdError struct {
 
 func (e *cmdError) Error() string { return e.what + ": " + e.err.Error() + "\n" + e.out }
 
-// compileC compiles one C source file against prefix's mpi.h and libmpi.so.
+// compileC compiles one C (.c) or Fortran 77 (.f) source file against
+// prefix's mpi.h or mpif.h and libmpi.so.
 func compileC(t testing.TB, src string) string {
 	t.Helper()
 	needCLib(t)
-	exe := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".c"))
+	cc, flags := "gcc", []string{"-Wall", "-Werror", "-O2"}
+	if filepath.Ext(src) == ".f" {
+		cc, flags = "gfortran", []string{"-Wall", "-O2", "-fallow-argument-mismatch"}
+		if _, err := exec.LookPath(cc); err != nil {
+			if os.Getenv("LAM_TEST_STRICT") == "1" {
+				t.Fatal("gfortran is missing (LAM_TEST_STRICT=1)")
+			}
+			t.Skip("gfortran is missing")
+		}
+	}
+	exe := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
 	lib := filepath.Join(prefix, "lib")
-	cmd := exec.Command("gcc", "-Wall", "-Werror", "-O2", "-I"+filepath.Join(prefix, "include"), "-o", exe, src,
-		"-L"+lib, "-Wl,-rpath,"+lib, "-lmpi", "-lm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gcc %s: %v\n%s", src, err, out)
+	args := append(flags, "-I"+filepath.Join(prefix, "include"), "-o", exe, src, "-L"+lib, "-Wl,-rpath,"+lib, "-lmpi", "-lm")
+	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", cc, src, err, out)
 	}
 	return exe
 }
 
-var npLine = regexp.MustCompile(`(?m)^\s*/?\*?\s*np:((?:\s+\d+)+)`)
+// npLine is a test program's "np: 1 3" line: the first line of a C
+// comment ("/* np: ...") or a Fortran one ("C     np: ...").
+var npLine = regexp.MustCompile(`(?m)^(?:\s*/\*|C|!)?\s*np:((?:[ \t]+\d+)+)`)
 
-// TestCPrograms runs every libmpi/capi/testdata/mpi/*.c under mpirun over
+// TestCPrograms runs every libmpi/capi/testdata/mpi/*.c (and *.f) under mpirun over
 // every rpi, on the rank counts its "np:" comment line names. A program
 // prints "ok ..." lines, "FAIL ..." for a failed check, and exits
 // non-zero on failure.
 func TestCPrograms(t *testing.T) {
 	needPgrep(t)
-	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "mpi", "*.c"))
+	dir := filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "mpi")
+	srcs, _ := filepath.Glob(filepath.Join(dir, "*.c"))
+	fsrcs, _ := filepath.Glob(filepath.Join(dir, "*.f"))
+	srcs = append(srcs, fsrcs...)
 	if len(srcs) == 0 {
 		t.Fatal("no C test programs in libmpi/capi/testdata/mpi")
 	}
@@ -109,7 +124,7 @@ func TestCPrograms(t *testing.T) {
 			t.Fatalf("%s has no \"np: N ...\" line", src)
 		}
 		exe := compileC(t, src)
-		name := strings.TrimSuffix(filepath.Base(src), ".c")
+		name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 		for _, rpi := range []string{"usysv", "sysv", "tcp", "crtcp", "lamd"} {
 			for _, np := range strings.Fields(string(m[1])) {
 				t.Run(name+"/"+rpi+"/np"+np, func(t *testing.T) {

@@ -30,6 +30,9 @@ type param struct {
 	text string // as written
 	name string
 	cast string // a cast that drops const, or ""
+	base string // the type without const, * and []: "int", "MPI_Comm", "void"
+	ptr  int    // levels of pointer ("*" or a leading "[]")
+	dims string // array suffix after the first "[]", e.g. "[3]" of "[][3]"
 }
 
 var (
@@ -78,16 +81,35 @@ func run(dir string, check bool) error {
 		sort.Strings(problems)
 		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}
-	out := render(decls)
-	path := filepath.Join(dir, "pmpi.c")
-	if check {
-		old, err := os.ReadFile(path)
-		if err != nil || !bytes.Equal(old, out) {
-			return fmt.Errorf("pmpi.c is stale: run go generate ./libmpi/capi")
-		}
-		return nil
+	special, err := fortranSpecials(dir)
+	if err != nil {
+		return err
 	}
-	return os.WriteFile(path, out, 0o644)
+	mpif, err := renderMpif(h)
+	if err != nil {
+		return err
+	}
+	outs := []struct {
+		path string
+		b    []byte
+	}{
+		{filepath.Join(dir, "pmpi.c"), render(decls)},
+		{filepath.Join(dir, "fortran.c"), renderFortran(decls, special)},
+		{filepath.Join(dir, "include", "mpif.h"), mpif},
+	}
+	for _, o := range outs {
+		if check {
+			old, err := os.ReadFile(o.path)
+			if err != nil || !bytes.Equal(old, o.b) {
+				return fmt.Errorf("%s is stale: run go generate ./libmpi/capi", filepath.Base(o.path))
+			}
+			continue
+		}
+		if err := os.WriteFile(o.path, o.b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func parse(h []byte) ([]decl, error) {
@@ -128,6 +150,12 @@ func readParam(t string) (param, error) {
 	}
 	p := param{text: t, name: m[2]}
 	typ := strings.TrimSpace(m[1])
+	p.base = strings.Join(strings.Fields(strings.NewReplacer("const", "", "*", " ").Replace(typ)), " ")
+	p.ptr = strings.Count(typ, "*")
+	if strings.HasPrefix(m[3], "[]") {
+		p.ptr++
+		p.dims = m[3][2:]
+	}
 	if strings.Contains(typ, "const") {
 		typ = strings.TrimSpace(strings.ReplaceAll(typ, "const", ""))
 		switch m[3] {
@@ -152,7 +180,7 @@ func implementations(dir string) (map[string]bool, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			if filepath.Base(f) == "pmpi.c" || strings.HasSuffix(f, "_test.go") {
+			if base := filepath.Base(f); base == "pmpi.c" || base == "fortran.c" || strings.HasSuffix(f, "_test.go") {
 				continue
 			}
 			b, err := os.ReadFile(f)

@@ -1,0 +1,51 @@
+C     The Fortran 77 bindings as a singleton: init, rank, size, a send
+C     to MPI_PROC_NULL, a receive with MPI_STATUS_IGNORE, error strings.
+      PROGRAM FENV
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, SIZE, LEN, IV(3), ST(MPI_STATUS_SIZE), N
+      LOGICAL FLAG
+      CHARACTER*(MPI_MAX_PROCESSOR_NAME) NAME
+      CHARACTER*(MPI_MAX_ERROR_STRING) ESTR
+      DOUBLE PRECISION T
+      INTEGER NFAIL
+      NFAIL = 0
+      CALL MPI_INITIALIZED(FLAG, IERR)
+      IF (FLAG) CALL FAIL(NFAIL, 'initialized before init')
+      CALL MPI_INIT(IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'init')
+      CALL MPI_INITIALIZED(FLAG, IERR)
+      IF (.NOT. FLAG) CALL FAIL(NFAIL, 'not initialized after init')
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, SIZE, IERR)
+      IF (RANK .NE. 0 .OR. SIZE .NE. 1) CALL FAIL(NFAIL, 'rank/size')
+      CALL MPI_GET_PROCESSOR_NAME(NAME, LEN, IERR)
+      IF (LEN .LE. 0 .OR. NAME(LEN+1:LEN+1) .NE. ' ')
+     &    CALL FAIL(NFAIL, 'processor name')
+      T = MPI_WTIME()
+      IF (T .LE. 0.0D0 .OR. MPI_WTICK() .LE. 0.0D0)
+     &    CALL FAIL(NFAIL, 'wtime')
+      IV(1) = 5
+      CALL MPI_SEND(IV, 3, MPI_INTEGER, MPI_PROC_NULL, 1,
+     &    MPI_COMM_WORLD, IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'send')
+      CALL MPI_RECV(IV, 3, MPI_INTEGER, MPI_PROC_NULL, 1,
+     &    MPI_COMM_WORLD, ST, IERR)
+      IF (ST(MPI_SOURCE) .NE. MPI_PROC_NULL) CALL FAIL(NFAIL, 'status')
+      CALL MPI_GET_COUNT(ST, MPI_INTEGER, N, IERR)
+      IF (N .NE. 0) CALL FAIL(NFAIL, 'count')
+      CALL MPI_RECV(IV, 3, MPI_INTEGER, MPI_PROC_NULL, 1,
+     &    MPI_COMM_WORLD, MPI_STATUS_IGNORE, IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'status ignore')
+      CALL MPI_ERROR_STRING(MPI_ERR_RANK, ESTR, LEN, IERR)
+      IF (ESTR(1:12) .NE. 'MPI_ERR_RANK') CALL FAIL(NFAIL, ESTR)
+      CALL MPI_FINALIZE(IERR)
+      IF (NFAIL .EQ. 0) PRINT *, 'ok fenv'
+      IF (NFAIL .NE. 0) CALL EXIT(1)
+      END
+
+      SUBROUTINE FAIL(NFAIL, WHAT)
+      INTEGER NFAIL
+      CHARACTER*(*) WHAT
+      PRINT *, 'FAIL ', WHAT
+      NFAIL = NFAIL + 1
+      END
