@@ -24,7 +24,7 @@ import (
 var tool = &lamcli.Tool{
 	Name:          "hboot",
 	Syntax:        lamcli.Syntax{Long: lamcli.Longs(lamcli.SessionLong, map[string]int{"prefix": 1, "c": 1, "I": 1})},
-	NoRootWarning: true,
+	RootOK: true,
 }
 
 type cmd struct {

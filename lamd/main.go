@@ -31,7 +31,7 @@ var tool = &lamcli.Tool{
 		"sessionprefix": 1, "sessionsuffix": 1, "log": 1,
 	}},
 	HelpExit:      lamcli.ExitUsage,
-	NoRootWarning: true, // the tool that started it warned already
+	RootOK: true, // the tool that started it warned already
 }
 
 type cmd struct {

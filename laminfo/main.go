@@ -25,7 +25,7 @@ var tool = &lamcli.Tool{
 		"path": 1, "version": 2, "hostname": 0, "ssi": 2,
 	}},
 	HelpExit:      lamcli.ExitUsage, // as LAM's laminfo -h
-	NoRootWarning: true,
+	RootOK: true,
 }
 
 type cmd struct {

@@ -26,7 +26,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	for _, w := range c.Where {
 		s, err := nodespec.Parse(w)
 		if err != nil {
-			return lamcli.Usagef("%v", err)
+			return lamcli.Usage() // LAM: the usage text alone
 		}
 		specs = append(specs, s)
 	}

@@ -17,7 +17,7 @@ import (
 
 var tool = &lamcli.Tool{
 	Name:          "recon",
-	NoRootWarning: true,
+	RootOK: true,
 	Syntax:        lamcli.Syntax{Long: lamcli.Longs(lamcli.SchemaLong, map[string]int{"c": 1})},
 }
 

@@ -39,7 +39,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	}
 	defer cl.Close()
 	if len(c.Where) == 0 {
-		return lamcli.Usagef("give the nodes to echo off (e.g. N, n0-3, h)")
+		return lamcli.Usage() // LAM: the usage text alone
 	}
 	if c.Count < 0 || c.Delay < 0 || c.Length < 0 {
 		return lamcli.Usagef("-c, -d and -l take non-negative numbers")

@@ -31,6 +31,18 @@ const (
 	EnvRank  = "LAMRANK"
 	EnvWorld = "LAMWORLD"
 	EnvJob   = "LAMJOBID"
+	// EnvTrace is set by mpirun -t/-ton (TraceOn) and -toff (TraceOff):
+	// the ranks record their MPI calls and messages (LAM's RTF_TRACE);
+	// TraceOff starts with message recording switched off (LAM's
+	// RTF_TRSWITCH clear) until the program switches it on. Unset:
+	// no tracing.
+	EnvTrace = "LAMTRACE"
+)
+
+// The values of EnvTrace.
+const (
+	TraceOn  = "on"
+	TraceOff = "off"
 )
 
 // Limits.

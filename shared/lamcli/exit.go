@@ -37,7 +37,13 @@ var ErrNoDaemon = lamclient.ErrNoDaemon
 // provide yet.
 var ErrNotImplemented = errors.New("not implemented yet")
 
-// Usagef returns an error wrapping ErrUsage.
+// Usage returns the error of a command line that cannot be read (no
+// arguments, an option without its value): the tool prints its framed
+// usage text alone, as LAM does, and exits with ExitUsage.
+func Usage() error { return ErrUsage }
+
+// Usagef returns an error wrapping ErrUsage: the tool prints "tool: …"
+// before its usage text.
 func Usagef(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
 }

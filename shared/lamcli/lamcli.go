@@ -1,6 +1,7 @@
 // Package lamcli is the command-line layer every tool shares: LAM's
 // single-dash long options on top of kong, -ssi, per-tool help from the
-// message catalog, LAM's exit codes, the banner and the root warning.
+// message catalog, LAM's exit codes, the banner and the refusal to run as
+// root unless asked (--allow-run-as-root, LAM_ALLOW_RUN_AS_ROOT=1).
 //
 // A tool's main is a grammar struct with a Run(context.Context,
 // *lamcli.Env) error method and one line:
@@ -34,9 +35,25 @@ type Tool struct {
 	// NoDaemonExit is the exit code when no lamd answers (LAM: 253 or 215
 	// depending on the tool); 0 means ExitNoDaemon.
 	NoDaemonExit int
-	// NoRootWarning suppresses the warning printed when running as root.
-	NoRootWarning bool
+	// RootOK lets the tool run as root without being asked: tools that
+	// only read (laminfo, recon) and the daemons lamboot starts (hboot,
+	// lamd), which lamboot's own check covers. Every other tool refuses
+	// root, as LAM did, unless AllowRootVar is 1 or the command line
+	// holds AllowRootOption.
+	RootOK bool
 }
+
+// AllowRootVar and AllowRootOption let a tool run as root (Open MPI's
+// habit; LAM could only be built that way). A tool allowed by the option
+// adds AllowRootVar=1 to Env.Environ, so that the tools it starts are
+// allowed too.
+const (
+	AllowRootVar    = "LAM_ALLOW_RUN_AS_ROOT"
+	AllowRootOption = "--allow-run-as-root"
+)
+
+// ExitDenyRoot is LAM's exit code when it refuses root: EACCES.
+const ExitDenyRoot = 13
 
 // Env is what a command runs with. Tests build one with their own streams
 // and environment.
@@ -127,6 +144,7 @@ func Run(ctx context.Context, t *Tool, cmd Command, args []string, env *Env) int
 		env.Stdin = strings.NewReader("")
 	}
 	env.Paths = install.Find(env.Getenv)
+	args, allowRoot := takeAllowRoot(args, t.Syntax)
 	rewritten, err := Rewrite(args, t.Syntax)
 	helpScan := rewritten
 	if t.Syntax.Raw {
@@ -161,10 +179,46 @@ func Run(ctx context.Context, t *Tool, cmd Command, args []string, env *Env) int
 		warnDuplicates(env, sargs)
 	}
 	env.SSI = ssi.NewSettings(sargs, env.Environ)
-	if env.Euid == 0 && !t.NoRootWarning {
-		fmt.Fprintln(env.Stderr, msg.Text(t.Name, "root-warning", t.Name))
+	if allowRoot {
+		env.Environ = append(env.Environ, AllowRootVar+"=1")
+	}
+	if env.Euid == 0 && !t.RootOK && env.Getenv(AllowRootVar) != "1" {
+		msg.Show(env.Stderr, t.Name, "deny-root", t.Name)
+		return ExitDenyRoot
 	}
 	return finish(ctx, t, env, cmd.Run(ctx, env))
+}
+
+// takeAllowRoot removes AllowRootOption (or its single-dash form) from
+// the tool's own options: before the first "--" and, for tools that run a
+// program, before the first word that is neither an option nor a node
+// specification; for a Raw tool only at the start of the line.
+func takeAllowRoot(args []string, s Syntax) ([]string, bool) {
+	allow := false
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == AllowRootOption || a == AllowRootOption[1:] {
+			allow = true
+			continue
+		}
+		if s.Raw || a == "--" || (s.Program && !strings.HasPrefix(a, "-") && (s.IsSpec == nil || !s.IsSpec(a)) && !isOptionValue(args, i, s)) {
+			return append(out, args[i:]...), allow
+		}
+		out = append(out, a)
+	}
+	return out, allow
+}
+
+// isOptionValue reports whether args[i] is the value of an option before
+// it (-np 4, -ssi rpi tcp).
+func isOptionValue(args []string, i int, s Syntax) bool {
+	for back := 1; back <= 2 && i-back >= 0; back++ {
+		name := strings.TrimLeft(args[i-back], "-")
+		if n, ok := s.Long[name]; ok && strings.HasPrefix(args[i-back], "-") && n >= back {
+			return true
+		}
+	}
+	return false
 }
 
 func warnDuplicates(env *Env, args []ssi.Arg) {
@@ -207,7 +261,11 @@ func finish(ctx context.Context, t *Tool, env *Env, err error) int {
 		}
 		return ee.Code
 	case errors.Is(err, ErrUsage):
-		fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "))
+		// LAM prints its framed usage alone when the command line cannot
+		// be read at all (Usage); a detail it has (Usagef) comes first.
+		if detail, ok := strings.CutPrefix(err.Error(), ErrUsage.Error()+": "); ok {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, detail)
+		}
 		msg.Show(env.Stderr, t.Name, "usage")
 		return ExitUsage
 	case errors.Is(err, ErrNoDaemon):

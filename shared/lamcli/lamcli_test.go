@@ -30,12 +30,12 @@ func TestRewrite(t *testing.T) {
 		err  bool
 	}{
 		{"np", "-np 4 ./ring", mpirunSyntax, "--np=4 -- ./ring", false},
-		{"ssi", "-ssi rpi tcp -ssi rpi_tcp_short 1024 -v C ./prog -np 9", mpirunSyntax, "--ssi=rpi=tcp --ssi=rpi_tcp_short=1024 -v C -- ./prog -np 9", false},
-		{"gnu ssi", "--ssi rpi tcp N prog", mpirunSyntax, "--ssi=rpi=tcp N -- prog", false},
+		{"ssi", "-ssi rpi tcp -ssi rpi_tcp_short 1024 -v C ./prog -np 9", mpirunSyntax, "--ssi=rpi=tcp --ssi=rpi_tcp_short=1024 -v -- C ./prog -np 9", false},
+		{"gnu ssi", "--ssi rpi tcp N prog", mpirunSyntax, "--ssi=rpi=tcp -- N prog", false},
 		{"gnu ssi equals kept", "--ssi=rpi=tcp prog", mpirunSyntax, "--ssi=rpi=tcp -- prog", false},
 		{"gnu long with value", "--np 2 prog", mpirunSyntax, "--np 2 -- prog", false},
 		{"value starting with dash", "-wd -odd prog", mpirunSyntax, "--wd=-odd -- prog", false},
-		{"zero-arity", "-nw -nx n0 prog a", mpirunSyntax, "--nw --nx n0 -- prog a", false},
+		{"zero-arity", "-nw -nx n0 prog a", mpirunSyntax, "--nw --nx -- n0 prog a", false},
 		{"exact beats letters", "-c2c prog", mpirunSyntax, "--c2c -- prog", false},
 		{"short flags kept", "-v -c 3 prog", mpirunSyntax, "-v -c 3 -- prog", false},
 		{"explicit dashes", "-np 2 -- prog -np 3", mpirunSyntax, "--np=2 -- prog -np 3", false},
@@ -155,7 +155,7 @@ func TestRunExits(t *testing.T) {
 		{name: "help", args: []string{"-h"}, code: 0, stderr: []string{msg.Rule}},
 		{name: "help long", args: []string{"--help"}, code: 0},
 		{name: "bad flag", args: []string{"-z"}, code: ExitUsage, stderr: []string{"toy: ", "unknown flag"}},
-		{name: "missing value", args: []string{"-np"}, code: ExitUsage, stderr: []string{"-np needs a value"}},
+		{name: "missing value", args: []string{"-np"}, code: ExitUsage, stderr: []string{msg.Rule + "\n"}},
 		{name: "bad int", args: []string{"-c", "x"}, code: ExitUsage},
 		{name: "usage from run", fail: Usagef("need a node"), code: ExitUsage, stderr: []string{"toy: need a node"}},
 		{name: "exit error", fail: Exit(229, errors.New("invalid node n9")), code: 229, stderr: []string{"toy: invalid node n9"}},
@@ -163,12 +163,15 @@ func TestRunExits(t *testing.T) {
 		{name: "no daemon", fail: fmt.Errorf("dial: %w", ErrNoDaemon), code: 215, stderr: []string{"lamboot"}},
 		{name: "not implemented", fail: ErrNotImplemented, code: ExitNotImplemented, stderr: []string{"not implemented yet"}},
 		{name: "plain error", fail: errors.New("boom"), code: 1, stderr: []string{"toy: boom"}},
-		{name: "root warning", euid: 0, code: 0, stderr: []string{"toy: warning: running as root"}},
+		{name: "root refused", euid: 0, code: ExitDenyRoot, stderr: []string{msg.Rule + "\nIt is a Very Bad Idea to run this program as root.\n", "--allow-run-as-root"}},
+		{name: "root allowed by option", euid: 0, args: []string{"--allow-run-as-root", "-v"}, code: 0},
+		{name: "root allowed by single-dash option", euid: 0, args: []string{"-allow-run-as-root"}, code: 0},
+		{name: "root help", euid: 0, args: []string{"-h"}, code: 0, stderr: []string{"toy:usage"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			euid := tt.euid
-			if tt.name != "root warning" {
+			if !strings.HasPrefix(tt.name, "root") {
 				euid = 1000
 			}
 			code, _, stderr := run(t, &toy{fail: tt.fail}, euid, tt.args...)
@@ -180,10 +183,43 @@ func TestRunExits(t *testing.T) {
 					t.Errorf("stderr %q lacks %q", stderr, s)
 				}
 			}
-			if tt.name == "root warning" && strings.Count(stderr, "\n") != 1 {
-				t.Errorf("root warning is not one line: %q", stderr)
+			if strings.HasPrefix(tt.name, "root allowed") && stderr != "" {
+				t.Errorf("allowed root printed %q", stderr)
+			}
+			if tt.name == "missing value" && !strings.HasPrefix(stderr, msg.Rule) {
+				t.Errorf("a line before the framed usage: %q", stderr)
 			}
 		})
+	}
+}
+
+// LAM_ALLOW_RUN_AS_ROOT=1 lets root run a tool, silently; the option
+// passes the permission on to the tools it starts; a tool that may run as
+// root (RootOK) never refuses.
+func TestRootAllowed(t *testing.T) {
+	var o, e bytes.Buffer
+	c := &toy{}
+	env := &Env{Stdout: &o, Stderr: &e, Environ: []string{AllowRootVar + "=1"}, Euid: 0}
+	if code := Run(context.Background(), toyTool, c, nil, env); code != 0 || e.String() != "" {
+		t.Errorf("%s=1: exit %d, stderr %q", AllowRootVar, code, e.String())
+	}
+	c, e = &toy{}, bytes.Buffer{}
+	env = &Env{Stdout: &o, Stderr: &e, Euid: 0}
+	if code := Run(context.Background(), toyTool, c, []string{AllowRootOption, "-v"}, env); code != 0 || !c.Verbose || c.ran.Getenv(AllowRootVar) != "1" {
+		t.Errorf("%s: exit %d, stderr %q, env %q", AllowRootOption, code, e.String(), env.Environ)
+	}
+	reader := &Tool{Name: "reader", RootOK: true}
+	if code := Run(context.Background(), reader, &toy{}, nil, &Env{Stdout: &o, Stderr: &e, Euid: 0}); code != 0 {
+		t.Errorf("RootOK tool refused root: %d", code)
+	}
+	// The program's own --allow-run-as-root is the program's.
+	args, allow := takeAllowRoot([]string{"-np", "2", "./a", "--allow-run-as-root"}, mpirunSyntax)
+	if allow || len(args) != 4 {
+		t.Errorf("takeAllowRoot took the program's option: %q %v", args, allow)
+	}
+	args, allow = takeAllowRoot([]string{"-ssi", "rpi", "tcp", "N", "--allow-run-as-root", "./a"}, mpirunSyntax)
+	if !allow || strings.Join(args, " ") != "-ssi rpi tcp N ./a" {
+		t.Errorf("takeAllowRoot = %q %v", args, allow)
 	}
 }
 

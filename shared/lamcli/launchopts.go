@@ -11,6 +11,7 @@ import (
 	"github.com/lamgo/lam/shared/appschema"
 	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/launch"
+	"github.com/lamgo/lam/shared/msg"
 	"github.com/lamgo/lam/shared/nodespec"
 )
 
@@ -21,15 +22,19 @@ import (
 type LaunchOptions struct {
 	NP      *int     `name:"np" help:"Number of processes."`
 	C       *int     `short:"c" help:"Same as -np."`
-	Wd      string   `name:"wd" help:"Working directory of the processes."`
+	Wd      string   `name:"wd" xor:"dir" help:"Working directory of the processes."`
 	Export  []string `short:"x" sep:"none" help:"Export environment variables: NAME or NAME=value, comma-separated; may be repeated."`
 	NoWait  bool     `name:"nw" xor:"wait" help:"Do not wait for the processes."`
 	Wait    bool     `short:"w" xor:"wait" help:"Wait for the processes (the default)."`
-	ProgDir bool     `short:"D" help:"Run in the directory of the program."`
+	ProgDir bool     `short:"D" xor:"dir" help:"Run in the directory of the program."`
 	NoIO    bool     `short:"f" help:"Do not forward standard streams."`
 	Verbose bool     `short:"v" help:"Report each process started."`
 	Source  string   `short:"s" help:"Load the program from this node (n<id>, h or o) instead of each node's PATH."`
+	Pty     bool     `name:"pty" xor:"pty" help:"No effect: output is forwarded through pipes, line by line."`
+	NoPty   bool     `name:"npty" xor:"pty" help:"No effect (LAM's default for lamexec)."`
 	Args    []string `arg:"" optional:"" passthrough:"all" help:"Where specifications, then the program and its arguments; or an app schema."`
+
+	removeSchema bool // mpirun -rmschema: remove the app schema once read
 }
 
 // LaunchSyntax is the command line of a tool with LaunchOptions and the
@@ -37,7 +42,7 @@ type LaunchOptions struct {
 // the program and its own arguments.
 func LaunchSyntax(extra map[string]int) Syntax {
 	return Syntax{
-		Long:    Longs(map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0, "s": 1}, extra),
+		Long:    Longs(map[string]int{"np": 1, "c": 1, "wd": 1, "x": 1, "nw": 0, "w": 0, "D": 0, "f": 0, "v": 0, "s": 1, "pty": 0, "npty": 0}, extra),
 		Program: true,
 		IsSpec:  nodespec.Is,
 	}
@@ -56,6 +61,12 @@ func Longs(tables ...map[string]int) map[string]int {
 // and runs the job with run (launch.Run, or mpirun's launch.RunMPI), then
 // maps launch's errors to LAM's messages and exit codes.
 func (o *LaunchOptions) Launch(ctx context.Context, env *Env, run func(context.Context, *lamclient.Client, launch.Options) error) error {
+	return o.launchLines(ctx, env, nil, run)
+}
+
+// launchLines is Launch with the job's lines given (nil: the command
+// line's).
+func (o *LaunchOptions) launchLines(ctx context.Context, env *Env, lines []appschema.Line, run func(context.Context, *lamclient.Client, launch.Options) error) error {
 	np, err := o.count()
 	if err != nil {
 		return err
@@ -69,9 +80,10 @@ func (o *LaunchOptions) Launch(ctx context.Context, env *Env, run func(context.C
 		return err
 	}
 	defer cl.Close()
-	lines, err := o.lines(np)
-	if err != nil {
-		return err
+	if lines == nil {
+		if lines, err = o.lines(env, np); err != nil {
+			return err
+		}
 	}
 	err = run(ctx, cl, launch.Options{
 		Lines: lines, Wd: o.Wd, ProgDir: o.ProgDir, Source: o.Source, MaxPerNode: perNode,
@@ -113,6 +125,8 @@ func LaunchExit(env *Env, err error) error {
 		ae *launch.AbortError
 		me *launch.MPIError
 		ie *launch.InterruptedError
+		ni *launch.NoInitError
+		nf *launch.NoFinalizeError
 	)
 	switch {
 	case err == nil:
@@ -132,10 +146,20 @@ func LaunchExit(env *Env, err error) error {
 			code = 1
 		}
 		return Exit(code, err)
-	case errors.As(err, &xe):
-		// LAM prints a process's failure without the tool's name.
-		fmt.Fprintln(env.Stderr, xe)
+	case errors.As(err, &xe) && xe.MPI:
+		msg.Show(env.Stderr, "mpirun", "abnormal-exit", xe.Failed())
 		return ExitQuiet(xe.Code())
+	case errors.As(err, &xe):
+		// lamexec prints a process's failure on standard output, without
+		// the tool's name, as LAM's does.
+		fmt.Fprintln(env.Stdout, xe)
+		return ExitQuiet(xe.Code())
+	case errors.As(err, &ni):
+		msg.Show(env.Stderr, "mpirun", "no-init", fmt.Sprint(ni.Node))
+		return ExitQuiet(launch.ExitNoInit)
+	case errors.As(err, &nf):
+		msg.Show(env.Stderr, "mpirun", "no-finalize", fmt.Sprint(nf.PID), nf.NodeName(), "0")
+		return ExitQuiet(1)
 	case errors.As(err, &ae):
 		return Exit(ae.ExitCode(), err)
 	case errors.As(err, &me):
@@ -154,9 +178,12 @@ func LaunchExit(env *Env, err error) error {
 
 // lines builds the job's lines: the command line's, or an app schema's
 // when the only argument names one.
-func (o *LaunchOptions) lines(np int) ([]appschema.Line, error) {
+func (o *LaunchOptions) lines(env *Env, np int) ([]appschema.Line, error) {
 	var where []nodespec.Spec
 	args := o.Args
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:] // Rewrite's end of the options, before the specifications
+	}
 	i := 0
 	for ; i < len(args) && nodespec.Is(args[i]); i++ {
 		s, err := nodespec.Parse(args[i])
@@ -170,7 +197,7 @@ func (o *LaunchOptions) lines(np int) ([]appschema.Line, error) {
 		rest = rest[1:] // the end of the options, before the program
 	}
 	if len(rest) == 0 {
-		return nil, Usagef("no program to run")
+		return nil, Usage() // LAM: the usage text alone
 	}
 	if len(where) == 0 && np == 0 && len(rest) == 1 {
 		if st, err := os.Stat(rest[0]); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 == 0 {
@@ -182,6 +209,9 @@ func (o *LaunchOptions) lines(np int) ([]appschema.Line, error) {
 			lines, err := appschema.Parse(f, rest[0])
 			if err != nil {
 				return nil, err
+			}
+			if o.removeSchema {
+				removeSchemaFile(env, rest[0])
 			}
 			if len(lines) == 0 {
 				return nil, fmt.Errorf("%s: the app schema starts no program", rest[0])

@@ -28,8 +28,12 @@ type Syntax struct {
 //     --ssi=rpi=tcp), from either -name or --name;
 //   - single letters (-v, -c 3) stay short flags; listing one in Long
 //     with its value count lets Rewrite step over its value;
-//   - with Program set, "--" is inserted before the program name so its own
-//     options are not read as the tool's, as LAM's mpirun does.
+//   - with Program set, options and node/CPU specifications may come in
+//     any order before the program, as LAM's mpirun reads them (mpirun n0
+//     -np 3 ./hello): the options come out first, then "--", the
+//     specifications in their order, the program and its arguments, so
+//     that neither the specifications nor the program's own options are
+//     read as the tool's.
 //
 // An exact match in Long wins over reading the word as single letters, so
 // "-c2c" is not "-c 2c" when c2c is listed.
@@ -44,10 +48,22 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 		return append([]string{"--"}, args...), nil
 	}
 	out := make([]string, 0, len(args)+1)
+	var specs []string // Program: the where specifications, in order
+	tail := func(rest []string) []string {
+		if !s.Program {
+			return append(out, rest...)
+		}
+		out = append(out, "--")
+		out = append(out, specs...)
+		return append(out, rest...)
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
+			if s.Program {
+				return tail(args[i+1:]), nil
+			}
 			return append(out, args[i:]...), nil
 		case strings.HasPrefix(a, "--") && len(a) > 2:
 			name, _, hasEq := strings.Cut(a[2:], "=")
@@ -56,7 +72,7 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 			}
 			if n, ok := s.Long[name]; ok && n == 2 && !hasEq {
 				if i+2 >= len(args) {
-					return nil, Usagef("option -%s needs two values", name)
+					return nil, Usage()
 				}
 				out = append(out, "--"+name+"="+args[i+1]+"="+args[i+2])
 				i += 2
@@ -81,7 +97,7 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 				// A short flag: keep it, but step over its values so they
 				// are not taken for the program name.
 				if i+n >= len(args) {
-					return nil, Usagef("option -%s needs a value", name)
+					return nil, Usage()
 				}
 				out = append(out, args[i:i+n+1]...)
 				i += n
@@ -92,14 +108,14 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 				out = append(out, "--"+name)
 			case 1:
 				if i+1 >= len(args) {
-					return nil, Usagef("option -%s needs a value", name)
+					return nil, Usage()
 				}
 				// "=" keeps a value that starts with "-" from being read as a flag.
 				out = append(out, "--"+name+"="+args[i+1])
 				i++
 			case 2:
 				if i+2 >= len(args) {
-					return nil, Usagef("option -%s needs two values", name)
+					return nil, Usage()
 				}
 				out = append(out, "--"+name+"="+args[i+1]+"="+args[i+2])
 				i += 2
@@ -107,12 +123,18 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 				return nil, fmt.Errorf("lamcli: option -%s declared with %d values", name, n)
 			}
 		default:
-			if s.Program && (s.IsSpec == nil || !s.IsSpec(a)) {
-				out = append(out, "--")
-				return append(out, args[i:]...), nil
+			if s.Program {
+				if s.IsSpec != nil && s.IsSpec(a) {
+					specs = append(specs, a)
+					continue
+				}
+				return tail(args[i:]), nil
 			}
 			out = append(out, a)
 		}
+	}
+	if len(specs) > 0 {
+		return tail(nil), nil
 	}
 	return out, nil
 }

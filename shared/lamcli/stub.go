@@ -9,7 +9,7 @@ import (
 // its usage and otherwise says plainly that it is not implemented, exiting
 // with ExitNotImplemented. It never pretends to succeed.
 func Stub(name, arrivesWith string, helpExit int) (*Tool, Command) {
-	return &Tool{Name: name, Syntax: Syntax{Raw: true}, HelpExit: helpExit, NoRootWarning: true},
+	return &Tool{Name: name, Syntax: Syntax{Raw: true}, HelpExit: helpExit, RootOK: true},
 		&stub{arrivesWith: arrivesWith}
 }
 

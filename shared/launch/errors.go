@@ -143,12 +143,72 @@ func rankList(ranks []int) string {
 }
 
 // ExitError is the first process that ended with a non-zero status or a
-// signal. LAM prints it without the tool's name and exits with Code.
+// signal. lamexec prints it, as LAM does, on standard output; mpirun shows
+// LAM's abnormal-exit message, whose last line is Failed. Both exit with
+// Code.
 type ExitError struct {
 	Proc   string // "1234 (n0)", or mpirun's "rank 1 (pid 1234) on n0"
 	Status int
-	Signal int // 0: the process exited
+	Signal int  // 0: the process exited
+	PID    int32
+	Node   int32
+	Addr   string // the node's IP address ("" if unknown)
+	MPI    bool   // a rank of mpirun's
 }
+
+// Failed is the last line of LAM's mpirun:abnormal-exit message: "PID 12
+// failed on node n0 (127.0.0.1) with exit status 3." (or "due to signal
+// 11.").
+func (e *ExitError) Failed() string {
+	how := fmt.Sprintf("with exit status %d", e.Status)
+	if e.Signal != 0 {
+		how = fmt.Sprintf("due to signal %d", e.Signal)
+	}
+	return fmt.Sprintf("PID %d failed on node %s %s.", e.PID, nodeName(e.Node, e.Addr), how)
+}
+
+// nodeName is LAM's node_id_str: "n0 (127.0.0.1)".
+func nodeName(node int32, addr string) string {
+	if addr == "" {
+		return fmt.Sprintf("n%d", node)
+	}
+	return fmt.Sprintf("n%d (%s)", node, addr)
+}
+
+// NoInitError is a rank that exited (with status 0) without calling
+// MPI_Init: the program is not an MPI program. mpirun shows LAM's
+// mpirun:no-init message and exits with ExitNoInit.
+type NoInitError struct {
+	Rank    int
+	PID     int32
+	Node    int32
+	Program string
+}
+
+// ExitNoInit is LAM's exit code for a rank that never called MPI_Init
+// (EMPINOINT's low byte).
+const ExitNoInit = 252
+
+func (e *NoInitError) Error() string {
+	return fmt.Sprintf("rank %d (pid %d) on n%d exited without calling MPI_Init: is %s an MPI program? (use lamexec for others)", e.Rank, e.PID, e.Node, e.Program)
+}
+
+// NoFinalizeError is a rank that called MPI_Init and exited with status
+// 0 without calling MPI_Finalize. mpirun shows LAM's mpirun:no-finalize
+// message and, unlike LAM (which went on to exit 0), fails the job.
+type NoFinalizeError struct {
+	Rank int
+	PID  int32
+	Node int32
+	Addr string
+}
+
+func (e *NoFinalizeError) Error() string {
+	return fmt.Sprintf("rank %d (pid %d) on n%d exited without calling MPI_Finalize", e.Rank, e.PID, e.Node)
+}
+
+// NodeName is the node as LAM's message names it: "n0 (127.0.0.1)".
+func (e *NoFinalizeError) NodeName() string { return nodeName(e.Node, e.Addr) }
 
 func (e *ExitError) Error() string {
 	if e.Signal != 0 {

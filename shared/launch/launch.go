@@ -81,6 +81,8 @@ type hooks struct {
 	// Tag, if set, prefixes every forwarded line of a process (mpirun
 	// -tag-output).
 	Tag func(p *Proc) string
+	// MPI marks mpirun's jobs in the errors (ExitError.MPI).
+	MPI bool
 }
 
 // Job is a started job.
@@ -97,6 +99,8 @@ type Proc struct {
 	Node    int32
 	PID     int32
 	Program string
+	// Addr is its node's IP address, as the node table gives it.
+	Addr string
 	// Exit is how the process ended (nil if that is unknown: the job was
 	// stopped, or its node died).
 	Exit *wire.Exited
@@ -203,7 +207,7 @@ func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error 
 			}
 			return se
 		}
-		proc := &Proc{Rank: pr.Rank, Node: p.Node, PID: p.PID, Program: l.Program, p: p}
+		proc := &Proc{Rank: pr.Rank, Node: p.Node, PID: p.PID, Program: l.Program, Addr: nodeAddr(table, p.Node), p: p}
 		started = append(started, proc)
 		if o.Verbose {
 			fmt.Fprintf(o.Stdout, "%d %s running on %s\n", p.PID, l.Program, nodespec.Format(pr.Node, nodes))
@@ -385,7 +389,8 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 			case instead != nil:
 				first = instead
 			case ex.Signal != 0 || ex.Status != 0:
-				first = &ExitError{Proc: describe(cfg, pr), Status: int(ex.Status), Signal: int(ex.Signal)}
+				first = &ExitError{Proc: describe(cfg, pr), Status: int(ex.Status), Signal: int(ex.Signal),
+					PID: pr.PID, Node: pr.Node, Addr: pr.Addr, MPI: cfg.MPI}
 			case cfg.Exited != nil:
 				if err := cfg.Exited(outer, pr); err != nil {
 					first = err
@@ -513,4 +518,14 @@ func describe(cfg hooks, p *Proc) string {
 		return cfg.Describe(p)
 	}
 	return fmt.Sprintf("%d (n%d)", p.PID, p.Node)
+}
+
+// nodeAddr is the IP address of node in table ("" if it is not there).
+func nodeAddr(table *wire.Nodes, node int32) string {
+	for _, n := range table.Nodes {
+		if n.ID == node {
+			return n.Addr
+		}
+	}
+	return ""
 }

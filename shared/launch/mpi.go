@@ -20,6 +20,10 @@ type MPIOptions struct {
 	StatusFail   bool   // -sf: print them when the job fails
 	StatusPrefix string // -p: the prefix of those lines
 	TagOutput    bool   // -tag-output: prefix every forwarded line with [rank]
+	// VeryVerbose (-vv) prints LAM's progress lines on Stdout: "mpirun:
+	// waiting for MPI_FINALIZE from N processes", "mpirun: got
+	// MPI_FINALIZE from n0/PID 1234".
+	VeryVerbose bool
 	// MaxClients is the most local clients a lamd serves at once
 	// (boot_base_max_clients; 0: no such cap). Every rank is a client of
 	// its node's lamd, so a job with more ranks on a node is refused
@@ -50,6 +54,9 @@ func RunMPI(ctx context.Context, cl *lamclient.Client, o Options, m MPIOptions) 
 		return err
 	}
 	w := newWireup(jobwire.JobID{PID: int32(os.Getpid())}, secret)
+	if m.VeryVerbose {
+		w.verbose = o.Stdout
+	}
 	np := 0
 	h := hooks{
 		Count: func(n int, self int32) { np, w.id.Node = n, self },
@@ -60,6 +67,7 @@ func RunMPI(ctx context.Context, cl *lamclient.Client, o Options, m MPIOptions) 
 		Exited:   w.exited,
 		Failed:   w.failed,
 		Describe: func(p *Proc) string { return fmt.Sprintf("rank %d (pid %d) on n%d", p.Rank, p.PID, p.Node) },
+		MPI:      true,
 	}
 	if m.TagOutput {
 		h.Tag = func(p *Proc) string { return fmt.Sprintf("[%d] ", p.Rank) }
@@ -95,6 +103,8 @@ type wireup struct {
 	inited    map[int]bool
 	finalized map[int]bool
 	aborted   map[int]*AbortError // the report of a rank that called MPI_Abort
+
+	verbose io.Writer // -vv: LAM's progress lines go here (nil: none)
 }
 
 func newWireup(id jobwire.JobID, secret []byte) *wireup {
@@ -164,6 +174,9 @@ func (w *wireup) run(ctx context.Context, j *Job) error {
 			return &MPIError{Err: fmt.Errorf("send the process table: %w", err)}
 		}
 	}
+	if w.verbose != nil {
+		fmt.Fprintf(w.verbose, "mpirun: waiting for MPI_FINALIZE from %d processes\n", n)
+	}
 	for done := 0; done < n; {
 		m, err := cl.Recv(ctx, w.id.PID, jobwire.TypeFinalize|jobwire.TypeAbort)
 		if err != nil {
@@ -176,12 +189,17 @@ func (w *wireup) run(ctx context.Context, j *Job) error {
 		if err != nil {
 			continue
 		}
+		fresh := false
 		w.record(func() {
 			if !w.finalized[int(rank)] {
 				w.finalized[int(rank)] = true
 				done++
+				fresh = true
 			}
 		})
+		if fresh && w.verbose != nil && rank >= 0 && int(rank) < n {
+			fmt.Fprintf(w.verbose, "mpirun: got MPI_FINALIZE from n%d/PID %d\n", procs[rank].Node, procs[rank].PID)
+		}
 	}
 	return nil
 }
@@ -223,9 +241,9 @@ func (w *wireup) exited(ctx context.Context, p *Proc) error {
 	inited := w.inited[p.Rank]
 	w.mu.Unlock()
 	if !inited {
-		return &MPIError{Err: fmt.Errorf("rank %d (pid %d) on n%d exited without calling MPI_Init: is %s an MPI program? (use lamexec for others)", p.Rank, p.PID, p.Node, p.Program)}
+		return &NoInitError{Rank: p.Rank, PID: p.PID, Node: p.Node, Program: p.Program}
 	}
-	return &MPIError{Err: fmt.Errorf("rank %d (pid %d) on n%d exited without calling MPI_Finalize", p.Rank, p.PID, p.Node)}
+	return &NoFinalizeError{Rank: p.Rank, PID: p.PID, Node: p.Node, Addr: p.Addr}
 }
 
 // printStatus prints LAM's -sa/-sf lines: prefix, node, pid, whether a

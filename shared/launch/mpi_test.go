@@ -58,12 +58,13 @@ func TestExitedAwaitsFinalize(t *testing.T) {
 	if err := w.exited(context.Background(), &Proc{Rank: 0}); err != nil {
 		t.Errorf("finalized rank: %v", err)
 	}
-	var me *MPIError
-	if err := w.exited(context.Background(), &Proc{Rank: 1}); !errors.As(err, &me) {
-		t.Errorf("rank without MPI_Finalize: %v, want an *MPIError", err)
+	var nf *NoFinalizeError
+	if err := w.exited(context.Background(), &Proc{Rank: 1, PID: 7}); !errors.As(err, &nf) || nf.Rank != 1 || nf.PID != 7 {
+		t.Errorf("rank without MPI_Finalize: %v, want a *NoFinalizeError", err)
 	}
-	if err := w.exited(context.Background(), &Proc{Rank: 2, Program: "/bin/true"}); err == nil || !errors.As(err, &me) {
-		t.Errorf("rank without MPI_Init: %v", err)
+	var ni *NoInitError
+	if err := w.exited(context.Background(), &Proc{Rank: 2, Node: 1, Program: "/bin/true"}); !errors.As(err, &ni) || ni.Node != 1 || ni.Program != "/bin/true" {
+		t.Errorf("rank without MPI_Init: %v, want a *NoInitError", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

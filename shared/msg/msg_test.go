@@ -22,7 +22,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestTextAndShow(t *testing.T) {
-	if got := Text("lamnodes", "root-warning", "lamnodes"); !strings.HasPrefix(got, "lamnodes: warning: running as root") {
+	if got := Text("lamnodes", "deny-root", "lamnodes"); !strings.HasPrefix(got, "It is a Very Bad Idea to run this program as root.") || !strings.Contains(got, "lamnodes runs as root when") {
 		t.Errorf("ALL fallback: %q", got)
 	}
 	if got := Text("x", "no-such-topic", "a"); !strings.Contains(got, "x:no-such-topic") {
