@@ -24,8 +24,8 @@ var tool = &lamcli.Tool{
 		"all": 0, "arch": 0, "config": 0, "param": 2, "parsable": 0, "pretty": 0,
 		"path": 1, "version": 2, "hostname": 0, "ssi": 2,
 	}},
-	HelpExit:      lamcli.ExitUsage, // as LAM's laminfo -h
-	RootOK: true,
+	HelpExit: lamcli.ExitUsage, // as LAM's laminfo -h
+	RootOK:   true,
 }
 
 type cmd struct {

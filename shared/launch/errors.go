@@ -149,7 +149,7 @@ func rankList(ranks []int) string {
 type ExitError struct {
 	Proc   string // "1234 (n0)", or mpirun's "rank 1 (pid 1234) on n0"
 	Status int
-	Signal int  // 0: the process exited
+	Signal int // 0: the process exited
 	PID    int32
 	Node   int32
 	Addr   string // the node's IP address ("" if unknown)
