@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lamgo/lam/shared/testenv"
 )
 
 // prefix is an installation built for the tests: prefix/bin holds every
@@ -30,6 +32,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) (int, error) {
+	testenv.AllowRoot() // CI runs as root; the tools refuse it unless asked
 	dir, err := os.MkdirTemp("", "lamgo-integration-")
 	if err != nil {
 		return 0, err

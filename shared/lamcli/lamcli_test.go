@@ -72,6 +72,7 @@ func TestRewrite(t *testing.T) {
 func FuzzRewrite(f *testing.F) {
 	f.Add("-np 4 -ssi rpi tcp C ./a -x")
 	f.Add("--ssi=a=b -- x")
+	f.Add("n0 -v N -np 2 prog n1")
 	f.Fuzz(func(t *testing.T, line string) {
 		in := strings.Fields(line)
 		out, err := Rewrite(in, mpirunSyntax)
@@ -81,11 +82,20 @@ func FuzzRewrite(f *testing.F) {
 		if len(out) > len(in)+1 {
 			t.Fatalf("Rewrite grew %q to %q", in, out)
 		}
-		// The program and its arguments are passed through untouched.
+		// The program and its arguments are passed through untouched,
+		// after the where specifications, which keep their order.
 		if i := slices.Index(out, "--"); i >= 0 {
 			tail := out[i+1:]
-			if len(tail) > len(in) || !slices.Equal(tail, in[len(in)-len(tail):]) {
+			j := 0
+			for j < len(tail) && mpirunSyntax.IsSpec(tail[j]) {
+				j++
+			}
+			prog := tail[j:]
+			if len(prog) > len(in) || !slices.Equal(prog, in[len(in)-len(prog):]) {
 				t.Fatalf("Rewrite(%q) = %q changed the program part", in, out)
+			}
+			if !subsequence(tail[:j], in[:len(in)-len(prog)]) {
+				t.Fatalf("Rewrite(%q) = %q reordered the specifications", in, out)
 			}
 		}
 	})

@@ -179,22 +179,14 @@ func LaunchExit(env *Env, err error) error {
 // lines builds the job's lines: the command line's, or an app schema's
 // when the only argument names one.
 func (o *LaunchOptions) lines(env *Env, np int) ([]appschema.Line, error) {
+	specs, rest := o.split()
 	var where []nodespec.Spec
-	args := o.Args
-	if len(args) > 0 && args[0] == "--" {
-		args = args[1:] // Rewrite's end of the options, before the specifications
-	}
-	i := 0
-	for ; i < len(args) && nodespec.Is(args[i]); i++ {
-		s, err := nodespec.Parse(args[i])
+	for _, a := range specs {
+		s, err := nodespec.Parse(a)
 		if err != nil {
 			return nil, Usagef("%v", err)
 		}
 		where = append(where, s)
-	}
-	rest := args[i:]
-	if len(rest) > 0 && rest[0] == "--" {
-		rest = rest[1:] // the end of the options, before the program
 	}
 	if len(rest) == 0 {
 		return nil, Usage() // LAM: the usage text alone
@@ -228,4 +220,22 @@ func (o *LaunchOptions) lines(env *Env, np int) ([]appschema.Line, error) {
 		exports = append(exports, items...)
 	}
 	return []appschema.Line{{Where: where, NP: np, Wd: o.Wd, Export: exports, Program: rest[0], Args: rest[1:]}}, nil
+}
+
+// split divides the positional arguments into the where specifications
+// and the program with its arguments (or the app schema).
+func (o *LaunchOptions) split() (specs, rest []string) {
+	args := o.Args
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:] // Rewrite's end of the options, before the specifications
+	}
+	i := 0
+	for i < len(args) && nodespec.Is(args[i]) {
+		i++
+	}
+	rest = args[i:]
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:] // the end of the options, before the program
+	}
+	return args[:i], rest
 }

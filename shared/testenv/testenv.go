@@ -64,3 +64,15 @@ func CopyForOthers(t testing.TB) string {
 	}
 	return bin
 }
+
+// AllowRootVar is the variable that lets LAM/Go's tools run as root
+// (lamcli.AllowRootVar; testenv does not import lamcli).
+const AllowRootVar = "LAM_ALLOW_RUN_AS_ROOT"
+
+// AllowRoot sets AllowRootVar=1 in this process's environment, which every
+// tool a test starts inherits: suites that run the real binaries call it
+// from TestMain, since CI runs them as root and the tools refuse root
+// unless asked.
+func AllowRoot() {
+	os.Setenv(AllowRootVar, "1")
+}
