@@ -170,7 +170,7 @@ func TestKilledRank(t *testing.T) {
 	j, ranks := u.tickJob(3, "60")
 	syscall.Kill(ranks[1], syscall.SIGKILL)
 	r, ok := j.wait(jobEndBound)
-	if !ok || r.code != 9 || !regexp.MustCompile(`rank \d \(pid \d+\) on n0 exited due to signal 9`).MatchString(r.stderr) {
+	if !ok || r.code != 9 || !regexp.MustCompile(`PID \d+ failed on node n0( \([^)]*\))? due to signal 9\.`).MatchString(r.stderr) {
 		t.Errorf("mpirun after a rank was killed: %v", r)
 	}
 	sc.note("%s", outcome("mpirun", r))

@@ -108,7 +108,7 @@ func TestSharedMemory(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-done:
-			if cmd.ProcessState.ExitCode() == 0 || !regexp.MustCompile(`rank \d \(pid \d+\) on n0 exited due to signal 9`).MatchString(stderr.String()) {
+			if cmd.ProcessState.ExitCode() == 0 || !regexp.MustCompile(`PID \d+ failed on node n0( \([^)]*\))? due to signal 9\.`).MatchString(stderr.String()) {
 				t.Errorf("killed rank over %s: exit %d, %s", module, cmd.ProcessState.ExitCode(), stderr.String())
 			}
 		case <-time.After(60 * time.Second):
