@@ -15,7 +15,7 @@ DESTDIR  ?=
 FUZZTIME ?= 20s
 
 TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean \
-         lamexec lamgrow lamshrink mpitask mpimsg mpirun laminfo \
+         lamexec lamgrow lamshrink mpitask mpimsg mpirun mpiexec laminfo \
          crcheckpoint crrestart
 LIBS  := shared libmpi
 EXAMPLES := hello ring pi

@@ -148,7 +148,15 @@ func Run(ctx context.Context, t *Tool, cmd Command, args []string, env *Env) int
 	rewritten, err := Rewrite(args, t.Syntax)
 	helpScan := rewritten
 	if t.Syntax.Raw {
+		// A raw command line reads its own; -h counts among the leading
+		// options only, not as the argument of a program it runs.
 		helpScan = args
+		for i, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				helpScan = args[:i]
+				break
+			}
+		}
 	}
 	if err == nil && isHelp(helpScan) {
 		msg.Show(env.Stderr, t.Name, "usage")

@@ -42,7 +42,7 @@ func TestTextAndShow(t *testing.T) {
 // Every tool has a usage topic.
 func TestUsageTopics(t *testing.T) {
 	for _, tool := range []string{"lamboot", "lamd", "hboot", "lamhalt", "lamnodes", "tping", "lamwipe", "recon",
-		"lamclean", "lamexec", "lamgrow", "lamshrink", "mpitask", "mpimsg", "mpirun", "laminfo", "crcheckpoint", "crrestart"} {
+		"lamclean", "lamexec", "lamgrow", "lamshrink", "mpitask", "mpimsg", "mpirun", "mpiexec", "laminfo", "crcheckpoint", "crrestart"} {
 		if _, ok := catalog[tool+":usage"]; !ok {
 			t.Errorf("no %s:usage topic", tool)
 		}
