@@ -1,10 +1,12 @@
 package integration
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -121,3 +123,57 @@ func TestRootRefused(t *testing.T) {
 	noneLeft(t, "hello")
 }
 
+// mpiexec runs its app contexts as one job on a booted universe.
+func TestMpiexec(t *testing.T) {
+	ctx, l := bootLocal(t, 3*time.Minute)
+	r := l.run(ctx, "mpiexec", "-n", "2", bin("hello"), ":", "-n", "1", bin("hello"))
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	sort.Strings(lines)
+	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "Hello, world! I am 0 of 3 on ") || !strings.HasPrefix(lines[2], "Hello, world! I am 2 of 3 on ") {
+		t.Errorf("mpiexec -n 2 hello : -n 1 hello: %v", r)
+	}
+	cfg := filepath.Join(l.prefix, "app.cfg")
+	os.WriteFile(cfg, []byte("# ring\n-n 3 "+bin("testprog")+" p2p\n"), 0o644)
+	if r := l.run(ctx, "mpiexec", "-configfile", cfg); r.code != 0 || r.stdout != "p2p ok\n" {
+		t.Errorf("mpiexec -configfile: %v", r)
+	}
+	if r := l.run(ctx, "mpiexec", "-n", "2", "/bin/true"); r.code != 252 || !strings.Contains(r.stderr, "did not invoke MPI_INIT") {
+		t.Errorf("mpiexec of a non-MPI program: %v", r)
+	}
+	if r := l.run(ctx, "mpiexec", "-host", "no-such-host-xyz", bin("hello")); r.code != 1 || !strings.Contains(r.stderr, "Invalid hostname no-such-host-xyz specified") {
+		t.Errorf("mpiexec -host no-such-host: %v", r)
+	}
+	noneLeft(t, "hello")
+}
+
+// mpiexec -boot -machinefile boots a universe for one job and halts it.
+func TestMpiexecBoot(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	sp := t.TempDir()
+	l := &local{t: t, prefix: sp, env: append(os.Environ(),
+		"LAM_MPI_SESSION_PREFIX="+sp, "LAM_MPI_SESSION_SUFFIX=",
+		"LAM_MPI_SSI_boot_base_timeout=20", "LAMHOME=")}
+	t.Cleanup(func() { l.run(context.Background(), "lamwipe", "-H") })
+	mf := filepath.Join(sp, "hosts")
+	os.WriteFile(mf, []byte("localhost\n"), 0o644)
+	r := l.run(ctx, "mpiexec", "-boot", "-machinefile", mf, "-n", "2", bin("hello"))
+	if r.code != 0 || strings.Count(r.stdout, "Hello, world!") != 2 {
+		t.Errorf("mpiexec -boot -machinefile: %v", r)
+	}
+	if r := l.run(ctx, "lamnodes"); r.code != 253 {
+		t.Errorf("the universe mpiexec booted still runs: lamnodes %v", r)
+	}
+	if dir := l.sessionDir(); dir != "" {
+		t.Errorf("mpiexec left the session directory %s", dir)
+	}
+	// A failed job still halts the universe, and mpiexec exits as mpirun.
+	r = l.run(ctx, "mpiexec", "-v", "-machinefile", mf, "-n", "2", bin("testprog"), "exit", "5")
+	if r.code != 5 || !strings.Contains(r.stdout, "mpiexec: Booting lam..") || !strings.Contains(r.stdout, "mpiexec: Performing Lamhalt") {
+		t.Errorf("mpiexec -v -machinefile of a failing job: %v", r)
+	}
+	if r := l.run(ctx, "lamnodes"); r.code != 253 {
+		t.Errorf("the universe of a failed job still runs: lamnodes %v", r)
+	}
+	noneLeft(t, "hello")
+	noneLeft(t, "testprog")
+}
