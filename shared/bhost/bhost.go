@@ -54,6 +54,10 @@
 //     "localhost schedule=no" gave a schedulable host with 3 cpus; here
 //     the host has 3 cpus and is not schedulable. A later schedule=yes
 //     never re-enables a host that an earlier line marked schedule=no.
+//   - A line with a bad cpu value (cpu=abc, cpu=0) is skipped, as LAM's
+//     own message (bhost-parse:invalid-cpu-count) says. LAM 7.1.4 in fact
+//     booted that host with 0 cpus, a node that C and -np never schedule
+//     on (issue 17); here the warning tells the truth.
 //
 // It is also stricter where LAM was silent: a key given twice on one line
 // (not only cpu and user), a bad schedule value, an empty user or prefix,
