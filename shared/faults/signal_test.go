@@ -41,8 +41,11 @@ func outcome(tool string, r result) string {
 	var first string
 	for _, l := range strings.Split(r.stderr, "\n") {
 		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, tool+": ") {
+		if strings.HasPrefix(l, tool+": ") || strings.HasPrefix(l, "PID ") { // PID: the last line of LAM's framed abnormal-exit
 			return s + ": " + l
+		}
+		if strings.Trim(l, "-") == "" {
+			continue // the frame of LAM's messages
 		}
 		if first == "" {
 			first = l
