@@ -75,6 +75,11 @@ func TestMpirunLAMCommandLines(t *testing.T) {
 	if _, err := os.Stat(schema); !os.IsNotExist(err) {
 		t.Errorf("-rmschema left %s: %v", schema, err)
 	}
+	// With -sf the status lines say it: no abnormal-exit message, as LAM.
+	if r := l.run(ctx, "mpirun", "-sf", "-np", "2", bin("testprog"), "exit", "5"); r.code != 5 ||
+		!regexp.MustCompile(`(?m)^mpirun: n0 \d+ 0 5$`).MatchString(r.stdout) || strings.Contains(r.stderr, "One of the processes") {
+		t.Errorf("mpirun -sf of a failing job: %v", r)
+	}
 	// Framed usage alone, as LAM's, for command lines that cannot be read.
 	for _, c := range [][]string{{"mpirun"}, {"mpirun", "-np"}, {"lamnodes", "bogus"}, {"tping"}, {"laminfo", "-param", "rpi"}} {
 		r := l.run(ctx, c[0], c[1:]...)

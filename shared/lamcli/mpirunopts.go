@@ -2,6 +2,7 @@ package lamcli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -133,10 +134,16 @@ func (o *MPIRunOptions) runner(env *Env) func(context.Context, *lamclient.Client
 		if err != nil {
 			return err
 		}
-		return launch.RunMPI(ctx, cl, lo, launch.MPIOptions{
+		err = launch.RunMPI(ctx, cl, lo, launch.MPIOptions{
 			StatusAll: o.StatusAll, StatusFail: o.StatusFail, StatusPrefix: o.StatusPrefix,
 			TagOutput: o.TagOutput, VeryVerbose: o.VeryVerbose, MaxClients: maxClients,
 		})
+		var xe *launch.ExitError
+		if (o.StatusAll || o.StatusFail) && errors.As(err, &xe) {
+			// The -sa/-sf lines said it; LAM shows no abnormal-exit then.
+			return ExitQuiet(xe.Code())
+		}
+		return err
 	}
 }
 
