@@ -193,6 +193,9 @@ func (o *LaunchOptions) lines(env *Env, np int) ([]appschema.Line, error) {
 	}
 	if len(where) == 0 && np == 0 && len(rest) == 1 {
 		if st, err := os.Stat(rest[0]); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 == 0 {
+			if o.Source != "" {
+				return nil, Usagef("-s cannot be used with an app schema (give -s on its lines)")
+			}
 			f, err := os.Open(rest[0])
 			if err != nil {
 				return nil, err

@@ -3,7 +3,10 @@ package lamcli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -300,4 +303,27 @@ func subsequence(a, b []string) bool {
 		}
 	}
 	return len(a) == 0
+}
+
+// An app schema: read when it is the only argument; -rmschema removes it;
+// -s is refused with it, as LAM refuses it.
+func TestMpirunSchema(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "job.app")
+	os.WriteFile(p, []byte("n0 -np 2 ./a\nc0 ./b x\n"), 0o644)
+	var o, e bytes.Buffer
+	env := &Env{Stdout: &o, Stderr: &e}
+	opts := &MPIRunOptions{}
+	opts.Args = []string{"--", p}
+	opts.Source = "n0"
+	if _, err := opts.lines(env, 0); !errors.Is(err, ErrUsage) {
+		t.Errorf("-s with an app schema: %v", err)
+	}
+	opts.Source, opts.removeSchema = "", true
+	lines, err := opts.lines(env, 0)
+	if err != nil || len(lines) != 2 || lines[0].NP != 2 || lines[1].Program != "./b" {
+		t.Fatalf("schema lines %+v, %v", lines, err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("-rmschema left the schema: %v", err)
+	}
 }
