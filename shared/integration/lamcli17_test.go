@@ -137,6 +137,9 @@ func TestMpiexec(t *testing.T) {
 	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "Hello, world! I am 0 of 3 on ") || !strings.HasPrefix(lines[2], "Hello, world! I am 2 of 3 on ") {
 		t.Errorf("mpiexec -n 2 hello : -n 1 hello: %v", r)
 	}
+	if r := l.run(ctx, "mpiexec", "-ssi", "rpi", "tcp", "-n", "2", "-wdir", "/", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
+		t.Errorf("mpiexec -ssi rpi tcp -n 2 -wdir /: %v", r)
+	}
 	cfg := filepath.Join(l.prefix, "app.cfg")
 	os.WriteFile(cfg, []byte("# ring\n-n 3 "+bin("testprog")+" p2p\n"), 0o644)
 	if r := l.run(ctx, "mpiexec", "-configfile", cfg); r.code != 0 || r.stdout != "p2p ok\n" {
