@@ -41,6 +41,11 @@ type Tool struct {
 	// root, as LAM did, unless AllowRootVar is 1 or the command line
 	// holds AllowRootOption.
 	RootOK bool
+	// NoRootWarning is the old name of RootOK, from when root was only
+	// warned about; it still means RootOK.
+	//
+	// Deprecated: use RootOK.
+	NoRootWarning bool
 }
 
 // AllowRootVar and AllowRootOption let a tool run as root (Open MPI's
@@ -190,7 +195,7 @@ func Run(ctx context.Context, t *Tool, cmd Command, args []string, env *Env) int
 	if allowRoot {
 		env.Environ = append(env.Environ, AllowRootVar+"=1")
 	}
-	if env.Euid == 0 && !t.RootOK && env.Getenv(AllowRootVar) != "1" {
+	if env.Euid == 0 && !t.RootOK && !t.NoRootWarning && env.Getenv(AllowRootVar) != "1" {
 		msg.Show(env.Stderr, t.Name, "deny-root", t.Name)
 		return ExitDenyRoot
 	}
