@@ -75,6 +75,10 @@ func TestMpirunLAMCommandLines(t *testing.T) {
 	if _, err := os.Stat(schema); !os.IsNotExist(err) {
 		t.Errorf("-rmschema left %s: %v", schema, err)
 	}
+	// A program that fails before MPI_Init is LAM's no-init, exit 252.
+	if r := l.run(ctx, "mpirun", "-np", "1", "/bin/false"); r.code != 252 || !strings.HasPrefix(r.stderr, rule+"\nIt seems that [at least] one of the processes") {
+		t.Errorf("mpirun of a failing non-MPI program: %v", r)
+	}
 	// With -sf the status lines say it: no abnormal-exit message, as LAM.
 	if r := l.run(ctx, "mpirun", "-sf", "-np", "2", bin("testprog"), "exit", "5"); r.code != 5 ||
 		!regexp.MustCompile(`(?m)^mpirun: n0 \d+ 0 5$`).MatchString(r.stdout) || strings.Contains(r.stderr, "One of the processes") {

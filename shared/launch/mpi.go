@@ -216,14 +216,18 @@ func (w *wireup) abort(data []byte) error {
 
 // failed reports a rank that exited with a non-zero status or a signal as
 // the MPI_Abort it called, if it did: the report may arrive up to
-// abortGrace after the exit. A rank that never called MPI_Init is not
-// waited for.
+// abortGrace after the exit. A rank whose MPI_Init report has not arrived
+// by then never called MPI_Init (or died in it): as LAM's mpirun, it is
+// reported so (*NoInitError), whatever its status.
 func (w *wireup) failed(ctx context.Context, p *Proc) error {
-	w.await(ctx, abortGrace, func() bool { return !w.inited[p.Rank] || w.aborted[p.Rank] != nil })
+	w.await(ctx, abortGrace, func() bool { return w.aborted[p.Rank] != nil })
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ae := w.aborted[p.Rank]; ae != nil {
 		return ae
+	}
+	if !w.inited[p.Rank] && ctx.Err() == nil {
+		return &NoInitError{Rank: p.Rank, PID: p.PID, Node: p.Node, Program: p.Program}
 	}
 	return nil
 }

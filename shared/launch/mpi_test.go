@@ -24,7 +24,7 @@ func TestFailedAwaitsAbort(t *testing.T) {
 		{"abort after the exit", true, 50 * time.Millisecond, abortErr, 10 * abortGrace},
 		{"abort before the exit", true, 0, abortErr, abortGrace},
 		{"no abort", true, -1, nil, 10 * abortGrace},
-		{"never initialised", false, -1, nil, abortGrace},
+		{"never initialised", false, -1, errNoInit, 2 * abortGrace},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWireup(jobwire.JobID{PID: 1}, nil)
@@ -38,7 +38,12 @@ func TestFailedAwaitsAbort(t *testing.T) {
 			}
 			start := time.Now()
 			got := w.failed(context.Background(), &Proc{Rank: 1})
-			if tc.want == nil && got != nil || tc.want != nil && !errors.Is(got, tc.want) {
+			var ni *NoInitError
+			if tc.want == errNoInit {
+				if !errors.As(got, &ni) || ni.Rank != 1 {
+					t.Errorf("failed = %v, want a *NoInitError", got)
+				}
+			} else if tc.want == nil && got != nil || tc.want != nil && !errors.Is(got, tc.want) {
 				t.Errorf("failed = %v, want %v", got, tc.want)
 			}
 			if d := time.Since(start); d > tc.atMost {
@@ -84,3 +89,6 @@ func TestLAMEnviron(t *testing.T) {
 		t.Errorf("LAMEnviron = %q", got)
 	}
 }
+
+// errNoInit stands for "a *NoInitError" in the table of TestFailedAwaitsAbort.
+var errNoInit = errors.New("no init")
