@@ -235,13 +235,18 @@ func isOptionValue(args []string, i int, s Syntax) bool {
 }
 
 func warnDuplicates(env *Env, args []ssi.Arg) {
-	first := map[string]string{}
+	seen := map[string]bool{}
+	warned := false
 	for _, a := range args {
-		if v, ok := first[a.Key]; ok {
-			fmt.Fprintln(env.Stderr, msg.Text(env.Tool.Name, "duplicate-ssi", env.Tool.Name, a.Key, v, a.Value))
+		if !seen[a.Key] {
+			seen[a.Key] = true
 			continue
 		}
-		first[a.Key] = a.Value
+		if !warned {
+			fmt.Fprintln(env.Stderr, msg.Text(env.Tool.Name, "duplicate-ssi", env.Tool.Name))
+			warned = true
+		}
+		fmt.Fprintln(env.Stderr, msg.Text(env.Tool.Name, "ignored-ssi", env.Tool.Name, a.Key, a.Value))
 	}
 }
 

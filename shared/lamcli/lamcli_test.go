@@ -142,7 +142,7 @@ func TestRunParses(t *testing.T) {
 	if got := c.ran.SSI.String("rpi"); got != "tcp" {
 		t.Errorf("rpi = %q; the first -ssi value must win", got)
 	}
-	if !strings.Contains(stderr, `-ssi rpi given more than once; keeping "tcp", ignoring "usysv"`) {
+	if !strings.Contains(stderr, "toy: Warning: duplicate -ssi arguments found\ntoy: Ignoring \"-ssi rpi usysv\"\n") {
 		t.Errorf("no duplicate warning in %q", stderr)
 	}
 	if c.ran.SSI.String("rpi_tcp_short") != "5" {

@@ -149,8 +149,8 @@ var mpirunLines = []struct {
 	{line: "-c2c N prog", want: "where=N prog=prog rpi=tcp", stderr: []string{
 		"mpirun: Warning: the \"-c2c\" option is deprecated.\n", "mpirun: Assuming \"-ssi rpi tcp\".\n"}},
 	// LAM's -lamd wins over a -ssi rpi, which is ignored with a warning.
-	{line: "-lamd -ssi rpi tcp N prog", want: "where=N prog=prog rpi=lamd", stderr: []string{"ignoring \"tcp\""}},
-	{line: "-ssi rpi tcp -ssi rpi usysv N prog", want: "where=N prog=prog rpi=tcp", stderr: []string{"ignoring \"usysv\""}},
+	{line: "-lamd -ssi rpi tcp N prog", want: "where=N prog=prog rpi=lamd", stderr: []string{"mpirun: Warning: duplicate -ssi arguments found\nmpirun: Ignoring \"-ssi rpi tcp\"\n"}},
+	{line: "-ssi rpi tcp -ssi rpi usysv N prog", want: "where=N prog=prog rpi=tcp", stderr: []string{"mpirun: Warning: duplicate -ssi arguments found\nmpirun: Ignoring \"-ssi rpi usysv\"\n"}},
 	{line: "--allow-run-as-root N prog", want: "where=N prog=prog"},
 	// Refused as LAM refuses them: mutually exclusive options, unknown
 	// options, an option without its value, nothing to run.
