@@ -11,6 +11,7 @@ var tool = &lamcli.Tool{
 	Name:         "mpiexec",
 	NoDaemonExit: lamcli.ExitNoKernel,
 	Syntax:       lamcli.Syntax{Raw: true},
+	RootOK:       true, // MPIExec.Run refuses root itself, after its global options
 }
 
 type cmd struct {

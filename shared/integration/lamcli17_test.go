@@ -112,7 +112,7 @@ func TestRootRefused(t *testing.T) {
 		cmd.Env, cmd.Dir = env, l.prefix
 		return runCmd(t, cmd)
 	}
-	for _, c := range [][]string{{"lamnodes"}, {"mpirun", "-np", "1", bin("hello")}, {"lamexec", "N", "true"}, {"lamboot", "-H"}, {"lamhalt", "-H"}} {
+	for _, c := range [][]string{{"lamnodes"}, {"mpirun", "-np", "1", bin("hello")}, {"lamexec", "N", "true"}, {"lamboot", "-H"}, {"lamhalt", "-H"}, {"mpiexec", "-n", "1", bin("hello")}} {
 		r := run(c[0], c[1:]...)
 		if r.code != 13 || !strings.HasPrefix(r.stderr, rule+"\nIt is a Very Bad Idea to run this program as root.\n") || r.stdout != "" {
 			t.Errorf("%s as root: %v\nwant exit 13 and LAM's deny-root text", strings.Join(c, " "), r)
@@ -128,6 +128,9 @@ func TestRootRefused(t *testing.T) {
 	}
 	if r := run("mpirun", "-np", "2", "--allow-run-as-root", bin("hello")); r.code != 0 || strings.Count(r.stdout, "Hello") != 2 {
 		t.Errorf("mpirun --allow-run-as-root: %v", r)
+	}
+	if r := run("mpiexec", "-v", "--allow-run-as-root", "-n", "2", bin("hello")); r.code != 0 || strings.Count(r.stdout, "Hello") != 2 {
+		t.Errorf("mpiexec -v --allow-run-as-root: %v", r)
 	}
 	noneLeft(t, "hello")
 }

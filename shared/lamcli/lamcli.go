@@ -193,13 +193,27 @@ func Run(ctx context.Context, t *Tool, cmd Command, args []string, env *Env) int
 	}
 	env.SSI = ssi.NewSettings(sargs, env.Environ)
 	if allowRoot {
-		env.Environ = append(env.Environ, AllowRootVar+"=1")
+		env.allowRoot()
 	}
-	if env.Euid == 0 && !t.RootOK && !t.NoRootWarning && env.Getenv(AllowRootVar) != "1" {
-		msg.Show(env.Stderr, t.Name, "deny-root", t.Name)
-		return ExitDenyRoot
+	if !t.RootOK && !t.NoRootWarning {
+		if err := env.checkRoot(); err != nil {
+			return finish(ctx, t, env, err)
+		}
 	}
 	return finish(ctx, t, env, cmd.Run(ctx, env))
+}
+
+// allowRoot records that the command line allowed root, for this tool
+// and the tools it starts.
+func (e *Env) allowRoot() { e.Environ = append(e.Environ, AllowRootVar+"="+"1") }
+
+// checkRoot refuses root, unless allowed, with LAM's deny-root text.
+func (e *Env) checkRoot() error {
+	if e.Euid != 0 || e.Getenv(AllowRootVar) == "1" {
+		return nil
+	}
+	msg.Show(e.Stderr, e.Tool.Name, "deny-root", e.Tool.Name)
+	return ExitQuiet(ExitDenyRoot)
 }
 
 // takeAllowRoot removes AllowRootOption (or its single-dash form) from

@@ -29,8 +29,10 @@ import (
 // schema, and the lines run as one job through mpirun's launch code
 // (MPIRunOptions.RunLines). With -boot, -boot-args or -machinefile it
 // boots a universe (lamboot) for the job and halts it (lamhalt) after.
-// Its tool uses Syntax{Raw: true}: mpiexec reads its own command line, as
-// LAM's Perl script did.
+// Its tool uses Syntax{Raw: true} and RootOK: mpiexec reads its own
+// command line, as LAM's Perl script did, and refuses root itself unless
+// allowed (--allow-run-as-root among its global options, or
+// LAM_ALLOW_RUN_AS_ROOT=1).
 type MPIExec struct {
 	Args []string `arg:"" optional:"" passthrough:"all"`
 }
@@ -45,6 +47,7 @@ type mpiexecGlobal struct {
 	configfile         string
 	ssi                []ssi.Arg
 	help               bool
+	allowRoot          bool
 }
 
 // mpiexecLocal are one app context's options.
@@ -89,6 +92,8 @@ func parseGlobal(args []string) (mpiexecGlobal, []string, error) {
 			g.boot = true
 		case "-h", "-help", "--help":
 			g.help = true
+		case AllowRootOption, AllowRootOption[1:]:
+			g.allowRoot = true
 		case "-configfile":
 			g.configfile, err = value(&i, a)
 		case "-machinefile":
@@ -227,6 +232,14 @@ func (m *MPIExec) Run(ctx context.Context, env *Env) error {
 	if len(args) == 0 || g.help {
 		msg.Show(env.Stderr, "mpiexec", "usage") // exit 0, as LAM's
 		return nil
+	}
+	// mpiexec's tool is RootOK: it checks root here, once its global
+	// options (which may allow it) are read.
+	if g.allowRoot {
+		env.allowRoot()
+	}
+	if err := env.checkRoot(); err != nil {
+		return err
 	}
 	if g.configfile != "" {
 		if len(local) > 0 {

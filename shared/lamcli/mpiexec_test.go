@@ -173,3 +173,24 @@ func TestMpiexecHelp(t *testing.T) {
 	}
 
 }
+
+// mpiexec refuses root after reading its global options, which may allow
+// it anywhere among them.
+func TestMpiexecRoot(t *testing.T) {
+	tool := &Tool{Name: "mpiexec", Syntax: Syntax{Raw: true}, RootOK: true, NoDaemonExit: ExitNoKernel}
+	sp := "LAM_MPI_SESSION_PREFIX=" + t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-n", "1", "prog"}, ExitDenyRoot},
+		{[]string{"-v", "--allow-run-as-root", "-n", "1", "prog"}, ExitNoKernel},
+		{[]string{"-h"}, 0},
+	} {
+		var o, e bytes.Buffer
+		code := Run(context.Background(), tool, &MPIExec{}, tt.args, &Env{Stdout: &o, Stderr: &e, Euid: 0, Environ: []string{sp}})
+		if code != tt.code || (code == ExitDenyRoot) != strings.Contains(e.String(), "Very Bad Idea") {
+			t.Errorf("mpiexec %q as root: exit %d, stderr %q; want exit %d", tt.args, code, e.String(), tt.code)
+		}
+	}
+}
