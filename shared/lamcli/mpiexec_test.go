@@ -194,3 +194,32 @@ func TestMpiexecRoot(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMpiexecParse: mpiexec's own parsers never panic, and every word of
+// the local part lands in exactly one app context.
+func FuzzMpiexecParse(f *testing.F) {
+	f.Add("-v -ssi rpi tcp -n 2 hello : -n 1 -host h world a b")
+	f.Add("-boot-args -x -machinefile m -wdir /tmp -soft 1:4 -path /bin:/usr/bin -file f prog")
+	f.Fuzz(func(t *testing.T, line string) {
+		_, local, err := parseGlobal(strings.Fields(line))
+		if err != nil {
+			return
+		}
+		contexts, err := parseContexts(local)
+		if err != nil {
+			return
+		}
+		words := 0
+		for _, c := range contexts {
+			words += len(c.rest)
+			for _, v := range []string{c.n, c.host, c.arch, c.wdir, c.soft, c.path, c.file} {
+				if v != "" {
+					words += 2
+				}
+			}
+		}
+		if words > len(local) {
+			t.Fatalf("parseContexts(%q) = %+v: more words than given", local, contexts)
+		}
+	})
+}

@@ -260,23 +260,36 @@ func TestLamexecCommandLines(t *testing.T) {
 }
 
 // FuzzMpirunRewrite: whatever the line, Rewrite keeps the program and its
-// arguments untouched and in order, keeps every where specification before
-// the program in order, and what it hands on parses without panicking.
+// arguments untouched and in order, keeps the where specifications before
+// the program in their order, and what it hands on parses without
+// panicking.
 func FuzzMpirunRewrite(f *testing.F) {
 	for _, l := range mpirunLines {
 		f.Add(l.line)
 	}
 	syn := MPIRunSyntax()
 	f.Fuzz(func(t *testing.T, line string) {
-		in := strings.Fields(line)
-		out, err := Rewrite(in, syn)
-		if err != nil {
-			return
-		}
-		i := slices.Index(out, "--")
-		if i < 0 {
-			return // options only (and their values)
-		}
+		checkRewrite(t, strings.Fields(line), syn, &Tool{Name: "mpirun", Syntax: syn}, &mpirunProbe{})
+	})
+}
+
+// FuzzLamexecRewrite is FuzzMpirunRewrite for lamexec's options.
+func FuzzLamexecRewrite(f *testing.F) {
+	for _, l := range lamexecLines {
+		f.Add(l.line)
+	}
+	syn := LaunchSyntax(nil)
+	f.Fuzz(func(t *testing.T, line string) {
+		checkRewrite(t, strings.Fields(line), syn, &Tool{Name: "lamexec", Syntax: syn}, &lamexecProbe{})
+	})
+}
+
+func checkRewrite(t *testing.T, in []string, syn Syntax, tool *Tool, cmd Command) {
+	out, err := Rewrite(in, syn)
+	if err != nil {
+		return
+	}
+	if i := slices.Index(out, "--"); i >= 0 {
 		tail := out[i+1:]
 		// The tail is the specifications, then a suffix of the input.
 		j := 0
@@ -290,9 +303,9 @@ func FuzzMpirunRewrite(f *testing.F) {
 		if !subsequence(tail[:j], in[:len(in)-len(prog)]) {
 			t.Fatalf("Rewrite(%q) = %q: specifications %q out of the input's order", in, out, tail[:j])
 		}
-		var o, e bytes.Buffer
-		Run(context.Background(), &Tool{Name: "mpirun", Syntax: syn}, &mpirunProbe{}, in, &Env{Stdout: &o, Stderr: &e, Euid: 1000})
-	})
+	}
+	var o, e bytes.Buffer
+	Run(context.Background(), tool, cmd, in, &Env{Stdout: &o, Stderr: &e, Euid: 1000})
 }
 
 // subsequence reports whether a's words appear in b in order.
