@@ -66,6 +66,10 @@ func TestMpirunLAMCommandLines(t *testing.T) {
 		!strings.HasPrefix(r.stderr, "mpirun: Warning: the \"-c2c\" option is deprecated.\n") {
 		t.Errorf("mpirun -c2c: %v", r)
 	}
+	if r := l.run(ctx, "mpirun", "-lamd", "N", "-np", "2", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" ||
+		r.stderr != "mpirun: Warning: the \"-lamd\" option is deprecated.\nmpirun: Use \"-ssi rpi lamd\" instead.\n" {
+		t.Errorf("mpirun -lamd: %v", r)
+	}
 	// -rmschema removes the app schema once read.
 	schema := filepath.Join(l.prefix, "rm.app")
 	os.WriteFile(schema, []byte("n0 -np 2 "+bin("hello")+"\n"), 0o644)
