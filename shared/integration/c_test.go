@@ -24,20 +24,20 @@ import (
 // over every rpi module, reported as Go programs are, and mixed with Go
 // programs in one job.
 
-// cInstall is the C side of the test installation, built once: an
-// installation prefix (lib/libmpi.so, include/mpi.h and mpif.h,
-// bin/mpicc and its other names) and the compiled programs in progs/.
-type cInstall struct {
-	prefix string
-	progs  string
-	err    error
-	skip   string
+// cBuild holds the wrapper compilers, built once into prefix/bin (beside
+// libmpi.so and mpi.h, which needCLib installs under prefix), and every
+// program compiled with them so far, in prefix/c.
+var cBuild struct {
+	once  sync.Once
+	err   error
+	mu    sync.Mutex
+	progs map[string]cProgram
 }
 
-var (
-	cOnce  sync.Once
-	cBuilt cInstall
-)
+type cProgram struct {
+	path string
+	err  error
+}
 
 // cRoot is the repository's top directory.
 func cRoot() string {
@@ -45,104 +45,96 @@ func cRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// cPrograms returns the C installation, building it on first use;
-// it skips the test while libmpi/capi is not in the tree.
-func cPrograms(t *testing.T) cInstall {
+// needWrappers builds libmpi.so (needCLib), mpicc and its other names,
+// and the profiling library of ctest/pmpi.c, once.
+func needWrappers(t *testing.T) {
 	t.Helper()
-	cOnce.Do(func() { cBuilt = buildC() })
-	if cBuilt.skip != "" {
-		t.Skip(cBuilt.skip)
+	if _, err := os.Stat(filepath.Join(cRoot(), "libmpi", "capi")); err != nil {
+		t.Skip("libmpi/capi (the C ABI library of issue 16) is not in this tree")
 	}
-	if cBuilt.err != nil {
-		t.Fatal(cBuilt.err)
+	if _, err := exec.LookPath("gfortran"); err != nil {
+		testenv.Skip(t, "gfortran is missing (scripts/test-deps installs it)")
 	}
-	return cBuilt
+	needCLib(t)
+	cBuild.once.Do(func() {
+		cBuild.progs = map[string]cProgram{}
+		if err := os.MkdirAll(filepath.Join(prefix, "c"), 0o755); err != nil {
+			cBuild.err = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", bin("mpicc"), "./mpicc")
+		cmd.Dir = cRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			cBuild.err = fmt.Errorf("go build ./mpicc: %w\n%s", err, out)
+			return
+		}
+		for _, name := range []string{"mpif77", "mpiCC"} {
+			if err := os.Symlink("mpicc", bin(name)); err != nil {
+				cBuild.err = err
+				return
+			}
+		}
+	})
+	if cBuild.err != nil {
+		t.Fatal(cBuild.err)
+	}
 }
 
-func buildC() cInstall {
-	root := cRoot()
-	if _, err := os.Stat(filepath.Join(root, "libmpi", "capi")); err != nil {
-		return cInstall{skip: "libmpi/capi (the C ABI library of issue 16) is not in this tree yet"}
+// cProg returns a program compiled with our wrappers: "c/NAME" and
+// "f77/NAME" are examples/c/NAME.c and examples/f77/NAME.f, "ctest/NAME"
+// is ctest/NAME.c (pmpi linked with the profiling library built from
+// ctest/pmpi_count.c). A program that does not compile fails the test
+// that asked for it (ok is false); the others still run.
+func cProg(t *testing.T, name string) (path string, ok bool) {
+	t.Helper()
+	needWrappers(t)
+	cBuild.mu.Lock()
+	defer cBuild.mu.Unlock()
+	p, done := cBuild.progs[name]
+	if !done {
+		p = compileWithWrapper(name)
+		cBuild.progs[name] = p
 	}
-	for _, tool := range []string{"gcc", "gfortran"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if testenv.Strict() {
-				return cInstall{err: fmt.Errorf("%s is missing (scripts/test-deps installs it)", tool)}
-			}
-			return cInstall{skip: tool + " is missing"}
-		}
+	if p.err != nil {
+		t.Errorf("%s does not build: %v", name, p.err)
+		return "", false
 	}
-	// Under the suite's prefix, which TestMain removes.
-	c := cInstall{prefix: filepath.Join(prefix, "c"), progs: filepath.Join(prefix, "c", "progs")}
-	for _, d := range []string{"lib", "include", "bin", "progs"} {
-		if err := os.MkdirAll(filepath.Join(c.prefix, d), 0o755); err != nil {
-			return cInstall{err: err}
-		}
+	return p.path, true
+}
+
+func compileWithWrapper(name string) cProgram {
+	dir, base := filepath.Split(name)
+	dir = strings.TrimSuffix(dir, "/")
+	out := filepath.Join(prefix, "c", dir+"-"+base)
+	wrapper, src := bin("mpicc"), filepath.Join(dir, base+".c")
+	var extra []string
+	switch dir {
+	case "c":
+		src = filepath.Join("examples", "c", base+".c")
+	case "f77":
+		wrapper, src = bin("mpif77"), filepath.Join("examples", "f77", base+".f")
 	}
-	step := func(dir string, env []string, name string, args ...string) error {
-		cmd := exec.Command(name, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
+	run := func(args ...string) error {
+		cmd := exec.Command(wrapper, args...)
+		cmd.Dir = cRoot()
+		cmd.Env = append(os.Environ(), "LAMHOME="+prefix)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s %s: %w\n%s", filepath.Base(wrapper), strings.Join(args, " "), err, b)
 		}
 		return nil
 	}
-	if err := step(root, nil, "go", "build", "-buildmode=c-shared", "-o", filepath.Join(c.prefix, "lib", "libmpi.so"), "./libmpi/capi"); err != nil {
-		return cInstall{err: err}
+	if name == "ctest/pmpi" {
+		lib := filepath.Join(prefix, "c")
+		if err := run("-shared", "-fPIC", "-o", filepath.Join(lib, "libpmpicount.so"), "ctest/pmpi_count.c"); err != nil {
+			return cProgram{err: err}
+		}
+		extra = []string{"-L" + lib, "-lpmpicount", "-Wl,-rpath," + lib}
 	}
-	os.Remove(filepath.Join(c.prefix, "lib", "libmpi.h")) // cgo's header, not ours
-	headers, _ := filepath.Glob(filepath.Join(root, "libmpi", "capi", "include", "*.h"))
-	for _, h := range headers {
-		b, err := os.ReadFile(h)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(c.prefix, "include", filepath.Base(h)), b, 0o644)
-		}
-		if err != nil {
-			return cInstall{err: err}
-		}
+	if err := run(append([]string{"-O2", "-o", out, src}, extra...)...); err != nil {
+		return cProgram{err: err}
 	}
-	if err := step(root, nil, "go", "build", "-o", filepath.Join(c.prefix, "bin", "mpicc"), "./mpicc"); err != nil {
-		return cInstall{err: err}
-	}
-	for _, name := range []string{"mpif77", "mpiCC"} {
-		if err := os.Symlink("mpicc", filepath.Join(c.prefix, "bin", name)); err != nil {
-			return cInstall{err: err}
-		}
-	}
-	// Compile everything with our wrappers, pointed at this prefix.
-	env := []string{"LAMHOME=" + c.prefix}
-	mpicc, mpif77 := filepath.Join(c.prefix, "bin", "mpicc"), filepath.Join(c.prefix, "bin", "mpif77")
-	for _, p := range []string{"hello", "ring", "pi"} {
-		if err := step(root, env, mpicc, "-O2", "-o", filepath.Join(c.progs, "c-"+p), "examples/c/"+p+".c"); err != nil {
-			return cInstall{err: err}
-		}
-		if err := step(root, env, mpif77, "-O2", "-o", filepath.Join(c.progs, "f77-"+p), "examples/f77/"+p+".f"); err != nil {
-			return cInstall{err: err}
-		}
-	}
-	if err := step(root, env, mpicc, "-shared", "-fPIC", "-o", filepath.Join(c.progs, "libpmpicount.so"), "ctest/pmpi_count.c"); err != nil {
-		return cInstall{err: err}
-	}
-	progs, _ := filepath.Glob(filepath.Join(root, "ctest", "*.c"))
-	for _, src := range progs {
-		name := strings.TrimSuffix(filepath.Base(src), ".c")
-		if name == "pmpi_count" {
-			continue
-		}
-		args := []string{"-Wall", "-o", filepath.Join(c.progs, name), src}
-		if name == "pmpi" {
-			args = append(args, "-L"+c.progs, "-lpmpicount", "-Wl,-rpath,"+c.progs)
-		}
-		if err := step(root, env, mpicc, args...); err != nil {
-			return cInstall{err: err}
-		}
-	}
-	return c
+	return cProgram{path: out}
 }
-
-// prog is the path of a compiled program.
-func (c cInstall) prog(name string) string { return filepath.Join(c.progs, name) }
 
 // cRPIs are the rpi modules the C programs run over (usysv and sysv need
 // a shared-memory file system).
@@ -155,30 +147,35 @@ func cRPIs(t *testing.T) []string {
 // The examples, in C and in Fortran, over every rpi module: the same
 // lines as the Go examples.
 func TestCExamples(t *testing.T) {
-	c := cPrograms(t)
+	needWrappers(t)
 	ctx, l := bootLocal(t, 6*time.Minute)
-	for _, rpi := range cRPIs(t) {
-		for _, lang := range []string{"c", "f77"} {
+	for _, lang := range []string{"c", "f77"} {
+		hello, okHello := cProg(t, lang+"/hello")
+		ring, okRing := cProg(t, lang+"/ring")
+		pi, okPi := cProg(t, lang+"/pi")
+		for _, rpi := range cRPIs(t) {
 			run := func(np, prog string, args ...string) result {
-				return l.run(ctx, "mpirun", append([]string{"-ssi", "rpi", rpi, "-np", np, c.prog(lang + "-" + prog)}, args...)...)
+				return l.run(ctx, "mpirun", append([]string{"-ssi", "rpi", rpi, "-np", np, prog}, args...)...)
 			}
-			r := run("3", "hello")
-			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-			sort.Strings(lines)
-			if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "Hello, world! I am 0 of 3 on ") || !strings.HasPrefix(lines[2], "Hello, world! I am 2 of 3 on ") {
-				t.Errorf("%s hello over %s: %v", lang, rpi, r)
+			if okHello {
+				r := run("3", hello)
+				lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+				sort.Strings(lines)
+				if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "Hello, world! I am 0 of 3 on ") || !strings.HasPrefix(lines[2], "Hello, world! I am 2 of 3 on ") {
+					t.Errorf("%s hello over %s: %v", lang, rpi, r)
+				}
 			}
-			if r := run("3", "ring"); r.code != 0 || !strings.Contains(r.stdout, "Process 0 sending 10 to 1, tag 201 (3 processes in ring)") ||
-				!strings.Contains(r.stdout, "Process 0 decremented value: 0") || strings.Count(r.stdout, " exiting\n") != 3 {
+			if r := run("3", ring); okRing && (r.code != 0 || !strings.Contains(r.stdout, "Process 0 sending 10 to 1, tag 201 (3 processes in ring)") ||
+				!strings.Contains(r.stdout, "Process 0 decremented value: 0") || strings.Count(r.stdout, " exiting\n") != 3) {
 				t.Errorf("%s ring over %s: %v", lang, rpi, r)
 			}
-			if r := run("4", "pi", "1000000"); r.code != 0 ||
-				!regexp.MustCompile(`^pi is approximately 3\.14159265358\d+, error \d\.\d\d[eE]-1\d \(1000000 intervals, 4 processes, \d+\.\d+ s\)\n$`).MatchString(r.stdout) {
+			if r := run("4", pi, "1000000"); okPi && (r.code != 0 ||
+				!regexp.MustCompile(`^pi is approximately 3\.14159265358\d+, error \d\.\d\d[eE]-1\d \(1000000 intervals, 4 processes, \d+\.\d+ s\)\n$`).MatchString(r.stdout)) {
 				t.Errorf("%s pi over %s: %v", lang, rpi, r)
 			}
 		}
 	}
-	noCLeft(t, c)
+	noCLeft(t)
 }
 
 // A run of the C test suite, as ctest/suite.txt lists it.
@@ -221,12 +218,21 @@ func cSuite(t *testing.T) []cRun {
 // The C test suite over every rpi module: each run exits as suite.txt
 // says, prints no FAIL line, and a passing one says PASS.
 func TestCSuite(t *testing.T) {
-	c := cPrograms(t)
+	needWrappers(t)
 	runs := cSuite(t)
 	ctx, l := bootLocal(t, 15*time.Minute)
+	progs := map[string]string{}
+	for _, run := range runs {
+		if _, seen := progs[run.prog]; !seen {
+			progs[run.prog], _ = cProg(t, "ctest/"+run.prog) // "" when it does not build
+		}
+	}
 	for _, rpi := range cRPIs(t) {
 		for _, run := range runs {
-			r := l.run(ctx, "mpirun", append([]string{"-ssi", "rpi", rpi, "-np", run.np, c.prog(run.prog)}, run.args...)...)
+			if progs[run.prog] == "" {
+				continue
+			}
+			r := l.run(ctx, "mpirun", append([]string{"-ssi", "rpi", rpi, "-np", run.np, progs[run.prog]}, run.args...)...)
 			ok := r.code == run.code && !regexp.MustCompile(`(?m)^FAIL`).MatchString(r.stdout)
 			if run.code == 0 && !strings.Contains(r.stdout, "PASS "+run.prog+": ") {
 				ok = false
@@ -236,69 +242,81 @@ func TestCSuite(t *testing.T) {
 			}
 		}
 	}
-	noCLeft(t, c)
+	noCLeft(t)
 }
 
 // A C program that aborts, crashes or never calls MPI_Init is reported
 // as a Go one is (the messages TestMPIRunFailures checks).
 func TestCFailures(t *testing.T) {
 	needPgrep(t)
-	c := cPrograms(t)
+	needWrappers(t)
 	ctx, l := bootLocal(t, 4*time.Minute)
+	noinit, _ := cProg(t, "ctest/noinit")
+	abort, _ := cProg(t, "ctest/abort")
+	crash, _ := cProg(t, "ctest/crash")
 	tests := []struct {
 		args   []string
 		code   int
 		stderr string
 	}{
-		{[]string{"-np", "2", c.prog("noinit")}, 1, `rank \d \(pid \d+\) on n0 exited without calling MPI_Init`},
-		{[]string{"-np", "3", c.prog("abort")}, 7, `rank 2 called MPI_Abort`},
-		{[]string{"-np", "3", c.prog("abort"), "42"}, 42, `rank 2 called MPI_Abort`},
-		{[]string{"-np", "3", c.prog("crash"), "9"}, 9, `rank 2 \(pid \d+\) on n0 exited due to signal 9`},
-		{[]string{"-np", "3", c.prog("crash"), "11"}, 11, `rank 2 \(pid \d+\) on n0 exited due to signal 11`},
+		{[]string{"-np", "2", noinit}, 1, `rank \d \(pid \d+\) on n0 exited without calling MPI_Init`},
+		{[]string{"-np", "3", abort}, 7, `rank 2 called MPI_Abort`},
+		{[]string{"-np", "3", abort, "42"}, 42, `rank 2 called MPI_Abort`},
+		{[]string{"-np", "3", crash, "9"}, 9, `rank 2 \(pid \d+\) on n0 exited due to signal 9`},
+		{[]string{"-np", "3", crash, "11"}, 11, `rank 2 \(pid \d+\) on n0 exited due to signal 11`},
 	}
 	for _, tt := range tests {
+		if tt.args[2] == "" {
+			continue // did not build
+		}
 		r := l.run(ctx, "mpirun", tt.args...)
 		if r.code != tt.code || !regexp.MustCompile(tt.stderr).MatchString(r.stderr) || strings.Contains(r.stdout, "FAIL") {
 			t.Errorf("mpirun %s: %v\nwant exit %d and %q", strings.Join(tt.args, " "), r, tt.code, tt.stderr)
 		}
 	}
-	noCLeft(t, c)
+	noCLeft(t)
 }
 
 // One job of C and Go programs: an app schema with a C line and a Go
 // line. The ring passes its MPI_INT between C and Go ranks.
 func TestCMixedSchema(t *testing.T) {
-	c := cPrograms(t)
+	needWrappers(t)
 	ctx, l := bootLocal(t, 4*time.Minute)
-	schema := filepath.Join(l.prefix, "mixed.app")
-	if err := os.WriteFile(schema, []byte(fmt.Sprintf("n0 -np 2 %s\nn0 -np 2 %s\n", c.prog("c-ring"), bin("ring"))), 0o644); err != nil {
-		t.Fatal(err)
+	if cRing, ok := cProg(t, "c/ring"); ok {
+		schema := filepath.Join(l.prefix, "mixed.app")
+		if err := os.WriteFile(schema, []byte(fmt.Sprintf("n0 -np 2 %s\nn0 -np 2 %s\n", cRing, bin("ring"))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := l.run(ctx, "mpirun", schema); r.code != 0 || !strings.Contains(r.stdout, "Process 0 sending 10 to 1, tag 201 (4 processes in ring)") ||
+			!strings.Contains(r.stdout, "Process 0 decremented value: 0") || strings.Count(r.stdout, " exiting\n") != 4 {
+			t.Errorf("a ring of C and Go ranks: %v", r)
+		}
 	}
-	if r := l.run(ctx, "mpirun", schema); r.code != 0 || !strings.Contains(r.stdout, "Process 0 sending 10 to 1, tag 201 (4 processes in ring)") ||
-		!strings.Contains(r.stdout, "Process 0 decremented value: 0") || strings.Count(r.stdout, " exiting\n") != 4 {
-		t.Errorf("a ring of C and Go ranks: %v", r)
+	cHello, ok1 := cProg(t, "c/hello")
+	fHello, ok2 := cProg(t, "f77/hello")
+	if ok1 && ok2 {
+		hello := filepath.Join(l.prefix, "hello.app")
+		if err := os.WriteFile(hello, []byte(fmt.Sprintf("n0 %s\nn0 %s\nn0 %s\n", bin("hello"), cHello, fHello)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := l.run(ctx, "mpirun", hello)
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		sort.Strings(lines)
+		if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "Hello, world! I am 0 of 3 on ") || !strings.HasPrefix(lines[2], "Hello, world! I am 2 of 3 on ") {
+			t.Errorf("Go, C and Fortran hello in one job: %v", r)
+		}
 	}
-	hello := filepath.Join(l.prefix, "hello.app")
-	if err := os.WriteFile(hello, []byte(fmt.Sprintf("n0 %s\nn0 %s\nn0 %s\n", bin("hello"), c.prog("c-hello"), c.prog("f77-hello"))), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := l.run(ctx, "mpirun", hello)
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	sort.Strings(lines)
-	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "Hello, world! I am 0 of 3 on ") || !strings.HasPrefix(lines[2], "Hello, world! I am 2 of 3 on ") {
-		t.Errorf("Go, C and Fortran hello in one job: %v", r)
-	}
-	noCLeft(t, c)
+	noCLeft(t)
 }
 
 // noCLeft fails if a compiled C program survives its job.
-func noCLeft(t *testing.T, c cInstall) {
+func noCLeft(t *testing.T) {
 	t.Helper()
 	needPgrep(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for {
-		out, _ := exec.CommandContext(ctx, "pgrep", "-f", "^"+c.progs+"/").Output()
+		out, _ := exec.CommandContext(ctx, "pgrep", "-f", "^"+filepath.Join(prefix, "c")+"/").Output()
 		if strings.TrimSpace(string(out)) == "" {
 			return
 		}
