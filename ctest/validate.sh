@@ -12,6 +12,7 @@
 set -eu
 dir=$(cd "$(dirname "$0")" && pwd)
 MPICC=${MPICC:-mpicc}
+MPIF77=${MPIF77:-mpif77}
 MPIRUN=${MPIRUN:-mpirun --oversubscribe}
 CFLAGS=${CFLAGS:--DOMPI_OMIT_MPI1_COMPAT_DECLS=0 -Wall -Wno-deprecated-declarations}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -23,10 +24,14 @@ bad=0
 grep -v '^#' "$dir/suite.txt" | while read -r prog np want args; do
 	[ -n "$prog" ] || continue
 	if [ ! -x "$work/$prog" ]; then
-		extra=
-		[ "$prog" = pmpi ] && extra="-L$work -lpmpicount -Wl,-rpath,$work"
-		# shellcheck disable=SC2086
-		$MPICC $CFLAGS -o "$work/$prog" "$dir/$prog.c" $extra
+		if [ -f "$dir/$prog.f" ]; then
+			$MPIF77 -fallow-argument-mismatch -o "$work/$prog" "$dir/$prog.f"
+		else
+			extra=
+			[ "$prog" = pmpi ] && extra="-L$work -lpmpicount -Wl,-rpath,$work"
+			# shellcheck disable=SC2086
+			$MPICC $CFLAGS -o "$work/$prog" "$dir/$prog.c" $extra
+		fi
 	fi
 	rc=0
 	# shellcheck disable=SC2086

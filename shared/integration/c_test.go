@@ -82,7 +82,7 @@ func needWrappers(t *testing.T) {
 
 // cProg returns a program compiled with our wrappers: "c/NAME" and
 // "f77/NAME" are examples/c/NAME.c and examples/f77/NAME.f, "ctest/NAME"
-// is ctest/NAME.c (pmpi linked with the profiling library built from
+// is ctest/NAME.c or ctest/NAME.f (pmpi linked with the profiling library built from
 // ctest/pmpi_count.c). A program that does not compile fails the test
 // that asked for it (ok is false); the others still run.
 func cProg(t *testing.T, name string) (path string, ok bool) {
@@ -113,6 +113,11 @@ func compileWithWrapper(name string) cProgram {
 		src = filepath.Join("examples", "c", base+".c")
 	case "f77":
 		wrapper, src = bin("mpif77"), filepath.Join("examples", "f77", base+".f")
+	case "ctest":
+		if _, err := os.Stat(filepath.Join(cRoot(), "ctest", base+".f")); err == nil {
+			// Fortran 77 passes buffers of several types to one routine.
+			wrapper, src, extra = bin("mpif77"), filepath.Join("ctest", base+".f"), []string{"-fallow-argument-mismatch"}
+		}
 	}
 	run := func(args ...string) error {
 		cmd := exec.Command(wrapper, args...)
