@@ -192,3 +192,31 @@ func TestCompilerStatus(t *testing.T) {
 		t.Errorf("hcc -c bad.c: %v\n%s", err, out)
 	}
 }
+
+// FuzzBuild: any command line gives a plan whose user part is the
+// arguments in order, less the -showme forms and -lpmpi, and whose
+// command starts with the compiler.
+func FuzzBuild(f *testing.F) {
+	for _, s := range []string{"-c\x00a.c", "-showme:link\x00x.c\x00-o\x00x", "--showme\x00-lpmpi", "", "-E\x00-M\x00-S", "\x00-"} {
+		f.Add("mpicc", s)
+		f.Add("hf77", s)
+	}
+	f.Fuzz(func(t *testing.T, name, joined string) {
+		args := strings.Split(joined, "\x00")
+		p := build(languageOf(name), args, install.At("/opt/lam"), env())
+		var want []string
+		for _, a := range args {
+			if _, ok := isShowme(a); !ok && a != "-lpmpi" {
+				want = append(want, a)
+			}
+		}
+		if !slices.Equal(p.user, want) {
+			t.Fatalf("%q %q: user part %q, want %q", name, args, p.user, want)
+		}
+		argv := p.argv()
+		if len(argv) == 0 || argv[0] != languageOf(name).compiler {
+			t.Fatalf("%q %q: command %q", name, args, argv)
+		}
+		_ = p.shown()
+	})
+}
