@@ -45,8 +45,8 @@ func cRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// needWrappers builds libmpi.so (needCLib), mpicc and its other names,
-// and the profiling library of ctest/pmpi.c, once.
+// needWrappers builds libmpi.so (needCLib) and mpicc with its other
+// names, once.
 func needWrappers(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(cRoot(), "libmpi", "capi")); err != nil {
@@ -80,9 +80,10 @@ func needWrappers(t *testing.T) {
 	}
 }
 
-// cProg returns a program compiled with our wrappers: "c/NAME" and
-// "f77/NAME" are examples/c/NAME.c and examples/f77/NAME.f, "ctest/NAME"
-// is ctest/NAME.c or ctest/NAME.f (pmpi linked with the profiling library built from
+// cProg returns a program compiled with our wrappers, compiling it on
+// first use: "c/NAME" and "f77/NAME" are examples/c/NAME.c and
+// examples/f77/NAME.f, "ctest/NAME" is ctest/NAME.c or ctest/NAME.f
+// (ctest/pmpi is linked with the profiling library built from
 // ctest/pmpi_count.c). A program that does not compile fails the test
 // that asked for it (ok is false); the others still run.
 func cProg(t *testing.T, name string) (path string, ok bool) {
@@ -102,6 +103,7 @@ func cProg(t *testing.T, name string) (path string, ok bool) {
 	return p.path, true
 }
 
+// compileWithWrapper compiles one of cProg's programs into prefix/c.
 func compileWithWrapper(name string) cProgram {
 	dir, base := filepath.Split(name)
 	dir = strings.TrimSuffix(dir, "/")
