@@ -334,3 +334,64 @@ func noCLeft(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// C and Fortran programs across two simulated hosts (network namespaces
+// with sshd): the rings and the point-to-point and collective tests over
+// tcp, and over usysv inside each host with tcp between them; a ring of
+// C and Go ranks spread over both hosts.
+func TestCHosts(t *testing.T) {
+	testUser(t)
+	needShm(t)
+	needWrappers(t)
+	ctx := testContext(t, 6*time.Minute)
+	h := newHosts(t, 2)
+	schema := h.schema(map[int]string{0: "cpu=2", 1: "cpu=2"})
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
+		t.Fatalf("lamboot: %v", r)
+	}
+	cRing, okC := cProg(t, "c/ring")
+	fRing, okF := cProg(t, "f77/ring")
+	p2p, okP := cProg(t, "ctest/p2p")
+	coll, okColl := cProg(t, "ctest/coll")
+	for _, rpi := range []string{"tcp", "usysv"} {
+		for _, p := range []struct {
+			prog string
+			ok   bool
+		}{{cRing, okC}, {fRing, okF}} {
+			if !p.ok {
+				continue
+			}
+			// C: two ranks on each host.
+			if r := h.run(ctx, 1, "mpirun", "-ssi", "rpi", rpi, "C", p.prog); r.code != 0 ||
+				!strings.Contains(r.stdout, "Process 0 decremented value: 0") || strings.Count(r.stdout, " exiting\n") != 4 {
+				t.Errorf("%s over %s across hosts: %v", filepath.Base(p.prog), rpi, r)
+			}
+		}
+		for _, p := range []struct {
+			prog, name string
+			ok         bool
+		}{{p2p, "p2p", okP}, {coll, "coll", okColl}} {
+			if !p.ok {
+				continue
+			}
+			if r := h.run(ctx, 0, "mpirun", "-ssi", "rpi", rpi, "-np", "4", "n0", "n1", "n0", "n1", p.prog); r.code != 0 ||
+				strings.Contains(r.stdout, "FAIL") || !strings.Contains(r.stdout, "PASS "+p.name+": ") {
+				t.Errorf("%s over %s across hosts: %v", p.name, rpi, r)
+			}
+		}
+	}
+	if okC {
+		app := filepath.Join(h.prefix, "mixed-hosts.app")
+		if err := os.WriteFile(app, []byte(fmt.Sprintf("n0 -np 2 %s\nn1 -np 2 %s\n", cRing, bin("ring"))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := h.run(ctx, 0, "mpirun", app); r.code != 0 || !strings.Contains(r.stdout, "Process 0 decremented value: 0") || strings.Count(r.stdout, " exiting\n") != 4 {
+			t.Errorf("a ring of C ranks on n0 and Go ranks on n1: %v", r)
+		}
+	}
+	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
+		t.Errorf("lamhalt: %v", r)
+	}
+	h.noLamds()
+	noSegments(t)
+}
