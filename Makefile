@@ -54,6 +54,9 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc
 	install -m 0755 $(TOOLS:%=bin/%) $(DESTDIR)$(PREFIX)/bin/
 	for w in $(WRAPPERS); do ln -sfn mpicc $(DESTDIR)$(PREFIX)/bin/$$w; done
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 0755 lib/libmpi.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 0644 etc/lam-bhost.def $(DESTDIR)$(PREFIX)/etc/
 
 # scripts/test-deps installs what the tests need (or says what to install)
