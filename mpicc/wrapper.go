@@ -117,7 +117,8 @@ func isShowme(a string) (what string, ok bool) {
 //   - the MPI flags are added only when some argument is not an option (a
 //     source or object file, an output name) or -showme was given, so
 //     "mpicc --version" runs "gcc --version";
-//   - -c, -S, -E and -M compile or preprocess only: no link flags;
+//   - -c, -S, -E and -M compile or preprocess only: no link flags (nor
+//     with -MM, which LAM did not know);
 //   - -lpmpi is dropped: the profiling names (PMPI_…) are in libmpi;
 //   - the include directory is not passed when it is /usr/include (the
 //     compiler looks there already), except to Fortran, nor the library
@@ -139,7 +140,7 @@ func build(lang language, args []string, paths install.Paths, getenv func(string
 			continue
 		}
 		switch {
-		case a == "-c" || a == "-S" || a == "-E" || a == "-M":
+		case a == "-c" || a == "-S" || a == "-E" || a == "-M" || a == "-MM":
 			link = false
 		case a == "-lpmpi":
 			continue

@@ -44,6 +44,8 @@ func TestBuild(t *testing.T) {
 		{"mpicc", []string{"-S", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -S ring.c"},
 		{"mpicc", []string{"-E", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -E ring.c"},
 		{"mpicc", []string{"-M", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -M ring.c"},
+		{"mpicc", []string{"-MM", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -MM ring.c"},
+		{"mpicc", []string{"-MD", "-o", "ring", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -MD -o ring ring.c " + lib + " " + rpth + " -lmpi -lpthread"},
 		// -lpmpi is dropped: the PMPI names are in libmpi.
 		{"mpicc", []string{"ring.c", "-lpmpi", "-lm"}, env(), opt, "gcc " + inc + " -D_REENTRANT ring.c -lm " + lib + " " + rpth + " -lmpi -lpthread"},
 		{"mpicc", []string{"-c", "ring.c", "-lpmpi"}, env(), opt, "gcc " + inc + " -D_REENTRANT -c ring.c"},
