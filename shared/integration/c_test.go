@@ -82,7 +82,8 @@ func needWrappers(t *testing.T) {
 
 // cProg returns a program compiled with our wrappers, compiling it on
 // first use: "c/NAME" and "f77/NAME" are examples/c/NAME.c and
-// examples/f77/NAME.f, "ctest/NAME" is ctest/NAME.c or ctest/NAME.f
+// examples/f77/NAME.f, "cxx/NAME" is examples/c/NAME.c compiled as C++
+// with mpiCC, "ctest/NAME" is ctest/NAME.c or ctest/NAME.f
 // (ctest/pmpi is linked with the profiling library built from
 // ctest/pmpi_count.c). A program that does not compile fails the test
 // that asked for it (ok is false); the others still run.
@@ -115,6 +116,10 @@ func compileWithWrapper(name string) cProgram {
 		src = filepath.Join("examples", "c", base+".c")
 	case "f77":
 		wrapper, src = bin("mpif77"), filepath.Join("examples", "f77", base+".f")
+	case "cxx":
+		// The C examples are C++ too: mpiCC compiles them as C++
+		// (g++ takes .c files for C++), against mpi.h's extern "C".
+		wrapper, src = bin("mpiCC"), filepath.Join("examples", "c", base+".c")
 	case "ctest":
 		if _, err := os.Stat(filepath.Join(cRoot(), "ctest", base+".f")); err == nil {
 			// Fortran 77 passes buffers of several types to one routine.
@@ -151,12 +156,12 @@ func cRPIs(t *testing.T) []string {
 	return []string{"usysv", "sysv", "tcp", "crtcp", "lamd"}
 }
 
-// The examples, in C and in Fortran, over every rpi module: the same
-// lines as the Go examples.
+// The examples, in C, in C++ (mpiCC) and in Fortran, over every rpi
+// module: the same lines as the Go examples.
 func TestCExamples(t *testing.T) {
 	needWrappers(t)
-	ctx, l := bootLocal(t, 6*time.Minute)
-	for _, lang := range []string{"c", "f77"} {
+	ctx, l := bootLocal(t, 8*time.Minute)
+	for _, lang := range []string{"c", "cxx", "f77"} {
 		hello, okHello := cProg(t, lang+"/hello")
 		ring, okRing := cProg(t, lang+"/ring")
 		pi, okPi := cProg(t, lang+"/pi")
