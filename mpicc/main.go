@@ -46,6 +46,14 @@ func run(argv []string, getenv func(string) string, stdout, stderr io.Writer, ex
 		fmt.Fprint(stdout, p.shown())
 		return 0
 	}
+	// As LAM's wrappers, say so when the library to link is missing (the
+	// compiler's own error, "cannot find -lmpi", does not say where).
+	if p.libs != nil {
+		lib := filepath.Join(paths(getenv).Libdir, "libmpi.so")
+		if _, err := os.Stat(lib); err != nil {
+			fmt.Fprintf(stderr, "WARNING: %s expected to find %s (LAM/Go's C interface: make build)\n", name, lib)
+		}
+	}
 	cmd := p.argv()
 	path, err := exec.LookPath(cmd[0])
 	if err != nil {

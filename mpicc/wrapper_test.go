@@ -162,6 +162,19 @@ func TestRun(t *testing.T) {
 	if code != exitNoCompiler || !strings.Contains(e.String(), "exec refused by the test") {
 		t.Errorf("a failed exec: status %d, stderr %q", code, e.String())
 	}
+	// Linking against a prefix without libmpi.so: LAM's warning, then
+	// the compiler all the same.
+	e.Reset()
+	ran = nil
+	run([]string{"mpicc", "a.c"}, env("LAMMPICC", "sh", "LAMHOME", t.TempDir()), &o, &e, fake)
+	if !strings.Contains(e.String(), "WARNING: mpicc expected to find ") || ran == nil {
+		t.Errorf("missing libmpi.so: stderr %q, ran %q", e.String(), ran)
+	}
+	e.Reset()
+	run([]string{"mpicc", "-c", "a.c"}, env("LAMMPICC", "sh", "LAMHOME", t.TempDir()), &o, &e, fake)
+	if strings.Contains(e.String(), "WARNING") {
+		t.Errorf("compiling only warned about the library: %q", e.String())
+	}
 }
 
 // TestCompilerStatus runs the built wrapper on real sources: the program
