@@ -16,7 +16,9 @@ FUZZTIME ?= 20s
 
 TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean \
          lamexec lamgrow lamshrink mpitask mpimsg mpirun mpiexec laminfo \
-         crcheckpoint crrestart
+         crcheckpoint crrestart mpicc
+# The wrapper compiler's other names (symbolic links to mpicc).
+WRAPPERS := hcc mpiCC mpic++ hcp mpif77 hf77
 LIBS  := shared libmpi
 EXAMPLES := hello ring pi
 BENCHES := pingpong coll
@@ -38,6 +40,7 @@ all: build
 build:
 	@mkdir -p bin
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ $(TOOLS:%=./%) $(EXAMPLES:%=./examples/%) $(BENCHES:%=./bench/%)
+	@for w in $(WRAPPERS); do ln -sfn mpicc bin/$$w; done
 	$(MAKE) --no-print-directory capi
 
 # The C interface: lib/libmpi.so and include/mpi.h (libmpi/capi).
@@ -50,6 +53,10 @@ capi:
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc
 	install -m 0755 $(TOOLS:%=bin/%) $(DESTDIR)$(PREFIX)/bin/
+	for w in $(WRAPPERS); do ln -sfn mpicc $(DESTDIR)$(PREFIX)/bin/$$w; done
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 0755 lib/libmpi.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 0644 etc/lam-bhost.def $(DESTDIR)$(PREFIX)/etc/
 
 # scripts/test-deps installs what the tests need (or says what to install)

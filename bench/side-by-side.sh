@@ -13,6 +13,10 @@
 #                                 bench/c/coll.c); LAM/Go and LAM 7.1.4 over
 #                                 usysv, Open MPI over vader
 #
+# Each LAM/Go column comes twice when make build made LAM/Go's C interface
+# (lib/libmpi.so): the Go program, and its C twin from bench/c built with
+# LAM/Go's own mpicc ("LAM/Go C").
+#
 # ROUNDS (default 3) rounds; ITERS (default 1000) iterations for small
 # messages (a tenth for those above 64 KiB); SIZES (default "1 4096 65536
 # 1048576 4194304") the sizes shown. Run from the repository after
@@ -78,6 +82,18 @@ add() {
 ours_up=true
 ours() { add "LAM/Go $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $repo/bin/pingpong -max $max -iters $ITERS latency"; }
 
+# The C twins built with LAM/Go's own mpicc (its C interface), when
+# make build made lib/libmpi.so: columns "LAM/Go C ...".
+ourc=false
+if [ -x "$repo/bin/mpicc" ] && [ -f "$repo/lib/libmpi.so" ] && [ -f "$repo/include/mpi.h" ] &&
+	"$repo/bin/mpicc" -O2 -o "$work/pp-lamgo" "$repo/bench/c/pingpong.c" 2>"$work/mpicc.err" &&
+	"$repo/bin/mpicc" -O2 -o "$work/coll-lamgo" "$repo/bench/c/coll.c" 2>>"$work/mpicc.err"; then
+	ourc=true
+else
+	note "bench/c does not build with LAM/Go's mpicc (make build makes lib/libmpi.so): its C columns are left out ($(grep -m1 -i 'error' "$work/mpicc.err" 2>/dev/null || true))"
+fi
+oursc() { if $ourc; then add "LAM/Go C $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $work/pp-lamgo -max $max -iters $ITERS latency"; fi; }
+
 ompi=false
 if command -v mpicc >/dev/null && command -v mpirun >/dev/null && mpirun --version 2>&1 | grep -q "Open MPI"; then
 	mpicc -O2 -o "$work/pp-ompi" "$repo/bench/c/pingpong.c"
@@ -110,6 +126,7 @@ lamcol() { add "LAM 7.1.4 $1" "as_lamuser 'mpirun.lam -ssi rpi $1 -np 2 $work/pp
 case $set_name in
 tcp)
 	ours tcp
+	oursc tcp
 	$ompi && add "Open MPI tcp" "$ompi_run --mca btl tcp,self --mca btl_tcp_if_include lo $work/pp-ompi $max $ITERS"
 	$lam && lamcol tcp
 	;;
@@ -117,6 +134,7 @@ shm)
 	for m in usysv sysv; do
 		if "$repo/bin/laminfo" -parsable -param rpi "$m" 2>/dev/null | grep -q "rpi_${m}_priority"; then
 			ours "$m"
+			oursc "$m"
 		else
 			note "this LAM/Go has no rpi module $m: its column is left out"
 		fi
@@ -132,6 +150,7 @@ coll)
 	add "LAM/Go lam_basic" "$repo/bin/mpirun -ssi rpi usysv -np $NP $repo/bin/coll -iters ITERS OP"
 	$ompi && add "Open MPI" "$ompi_env mpirun -np $NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS OP"
 	$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np $NP $work/coll-lam -iters ITERS OP'"
+	$ourc && add "LAM/Go C" "$repo/bin/mpirun -ssi rpi usysv -np $NP $work/coll-lamgo -iters ITERS OP"
 	;;
 esac
 

@@ -22,6 +22,9 @@ func current(paths install.Paths) *Inventory {
 		Hostname: host,
 		Config:   configValues(),
 	}
+	for k, v := range bindings(paths) {
+		inv.Config[k] = v
+	}
 	for _, f := range ssi.Frameworks {
 		for _, m := range ssi.Modules(f) {
 			info := m.SSI()
@@ -68,11 +71,7 @@ func configValues() map[string]string {
 		"config:timestamp":                         buildinfo.ConfiguredOn,
 		"config:host":                              buildinfo.ConfigureHost,
 		"memory_manager:":                          "go",
-		"bindings:c":                               "no",
-		"bindings:cxx":                             "no",
-		"bindings:fortran":                         "no",
 		"bindings:go":                              "yes",
-		"compiler:c:command":                       "none",
 		"compiler:c:sizeof:char":                   size(unsafe.Sizeof(c8)),
 		"compiler:c:sizeof:bool":                   size(unsafe.Sizeof(cb)),
 		"compiler:c:sizeof:short":                  size(unsafe.Sizeof(c16)),
@@ -86,9 +85,6 @@ func configValues() map[string]string {
 		"compiler:c:align:int":                     size(unsafe.Alignof(c32)),
 		"compiler:c:align:float":                   size(unsafe.Alignof(f32)),
 		"compiler:c:align:double":                  size(unsafe.Alignof(f64)),
-		"compiler:cxx:command":                     "none",
-		"compiler:fortran:command":                 "none",
-		"compiler:fortran:symbols":                 "none",
 		"compiler:fortran:sizeof:integer":          size(unsafe.Sizeof(c32)),
 		"compiler:fortran:sizeof:real":             size(unsafe.Sizeof(f32)),
 		"compiler:fortran:sizeof:double_precision": size(unsafe.Sizeof(f64)),
@@ -100,9 +96,6 @@ func configValues() map[string]string {
 		"compiler:fortran:align:complex":           size(unsafe.Alignof(x64)),
 		"compiler:fortran:align:double_complex":    size(unsafe.Alignof(x12)),
 		"compiler:go:command":                      runtime.Version(),
-		"option:profiling:c":                       "no",
-		"option:profiling:cxx":                     "no",
-		"option:profiling:fortran":                 "no",
 		"option:cxx_exceptions":                    "no",
 		"option:threads":                           yesNo(threadSupport),
 		"option:romio":                             "no",

@@ -28,6 +28,25 @@ var (
 	ConfigureHost = "unknown"
 )
 
+// The compilers the wrapper compilers run (mpicc, mpiCC, mpif77) unless
+// the user's environment names others, as LAM's configure --with-cc,
+// --with-cxx and --with-fc chose them. Set at link time to change them.
+var (
+	CC  = "gcc"
+	CXX = "g++"
+	FC  = "gfortran"
+)
+
+// Where mpi.h, mpif.h and libmpi.so are installed, for the wrapper
+// compilers and laminfo -path. Empty (a plain build, make build, make
+// install) means beside the executables: <exe>/../include and
+// <exe>/../lib. A package that installs them elsewhere sets these at
+// link time; $LAMHOME still overrides both.
+var (
+	IncludeDir = ""
+	LibDir     = ""
+)
+
 // Arch returns the GNU-style target triple LAM reported, derived from the
 // Go target (for example x86_64-pc-linux-gnu).
 func Arch() string {

@@ -7,6 +7,8 @@ package install
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/lamgo/lam/shared/buildinfo"
 )
 
 // Paths are the installation's directories, named as laminfo -path names
@@ -55,17 +57,32 @@ func At(prefix string) Paths {
 }
 
 // Find returns the running installation's layout. getenv is os.Getenv in
-// production.
+// production. Without $LAMHOME, the include and library directories are
+// those the build was given (buildinfo.IncludeDir, buildinfo.LibDir)
+// when it was given them.
 func Find(getenv func(string) string) Paths {
 	if h := getenv("LAMHOME"); h != "" {
 		return At(filepath.Clean(h))
 	}
+	p := At("/usr/local")
 	exe, err := os.Executable()
 	if err == nil {
 		if r, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = r
 		}
-		return At(filepath.Dir(filepath.Dir(exe)))
+		p = At(filepath.Dir(filepath.Dir(exe)))
 	}
-	return At("/usr/local")
+	return withBuildDirs(p, buildinfo.IncludeDir, buildinfo.LibDir)
+}
+
+// withBuildDirs replaces p's include and library directories by inc and
+// lib where they are set.
+func withBuildDirs(p Paths, inc, lib string) Paths {
+	if inc != "" {
+		p.Incdir = filepath.Clean(inc)
+	}
+	if lib != "" {
+		p.Libdir = filepath.Clean(lib)
+	}
+	return p
 }

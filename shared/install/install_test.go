@@ -36,3 +36,14 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find().Prefix = %q, want the parent of the executable's directory %q", got.Prefix, filepath.Dir(filepath.Dir(exe)))
 	}
 }
+
+func TestWithBuildDirs(t *testing.T) {
+	p := At("/usr")
+	if got := withBuildDirs(p, "", ""); got != p {
+		t.Errorf("no build dirs changed the layout: %+v", got)
+	}
+	got := withBuildDirs(p, "/usr/include/lamgo/", "/usr/lib/x86_64-linux-gnu/lamgo")
+	if got.Incdir != "/usr/include/lamgo" || got.Libdir != "/usr/lib/x86_64-linux-gnu/lamgo" || got.Prefix != "/usr" || got.Bindir != "/usr/bin" {
+		t.Errorf("withBuildDirs = %+v", got)
+	}
+}
