@@ -4,12 +4,16 @@ package main
 #cgo CFLAGS: -I${SRCDIR}/include
 #include <wchar.h>
 #include <stdbool.h>
+#include <stdalign.h>
 typedef long double long_double_t;
+enum { lamgo_alignof_long_double = alignof(long double) };
 #include "mpi.h"
 */
 import "C"
 
 import (
+	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
@@ -18,19 +22,38 @@ import (
 // A dtype is what the C layer keeps of a datatype: the Go datatype and
 // whether count elements are one block of count*size bytes from the
 // buffer's address (then messages move as bytes, with no datatype walk).
+//
+// A derived type (made by a constructor) also keeps the C handles it was
+// made from (for MPI_Type_get_contents), whether it was committed, and,
+// once committed, its view: the Go datatype shifted so that its data
+// starts at displacement 0, which dtype.buffer walks.
 type dtype struct {
 	d      *mpi.Datatype
 	size   int  // bytes of data in one element
-	contig bool // extent == size and lb == 0
+	contig bool // extent == size and lb == 0, the data one block
+
+	derived   bool
+	owner     bool   // Type_free frees d (false for Type_get_contents's copies)
+	parts     []part // the types it was made from
+	committed atomic.Bool
+	view      atomic.Pointer[mpi.Datatype]
+}
+
+// A part is a type a derived type was made from: its handle if it is
+// predefined (handles of derived types may be freed and reused), and its
+// entry.
+type part struct {
+	h C.MPI_Datatype
+	t *dtype
 }
 
 // The datatype table, with the predefined C and Fortran types of mpi.h.
 var types = func() *table[dtype] {
 	t := new(table[dtype])
-	opaque := func(n int) *mpi.Datatype { // a type Go has no name for (long double)
-		d, err := mpi.TypeContiguous(n, mpi.Byte)
+	opaque := func(name string, n, align int) *mpi.Datatype { // a type Go has no name for
+		d, err := mpi.TypeOpaque(name, n, align)
 		if err != nil {
-			panic(err) // cannot happen: n > 0 and Byte is valid
+			panic(err) // cannot happen: n > 0 and align is a power of 2
 		}
 		return d
 	}
@@ -41,7 +64,7 @@ var types = func() *table[dtype] {
 		C.MPI_LONG: intType(C.sizeof_long, true), C.MPI_UNSIGNED_LONG: intType(C.sizeof_long, false),
 		C.MPI_LONG_LONG_INT: mpi.Int64, C.MPI_UNSIGNED_LONG_LONG: mpi.Uint64,
 		C.MPI_FLOAT: mpi.Float32, C.MPI_DOUBLE: mpi.Float64,
-		C.MPI_LONG_DOUBLE: opaque(C.sizeof_long_double_t),
+		C.MPI_LONG_DOUBLE: opaque("MPI_LONG_DOUBLE", C.sizeof_long_double_t, int(C.lamgo_alignof_long_double)),
 		C.MPI_WCHAR:       intType(C.sizeof_wchar_t, true),
 		C.MPI_PACKED:      mpi.Byte,
 		C.MPI_C_BOOL:      mpi.Bool,
@@ -59,8 +82,11 @@ var types = func() *table[dtype] {
 	for h, d := range basic {
 		t.set(int(h), &dtype{d: d, size: d.Size(), contig: true})
 	}
+	// The MPI-1 bound markers, for MPI_Type_struct: no data.
+	t.set(int(C.MPI_LB), &dtype{d: mpi.LB, contig: true})
+	t.set(int(C.MPI_UB), &dtype{d: mpi.UB, contig: true})
 	// Handles below LAMGO_PREDEFINED_TYPES are never given out, even
-	// those (the pair types, MPI_LB, MPI_UB) set up elsewhere.
+	// those (the pair types) set up elsewhere.
 	t.set(C.LAMGO_PREDEFINED_TYPES-1, nil)
 	return t
 }()
@@ -105,11 +131,23 @@ func capi_Type_size(datatype C.MPI_Datatype, size *C.int) C.int {
 	return C.MPI_SUCCESS
 }
 
+
+// maxSpan bounds the bytes one buffer may cover (unsafe.Slice refuses
+// more than the address space).
+const maxSpan = 1 << 46
+
 // buffer is what count elements of t at buf are to the Go API. For a
 // contiguous type: the bytes, walk nil (pass them to the byte-slice
 // calls, mpi.Send and friends). For a derived type: bytes covering every
 // byte the elements touch and the datatype to walk over them with the
 // datatype calls (mpi.SendType and friends), n elements of it.
+//
+// A derived type's data may lie before buf (a negative lower bound) or,
+// with buf MPI_BOTTOM, anywhere in memory (displacements that are
+// addresses from MPI_Get_address): the bytes start at the lowest byte of
+// data, buf+true_lb, and the walk is the type shifted by -true_lb, built
+// once at commit. Only a type with a negative extent, whose elements go
+// down in memory from buf, needs a walk built for the call.
 //
 // This is the one place that turns a C buffer into Go's view of it:
 // every call with a (buf, count, datatype) triple goes through it.
@@ -117,12 +155,203 @@ func (t *dtype) buffer(buf unsafe.Pointer, count int) (b []byte, walk *mpi.Datat
 	if count < 0 {
 		return nil, nil, 0, &mpi.Error{Class: mpi.ErrCount, Msg: "negative count"}
 	}
+	if t.derived && !t.committed.Load() {
+		return nil, nil, 0, &mpi.Error{Class: mpi.ErrType, Msg: "datatype not committed (MPI_Type_commit)"}
+	}
+	if t.contig {
+		size := count * t.size
+		if buf == nil && size > 0 {
+			return nil, nil, 0, &mpi.Error{Class: mpi.ErrBuffer, Msg: "NULL buffer"}
+		}
+		return bytesAt(buf, size), nil, count, nil
+	}
+	walk = t.view.Load()
+	if walk == nil { // cannot happen: commit sets it
+		return nil, nil, 0, &mpi.Error{Class: mpi.ErrIntern, Msg: "committed datatype without a view"}
+	}
+	if count == 0 || t.size == 0 {
+		return nil, walk, count, nil
+	}
+	ext, tlb, tub := t.d.Extent(), t.d.TrueLB(), t.d.TrueLB()+t.d.TrueExtent()
+	lo, hi := tlb, tub+(count-1)*ext
+	if ext < 0 {
+		lo, hi = tlb+(count-1)*ext, tub
+		if walk, err = mpi.TypeHindexed([]int{1}, []int{-lo}, t.d); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	if hi-lo > maxSpan || hi < lo {
+		return nil, nil, 0, &mpi.Error{Class: mpi.ErrCount, Msg: fmt.Sprintf("%d elements span %d bytes", count, hi-lo)}
+	}
+	if buf == nil && uintptr(lo) < 4096 {
+		// MPI_BOTTOM with displacements that are not addresses: the
+		// first page is never mapped.
+		return nil, nil, 0, &mpi.Error{Class: mpi.ErrBuffer, Msg: fmt.Sprintf("MPI_BOTTOM buffer and data at address %#x (displacements from MPI_Get_address?)", lo)}
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(buf, lo)), hi-lo), walk, count, nil
+}
+
+// newDerived is the table entry of a type made by a constructor from
+// parts; d's view is built when it is committed.
+func newDerived(d *mpi.Datatype, parts []part) *dtype {
+	return &dtype{d: d, size: d.Size(), contig: d.IsContiguous(), derived: true, owner: true, parts: parts}
+}
+
+// commit readies t for communication: it builds the view buffer walks.
+func (t *dtype) commit() error {
+	if !t.derived || t.committed.Load() {
+		return nil
+	}
 	if !t.contig {
-		return nil, nil, 0, &mpi.Error{Class: mpi.ErrType, Msg: "derived datatypes are not supported here yet"}
+		v, err := mpi.TypeHindexed([]int{1}, []int{-t.d.TrueLB()}, t.d)
+		if err != nil {
+			return err
+		}
+		t.view.Store(v)
 	}
-	size := count * t.size
-	if buf == nil && size > 0 {
-		return nil, nil, 0, &mpi.Error{Class: mpi.ErrBuffer, Msg: "NULL buffer"}
+	t.committed.Store(true)
+	return nil
+}
+
+//export capi_Type_commit
+func capi_Type_commit(datatype *C.MPI_Datatype) C.int {
+	if datatype == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_commit: NULL datatype")
 	}
-	return bytesAt(buf, size), nil, count, nil
+	t, rc := typeArg(nil, *datatype, "MPI_Type_commit")
+	if t == nil {
+		return rc
+	}
+	if err := t.commit(); err != nil {
+		return fail(nil, mpi.Class(err), "MPI_Type_commit: "+err.Error())
+	}
+	return C.MPI_SUCCESS
+}
+
+// Type_free releases the handle; operations pending on the type keep
+// the Go datatype they hold, which the garbage collector keeps alive.
+//
+//export capi_Type_free
+func capi_Type_free(datatype *C.MPI_Datatype) C.int {
+	if datatype == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_free: NULL datatype")
+	}
+	t, rc := typeArg(nil, *datatype, "MPI_Type_free")
+	if t == nil {
+		return rc
+	}
+	if *datatype < C.LAMGO_PREDEFINED_TYPES {
+		return fail(nil, mpi.ErrType, "MPI_Type_free: predefined datatype")
+	}
+	if t.owner {
+		if err := t.d.Free(); err != nil {
+			return fail(nil, mpi.Class(err), "MPI_Type_free: "+err.Error())
+		}
+	}
+	types.remove(int(*datatype))
+	*datatype = C.MPI_DATATYPE_NULL
+	return C.MPI_SUCCESS
+}
+
+//export capi_Type_extent
+func capi_Type_extent(datatype C.MPI_Datatype, extent *C.MPI_Aint) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Type_extent")
+	if t == nil {
+		return rc
+	}
+	if extent == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_extent: NULL extent")
+	}
+	*extent = C.MPI_Aint(t.d.Extent())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Type_lb
+func capi_Type_lb(datatype C.MPI_Datatype, lb *C.MPI_Aint) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Type_lb")
+	if t == nil {
+		return rc
+	}
+	if lb == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_lb: NULL displacement")
+	}
+	*lb = C.MPI_Aint(t.d.LB())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Type_ub
+func capi_Type_ub(datatype C.MPI_Datatype, ub *C.MPI_Aint) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Type_ub")
+	if t == nil {
+		return rc
+	}
+	if ub == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_ub: NULL displacement")
+	}
+	*ub = C.MPI_Aint(t.d.UB())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Type_get_extent
+func capi_Type_get_extent(datatype C.MPI_Datatype, lb, extent *C.MPI_Aint) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Type_get_extent")
+	if t == nil {
+		return rc
+	}
+	if lb == nil || extent == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_get_extent: NULL lb or extent")
+	}
+	*lb, *extent = C.MPI_Aint(t.d.LB()), C.MPI_Aint(t.d.Extent())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Type_get_true_extent
+func capi_Type_get_true_extent(datatype C.MPI_Datatype, lb, extent *C.MPI_Aint) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Type_get_true_extent")
+	if t == nil {
+		return rc
+	}
+	if lb == nil || extent == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_get_true_extent: NULL true_lb or true_extent")
+	}
+	*lb, *extent = C.MPI_Aint(t.d.TrueLB()), C.MPI_Aint(t.d.TrueExtent())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Address
+func capi_Address(location unsafe.Pointer, address *C.MPI_Aint) C.int {
+	return getAddress(location, address, "MPI_Address")
+}
+
+//export capi_Get_address
+func capi_Get_address(location unsafe.Pointer, address *C.MPI_Aint) C.int {
+	return getAddress(location, address, "MPI_Get_address")
+}
+
+func getAddress(location unsafe.Pointer, address *C.MPI_Aint, fn string) C.int {
+	if address == nil {
+		return fail(nil, mpi.ErrArg, fn+": NULL address")
+	}
+	*address = C.MPI_Aint(uintptr(location))
+	return C.MPI_SUCCESS
+}
+
+// Get_elements counts basic elements: each predefined type (a long
+// double too) is one.
+//
+//export capi_Get_elements
+func capi_Get_elements(status *C.MPI_Status, datatype C.MPI_Datatype, count *C.int) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Get_elements")
+	if t == nil {
+		return rc
+	}
+	if status == nil || count == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Get_elements: NULL status or count")
+	}
+	n := mpi.GetElements(mpi.Status{Bytes: int(status.st_length)}, t.d)
+	*count = C.int(n)
+	if n == mpi.Undefined {
+		*count = C.MPI_UNDEFINED
+	}
+	return C.MPI_SUCCESS
 }

@@ -97,6 +97,204 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 }
 #pragma weak MPI_Type_size = PMPI_Type_size
 
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_contiguous(count, oldtype, newtype);
+}
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_vector(count, blocklength, stride, oldtype, newtype);
+}
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_hvector(count, blocklength, stride, oldtype, newtype);
+}
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_indexed(count, (int *)array_of_blocklengths, (int *)array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+
+int PMPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_hindexed(count, (int *)array_of_blocklengths, (MPI_Aint *)array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_create_hindexed(count, (int *)array_of_blocklengths, (MPI_Aint *)array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_create_indexed_block(count, blocklength, (int *)array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_create_hindexed_block(count, blocklength, (MPI_Aint *)array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+
+int PMPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	return capi_Type_struct(count, (int *)array_of_blocklengths, (MPI_Aint *)array_of_displacements, (MPI_Datatype *)array_of_types, newtype);
+}
+#pragma weak MPI_Type_struct = PMPI_Type_struct
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	return capi_Type_create_struct(count, (int *)array_of_blocklengths, (MPI_Aint *)array_of_displacements, (MPI_Datatype *)array_of_types, newtype);
+}
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
+{
+	return capi_Type_create_resized(oldtype, lb, extent, newtype);
+}
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_dup(oldtype, newtype);
+}
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_create_subarray(ndims, (int *)array_of_sizes, (int *)array_of_subsizes, (int *)array_of_starts, order, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return capi_Type_create_darray(size, rank, ndims, (int *)array_of_gsizes, (int *)array_of_distribs, (int *)array_of_dargs, (int *)array_of_psizes, order, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+	return capi_Type_commit(datatype);
+}
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+	return capi_Type_free(datatype);
+}
+#pragma weak MPI_Type_free = PMPI_Type_free
+
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+	return capi_Type_extent(datatype, extent);
+}
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+	return capi_Type_lb(datatype, displacement);
+}
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+	return capi_Type_ub(datatype, displacement);
+}
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+	return capi_Type_get_extent(datatype, lb, extent);
+}
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+	return capi_Type_get_true_extent(datatype, true_lb, true_extent);
+}
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
+{
+	return capi_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+}
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+	return capi_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+}
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+int PMPI_Address(const void *location, MPI_Aint *address)
+{
+	return capi_Address((void *)location, address);
+}
+#pragma weak MPI_Address = PMPI_Address
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+	return capi_Get_address((void *)location, address);
+}
+#pragma weak MPI_Get_address = PMPI_Get_address
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+	return capi_Get_elements((MPI_Status *)status, datatype, count);
+}
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
+{
+	return capi_Pack((void *)inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+#pragma weak MPI_Pack = PMPI_Pack
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+	return capi_Unpack((void *)inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+#pragma weak MPI_Unpack = PMPI_Unpack
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+	return capi_Pack_size(incount, datatype, comm, size);
+}
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+{
+	return capi_Pack_external((char *)datarep, (void *)inbuf, incount, datatype, outbuf, outsize, position);
+}
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+{
+	return capi_Unpack_external((char *)datarep, (void *)inbuf, insize, position, outbuf, outcount, datatype);
+}
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
+{
+	return capi_Pack_external_size((char *)datarep, incount, datatype, size);
+}
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
 	return capi_Error_class(errorcode, errorclass);

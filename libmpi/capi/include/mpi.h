@@ -337,7 +337,41 @@ LAMGO_DECL(int, Comm_rank, (MPI_Comm comm, int *rank));
 LAMGO_DECL(int, Comm_size, (MPI_Comm comm, int *size));
 
 /* == Datatypes (datatype.go) == */
+#define MPI_COMBINER_HINDEXED_BLOCK 18 /* MPI-3's; LAM had none */
 LAMGO_DECL(int, Type_size, (MPI_Datatype datatype, int *size));
+LAMGO_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_create_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_create_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
+LAMGO_DECL(int, Type_commit, (MPI_Datatype *datatype));
+LAMGO_DECL(int, Type_free, (MPI_Datatype *datatype));
+LAMGO_DECL(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+LAMGO_DECL(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+LAMGO_DECL(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+LAMGO_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
+LAMGO_DECL(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
+LAMGO_DECL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner));
+LAMGO_DECL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]));
+LAMGO_DECL(int, Address, (const void *location, MPI_Aint *address));
+LAMGO_DECL(int, Get_address, (const void *location, MPI_Aint *address));
+LAMGO_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+LAMGO_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm));
+LAMGO_DECL(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm));
+LAMGO_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+LAMGO_DECL(int, Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+LAMGO_DECL(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype));
+LAMGO_DECL(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
 
 /* == Attributes, info, names (attr.go, info.go) == */
 
