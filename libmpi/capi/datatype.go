@@ -131,7 +131,6 @@ func capi_Type_size(datatype C.MPI_Datatype, size *C.int) C.int {
 	return C.MPI_SUCCESS
 }
 
-
 // maxSpan bounds the bytes one buffer may cover (unsafe.Slice refuses
 // more than the address space).
 const maxSpan = 1 << 46
