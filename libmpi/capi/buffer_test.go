@@ -1,6 +1,7 @@
 package main
 
 import (
+	"syscall"
 	"testing"
 	"unsafe"
 
@@ -84,15 +85,22 @@ func TestBufferDerived(t *testing.T) {
 	}
 }
 
-// MPI_BOTTOM: displacements are addresses.
+// MPI_BOTTOM: displacements are addresses. The variables live outside
+// Go's heap, as a C program's do (and as checkptr wants under -race).
 func TestBufferBottom(t *testing.T) {
 	must := mustFor(t)
-	x, y := int32(0x01020304), float64(2.5)
-	ax, ay := int(uintptr(unsafe.Pointer(&x))), int(uintptr(unsafe.Pointer(&y)))
+	page, err := syscall.Mmap(-1, 0, 4096, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Skipf("mmap: %v", err)
+	}
+	defer syscall.Munmap(page)
+	for i := range page {
+		page[i] = byte(i)
+	}
+	ax, ay := int(uintptr(unsafe.Pointer(&page[200]))), int(uintptr(unsafe.Pointer(&page[64])))
 	d := must(mpi.TypeStruct([]int{1, 1}, []int{ay, ax}, []*mpi.Datatype{mpi.Float64, mpi.Int32}))
-	e := committed(t, d)
-	got := dataOf(t, e, nil, 1)
-	want := append(append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&y)), 8)...), unsafe.Slice((*byte)(unsafe.Pointer(&x)), 4)...)
+	got := dataOf(t, committed(t, d), nil, 1)
+	want := append(append([]byte(nil), page[64:72]...), page[200:204]...)
 	if string(got) != string(want) {
 		t.Errorf("MPI_BOTTOM: %v, want %v", got, want)
 	}
