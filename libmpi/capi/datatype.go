@@ -347,10 +347,70 @@ func capi_Get_elements(status *C.MPI_Status, datatype C.MPI_Datatype, count *C.i
 	if status == nil || count == nil {
 		return fail(nil, mpi.ErrArg, "MPI_Get_elements: NULL status or count")
 	}
-	n := mpi.GetElements(mpi.Status{Bytes: int(status.st_length)}, t.d)
-	*count = C.int(n)
-	if n == mpi.Undefined {
-		*count = C.MPI_UNDEFINED
-	}
+	*count = C.int(elements(status, t))
 	return C.MPI_SUCCESS
+}
+
+// The MPI-3 _x forms answer in MPI_Count.
+
+//export capi_Type_size_x
+func capi_Type_size_x(datatype C.MPI_Datatype, size *C.MPI_Count) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Type_size_x")
+	if t == nil {
+		return rc
+	}
+	if size == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_size_x: NULL size")
+	}
+	*size = C.MPI_Count(t.size)
+	return C.MPI_SUCCESS
+}
+
+//export capi_Type_get_extent_x
+func capi_Type_get_extent_x(datatype C.MPI_Datatype, lb, extent *C.MPI_Count) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Type_get_extent_x")
+	if t == nil {
+		return rc
+	}
+	if lb == nil || extent == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_get_extent_x: NULL lb or extent")
+	}
+	*lb, *extent = C.MPI_Count(t.d.LB()), C.MPI_Count(t.d.Extent())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Type_get_true_extent_x
+func capi_Type_get_true_extent_x(datatype C.MPI_Datatype, lb, extent *C.MPI_Count) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Type_get_true_extent_x")
+	if t == nil {
+		return rc
+	}
+	if lb == nil || extent == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Type_get_true_extent_x: NULL true_lb or true_extent")
+	}
+	*lb, *extent = C.MPI_Count(t.d.TrueLB()), C.MPI_Count(t.d.TrueExtent())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Get_elements_x
+func capi_Get_elements_x(status *C.MPI_Status, datatype C.MPI_Datatype, count *C.MPI_Count) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Get_elements_x")
+	if t == nil {
+		return rc
+	}
+	if status == nil || count == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Get_elements_x: NULL status or count")
+	}
+	*count = C.MPI_Count(elements(status, t))
+	return C.MPI_SUCCESS
+}
+
+// elements is MPI_Get_elements's count (MPI_UNDEFINED if the message
+// ends inside a basic element).
+func elements(status *C.MPI_Status, t *dtype) int {
+	n := mpi.GetElements(mpi.Status{Bytes: int(status.st_length)}, t.d)
+	if n == mpi.Undefined {
+		return C.MPI_UNDEFINED
+	}
+	return n
 }

@@ -259,6 +259,30 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 }
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+	return capi_Type_size_x(datatype, size);
+}
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+	return capi_Type_get_extent_x(datatype, lb, extent);
+}
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+	return capi_Type_get_true_extent_x(datatype, true_lb, true_extent);
+}
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+	return capi_Get_elements_x((MPI_Status *)status, datatype, count);
+}
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
 	return capi_Pack((void *)inbuf, incount, datatype, outbuf, outsize, position, comm);

@@ -366,6 +366,10 @@ LAMGO_DECL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int
 LAMGO_DECL(int, Address, (const void *location, MPI_Aint *address));
 LAMGO_DECL(int, Get_address, (const void *location, MPI_Aint *address));
 LAMGO_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+LAMGO_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
+LAMGO_DECL(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+LAMGO_DECL(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+LAMGO_DECL(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
 LAMGO_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm));
 LAMGO_DECL(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm));
 LAMGO_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));

@@ -28,6 +28,11 @@ static void bounds(const char *name, MPI_Datatype t, MPI_Aint lb, MPI_Aint exten
 	CHECK(l == lb && e == extent, "%s: lb %ld extent %ld, want %ld %ld", name, (long)l, (long)e, (long)lb, (long)extent);
 	CHECK(tl == tlb && te == textent, "%s: true lb %ld extent %ld, want %ld %ld", name, (long)tl, (long)te, (long)tlb, (long)textent);
 	CHECK(s == size, "%s: size %d, want %d", name, s, size);
+	MPI_Count xl, xe, xtl, xte, xs;
+	MPI_Type_get_extent_x(t, &xl, &xe);
+	MPI_Type_get_true_extent_x(t, &xtl, &xte);
+	MPI_Type_size_x(t, &xs);
+	CHECK(xl == lb && xe == extent && xtl == tlb && xte == textent && xs == size, "%s: the _x forms differ", name);
 	printf("ok %s bounds\n", name);
 }
 

@@ -163,6 +163,9 @@ int main(int argc, char **argv)
 			CHECK(n == MPI_UNDEFINED, "partial count %d", n);
 			MPI_Get_elements(&st, r2, &n);
 			CHECK(n == 6, "partial elements %d", n);
+			MPI_Count xn;
+			MPI_Get_elements_x(&st, r2, &xn);
+			CHECK(xn == 6, "partial elements (_x) %lld", (long long)xn);
 			CHECK(in[1].tag == 'B' && in[1].v[0] == 1.5 && in[1].v[1] == 0 && in[1].n == 0, "partial struct");
 		}
 		tag++;
