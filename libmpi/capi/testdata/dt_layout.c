@@ -144,6 +144,12 @@ int main(int argc, char **argv)
 		envelope("subarray", sub, 3 * 2 + 2, 0, 1, MPI_COMBINER_SUBARRAY);
 		MPI_Type_get_contents(sub, 8, 0, 1, ints, addrs, got);
 		CHECK(ints[0] == 2 && ints[1] == 4 && ints[3] == 2 && ints[5] == 1 && ints[7] == MPI_ORDER_C, "subarray contents");
+		/* The same in Fortran order: a(4,5), the first index fastest;
+		   the data runs from a(2,2) (offset 1+1*4) to a(3,4) (2+3*4). */
+		MPI_Datatype fsub;
+		MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_INT, &fsub);
+		bounds("Fortran subarray", fsub, 0, 4 * 5 * 4, (1 + 1 * 4) * 4, (2 + 3 * 4 + 1 - (1 + 1 * 4)) * 4, 6 * 4);
+		MPI_Type_free(&fsub);
 	}
 
 	/* darray: rank 1 of a 2x2 grid holds rows 0-1 (block) and columns
