@@ -3,6 +3,19 @@
 // The Fortran 77 bindings (gfortran's names: mpi_send_), each a strong
 // pmpi_ symbol and a weak mpi_ alias. They call the C MPI_ functions, so
 // a C profiling library sees Fortran calls too.
+//
+// Not bound for Fortran (see gen/fortran.go):
+//   MPI_Address
+//   MPI_Get_address
+//   MPI_Pack_external
+//   MPI_Pack_external_size
+//   MPI_Type_extent
+//   MPI_Type_hindexed
+//   MPI_Type_hvector
+//   MPI_Type_lb
+//   MPI_Type_struct
+//   MPI_Type_ub
+//   MPI_Unpack_external
 
 #include "mpi.h"
 #include "fortran.h"
@@ -72,6 +85,162 @@ void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
 	*ierr = MPI_Type_size((MPI_Datatype)*datatype, (int *)size);
 }
 #pragma weak mpi_type_size_ = pmpi_type_size_
+
+void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_contiguous((int)*count, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_contiguous_ = pmpi_type_contiguous_
+
+void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_vector((int)*count, (int)*blocklength, (int)*stride, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_vector_ = pmpi_type_vector_
+
+void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_create_hvector((int)*count, (int)*blocklength, *stride, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_create_hvector_ = pmpi_type_create_hvector_
+
+void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_indexed((int)*count, (int *)array_of_blocklengths, (int *)array_of_displacements, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_indexed_ = pmpi_type_indexed_
+
+void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_create_hindexed((int)*count, (int *)array_of_blocklengths, array_of_displacements, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_create_hindexed_ = pmpi_type_create_hindexed_
+
+void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_create_indexed_block((int)*count, (int)*blocklength, (int *)array_of_displacements, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_create_indexed_block_ = pmpi_type_create_indexed_block_
+
+void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_create_hindexed_block((int)*count, (int)*blocklength, array_of_displacements, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_create_hindexed_block_ = pmpi_type_create_hindexed_block_
+
+void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_create_struct((int)*count, (int *)array_of_blocklengths, array_of_displacements, (MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_create_struct_ = pmpi_type_create_struct_
+
+void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_create_resized((MPI_Datatype)*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_create_resized_ = pmpi_type_create_resized_
+
+void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_dup((MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_dup_ = pmpi_type_dup_
+
+void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_create_subarray((int)*ndims, (int *)array_of_sizes, (int *)array_of_subsizes, (int *)array_of_starts, (int)*order, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_create_subarray_ = pmpi_type_create_subarray_
+
+void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_create_darray((int)*size, (int)*rank, (int)*ndims, (int *)array_of_gsizes, (int *)array_of_distribs, (int *)array_of_dargs, (int *)array_of_psizes, (int)*order, (MPI_Datatype)*oldtype, (MPI_Datatype *)newtype);
+}
+#pragma weak mpi_type_create_darray_ = pmpi_type_create_darray_
+
+void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_commit((MPI_Datatype *)datatype);
+}
+#pragma weak mpi_type_commit_ = pmpi_type_commit_
+
+void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_free((MPI_Datatype *)datatype);
+}
+#pragma weak mpi_type_free_ = pmpi_type_free_
+
+void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_get_extent((MPI_Datatype)*datatype, lb, extent);
+}
+#pragma weak mpi_type_get_extent_ = pmpi_type_get_extent_
+
+void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_get_true_extent((MPI_Datatype)*datatype, true_lb, true_extent);
+}
+#pragma weak mpi_type_get_true_extent_ = pmpi_type_get_true_extent_
+
+void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_get_envelope((MPI_Datatype)*datatype, (int *)num_integers, (int *)num_addresses, (int *)num_datatypes, (int *)combiner);
+}
+#pragma weak mpi_type_get_envelope_ = pmpi_type_get_envelope_
+
+void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_get_contents((MPI_Datatype)*datatype, (int)*max_integers, (int)*max_addresses, (int)*max_datatypes, (int *)array_of_integers, array_of_addresses, (MPI_Datatype *)array_of_datatypes);
+}
+#pragma weak mpi_type_get_contents_ = pmpi_type_get_contents_
+
+void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
+{
+	*ierr = MPI_Get_elements(lamgo_f2c_status(status), (MPI_Datatype)*datatype, (int *)count);
+}
+#pragma weak mpi_get_elements_ = pmpi_get_elements_
+
+void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_size_x((MPI_Datatype)*datatype, size);
+}
+#pragma weak mpi_type_size_x_ = pmpi_type_size_x_
+
+void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_get_extent_x((MPI_Datatype)*datatype, lb, extent);
+}
+#pragma weak mpi_type_get_extent_x_ = pmpi_type_get_extent_x_
+
+void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_get_true_extent_x((MPI_Datatype)*datatype, true_lb, true_extent);
+}
+#pragma weak mpi_type_get_true_extent_x_ = pmpi_type_get_true_extent_x_
+
+void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+	*ierr = MPI_Get_elements_x(lamgo_f2c_status(status), (MPI_Datatype)*datatype, count);
+}
+#pragma weak mpi_get_elements_x_ = pmpi_get_elements_x_
+
+void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Pack(lamgo_f2c_buf(inbuf), (int)*incount, (MPI_Datatype)*datatype, lamgo_f2c_buf(outbuf), (int)*outsize, (int *)position, (MPI_Comm)*comm);
+}
+#pragma weak mpi_pack_ = pmpi_pack_
+
+void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Unpack(lamgo_f2c_buf(inbuf), (int)*insize, (int *)position, lamgo_f2c_buf(outbuf), (int)*outcount, (MPI_Datatype)*datatype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_unpack_ = pmpi_unpack_
+
+void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+	*ierr = MPI_Pack_size((int)*incount, (MPI_Datatype)*datatype, (MPI_Comm)*comm, (int *)size);
+}
+#pragma weak mpi_pack_size_ = pmpi_pack_size_
 
 void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr)
 {
