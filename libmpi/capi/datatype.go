@@ -414,3 +414,12 @@ func elements(status *C.MPI_Status, t *dtype) int {
 	}
 	return n
 }
+
+// lamgo_fail_arg raises MPI_ERR_ARG through MPI_COMM_WORLD's handler for
+// the library's C side (the Fortran bindings' conversions, fortran_dt.c)
+// and returns its code.
+//
+//export lamgo_fail_arg
+func lamgo_fail_arg(msg *C.char) C.int {
+	return fail(nil, mpi.ErrArg, C.GoString(msg))
+}

@@ -3,19 +3,6 @@
 // The Fortran 77 bindings (gfortran's names: mpi_send_), each a strong
 // pmpi_ symbol and a weak mpi_ alias. They call the C MPI_ functions, so
 // a C profiling library sees Fortran calls too.
-//
-// Not bound for Fortran (see gen/fortran.go):
-//   MPI_Address
-//   MPI_Get_address
-//   MPI_Pack_external
-//   MPI_Pack_external_size
-//   MPI_Type_extent
-//   MPI_Type_hindexed
-//   MPI_Type_hvector
-//   MPI_Type_lb
-//   MPI_Type_struct
-//   MPI_Type_ub
-//   MPI_Unpack_external
 
 #include "mpi.h"
 #include "fortran.h"

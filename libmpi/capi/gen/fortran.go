@@ -18,7 +18,8 @@ import (
 // INTEGERs laid out as the Fortran one. Functions the rules below cannot
 // bind (strings, which Fortran passes with hidden lengths; MPI_Init's
 // argv; attribute values; MPI-1's INTEGER addresses) are written by hand
-// in fortran_special.c or listed as unbound in fortran.c's header.
+// in fortran_special.c (or another fortran_*.c: fortran_dt.c has the
+// datatype calls') or listed as unbound in fortran.c's header.
 
 // handleTypes are passed by Fortran as INTEGER.
 var handleTypes = map[string]bool{
@@ -46,7 +47,7 @@ var notBuffers = map[string]bool{
 
 // mpi1Addresses are MPI-1 functions whose address arguments are MPI_Aint
 // in C but plain INTEGER in Fortran 77: they need conversions written by
-// hand in fortran_special.c (until then they are unbound).
+// hand (fortran_dt.c).
 var mpi1Addresses = map[string]bool{
 	"Address": true, "Type_extent": true, "Type_lb": true, "Type_ub": true,
 	"Type_hvector": true, "Type_hindexed": true, "Type_struct": true,
@@ -80,18 +81,22 @@ func fortranArg(fn string, p param) (decl, arg string, ok bool) {
 var specialRE = regexp.MustCompile(`(?m)^\w[\w \*]*\bpmpi_(\w+)_\s*\(`)
 
 // fortranSpecials lists the functions bound by hand in fortran_special.c
-// (by their C names' suffix: "Init" for pmpi_init_).
+// and the other fortran_*.c files (by their C names' suffix: "Init" for
+// pmpi_init_).
 func fortranSpecials(dir string) (map[string]bool, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "fortran_special.c"))
-	if os.IsNotExist(err) {
-		return map[string]bool{}, nil
-	}
+	files, err := filepath.Glob(filepath.Join(dir, "fortran_*.c"))
 	if err != nil {
 		return nil, err
 	}
 	m := map[string]bool{}
-	for _, s := range specialRE.FindAllSubmatch(b, -1) {
-		m[string(s[1])] = true
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range specialRE.FindAllSubmatch(b, -1) {
+			m[string(s[1])] = true
+		}
 	}
 	return m, nil
 }
