@@ -148,6 +148,11 @@ const maxSpan = 1 << 46
 // once at commit. Only a type with a negative extent, whose elements go
 // down in memory from buf, needs a walk built for the call.
 //
+// The v and w collectives, whose blocks sit at displacements displs[i]
+// (in elements, all >= 0) of buf, take buffer(buf, max(displs[i] +
+// counts[i])): element k of the walk is at k*extent in the bytes, so
+// block i starts at displs[i]*extent, as the Go API expects.
+//
 // This is the one place that turns a C buffer into Go's view of it:
 // every call with a (buf, count, datatype) triple goes through it.
 func (t *dtype) buffer(buf unsafe.Pointer, count int) (b []byte, walk *mpi.Datatype, n int, err error) {
