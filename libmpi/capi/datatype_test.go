@@ -33,6 +33,7 @@ func TestDatatypeErrors(t *testing.T) {
 		{"MPI_BOTTOM with offsets", `MPI_Datatype t; int a[4]; MPI_Type_vector(2, 1, 2, MPI_INT, &t); MPI_Type_commit(&t); MPI_Send(MPI_BOTTOM, 1, t, 0, 0, MPI_COMM_WORLD); (void)a;`, "MPI_ERR_BUFFER: MPI_Send"},
 		{"unknown datarep", `int a = 1; MPI_Aint pos = 0; char out[8]; MPI_Pack_external("native", &a, 1, MPI_INT, out, 8, &pos);`, "MPI_ERR_ARG: MPI_Pack_external"},
 		{"unknown distribution", `MPI_Datatype t; int g[1] = {4}, d[1] = {7}, a[1] = {MPI_DISTRIBUTE_DFLT_DARG}, p[1] = {1}; MPI_Type_create_darray(1, 0, 1, g, d, a, p, MPI_ORDER_C, MPI_INT, &t);`, "MPI_ERR_ARG: MPI_Type_create_darray"},
+		{"no dimensions", `MPI_Datatype t; int s[1] = {4}; MPI_Type_create_subarray(0, s, s, s, MPI_ORDER_C, MPI_INT, &t);`, "MPI_ERR_DIMS: MPI_Type_create_subarray"},
 		{"bad subarray", `MPI_Datatype t; int s[1] = {4}, ss[1] = {3}, st[1] = {2}; MPI_Type_create_subarray(1, s, ss, st, MPI_ORDER_C, MPI_INT, &t);`, "MPI_ERR_ARG: MPI_Type_create_subarray"},
 	}
 	dir := buildLib(t)

@@ -225,7 +225,7 @@ func capi_Type_dup(oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) C.int {
 //export capi_Type_create_subarray
 func capi_Type_create_subarray(ndims C.int, sizes, subsizes, starts *C.int, order C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) C.int {
 	const fn = "MPI_Type_create_subarray"
-	if ndims <= 0 && newtype != nil {
+	if ndims <= 0 {
 		return fail(nil, mpi.ErrDims, fmt.Sprintf("%s: %d dimensions", fn, ndims))
 	}
 	return oneOld(fn, ndims, oldtype, newtype, func(old *mpi.Datatype) (*mpi.Datatype, error) {
@@ -249,7 +249,7 @@ var (
 //export capi_Type_create_darray
 func capi_Type_create_darray(size, rank, ndims C.int, gsizes, distribs, dargs, psizes *C.int, order C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) C.int {
 	const fn = "MPI_Type_create_darray"
-	if ndims <= 0 && newtype != nil {
+	if ndims <= 0 {
 		return fail(nil, mpi.ErrDims, fmt.Sprintf("%s: %d dimensions", fn, ndims))
 	}
 	if rc := ctorArgs(fn, ndims, newtype, unsafe.Pointer(gsizes), unsafe.Pointer(distribs), unsafe.Pointer(dargs), unsafe.Pointer(psizes)); rc != C.MPI_SUCCESS {
