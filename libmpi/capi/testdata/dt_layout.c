@@ -82,6 +82,17 @@ int main(int argc, char **argv)
 		printf("ok struct contents, Get_address\n");
 	}
 
+	/* long double pads a struct as C does. */
+	{
+		struct ld { char c; long double x; };
+		int bl[2] = {1, 1};
+		MPI_Aint dl[2] = {offsetof(struct ld, c), offsetof(struct ld, x)};
+		MPI_Datatype ty[2] = {MPI_CHAR, MPI_LONG_DOUBLE}, ldt;
+		MPI_Type_create_struct(2, bl, dl, ty, &ldt);
+		bounds("struct with long double", ldt, 0, sizeof(struct ld), 0, sizeof(struct ld), 1 + sizeof(long double));
+		MPI_Type_free(&ldt);
+	}
+
 	/* vector(3, 2, 4) of int: blocks at 0, 16, 32 bytes. */
 	MPI_Type_vector(3, 2, 4, MPI_INT, &vec);
 	bounds("vector", vec, 0, 40, 0, 40, 24);
