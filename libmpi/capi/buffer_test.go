@@ -109,6 +109,10 @@ func TestBufferBottom(t *testing.T) {
 	if _, _, _, err := rel.buffer(nil, 1); mpi.Class(err) != mpi.ErrBuffer {
 		t.Errorf("MPI_BOTTOM with offsets: %v, want ErrBuffer", err)
 	}
+	neg := committed(t, must(mpi.TypeHindexed([]int{1}, []int{-64}, mpi.Int32)))
+	if _, _, _, err := neg.buffer(nil, 1); mpi.Class(err) != mpi.ErrBuffer {
+		t.Errorf("MPI_BOTTOM with a negative offset: %v, want ErrBuffer", err)
+	}
 }
 
 func TestBufferErrors(t *testing.T) {

@@ -187,9 +187,10 @@ func (t *dtype) buffer(buf unsafe.Pointer, count int) (b []byte, walk *mpi.Datat
 	if hi-lo > maxSpan || hi < lo {
 		return nil, nil, 0, &mpi.Error{Class: mpi.ErrCount, Msg: fmt.Sprintf("%d elements span %d bytes", count, hi-lo)}
 	}
-	if buf == nil && uintptr(lo) < 4096 {
+	if buf == nil && lo < 4096 {
 		// MPI_BOTTOM with displacements that are not addresses: the
-		// first page is never mapped.
+		// first page is never mapped, nor are negative addresses (the
+		// kernel's half) for a program.
 		return nil, nil, 0, &mpi.Error{Class: mpi.ErrBuffer, Msg: fmt.Sprintf("MPI_BOTTOM buffer and data at address %#x (displacements from MPI_Get_address?)", lo)}
 	}
 	return unsafe.Slice((*byte)(unsafe.Add(buf, lo)), hi-lo), walk, count, nil
