@@ -130,6 +130,14 @@ func TestBufferErrors(t *testing.T) {
 	if _, _, _, err := huge.buffer(unsafe.Pointer(&mem[0]), 1<<20); mpi.Class(err) != mpi.ErrCount {
 		t.Errorf("a span over the address space: %v, want ErrCount", err)
 	}
+	wide := committed(t, must(mpi.TypeCreateResized(mpi.Int32, 0, 1<<62)))
+	if _, _, _, err := wide.buffer(unsafe.Pointer(&mem[0]), 5); mpi.Class(err) != mpi.ErrCount {
+		t.Errorf("a stride that overflows: %v, want ErrCount", err)
+	}
+	big := &dtype{d: must(mpi.TypeOpaque("big", 1<<45, 1)), size: 1 << 45, contig: true}
+	if _, _, _, err := big.buffer(unsafe.Pointer(&mem[0]), 8); mpi.Class(err) != mpi.ErrCount {
+		t.Errorf("a contiguous size that overflows: %v, want ErrCount", err)
+	}
 	if b, walk, n, err := e.buffer(unsafe.Pointer(&mem[0]), 0); err != nil || len(b) != 0 || walk == nil || n != 0 {
 		t.Errorf("count 0: %d bytes, walk %v, n %d, %v", len(b), walk, n, err)
 	}

@@ -163,6 +163,9 @@ func (t *dtype) buffer(buf unsafe.Pointer, count int) (b []byte, walk *mpi.Datat
 		return nil, nil, 0, &mpi.Error{Class: mpi.ErrType, Msg: "datatype not committed (MPI_Type_commit)"}
 	}
 	if t.contig {
+		if t.size > 0 && count > maxSpan/t.size {
+			return nil, nil, 0, &mpi.Error{Class: mpi.ErrCount, Msg: fmt.Sprintf("%d elements of %d bytes are too many", count, t.size)}
+		}
 		size := count * t.size
 		if buf == nil && size > 0 {
 			return nil, nil, 0, &mpi.Error{Class: mpi.ErrBuffer, Msg: "NULL buffer"}
@@ -177,6 +180,9 @@ func (t *dtype) buffer(buf unsafe.Pointer, count int) (b []byte, walk *mpi.Datat
 		return nil, walk, count, nil
 	}
 	ext, tlb, tub := t.d.Extent(), t.d.TrueLB(), t.d.TrueLB()+t.d.TrueExtent()
+	if count > 1 && (ext > maxSpan/(count-1) || ext < -maxSpan/(count-1)) {
+		return nil, nil, 0, &mpi.Error{Class: mpi.ErrCount, Msg: fmt.Sprintf("%d elements %d bytes apart span too much", count, ext)}
+	}
 	lo, hi := tlb, tub+(count-1)*ext
 	if ext < 0 {
 		lo, hi = tlb+(count-1)*ext, tub
