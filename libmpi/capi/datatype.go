@@ -13,6 +13,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
 	"unsafe"
 
@@ -128,6 +129,9 @@ func capi_Type_size(datatype C.MPI_Datatype, size *C.int) C.int {
 		return fail(nil, mpi.ErrArg, "MPI_Type_size: NULL size")
 	}
 	*size = C.int(t.size)
+	if t.size > math.MaxInt32 {
+		*size = C.MPI_UNDEFINED // MPI-3: use MPI_Type_size_x
+	}
 	return C.MPI_SUCCESS
 }
 

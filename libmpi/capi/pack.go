@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
@@ -88,7 +89,11 @@ func capi_Pack_size(incount C.int, datatype C.MPI_Datatype, comm C.MPI_Comm, siz
 	if incount < 0 {
 		return fail(c, mpi.ErrCount, fn+": negative count")
 	}
-	*size = C.int(mpi.PackSize(int(incount), t.d))
+	n := mpi.PackSize(int(incount), t.d)
+	if n > math.MaxInt32 {
+		return fail(c, mpi.ErrCount, fmt.Sprintf("%s: %d bytes do not fit in an int", fn, n))
+	}
+	*size = C.int(n)
 	return C.MPI_SUCCESS
 }
 
