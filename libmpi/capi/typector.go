@@ -79,8 +79,8 @@ func newType(fn string, d *mpi.Datatype, err error, parts []part, newtype *C.MPI
 	return C.MPI_SUCCESS
 }
 
-// oneOld builds a type from one old type with make.
-func oneOld(fn string, count C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype, make func(old *mpi.Datatype) (*mpi.Datatype, error), arrays ...unsafe.Pointer) C.int {
+// oneOld builds a type from one old type with build.
+func oneOld(fn string, count C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype, build func(old *mpi.Datatype) (*mpi.Datatype, error), arrays ...unsafe.Pointer) C.int {
 	if rc := ctorArgs(fn, count, newtype, arrays...); rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -88,7 +88,7 @@ func oneOld(fn string, count C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datat
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	d, err := make(p.t.d)
+	d, err := build(p.t.d)
 	return newType(fn, d, err, []part{p}, newtype)
 }
 
