@@ -422,62 +422,6 @@ func Unpack(in []byte, pos *int, buf []byte, count int, d *Datatype) error {
 	return walk(buf, count, d, func(b []byte) { *pos += copy(b, in[*pos:]) })
 }
 
-// SendType sends count elements of d from buf.
-func SendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) error {
-	if err := c.check(); err != nil {
-		return World.fail(err)
-	}
-	if err := checkOld(d, count); err != nil {
-		return c.fail(err)
-	}
-	packed := make([]byte, PackSize(count, d))
-	pos := 0
-	if err := Pack(buf, count, d, packed, &pos); err != nil {
-		return c.fail(err)
-	}
-	return Send(c, packed, dest, tag)
-}
-
-// IsendType starts a standard-mode send of count elements of d from buf
-// (MPI_Isend with a datatype). The data is packed before it returns, so
-// buf may be reused at once.
-func IsendType(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) (*Request, error) {
-	if err := c.check(); err != nil {
-		return nil, World.fail(err)
-	}
-	if err := checkOld(d, count); err != nil {
-		return nil, c.fail(err)
-	}
-	packed := make([]byte, PackSize(count, d))
-	if err := Pack(buf, count, d, packed, new(int)); err != nil {
-		return nil, c.fail(err)
-	}
-	return Isend(c, packed, dest, tag)
-}
-
-// RecvType receives up to count elements of d into buf; Status.Bytes
-// counts the data bytes (GetCountType turns it into elements,
-// GetElements into basic elements). A message that ends inside an
-// element fills that element's data as far as it goes.
-func RecvType(c *Comm, buf []byte, count int, d *Datatype, source, tag int) (Status, error) {
-	if err := c.check(); err != nil {
-		return Status{}, World.fail(err)
-	}
-	if err := walk(buf, count, d, func([]byte) {}); err != nil {
-		return Status{}, c.fail(err)
-	}
-	packed := make([]byte, PackSize(count, d))
-	st, err := Recv(c, packed, source, tag)
-	if err != nil && Class(err) != ErrTruncate {
-		return st, err
-	}
-	// Unpack what came, a partial last element included (GetElements
-	// counts its basic elements).
-	in := packed[:min(st.Bytes, len(packed))]
-	walk(buf, count, d, func(b []byte) { in = in[copy(b, in):] })
-	return st, err
-}
-
 // GetCountType is the number of whole elements of d a status describes,
 // or Undefined.
 func GetCountType(s Status, d *Datatype) int {

@@ -25,6 +25,7 @@ func RequestGetStatus(r *Request) (Status, bool, error) {
 	if !st.engine.Test(r.r) {
 		return Status{}, false, nil
 	}
+	r.land()
 	s := statusOf(r.r.Status())
 	return s, true, s.Err
 }

@@ -59,6 +59,8 @@ type Request struct {
 	buffered bool      // a persistent buffered send: each Start copies
 	waited   bool      // completed and reported: inactive until started again
 	gen      *grequest // a generalized request's callbacks (grequest.go)
+	typed    *typedIO  // a send or receive over a derived datatype (datatype_p2p.go)
+	stop     func()    // cancels an operation run by a goroutine (IrecvValue)
 }
 
 // inactive reports whether r is nil, finished and reported, or a
@@ -153,11 +155,6 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 	return result(c, src, tag, n, false, err)
 }
 
-// finish waits for a request and reports its status.
-func finish(c *Comm, e *core.Engine, r *core.Request) (Status, error) {
-	return report(c, r, e.Wait(context.Background(), r))
-}
-
 // report returns the status of a request waited for (with the wait's
 // error, if it failed).
 func report(c *Comm, r *core.Request, waitErr error) (Status, error) {
@@ -247,6 +244,11 @@ func (r *Request) Start() error {
 	if r.r.Active() && !r.r.Done() {
 		return r.comm.fail(errorf(ErrRequest, "the request is already active"))
 	}
+	if r.typed != nil {
+		if err := r.typed.start(); err != nil {
+			return r.comm.fail(err)
+		}
+	}
 	if r.buffered {
 		if err := startBuffered(r); err != nil {
 			return r.comm.fail(err)
@@ -284,7 +286,11 @@ func (r *Request) Wait() (Status, error) {
 		return emptyStatus, nil
 	}
 	r.waited = true
-	return finish(r.comm, st.engine, r.r)
+	err := st.engine.Wait(context.Background(), r.r)
+	if err == nil {
+		r.land()
+	}
+	return report(r.comm, r.r, err)
 }
 
 // Test reports whether the request completed, with its status if so (the
@@ -298,6 +304,7 @@ func (r *Request) Test() (Status, bool, error) {
 		return Status{}, false, nil
 	}
 	r.waited = true
+	r.land()
 	s := statusOf(r.r.Status())
 	if s.Err != nil {
 		return s, true, r.comm.fail(s.Err)
@@ -315,6 +322,10 @@ func (r *Request) Cancel() error {
 	}
 	if r.gen != nil {
 		return r.gen.cancel(r)
+	}
+	if r.stop != nil {
+		r.stop()
+		return nil
 	}
 	st.engine.Cancel(r.r)
 	return nil
@@ -335,6 +346,7 @@ func Waitall(reqs ...*Request) ([]Status, error) {
 		if err := st.engine.Wait(context.Background(), r.r); err != nil {
 			out[i] = Status{Err: fromCore(err)}
 		} else {
+			r.land()
 			out[i] = statusOf(r.r.Status())
 		}
 		if out[i].Err != nil && failed == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/lamgo/lam/libmpi/internal/codec"
+	"github.com/lamgo/lam/libmpi/internal/core"
 )
 
 // Go values as messages, as mpi4py's lowercase methods are for Python:
@@ -94,23 +95,76 @@ func RecvValueContext[T any](ctx context.Context, c *Comm, source, tag int) (T, 
 	if err != nil || st.Source == ProcNull {
 		return v, st, err
 	}
-	buf, direct, terr := codec.Target(&v, st.Bytes)
-	if terr != nil {
-		buf = make([]byte, st.Bytes) // take the message all the same
-	}
-	got, err := Mrecv(buf, m)
-	switch {
-	case err != nil:
-		return v, got, err
-	case terr != nil:
-		return v, got, c.fail(valueError("RecvValue", terr))
-	}
-	if !direct {
-		if err := codec.Decode(buf, &v); err != nil {
-			return v, got, c.fail(valueError("RecvValue", err))
-		}
+	m.used = true // m stays here
+	got, err := recvInto(m.m, &v)
+	if err != nil {
+		return v, got, c.fail(err)
 	}
 	return v, got, nil
+}
+
+// recvInto receives the message m a matched probe took into *v; its
+// error has not been through an error handler.
+func recvInto[T any](m *core.Message, v *T) (Status, error) {
+	n := m.Status().Count
+	buf, direct, terr := codec.Target(v, n)
+	if terr != nil {
+		buf = make([]byte, n) // take the message all the same
+	}
+	r := st.engine.Imrecv(buf, m)
+	if err := st.engine.Wait(context.Background(), r); err != nil {
+		return Status{}, fromCore(err)
+	}
+	got := statusOf(r.Status())
+	switch {
+	case got.Err != nil:
+	case terr != nil:
+		got.Err = valueError("RecvValue", terr)
+	case !direct:
+		if err := codec.Decode(buf, v); err != nil {
+			got.Err = valueError("RecvValue", err)
+		}
+	}
+	return got, got.Err
+}
+
+// IrecvValue starts receiving a value of type T into *v from rank source
+// of c (or AnySource) with tag (or AnyTag); *v belongs to the receive
+// until its request completes. As RecvValue, it takes its message with
+// a matched probe, on a goroutine of its own, and then receives exactly
+// that one, so it never takes another receive's message; but it takes a
+// message when its probe finds one, not in the order receives were
+// started: of two receives that can match the same message, posted one
+// after the other, either may get it, so do not start an IrecvValue
+// beside another receive that can match its messages where the order
+// matters. Cancel succeeds until a message was taken.
+func IrecvValue[T any](c *Comm, v *T, source, tag int) (*Request, error) {
+	e, err := probeArgs(c, source, tag)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, c.fail(errorf(ErrArg, "IrecvValue into a nil pointer"))
+	}
+	r := &Request{r: e.NewGeneric(), comm: c}
+	if source == ProcNull {
+		*v = *new(T)
+		e.Finish(r.r, core.Status{Source: ProcNull, Tag: AnyTag})
+		return r, nil
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	r.stop = stop
+	go func() {
+		defer stop()
+		m, _ := e.Mprobe(ctx, c.context, source, tag)
+		if m == nil { // cancelled before a message came
+			e.Finish(r.r, core.Status{Source: AnySource, Tag: AnyTag, Cancelled: true})
+			return
+		}
+		got, err := recvInto(m, v)
+		e.Finish(r.r, core.Status{Source: got.Source, Tag: got.Tag, Count: got.Bytes, Err: err})
+	}()
+	return r, nil
 }
 
 // SendrecvValue sends v to dest and receives a value of type U from

@@ -68,6 +68,21 @@ func roundTrip[T any](name string, v T) valueCase {
 		if !reflect.DeepEqual(got, v) {
 			t.Errorf("after IsendValue: got %#v, want %#v", got, v)
 		}
+		// IrecvValue started before the message is sent.
+		var into T
+		r, err = mpi.IrecvValue(w, &into, 0, tag)
+		if err != nil {
+			t.Fatalf("IrecvValue: %v", err)
+		}
+		if err := mpi.SendValue(w, v, 0, tag); err != nil {
+			t.Fatalf("SendValue: %v", err)
+		}
+		if st, err := r.Wait(); err != nil || st.Source != 0 || st.Tag != tag {
+			t.Fatalf("IrecvValue: %+v %v", st, err)
+		}
+		if !reflect.DeepEqual(into, v) {
+			t.Errorf("IrecvValue: got %#v, want %#v", into, v)
+		}
 	}}
 }
 
@@ -221,5 +236,84 @@ func TestValueContext(t *testing.T) {
 	got, _, err := mpi.RecvValueContext[[]string](context.Background(), mpi.World, 0, 821)
 	if err != nil || !reflect.DeepEqual(got, []string{"a"}) {
 		t.Errorf("%v %v", got, err)
+	}
+}
+
+// IrecvValue: several outstanding at once on distinct tags complete
+// through Waitall, Waitany and Test with their own messages; a cancelled
+// one reports Cancelled and leaves the message to the next receive; one
+// of the wrong type fails with ErrType; ProcNull and a nil pointer.
+func TestIrecvValue(t *testing.T) {
+	w := mpi.World
+	const n = 6
+	got := make([]particle, n)
+	reqs := make([]*mpi.Request, n)
+	for i := range n {
+		r, err := mpi.IrecvValue(w, &got[i], 0, 200+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs[i] = r
+	}
+	for i := n - 1; i >= 0; i-- {
+		if err := mpi.SendValue(w, particle{X: float64(i), ID: int64(i)}, 0, 200+i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if i, st, err := mpi.Waitany(reqs...); err != nil || st.Tag != 200+i {
+		t.Fatalf("Waitany: %d %+v %v", i, st, err)
+	}
+	for {
+		_, done, err := reqs[n-1].Test()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	if _, err := mpi.Waitall(reqs...); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range got {
+		if p.ID != int64(i) || p.X != float64(i) {
+			t.Errorf("receive %d got %+v", i, p)
+		}
+	}
+
+	var m map[string]int
+	r, err := mpi.IrecvValue(w, &m, 0, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := r.Wait(); err != nil || !st.Cancelled {
+		t.Fatalf("cancelled IrecvValue: %+v %v", st, err)
+	}
+	mpi.SendValue(w, map[string]int{"a": 1}, 0, 300)
+	if v, _, err := mpi.RecvValue[map[string]int](w, 0, 300); err != nil || v["a"] != 1 {
+		t.Errorf("after the cancel: %v %v", v, err)
+	}
+
+	var wrong int64
+	r, _ = mpi.IrecvValue(w, &wrong, 0, 301)
+	mpi.SendValue(w, "not eight bytes", 0, 301)
+	if st, err := r.Wait(); mpi.Class(err) != mpi.ErrType || mpi.Class(st.Err) != mpi.ErrType {
+		t.Errorf("wrong type: %+v %v", st, err)
+	}
+
+	x := 7
+	if r, err := mpi.IrecvValue(w, &x, mpi.ProcNull, 0); err != nil || x != 0 {
+		t.Errorf("ProcNull: %v %d", err, x)
+	} else if st, err := r.Wait(); err != nil || st.Source != mpi.ProcNull {
+		t.Errorf("ProcNull: %+v %v", st, err)
+	}
+	if _, err := mpi.IrecvValue[int](w, nil, 0, 0); mpi.Class(err) != mpi.ErrArg {
+		t.Errorf("nil pointer: %v", err)
+	}
+	if _, err := mpi.IrecvValue(w, &x, 5, 0); mpi.Class(err) != mpi.ErrRank {
+		t.Errorf("rank 5: %v", err)
 	}
 }
