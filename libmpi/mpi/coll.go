@@ -519,53 +519,41 @@ func Alltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype,
 }
 
 func iAlltoallw(nb *nbRun, c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
-	k, err := begin(c, coll.Alltoallw)
+	return alltoallTyped(nb, coll.Alltoallw, c, send, scounts, sdispls, stypes, nil, recv, rcounts, rdispls, rtypes, nil)
+}
+
+// alltoallTyped is Alltoallw (types per block, displacements in bytes),
+// or Alltoallv with datatypes (kind Alltoallv: the types stype and
+// rtype, displacements in their extents).
+func alltoallTyped(nb *nbRun, kind coll.Kind, c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, stype *Datatype,
+	recv []byte, rcounts, rdispls []int, rtypes []*Datatype, rtype *Datatype) error {
+	k, err := begin(c, kind)
 	if err != nil {
 		return err
 	}
 	k.nb = nb
-	n := k.n()
-	pack := func(what string, buf []byte, counts, displs []int, types []*Datatype, fill bool) [][]byte {
-		if len(counts) != n || len(displs) != n || len(types) != n {
-			k.bad(ErrArg, "%s: %d counts, %d displacements and %d types for %d processes", what, len(counts), len(displs), len(types), n)
-			return nil
+	if kind == coll.Alltoallv {
+		rdispls, rtypes = k.vLayout("receive", rcounts, rdispls, rtype)
+		if send != nil || k.inter() {
+			sdispls, stypes = k.vLayout("send", scounts, sdispls, stype)
 		}
-		out := make([][]byte, n)
-		for i := range n {
-			if types[i] == nil || counts[i] < 0 || displs[i] < 0 || displs[i] > len(buf) {
-				k.bad(ErrArg, "%s: block %d: bad type, count or displacement", what, i)
-				return nil
-			}
-			out[i] = coll.Buffer(PackSize(counts[i], types[i]))
-			if out[i] == nil {
-				out[i] = []byte{}
-			}
-			if fill {
-				pos := 0
-				if err := Pack(buf[displs[i]:], counts[i], types[i], out[i], &pos); err != nil {
-					k.bad(ErrBuffer, "%s: block %d: %w", what, i, err)
-					return nil
-				}
-			} else if err := walk(buf[displs[i]:], counts[i], types[i], func([]byte) {}); err != nil {
-				k.bad(ErrBuffer, "%s: block %d: %w", what, i, err)
-				return nil
-			}
-		}
-		return out
 	}
-	sb := pack("send", send, scounts, sdispls, stypes, true)
-	rb := pack("receive", recv, rcounts, rdispls, rtypes, false)
+	var sb [][]byte
+	if send == nil && !k.inter() {
+		sb = k.typedBlocks("send", recv, rcounts, rdispls, rtypes, true) // in place
+	} else {
+		sb = k.typedBlocks("send", send, scounts, sdispls, stypes, true)
+	}
+	rb := k.typedBlocks("receive", recv, rcounts, rdispls, rtypes, false)
 	return k.run(func(a *coll.Actions) error {
-		if err := a.Alltoallw(k.cc, sb, rb); err != nil {
+		f := a.Alltoallw
+		if kind == coll.Alltoallv {
+			f = a.Alltoallv
+		}
+		if err := f(k.cc, sb, rb); err != nil {
 			return err
 		}
-		for i := range n {
-			pos := 0
-			if err := Unpack(rb[i], &pos, recv[rdispls[i]:], rcounts[i], rtypes[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return unpackBlocks(rb, recv, rcounts, rdispls, rtypes)
 	})
 }
 

@@ -187,3 +187,202 @@ func AlltoallType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte
 	}
 	return k.unpack(r, recv, n*rcount, rtype)
 }
+
+// typedBlocks is the packed blocks of a v or w collective over
+// datatypes: block i is counts[i] elements of types[i] at
+// buf[displs[i]:] (displs in bytes). With fill they are packed now
+// (blocks to send); without, buf is checked to hold them (blocks to
+// receive). It returns nil after an argument error, recorded on k.
+func (k *call) typedBlocks(what string, buf []byte, counts, displs []int, types []*Datatype, fill bool) [][]byte {
+	n := k.n()
+	if len(counts) != n || len(displs) != n || len(types) != n {
+		k.bad(ErrArg, "%s: %d counts, %d displacements and %d types for %d processes", what, len(counts), len(displs), len(types), n)
+		return nil
+	}
+	out := make([][]byte, n)
+	for i := range n {
+		if err := checkOld(types[i], counts[i]); err != nil {
+			k.bad(Class(err), "%s: block %d: %w", what, i, err)
+			return nil
+		}
+		if displs[i] < 0 || displs[i] > len(buf) {
+			k.bad(ErrBuffer, "%s: block %d: displacement %d is outside the buffer of %d bytes", what, i, displs[i], len(buf))
+			return nil
+		}
+		out[i] = coll.Buffer(PackSize(counts[i], types[i]))
+		if out[i] == nil {
+			out[i] = []byte{}
+		}
+		var err error
+		if fill {
+			err = Pack(buf[displs[i]:], counts[i], types[i], out[i], new(int))
+		} else {
+			err = walk(buf[displs[i]:], counts[i], types[i], func([]byte) {})
+		}
+		if err != nil {
+			k.bad(ErrBuffer, "%s: block %d: %w", what, i, err)
+			return nil
+		}
+	}
+	return out
+}
+
+// unpackBlocks unpacks the blocks a collective received into buf, as
+// typedBlocks cut it.
+func unpackBlocks(blocks [][]byte, buf []byte, counts, displs []int, types []*Datatype) error {
+	for i, b := range blocks {
+		if err := Unpack(b, new(int), buf[displs[i]:], counts[i], types[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vLayout turns a v collective's displacements, in extents of d, into
+// bytes, with d for every block (nil, recorded on k, if they are not one
+// per process).
+func (k *call) vLayout(what string, counts, displs []int, d *Datatype) ([]int, []*Datatype) {
+	n := k.n()
+	if len(counts) != n || len(displs) != n {
+		k.bad(ErrArg, "%s: %d counts and %d displacements for %d processes", what, len(counts), len(displs), n)
+		return nil, nil
+	}
+	ext := 0
+	if d != nil {
+		ext = d.Extent()
+	}
+	bytes, types := make([]int, n), make([]*Datatype, n)
+	for i := range n {
+		bytes[i], types[i] = displs[i]*ext, d
+	}
+	return bytes, types
+}
+
+// GathervType collects scount elements of stype from every process's
+// send at the root (MPI_Gatherv with datatypes): process i's arrive as
+// counts[i] elements of rtype at recv[displs[i]*rtype.Extent():]; counts,
+// displs and rtype matter at the root only. At the root, send may be
+// nil: its block is already in place in recv.
+func GathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype, root int) error {
+	k, err := begin(c, coll.Gatherv)
+	if err != nil {
+		return err
+	}
+	isRoot := k.root(root)
+	var blocks [][]byte
+	var bd []int
+	var types []*Datatype
+	if isRoot {
+		bd, types = k.vLayout("receive", counts, displs, rtype)
+		if bd != nil {
+			blocks = k.typedBlocks("receive", recv, counts, bd, types, false)
+		}
+	}
+	var s []byte
+	if !k.rootSide(root) {
+		if send == nil && isRoot && !k.inter() {
+			if blocks != nil { // in place: the root's own block, packed
+				me := k.c.rank
+				if err := Pack(recv[bd[me]:], counts[me], rtype, blocks[me], new(int)); err != nil {
+					k.bad(ErrBuffer, "in place: %w", err)
+				}
+			}
+		} else {
+			s = k.pack("send", send, scount, stype)
+			if isRoot && blocks != nil && len(s) != len(blocks[k.c.rank]) {
+				k.bad(ErrCount, "the root sends %d bytes into a block of %d", len(s), len(blocks[k.c.rank]))
+			}
+		}
+	}
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Gatherv(k.cc, s, blocks, root); err != nil || !isRoot {
+			return err
+		}
+		return unpackBlocks(blocks, recv, counts, bd, types)
+	})
+}
+
+// ScattervType sends counts[i] elements of stype at
+// send[displs[i]*stype.Extent():] of the root to process i, which
+// receives them as rcount elements of rtype in recv (MPI_Scatterv with
+// datatypes); send, counts, displs and stype matter at the root only. At
+// the root, recv may be nil: its block stays in place in send.
+func ScattervType(c *Comm, send []byte, counts, displs []int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
+	k, err := begin(c, coll.Scatterv)
+	if err != nil {
+		return err
+	}
+	isRoot := k.root(root)
+	var blocks [][]byte
+	if isRoot {
+		if bd, types := k.vLayout("send", counts, displs, stype); bd != nil {
+			blocks = k.typedBlocks("send", send, counts, bd, types, true)
+		}
+	}
+	receives := !k.rootSide(root) && !(recv == nil && isRoot && !k.inter())
+	var r []byte
+	if receives {
+		r = k.room("receive", recv, rcount, rtype)
+		if isRoot && blocks != nil && len(r) != len(blocks[k.c.rank]) {
+			k.bad(ErrCount, "the root receives a block of %d bytes into %d", len(blocks[k.c.rank]), len(r))
+		}
+	}
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Scatterv(k.cc, blocks, r, root); err != nil || !receives {
+			return err
+		}
+		return Unpack(r, new(int), recv, rcount, rtype)
+	})
+}
+
+// AllgathervType gathers scount elements of stype from every process
+// into every process's recv, process i's as counts[i] elements of rtype
+// at recv[displs[i]*rtype.Extent():] (MPI_Allgatherv with datatypes);
+// every process passes the same counts and displs. send may be nil (not
+// on an intercommunicator): each block is already in place in recv.
+func AllgathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype) error {
+	k, err := begin(c, coll.Allgatherv)
+	if err != nil {
+		return err
+	}
+	bd, types := k.vLayout("receive", counts, displs, rtype)
+	var blocks [][]byte
+	if bd != nil {
+		blocks = k.typedBlocks("receive", recv, counts, bd, types, false)
+	}
+	var s []byte
+	switch {
+	case send != nil || k.inter():
+		s = k.noInPlace(send)
+		if s != nil {
+			s = k.pack("send", send, scount, stype)
+		}
+	case blocks != nil: // in place: this process's block, packed
+		me := k.c.rank
+		if err := Pack(recv[bd[me]:], counts[me], rtype, blocks[me], new(int)); err != nil {
+			k.bad(ErrBuffer, "in place: %w", err)
+		}
+	}
+	if !k.inter() {
+		k.sig.Counts = digest(counts, displs)
+		if blocks != nil && s != nil && len(s) != len(blocks[k.c.rank]) {
+			k.bad(ErrCount, "sending %d bytes into a block of %d", len(s), len(blocks[k.c.rank]))
+		}
+	}
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Allgatherv(k.cc, s, blocks); err != nil {
+			return err
+		}
+		return unpackBlocks(blocks, recv, counts, bd, types)
+	})
+}
+
+// AlltoallvType sends scounts[j] elements of stype at
+// send[sdispls[j]*stype.Extent():] to process j and receives rcounts[i]
+// elements of rtype at recv[rdispls[i]*rtype.Extent():] from process i
+// (MPI_Alltoallv with datatypes). send may be nil (with nil scounts,
+// sdispls and stype; not on an intercommunicator): recv holds the blocks
+// to send, and gets those received.
+func AlltoallvType(c *Comm, send []byte, scounts, sdispls []int, stype *Datatype, recv []byte, rcounts, rdispls []int, rtype *Datatype) error {
+	return alltoallTyped(nil, coll.Alltoallv, c, send, scounts, sdispls, nil, stype, recv, rcounts, rdispls, nil, rtype)
+}

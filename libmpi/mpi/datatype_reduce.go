@@ -1,6 +1,27 @@
 package mpi
 
-import "github.com/lamgo/lam/libmpi/coll"
+import (
+	"hash/fnv"
+	"reflect"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/codec"
+	"github.com/lamgo/lam/libmpi/internal/reduce"
+)
+
+// The reductions over derived datatypes. A datatype made of one basic
+// type (a column of Float64s, a subarray of Int32s, …) is reduced basic
+// element by basic element, with a predefined op or a NewOp made for
+// that Go type: each process packs its data, the reduction runs over the
+// packed elements, and the result is unpacked. A datatype that mixes
+// basic types (the elements of a Go struct) is reduced with an op made
+// by NewTypeOp[T], T the Go type whose memory the datatype's elements
+// are laid out as (TypeOf[T]() or a type built to match it): the
+// reduction runs over whole T values, each process's data copied
+// through the datatype into zeroed T values, so the bytes the datatype
+// leaves out (padding, skipped fields) are zero in the op's in and
+// inout, and the result goes back through the datatype, so they are
+// left alone in the receive buffer.
 
 // basicOf is the one basic type all of d's data is made of, or nil if it
 // mixes several (or has none).
@@ -16,106 +37,265 @@ func basicOf(d *Datatype) *Datatype {
 	return t
 }
 
+// typeOp is the op of NewTypeOp, over whole values of a Go type.
+type typeOp struct {
+	size  int
+	id    int                    // the element type, for the argument check
+	apply func(in, inout []byte) // over whole values
+	alloc func(n int) []byte     // n zeroed values, aligned as the type
+}
+
+// NewTypeOp makes a reduction over values of T (MPI_Op_create for a
+// derived datatype), for ReduceType, AllreduceType, ScanType,
+// ExscanType, ReduceScatterType and ReduceScatterBlockType with a
+// datatype whose elements are laid out as T's memory (extent
+// unsafe.Sizeof(T), lower bound 0): fn must set inout[i] = in[i] ∘
+// inout[i] for every i, where in holds the contribution of lower ranks.
+// T must be of fixed size and hold no pointers (numbers, arrays and
+// structs of them), as TypeOf requires.
+func NewTypeOp[T any](fn func(in, inout []T), commutative bool) (*Op, error) {
+	if fn == nil {
+		return nil, errorf(ErrOp, "NewTypeOp with a nil function")
+	}
+	t := reflect.TypeFor[T]()
+	if codec.KindOf[T]() != codec.Plain || sizeOf[T]() == 0 {
+		return nil, errorf(ErrType, "NewTypeOp: %v is not a type of fixed size without pointers", t)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(t.String()))
+	return &Op{name: "user op", commute: commutative, typ: t, mem: &typeOp{
+		size:  sizeOf[T](),
+		id:    1<<32 | int(h.Sum32()),
+		apply: func(in, inout []byte) { fn(reduce.View[T](in), reduce.View[T](inout)) },
+		alloc: func(n int) []byte { return raw(make([]T, n)) },
+	}}, nil
+}
+
 // ReduceType combines count elements of d from every process's send with
-// op into the root's recv (MPI_Reduce with a datatype): d's data is
-// reduced basic element by basic element, so d must be made of one basic
-// type (a column of Float64s, a subarray of Int32s, …), and a user's op
-// is one NewOp made for that Go type. At the root, send may be nil: its
-// contribution is in recv, which gets the result.
+// op into the root's recv (MPI_Reduce with a datatype; see above for the
+// ops a datatype takes). At the root, send may be nil: its contribution
+// is in recv, which gets the result.
 func ReduceType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op, root int) error {
-	return reduceType(c, coll.Reduce, send, recv, count, d, op, root)
+	return reduceType(nil, coll.Reduce, c, send, recv, count, nil, d, op, root)
 }
 
 // AllreduceType is ReduceType with the result in every process's recv
 // (MPI_Allreduce with a datatype); send may be nil: each contribution is
 // in recv.
 func AllreduceType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op) error {
-	return reduceType(c, coll.Allreduce, send, recv, count, d, op, 0)
+	return reduceType(nil, coll.Allreduce, c, send, recv, count, nil, d, op, 0)
 }
 
-func reduceType(c *Comm, kind coll.Kind, send, recv []byte, count int, d *Datatype, op *Op, root int) error {
-	var pre error = checkOld(d, count)
-	var t *Datatype
-	if pre == nil {
-		if t = basicOf(d); t == nil && d.size > 0 {
-			pre = errorf(ErrType, "%s mixes basic types: a reduction needs one", d.name)
+// ScanType gives process i the combination with op of count elements of
+// d from the send buffers of processes 0 to i (MPI_Scan with a
+// datatype); send may be nil: the contribution is in recv.
+func ScanType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op) error {
+	return reduceType(nil, coll.Scan, c, send, recv, count, nil, d, op, 0)
+}
+
+// ExscanType is ScanType over processes 0 to i-1; process 0's recv is
+// left alone (MPI_Exscan with a datatype).
+func ExscanType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op) error {
+	return reduceType(nil, coll.Exscan, c, send, recv, count, nil, d, op, 0)
+}
+
+// ReduceScatterType combines every process's send (sum(counts) elements
+// of d) with op; process i gets counts[i] elements in recv
+// (MPI_Reduce_scatter with a datatype). send may be nil: the input is in
+// recv, which gets the result at its start.
+func ReduceScatterType(c *Comm, send, recv []byte, counts []int, d *Datatype, op *Op) error {
+	return reduceType(nil, coll.ReduceScatter, c, send, recv, 0, counts, d, op, 0)
+}
+
+// ReduceScatterBlockType combines every process's send (count elements
+// of d per process) with op; process i gets block i, count elements, in
+// recv (MPI_Reduce_scatter_block with a datatype). send may be nil: the
+// input is in recv, which gets the result at its start.
+func ReduceScatterBlockType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op) error {
+	return reduceType(nil, coll.ReduceScatterBlock, c, send, recv, count, nil, d, op, 0)
+}
+
+// redPlan is how a reduction over a datatype runs.
+type redPlan struct {
+	o     *coll.Op
+	per   int                // the op's elements per element of the datatype
+	alloc func(n int) []byte // n of the op's elements
+	whole bool               // a NewTypeOp: copied through the datatype, not packed
+}
+
+// plan prepares the reduction of elements of d with op, recording an
+// argument error on k; after one, it moves no data.
+func (k *call) plan(d *Datatype, op *Op, counts ...int) redPlan {
+	fail := func(err error) redPlan {
+		k.bad(Class(err), "%w", err)
+		o := &coll.Op{Size: 1, Commutative: true, Apply: func(in, inout []byte) {}}
+		return redPlan{o: o, alloc: func(n int) []byte { return make([]byte, n) }}
+	}
+	if err := checkOld(d, counts...); err != nil {
+		return fail(err)
+	}
+	if op != nil && op.mem != nil {
+		m := op.mem
+		if d.Extent() != m.size || d.lb != 0 {
+			return fail(errorf(ErrType, "%s (extent %d, lower bound %d) is not laid out as %v (size %d)", d.name, d.Extent(), d.lb, op.typ, m.size))
 		}
+		k.sig.Type, k.sig.Op = m.id, coll.UserOp
+		return redPlan{o: &coll.Op{Size: m.size, Commutative: op.commute, Apply: m.apply}, per: 1, alloc: m.alloc, whole: true}
 	}
-	if pre != nil {
-		return reduceAs[uint8](c, kind, send, recv, 0, nil, op, root, pre)
+	t := basicOf(d)
+	if t == nil && d.size > 0 {
+		return fail(errorf(ErrType, "%s mixes basic types: its reduction needs an op of NewTypeOp", d.name))
 	}
-	f := reducers[t]
+	f := planners[t]
 	if f == nil { // bytes, chars, bools, uint8s, or no data at all
-		f = reduceAs[uint8]
+		f = planAs[uint8]
 	}
-	return f(c, kind, send, recv, count, d, op, root, nil)
+	return f(k, op, d)
 }
 
-// reducers runs a reduction over each basic type as its Go type.
-var reducers = map[*Datatype]func(c *Comm, kind coll.Kind, send, recv []byte, count int, d *Datatype, op *Op, root int, pre error) error{
-	Int8: reduceAs[int8], Int16: reduceAs[int16], Uint16: reduceAs[uint16],
-	Int32: reduceAs[int32], Uint32: reduceAs[uint32], Int64: reduceAs[int64], Uint64: reduceAs[uint64],
-	Float32: reduceAs[float32], Float64: reduceAs[float64],
-	Complex64: reduceAs[complex64], Complex128: reduceAs[complex128],
+// planners plan a reduction over each basic type as its Go type.
+var planners = map[*Datatype]func(k *call, op *Op, d *Datatype) redPlan{
+	Int8: planAs[int8], Int16: planAs[int16], Uint16: planAs[uint16],
+	Int32: planAs[int32], Uint32: planAs[uint32], Int64: planAs[int64], Uint64: planAs[uint64],
+	Float32: planAs[float32], Float64: planAs[float64],
+	Complex64: planAs[complex64], Complex128: planAs[complex128],
 }
 
-// reduceAs runs the reduction of count elements of d, packed as elements
-// of T; pre is an argument error found before, reported on every process.
-func reduceAs[T CollElem](c *Comm, kind coll.Kind, send, recv []byte, count int, d *Datatype, op *Op, root int, pre error) error {
+func planAs[T CollElem](k *call, op *Op, d *Datatype) redPlan {
+	return redPlan{o: reduction[T](k, op), per: d.size / sizeOf[T](), alloc: func(n int) []byte { return raw(make([]T, n)) }}
+}
+
+// in fills b, the op's elements, from count elements of d in buf.
+func (p redPlan) in(buf []byte, count int, d *Datatype, b []byte) error {
+	if !p.whole {
+		return Pack(buf, count, d, b, new(int))
+	}
+	return through(buf, b, count, d)
+}
+
+// out writes the op's elements b into count elements of d in buf.
+func (p redPlan) out(b, buf []byte, count int, d *Datatype) error {
+	if !p.whole {
+		return Unpack(b, new(int), buf, count, d)
+	}
+	return through(b, buf, count, d)
+}
+
+// through copies the data of count elements of d from one buffer to
+// another laid out alike.
+func through(from, to []byte, count int, d *Datatype) error {
+	tmp := make([]byte, PackSize(count, d))
+	if err := Pack(from, count, d, tmp, new(int)); err != nil {
+		return err
+	}
+	return Unpack(tmp, new(int), to, count, d)
+}
+
+// reduceType runs a reduction over elements of d: count of them per
+// process (per block for ReduceScatterBlock), or counts for
+// ReduceScatter.
+func reduceType(nb *nbRun, kind coll.Kind, c *Comm, send, recv []byte, count int, counts []int, d *Datatype, op *Op, root int) error {
 	k, err := begin(c, kind)
 	if err != nil {
 		return err
 	}
-	o := reduction[T](&k, op)
-	if pre != nil {
-		k.bad(Class(pre), "%w", pre)
+	k.nb = nb
+	nl := len(k.c.group)
+	// in and out: elements of d this process contributes and gets.
+	in, out := count, count
+	switch kind {
+	case coll.ReduceScatter:
+		in = 0
+		for _, x := range counts {
+			in += max(x, 0)
+		}
+		if len(counts) != nl {
+			k.bad(ErrArg, "%d counts for %d processes", len(counts), nl)
+			out = 0
+		} else {
+			out = counts[k.c.rank]
+		}
+	case coll.ReduceScatterBlock:
+		in = count * nl
 	}
-	isRoot := kind == coll.Allreduce || k.root(root)
-	n := 0
-	if d != nil {
-		n = count * d.size / sizeOf[T]()
+	p := k.plan(d, op, append([]int{count}, counts...)...)
+	if k.sig.Err != nil {
+		in, out = 0, 0
 	}
-	sv, rv := make([]T, n), make([]T, n)
-	s, r := raw(sv), raw(rv)
-	contributes := !k.inter() || kind == coll.Allreduce || !isRoot && root != ProcNull
-	if d != nil && contributes {
+	isRoot := kind != coll.Reduce || k.root(root)
+	if kind == coll.Scan || kind == coll.Exscan {
+		if k.inter() {
+			k.bad(ErrComm, "scans are defined on intracommunicators only")
+		}
+	}
+	contributes := !k.inter() || kind != coll.Reduce || !isRoot && root != ProcNull
+	if send == nil && contributes && k.inter() {
+		k.bad(ErrBuffer, "in place (a nil send buffer) is not allowed on an intercommunicator")
+	}
+	es := p.per * p.o.Size // bytes of the op's elements per element of d
+	s, r := p.alloc(in*p.per), p.alloc(out*p.per)
+	if k.sig.Err == nil && contributes {
 		from := send
-		if send == nil && !k.inter() {
+		if send == nil {
 			from = recv // in place
 		}
-		if err := Pack(from, count, d, s, new(int)); err != nil {
+		if err := p.in(from, in, d, s); err != nil {
 			k.bad(ErrBuffer, "send: %w", err)
 		}
 	}
-	if d != nil && isRoot {
-		if err := walk(recv, count, d, func([]byte) {}); err != nil {
+	gets := isRoot && !(kind == coll.Exscan && k.c.rank == 0)
+	if k.sig.Err == nil && gets {
+		if err := walk(recv, out, d, func([]byte) {}); err != nil {
 			k.bad(ErrBuffer, "receive: %w", err)
 		}
 	}
+	bytes := make([]int, len(counts))
+	for i, x := range counts {
+		bytes[i] = x * es
+	}
+	if k.sig.Err != nil || len(bytes) != nl {
+		bytes = make([]int, nl)
+	}
 	switch {
-	case kind == coll.Allreduce:
-		k.sig.Send = int64(n)
+	case kind == coll.Reduce && k.inter() && isRoot:
+		k.sig.Recv = int64(len(r))
+		s = nil
+	case kind == coll.Reduce && k.inter() && root == ProcNull:
+		s = nil
+	case kind == coll.ReduceScatterBlock:
+		k.sig.Send = int64(len(r))
 		if k.inter() {
-			k.sig.Recv = int64(n)
+			k.sig.Send, k.sig.Recv = int64(len(s)), int64(len(s))
 		}
-	case !k.inter():
-		k.sig.Send = int64(n)
-	case isRoot:
-		k.sig.Recv = int64(n)
-		s = nil
-	case root != ProcNull:
-		k.sig.Send = int64(n)
 	default:
-		s = nil
-	}
-	err = k.run(func(a *coll.Actions) error {
-		if kind == coll.Allreduce {
-			return a.Allreduce(k.cc, s, r, o)
+		k.sig.Send = int64(len(s))
+		if k.inter() && kind != coll.Reduce {
+			k.sig.Recv = int64(len(s))
 		}
-		return a.Reduce(k.cc, s, r, o, root)
-	})
-	if err != nil || !isRoot {
-		return err
 	}
-	return k.c.fail(Unpack(r, new(int), recv, count, d))
+	if kind == coll.ReduceScatter && !k.inter() {
+		k.sig.Counts = digest(bytes)
+	}
+	o := p.o
+	return k.run(func(a *coll.Actions) error {
+		var err error
+		switch kind {
+		case coll.Reduce:
+			err = a.Reduce(k.cc, s, r, o, root)
+		case coll.Allreduce:
+			err = a.Allreduce(k.cc, s, r, o)
+		case coll.Scan:
+			err = a.Scan(k.cc, s, r, o)
+		case coll.Exscan:
+			err = a.Exscan(k.cc, s, r, o)
+		case coll.ReduceScatter:
+			err = a.ReduceScatter(k.cc, s, r, bytes, o)
+		case coll.ReduceScatterBlock:
+			err = a.ReduceScatterBlock(k.cc, s, r, o)
+		}
+		if err != nil || !gets {
+			return err
+		}
+		return p.out(r, recv, out, d)
+	})
 }

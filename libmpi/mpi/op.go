@@ -37,6 +37,7 @@ type Op struct {
 	commute bool
 	user    any // func(in, inout []T)
 	typ     reflect.Type
+	mem     *typeOp // NewTypeOp's op over whole values (datatype_reduce.go)
 	mu      sync.Mutex
 	freed   bool
 }

@@ -215,6 +215,9 @@ func dtypeSuite(rank, size int) {
 		}
 	}
 
+	dtypeVColl(rank, size)
+	dtypeTypeOps(rank, size)
+
 	// An argument error on the last rank is an error on every rank.
 	var bad *mpi.Datatype = mpi.Int32
 	if rank == size-1 {
@@ -226,5 +229,170 @@ func dtypeSuite(rank, size int) {
 	mustOK("barrier", mpi.Barrier(w))
 	if rank == 0 {
 		fmt.Println("dtypes ok")
+	}
+}
+
+// dtypeVColl checks the v collectives and scans over datatypes: rank r
+// sends r+1 Int32s as a vector of stride 2 (its values r*100+i), the
+// others receive them as contiguous runs at displacements in Int32s.
+func dtypeVColl(rank, size int) {
+	w := mpi.World
+	i32 := func(s []int32) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s)) }
+	vec := func(n int) *mpi.Datatype { return mustV(mpi.TypeVector(n, 1, 2, mpi.Int32)) }
+	spread := make([]int32, 2*size)
+	for i := range spread {
+		spread[i] = -1
+	}
+	for i := range rank + 1 {
+		spread[2*i] = int32(rank*100 + i)
+	}
+	counts, displs := make([]int, size), make([]int, size)
+	total := 0
+	for i := range size {
+		counts[i], displs[i] = i+1, total+1 // a gap of one before each block
+		total += i + 2
+	}
+	runs := func(got []int32) {
+		for i := range size {
+			for j := range i + 1 {
+				if got[displs[i]+j] != int32(i*100+j) {
+					fail("block %d of %v", i, got)
+				}
+			}
+			if got[displs[i]-1] != -7 {
+				fail("the gap before block %d of %v", i, got)
+			}
+		}
+	}
+	fresh := func() []int32 {
+		g := make([]int32, total)
+		for i := range g {
+			g[i] = -7
+		}
+		return g
+	}
+	root := size - 1
+	got := fresh()
+	mustOK("GathervType", mpi.GathervType(w, i32(spread), 1, vec(rank+1), i32(got), counts, displs, mpi.Int32, root))
+	if rank == root {
+		runs(got)
+	}
+	got = fresh()
+	mustOK("AllgathervType", mpi.AllgathervType(w, i32(spread), 1, vec(rank+1), i32(got), counts, displs, mpi.Int32))
+	runs(got)
+	// Scatterv back from the root's runs into each rank's vector.
+	back := make([]int32, 2*size)
+	mustOK("ScattervType", mpi.ScattervType(w, i32(got), counts, displs, mpi.Int32, i32(back), 1, vec(rank+1), root))
+	for i := range rank + 1 {
+		if back[2*i] != int32(rank*100+i) || back[2*i+1] != 0 {
+			fail("ScattervType: %v", back)
+		}
+	}
+	// Alltoallv: rank r sends j+1 elements of its vector to j (from
+	// element 0), receives r+1 from each i as a contiguous run.
+	sc, sd := make([]int, size), make([]int, size)
+	rc, rd := make([]int, size), make([]int, size)
+	long := make([]int32, 2*size)
+	for i := range long {
+		long[i] = int32(rank*1000 + i)
+	}
+	for j := range size {
+		sc[j], sd[j] = j+1, 0
+		rc[j], rd[j] = rank+1, j*(rank+1)
+	}
+	one := mustV(mpi.TypeCreateResized(mustV(mpi.TypeVector(1, 1, 1, mpi.Int32)), 0, 8)) // every other Int32
+	all := make([]int32, size*(rank+1))
+	mustOK("AlltoallvType", mpi.AlltoallvType(w, i32(long), sc, sd, one, i32(all), rc, rd, mpi.Int32))
+	for i := range size {
+		for j := range rank + 1 {
+			if all[rd[i]+j] != int32(i*1000+2*j) {
+				fail("AlltoallvType from %d: %v", i, all)
+			}
+		}
+	}
+	// Scans of a column: rank r contributes r+1 at both places.
+	col := vec(2)
+	mine := []int32{int32(rank + 1), -1, int32(rank + 1)}
+	res := []int32{-5, -5, -5}
+	mustOK("ScanType", mpi.ScanType(w, i32(mine), i32(res), 1, col, mpi.Sum))
+	if want := int32((rank + 1) * (rank + 2) / 2); res[0] != want || res[2] != want || res[1] != -5 {
+		fail("ScanType: %v", res)
+	}
+	res = []int32{-5, -5, -5}
+	mustOK("ExscanType", mpi.ExscanType(w, i32(mine), i32(res), 1, col, mpi.Sum))
+	if want := int32(rank * (rank + 1) / 2); rank > 0 && (res[0] != want || res[2] != want) || rank == 0 && res[0] != -5 || res[1] != -5 {
+		fail("ExscanType: %v", res)
+	}
+	// ReduceScatter: rank r gets r+1 columns of the sums.
+	in := make([]int32, 3*(size*(size+1)/2))
+	for i := range in {
+		in[i] = int32(i + rank)
+	}
+	rcounts := make([]int, size)
+	for i := range rcounts {
+		rcounts[i] = i + 1
+	}
+	colx := mustV(mpi.TypeCreateResized(col, 0, 12))
+	out := make([]int32, 3*(rank+1))
+	mustOK("ReduceScatterType", mpi.ReduceScatterType(w, i32(in), i32(out), rcounts, colx, mpi.Sum))
+	first := 3 * (rank * (rank + 1) / 2)
+	for e := range rank + 1 {
+		for _, k := range []int{0, 2} {
+			i := first + 3*e + k
+			if want := int32(size*i + size*(size-1)/2); out[3*e+k] != want || out[3*e+1] != 0 {
+				fail("ReduceScatterType: %v", out)
+			}
+		}
+	}
+}
+
+// dtypeTypeOps reduces dtRec values (mixed basic types) with a
+// NewTypeOp: commutative in Allreduce, and in rank order in Scan.
+func dtypeTypeOps(rank, size int) {
+	w := mpi.World
+	rt := mustV(mpi.TypeOf[dtRec]())
+	op := mustV(mpi.NewTypeOp(func(in, inout []dtRec) {
+		for i := range in {
+			inout[i].Tag = max(in[i].Tag, inout[i].Tag)
+			inout[i].Val += in[i].Val
+			inout[i].Cnt = min(in[i].Cnt, inout[i].Cnt)
+			inout[i].Flag = in[i].Flag || inout[i].Flag
+		}
+	}, true))
+	mine := make([]dtRec, 3)
+	for i := range mine {
+		mine[i] = dtRecOf(rank, i)
+	}
+	got := make([]dtRec, 3)
+	mustOK("AllreduceType with a NewTypeOp", mpi.AllreduceType(w, mustV(mpi.AsBytes(mine)), mustV(mpi.AsBytes(got)), 3, rt, op))
+	for i := range got {
+		var want dtRec
+		want.Cnt = 1 << 30
+		for r := range size {
+			x := dtRecOf(r, i)
+			want.Tag = max(want.Tag, x.Tag)
+			want.Val += x.Val
+			want.Cnt = min(want.Cnt, x.Cnt)
+			want.Flag = want.Flag || x.Flag
+		}
+		if got[i].Tag != want.Tag || got[i].Val != want.Val || got[i].Cnt != want.Cnt || got[i].Flag != want.Flag {
+			fail("AllreduceType with a NewTypeOp, element %d: %+v, want %+v", i, got[i], want)
+		}
+	}
+	// Non-commutative: the ranks' Tags joined in rank order as digits.
+	order := mustV(mpi.NewTypeOp(func(in, inout []dtRec) {
+		for i := range in {
+			inout[i].Cnt = in[i].Cnt*10 + inout[i].Cnt
+		}
+	}, false))
+	one := []dtRec{{Cnt: int32(rank%9 + 1)}}
+	res := make([]dtRec, 1)
+	mustOK("ScanType with a NewTypeOp", mpi.ScanType(w, mustV(mpi.AsBytes(one)), mustV(mpi.AsBytes(res)), 1, rt, order))
+	want := int32(0)
+	for r := range rank + 1 {
+		want = want*10 + int32(r%9+1)
+	}
+	if res[0].Cnt != want {
+		fail("ScanType with a NewTypeOp: %d, want %d", res[0].Cnt, want)
 	}
 }
