@@ -306,8 +306,8 @@ var (
 	// Wtime counts from its own start.
 	KeyWtimeIsGlobal = &Keyval[bool]{attr.NewPredefined()}
 	// KeyAppNum is MPI_APPNUM: the index of this process's line in its
-	// application schema. It is not set: mpirun does not tell a process
-	// its line yet (MPI allows leaving it unset).
+	// job's application schema (0 for a job of one command line), as
+	// mpirun tells it. It is not set for a process started alone.
 	KeyAppNum = &Keyval[int]{attr.NewPredefined()}
 	// KeyUniverseSize is MPI_UNIVERSE_SIZE: the number of CPUs in the LAM
 	// universe (the sum of lamnodes' CPU counts; World's size for a
@@ -338,6 +338,11 @@ func predefinedValue(k *attr.Key) (any, error) {
 		return int(LastUsedCode()), nil
 	case KeyUniverseSize.k:
 		return universeSize()
+	case KeyAppNum.k:
+		if st.proc.AppNum < 0 {
+			return nil, nil
+		}
+		return st.proc.AppNum, nil
 	}
 	return nil, nil
 }

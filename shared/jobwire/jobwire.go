@@ -31,6 +31,9 @@ const (
 	EnvRank  = "LAMRANK"
 	EnvWorld = "LAMWORLD"
 	EnvJob   = "LAMJOBID"
+	// EnvAppNum is the index of the rank's line in the job's application
+	// schema (MPI_APPNUM).
+	EnvAppNum = "LAMAPPNUM"
 	// EnvTrace is set by mpirun -t/-ton (TraceOn) and -toff (TraceOff):
 	// the ranks record their MPI calls and messages (LAM's RTF_TRACE);
 	// TraceOff starts with message recording switched off (LAM's

@@ -55,8 +55,9 @@ type Options struct {
 
 // hooks are what mpirun adds to lamexec's way of running a job.
 type hooks struct {
-	// EnvFor adds variables to one rank's process.
-	EnvFor func(rank int) []string
+	// EnvFor adds variables to one rank's process, started from line app
+	// (an index in Options.Lines).
+	EnvFor func(rank, app int) []string
 	// Started runs once every process runs (mpirun's wire-up), in its
 	// own goroutine; its error fails the job.
 	Started func(ctx context.Context, j *Job) error
@@ -178,7 +179,7 @@ func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error 
 		m := &wire.Spawn{Node: int32(pr.Node), Job: jobID, Argv: append([]string{l.Program}, l.Args...),
 			Env: append(append([]string(nil), o.Env...), exports...)}
 		if cfg.EnvFor != nil {
-			m.Env = append(m.Env, cfg.EnvFor(pr.Rank)...)
+			m.Env = append(m.Env, cfg.EnvFor(pr.Rank, lineOf(lines, l))...)
 		}
 		if o.Stdin != nil && pr.Rank == 0 {
 			m.Flags |= wire.SpawnStdin
@@ -230,6 +231,16 @@ func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error 
 		cfg.Finished(started, err != nil)
 	}
 	return err
+}
+
+// lineOf is the index of l in lines (Schedule's procs point into them).
+func lineOf(lines []appschema.Line, l *appschema.Line) int {
+	for i := range lines {
+		if &lines[i] == l {
+			return i
+		}
+	}
+	return -1
 }
 
 // workDir is the directory a line's processes start in, and whether it is

@@ -60,8 +60,9 @@ func RunMPI(ctx context.Context, cl *lamclient.Client, o Options, m MPIOptions) 
 	np := 0
 	h := hooks{
 		Count: func(n int, self int32) { np, w.id.Node = n, self },
-		EnvFor: func(rank int) []string {
-			return []string{jobwire.EnvRank + "=" + fmt.Sprint(rank), jobwire.EnvWorld + "=" + fmt.Sprint(np), jobwire.EnvJob + "=" + w.id.String()}
+		EnvFor: func(rank, app int) []string {
+			return []string{jobwire.EnvRank + "=" + fmt.Sprint(rank), jobwire.EnvWorld + "=" + fmt.Sprint(np), jobwire.EnvJob + "=" + w.id.String(),
+				jobwire.EnvAppNum + "=" + fmt.Sprint(app)}
 		},
 		Started:  w.run,
 		Exited:   w.exited,

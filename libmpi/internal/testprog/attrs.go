@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
@@ -12,7 +14,10 @@ import (
 // still communicates, the delete callbacks of a collective Free, and on
 // rank 0 a delete callback of Self that Finalize runs (it prints "self
 // deleted" after "attrs ok universe N").
-func init() { suites["attrs"] = attrs }
+func init() {
+	suites["attrs"] = attrs
+	suites["appnum"] = appnumSuite
+}
 
 func attrs(rank, size int) {
 	w := mpi.World
@@ -30,8 +35,8 @@ func attrs(rank, size int) {
 	if !ok || err != nil || universe < 1 {
 		fail("UNIVERSE_SIZE: %d %v %v", universe, ok, err)
 	}
-	if _, ok, _ := mpi.GetAttr(w, mpi.KeyAppNum); ok {
-		fail("APPNUM is set")
+	if app, ok, err := mpi.GetAttr(w, mpi.KeyAppNum); app != 0 || !ok || err != nil {
+		fail("APPNUM of a command line's job: %d %v %v", app, ok, err) // its one line
 	}
 
 	var log []string
@@ -108,4 +113,25 @@ func interAttrs(rank int) {
 		fail("%d delete callbacks, want 2", deleted)
 	}
 	must(k.Free())
+}
+
+// appnumSuite ("testprog appnum N", started from line N of an app
+// schema) checks that MPI_APPNUM is N, and that the ranks of each line
+// agree: rank 0 prints "appnum ok" and the line of every rank.
+func appnumSuite(rank, size int) {
+	w := mpi.World
+	w.SetErrhandler(mpi.ErrorsReturn)
+	want, err := strconv.Atoi(os.Args[len(os.Args)-1])
+	if err != nil {
+		fail("appnum needs the line number as its argument")
+	}
+	app, ok, err := mpi.GetAttr(w, mpi.KeyAppNum)
+	if !ok || err != nil || app != want {
+		fail("APPNUM %d %v %v, want %d", app, ok, err, want)
+	}
+	all := make([]int64, size)
+	mustOK("Allgather", mpi.Allgather(w, []int64{int64(app)}, all))
+	if rank == 0 {
+		fmt.Println("appnum ok", all)
+	}
 }

@@ -27,6 +27,10 @@ type Process struct {
 	Size     int
 	Nodes    []int32 // world rank → node, for the coll modules
 	Settings *ssi.Settings
+	// AppNum is the index of the process's line in its job's application
+	// schema (MPI_APPNUM), -1 when mpirun did not say (a process started
+	// alone).
+	AppNum int
 
 	client    *lamclient.Client // nil for a world of one
 	watch     *lamdWatch        // ends the process if client closes under it
@@ -47,7 +51,7 @@ func Start(ctx context.Context) (*Process, error) {
 
 // singleton makes a world of one process.
 func singleton(settings *ssi.Settings) *Process {
-	return &Process{Engine: core.New(core.Config{Rank: 0, Links: make([]rpi.Link, 1)}), Size: 1, Nodes: []int32{0}, Settings: settings}
+	return &Process{Engine: core.New(core.Config{Rank: 0, Links: make([]rpi.Link, 1)}), Size: 1, Nodes: []int32{0}, Settings: settings, AppNum: -1}
 }
 
 // join wires the process into its job: it reports to mpirun through the
@@ -139,7 +143,7 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 		return nil, fmt.Errorf("every process must use the same rpi module: this one chose %s, the job %s", rpiName, table.RPI)
 	}
 	peers := make([]rpi.Peer, size)
-	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, client: cl, watch: watch, transport: t, job: job}
+	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, AppNum: appNum(), client: cl, watch: watch, transport: t, job: job}
 	onNode := 0
 	for i, pr := range table.Procs {
 		peers[i] = rpi.Peer{Rank: i, Node: pr.Node, Addr: pr.Addr}
@@ -209,4 +213,14 @@ func Timeout(settings *ssi.Settings) (time.Duration, error) {
 		err = &ssi.ParamError{Name: rpi.InitTimeout, Value: v, Source: src, Err: errors.New("must be positive")}
 	}
 	return d, err
+}
+
+// appNum is the line index mpirun gave the process, or -1 (none, or not
+// a line index).
+func appNum() int {
+	n, err := strconv.Atoi(os.Getenv(jobwire.EnvAppNum))
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
 }
