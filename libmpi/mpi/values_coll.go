@@ -10,8 +10,13 @@ import (
 // communicator underneath: the sizes of the encoded values first, then
 // the bytes (Bcast, Gatherv, Scatterv, Allgatherv, Alltoallv), so every
 // process of c must call the same Value collective in the same order,
-// with the same root and the same type T. They are defined on
-// intracommunicators (an intercommunicator is an ErrComm error).
+// with the same root and the same type T. On an intercommunicator they
+// work as the typed collectives do there: a rooted one's root is Root at
+// the root, ProcNull at the other processes of its group (which take no
+// part: they get the zero value or nil) and the root's rank in the remote
+// group at the processes of the other group; blocks come from and go to
+// the remote group, so AllgatherValue returns the remote group's values
+// and AlltoallValue takes and returns one value per remote process.
 //
 // A value that cannot be encoded is an ErrType error on the process that
 // had it and on the processes that were to receive it; the collective
@@ -21,16 +26,25 @@ import (
 // failed is the size sent for a value that could not be encoded.
 const failed = -1
 
-// valueComm checks that c is an intracommunicator, for the Value
-// collectives.
-func valueComm(c *Comm, what string) error {
+// valueComm checks c for a Value collective and returns the number of
+// processes its blocks come from or go to: c's, or its remote group's.
+func valueComm(c *Comm) (int, error) {
 	if err := c.check(); err != nil {
-		return World.fail(err)
+		return 0, World.fail(err)
 	}
 	if c.inter != nil {
-		return c.fail(errorf(ErrComm, "%s: %s is an intercommunicator: the value collectives are defined on intracommunicators", what, c.name))
+		return len(c.inter.remote), nil
 	}
-	return nil
+	return len(c.group), nil
+}
+
+// valueRoot reports whether this process is a rooted Value collective's
+// root, and whether it takes no part (ProcNull on an intercommunicator).
+func valueRoot(c *Comm, root int) (isRoot, idle bool) {
+	if c.inter != nil {
+		return root == Root, root == ProcNull
+	}
+	return c.rank == root, false
 }
 
 // encodeValue encodes v for a collective: its bytes and its size, or
@@ -78,10 +92,10 @@ func decodeAll[T any](what string, buf []byte, sizes []int64) ([]T, error) {
 // copy; the others' v is ignored.
 func BcastValue[T any](c *Comm, v T, root int) (T, error) {
 	var zero T
-	if err := valueComm(c, "BcastValue"); err != nil {
+	if _, err := valueComm(c); err != nil {
 		return zero, err
 	}
-	isRoot := c.rank == root
+	isRoot, idle := valueRoot(c, root)
 	var b []byte
 	var encErr error
 	size := []int64{0}
@@ -92,10 +106,12 @@ func BcastValue[T any](c *Comm, v T, root int) (T, error) {
 		return zero, err
 	}
 	switch {
+	case idle:
+		return zero, Bcast(c, []byte{}, root)
 	case isRoot && encErr != nil:
 		return zero, c.fail(valueError("BcastValue", encErr))
 	case size[0] == failed:
-		return zero, c.fail(errorf(ErrType, "BcastValue: the root (rank %d) could not encode its value", root))
+		return zero, c.fail(errorf(ErrType, "BcastValue: the root could not encode its value"))
 	case isRoot:
 		return v, Bcast(c, b, root)
 	}
@@ -120,14 +136,20 @@ func BcastValue[T any](c *Comm, v T, root int) (T, error) {
 // GatherValue collects every process's v at the root (MPI_Gather of
 // values): the root gets them in rank order, the others nil.
 func GatherValue[T any](c *Comm, v T, root int) ([]T, error) {
-	if err := valueComm(c, "GatherValue"); err != nil {
+	n, err := valueComm(c)
+	if err != nil {
 		return nil, err
 	}
-	b, size, encErr := encodeValue(&v)
-	isRoot := c.rank == root
+	isRoot, idle := valueRoot(c, root)
+	var b []byte
+	var size int64
+	var encErr error
+	if !isRoot || c.inter == nil { // the root of an intercommunicator sends nothing
+		b, size, encErr = encodeValue(&v)
+	}
 	var sizes []int64
 	if isRoot {
-		sizes = make([]int64, len(c.group))
+		sizes = make([]int64, n)
 	}
 	if err := Gather(c, []int64{size}, sizes, root); err != nil {
 		return nil, err
@@ -145,7 +167,7 @@ func GatherValue[T any](c *Comm, v T, root int) ([]T, error) {
 	if encErr != nil {
 		return nil, c.fail(valueError("GatherValue", encErr))
 	}
-	if !isRoot {
+	if !isRoot || idle {
 		return nil, nil
 	}
 	out, err := decodeAll[T]("GatherValue", recv, sizes)
@@ -157,11 +179,12 @@ func GatherValue[T any](c *Comm, v T, root int) ([]T, error) {
 // process; the others' vs is ignored.
 func ScatterValue[T any](c *Comm, vs []T, root int) (T, error) {
 	var v T
-	if err := valueComm(c, "ScatterValue"); err != nil {
+	n, err := valueComm(c)
+	if err != nil {
 		return v, err
 	}
-	isRoot := c.rank == root
-	n := len(c.group)
+	isRoot, idle := valueRoot(c, root)
+	receives := !idle && (!isRoot || c.inter == nil)
 	var sizes []int64
 	var send []byte
 	var counts, displs []int
@@ -180,9 +203,14 @@ func ScatterValue[T any](c *Comm, vs []T, root int) (T, error) {
 	if err := Scatter(c, sizes, mine, root); err != nil {
 		return v, err
 	}
-	buf, direct, terr := codec.Target(&v, int(max(mine[0], 0)))
-	if terr != nil {
-		buf = make([]byte, max(mine[0], 0))
+	var buf []byte
+	var direct bool
+	var terr error
+	if receives {
+		buf, direct, terr = codec.Target(&v, int(max(mine[0], 0)))
+		if terr != nil {
+			buf = make([]byte, max(mine[0], 0))
+		}
 	}
 	if err := Scatterv(c, send, counts, displs, buf, root); err != nil {
 		return v, err
@@ -190,8 +218,10 @@ func ScatterValue[T any](c *Comm, vs []T, root int) (T, error) {
 	switch {
 	case rootErr != nil:
 		return v, c.fail(rootErr)
+	case !receives:
+		return v, nil
 	case mine[0] == failed:
-		return v, c.fail(errorf(ErrType, "ScatterValue: the root (rank %d) could not encode this process's value", root))
+		return v, c.fail(errorf(ErrType, "ScatterValue: the root could not encode this process's value"))
 	case terr != nil:
 		return v, c.fail(valueError("ScatterValue", terr))
 	}
@@ -206,11 +236,12 @@ func ScatterValue[T any](c *Comm, vs []T, root int) (T, error) {
 // AllgatherValue collects every process's v at every process, in rank
 // order (MPI_Allgather of values).
 func AllgatherValue[T any](c *Comm, v T) ([]T, error) {
-	if err := valueComm(c, "AllgatherValue"); err != nil {
+	n, err := valueComm(c)
+	if err != nil {
 		return nil, err
 	}
 	b, size, encErr := encodeValue(&v)
-	sizes := make([]int64, len(c.group))
+	sizes := make([]int64, n)
 	if err := Allgather(c, []int64{size}, sizes); err != nil {
 		return nil, err
 	}
@@ -230,10 +261,10 @@ func AllgatherValue[T any](c *Comm, v T) ([]T, error) {
 // out[i] from process i (MPI_Alltoall of values); vs holds one value per
 // process.
 func AlltoallValue[T any](c *Comm, vs []T) ([]T, error) {
-	if err := valueComm(c, "AlltoallValue"); err != nil {
+	n, err := valueComm(c)
+	if err != nil {
 		return nil, err
 	}
-	n := len(c.group)
 	blocks, sizes, mineErr := encodeValues("AlltoallValue", vs, n)
 	rsizes := make([]int64, n)
 	if err := Alltoall(c, sizes, rsizes); err != nil {

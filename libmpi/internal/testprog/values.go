@@ -69,7 +69,7 @@ func valuesSuite(rank, size int) {
 	valueErrors(mpi.World)
 	if size >= 2 {
 		// On an intercommunicator (evens and odds): point to point between
-		// the leaders works, the collectives are ErrComm.
+		// the leaders, and the value collectives across the groups.
 		side, err := mpi.World.Split(rank%2, rank)
 		mustOK("split by parity", err)
 		ic, err := mpi.IntercommCreate(side, 0, mpi.World, 1-rank%2, 78)
@@ -80,9 +80,7 @@ func valuesSuite(rank, size int) {
 			mustOK("SendrecvValue on an intercommunicator", err)
 			same("SendrecvValue on an intercommunicator", got, fmt.Sprint("leader ", 1-rank))
 		}
-		if _, err := mpi.AllgatherValue(ic, rank); mpi.Class(err) != mpi.ErrComm {
-			fail("AllgatherValue on an intercommunicator: %v", err)
-		}
+		valueInterColls(ic, side, rank)
 	}
 	valueThreads(rank, size)
 	if rank == 0 {
@@ -102,6 +100,17 @@ func valuesP2P(rank, size int) {
 	bs, _, err := mpi.SendrecvValue[[]body, []body](w, bodiesOf(rank), next, 2, prev, 2)
 	mustOK("ring of bodies", err)
 	same("ring of bodies", bs, bodiesOf(prev))
+	// IrecvValue around the ring, started before the send.
+	var into *record
+	req, err := mpi.IrecvValue(w, &into, prev, 5)
+	mustOK("IrecvValue", err)
+	mustOK("send for IrecvValue", mpi.SendValue(w, recordOf(rank), next, 5))
+	st, err = req.Wait()
+	mustOK("IrecvValue's Wait", err)
+	same("IrecvValue around the ring", into, recordOf(prev))
+	if st.Source != prev || st.Tag != 5 {
+		fail("IrecvValue status %+v", st)
+	}
 	// Everyone to rank 0, received from AnySource.
 	if rank != 0 {
 		mustOK("send to 0", mpi.SendValue(w, map[string]int{"rank": rank}, 0, 3))
@@ -357,5 +366,81 @@ func valueBench(rank, size int) {
 		if rank == 0 {
 			fmt.Printf("valuebench %s %.1f\n", f.name, float64(time.Since(start).Microseconds())/float64(2*rounds))
 		}
+	}
+}
+
+// valueInterColls runs the value collectives on the intercommunicator of
+// evens and odds (local ranks in world order): each group's values come
+// from the other.
+func valueInterColls(ic, side *mpi.Comm, rank int) {
+	rn, err := ic.RemoteSize()
+	mustOK("RemoteSize", err)
+	even := rank%2 == 0
+	remote := func(j int) int { // world rank of remote rank j
+		if even {
+			return 2*j + 1
+		}
+		return 2 * j
+	}
+	all, err := mpi.AllgatherValue(ic, fmt.Sprint("p", rank))
+	mustOK("AllgatherValue on an intercommunicator", err)
+	for j := range rn {
+		same("AllgatherValue on an intercommunicator", all[j], fmt.Sprint("p", remote(j)))
+	}
+	// Bcast and Gather rooted at the evens' leader, Scatter at the odds'.
+	evenRoot := func() int {
+		switch {
+		case !even:
+			return 0
+		case side.Rank() == 0:
+			return mpi.Root
+		}
+		return mpi.ProcNull
+	}()
+	got, err := mpi.BcastValue(ic, map[string]int{"from": rank}, evenRoot)
+	mustOK("BcastValue on an intercommunicator", err)
+	switch {
+	case !even || side.Rank() == 0:
+		same("BcastValue on an intercommunicator", got, map[string]int{"from": 0})
+	default:
+		same("BcastValue on an intercommunicator (ProcNull)", got, map[string]int(nil))
+	}
+	gathered, err := mpi.GatherValue(ic, fmt.Sprint("g", rank), evenRoot)
+	mustOK("GatherValue on an intercommunicator", err)
+	if evenRoot == mpi.Root {
+		for j := range rn {
+			same("GatherValue on an intercommunicator", gathered[j], fmt.Sprint("g", remote(j)))
+		}
+	} else if gathered != nil {
+		fail("GatherValue on an intercommunicator gave a non-root %v", gathered)
+	}
+	oddRoot := func() int {
+		switch {
+		case even:
+			return 0
+		case side.Rank() == 0:
+			return mpi.Root
+		}
+		return mpi.ProcNull
+	}()
+	var vs []record
+	if oddRoot == mpi.Root {
+		for j := range rn {
+			vs = append(vs, *recordOf(100 + remote(j)))
+		}
+	}
+	one, err := mpi.ScatterValue(ic, vs, oddRoot)
+	mustOK("ScatterValue on an intercommunicator", err)
+	if even {
+		same("ScatterValue on an intercommunicator", one, *recordOf(100 + rank))
+	}
+	out := make([]string, rn)
+	for j := range out {
+		out[j] = fmt.Sprintf("%d->%d", rank, remote(j))
+	}
+	in, err := mpi.AlltoallValue(ic, out)
+	mustOK("AlltoallValue on an intercommunicator", err)
+	for i := range rn {
+		same("AlltoallValue on an intercommunicator", in[i], fmt.Sprintf("%d->%d", remote(i), rank))
 	}
 }
