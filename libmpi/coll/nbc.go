@@ -93,6 +93,11 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 	return v, nil
 }
 
+// Seq is the sequence number of a view Reserve made (the low bits of
+// its tag): what a nonblocking collective run outside the coll framework
+// (a neighbour collective) tags its messages with.
+func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
+
 // RunView runs the collective kind on the view v that Reserve made,
 // waiting for it: the caller is the collective's own goroutine. f does
 // not outlive the call (so a caller's closure stays on its stack).

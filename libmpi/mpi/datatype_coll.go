@@ -189,25 +189,32 @@ func AlltoallType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte
 }
 
 // typedBlocks is the packed blocks of a v or w collective over
-// datatypes: block i is counts[i] elements of types[i] at
-// buf[displs[i]:] (displs in bytes). With fill they are packed now
-// (blocks to send); without, buf is checked to hold them (blocks to
-// receive). It returns nil after an argument error, recorded on k.
+// datatypes (see packBlocks), one per process of k.n(); nil after an
+// argument error, recorded on k.
 func (k *call) typedBlocks(what string, buf []byte, counts, displs []int, types []*Datatype, fill bool) [][]byte {
-	n := k.n()
+	out, err := packBlocks(what, buf, counts, displs, types, k.n(), "processes", fill)
+	if err != nil {
+		k.bad(Class(err), "%w", err)
+	}
+	return out
+}
+
+// packBlocks cuts buf into the n packed blocks of a collective over
+// datatypes (n of whom: "processes", "neighbours"): block i is counts[i]
+// elements of types[i] at buf[displs[i]:] (displs in bytes). With fill
+// they are packed now (blocks to send); without, buf is checked to hold
+// them (blocks to receive).
+func packBlocks(what string, buf []byte, counts, displs []int, types []*Datatype, n int, whom string, fill bool) ([][]byte, error) {
 	if len(counts) != n || len(displs) != n || len(types) != n {
-		k.bad(ErrArg, "%s: %d counts, %d displacements and %d types for %d processes", what, len(counts), len(displs), len(types), n)
-		return nil
+		return nil, errorf(ErrArg, "%s: %d counts, %d displacements and %d types for %d %s", what, len(counts), len(displs), len(types), n, whom)
 	}
 	out := make([][]byte, n)
 	for i := range n {
 		if err := checkOld(types[i], counts[i]); err != nil {
-			k.bad(Class(err), "%s: block %d: %w", what, i, err)
-			return nil
+			return nil, errorf(Class(err), "%s: block %d: %w", what, i, err)
 		}
 		if displs[i] < 0 || displs[i] > len(buf) {
-			k.bad(ErrBuffer, "%s: block %d: displacement %d is outside the buffer of %d bytes", what, i, displs[i], len(buf))
-			return nil
+			return nil, errorf(ErrBuffer, "%s: block %d: displacement %d is outside the buffer of %d bytes", what, i, displs[i], len(buf))
 		}
 		out[i] = coll.Buffer(PackSize(counts[i], types[i]))
 		if out[i] == nil {
@@ -220,17 +227,19 @@ func (k *call) typedBlocks(what string, buf []byte, counts, displs []int, types 
 			err = walk(buf[displs[i]:], counts[i], types[i], func([]byte) {})
 		}
 		if err != nil {
-			k.bad(ErrBuffer, "%s: block %d: %w", what, i, err)
-			return nil
+			return nil, errorf(ErrBuffer, "%s: block %d: %w", what, i, err)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // unpackBlocks unpacks the blocks a collective received into buf, as
-// typedBlocks cut it.
+// packBlocks cut it; a nil block moved nothing and is skipped.
 func unpackBlocks(blocks [][]byte, buf []byte, counts, displs []int, types []*Datatype) error {
 	for i, b := range blocks {
+		if b == nil {
+			continue
+		}
 		if err := Unpack(b, new(int), buf[displs[i]:], counts[i], types[i]); err != nil {
 			return err
 		}

@@ -42,7 +42,6 @@ type typeOp struct {
 	size  int
 	id    int                    // the element type, for the argument check
 	apply func(in, inout []byte) // over whole values
-	alloc func(n int) []byte     // n zeroed values, aligned as the type
 }
 
 // NewTypeOp makes a reduction over values of T (MPI_Op_create for a
@@ -67,7 +66,6 @@ func NewTypeOp[T any](fn func(in, inout []T), commutative bool) (*Op, error) {
 		size:  sizeOf[T](),
 		id:    1<<32 | int(h.Sum32()),
 		apply: func(in, inout []byte) { fn(reduce.View[T](in), reduce.View[T](inout)) },
-		alloc: func(n int) []byte { return raw(make([]T, n)) },
 	}}, nil
 }
 
@@ -118,9 +116,20 @@ func ReduceScatterBlockType(c *Comm, send, recv []byte, count int, d *Datatype, 
 // redPlan is how a reduction over a datatype runs.
 type redPlan struct {
 	o     *coll.Op
-	per   int                // the op's elements per element of the datatype
-	alloc func(n int) []byte // n of the op's elements
-	whole bool               // a NewTypeOp: copied through the datatype, not packed
+	per   int  // the op's elements per element of the datatype
+	whole bool // a NewTypeOp: copied through the datatype, not packed
+}
+
+// noOp is the op of a reduction that will not run (an argument error).
+var noOp = &coll.Op{Size: 1, Commutative: true, Apply: func(in, inout []byte) {}}
+
+// alloc is room for n of the op's elements, zeroed and aligned for any
+// Go type (coll.Buffer's are 8-byte aligned).
+func (p redPlan) alloc(n int) []byte {
+	if b := coll.Buffer(n * p.o.Size); b != nil {
+		return b
+	}
+	return []byte{}
 }
 
 // plan prepares the reduction of elements of d with op, recording an
@@ -128,8 +137,7 @@ type redPlan struct {
 func (k *call) plan(d *Datatype, op *Op, counts ...int) redPlan {
 	fail := func(err error) redPlan {
 		k.bad(Class(err), "%w", err)
-		o := &coll.Op{Size: 1, Commutative: true, Apply: func(in, inout []byte) {}}
-		return redPlan{o: o, alloc: func(n int) []byte { return make([]byte, n) }}
+		return redPlan{o: noOp}
 	}
 	if err := checkOld(d, counts...); err != nil {
 		return fail(err)
@@ -140,7 +148,7 @@ func (k *call) plan(d *Datatype, op *Op, counts ...int) redPlan {
 			return fail(errorf(ErrType, "%s (extent %d, lower bound %d) is not laid out as %v (size %d)", d.name, d.Extent(), d.lb, op.typ, m.size))
 		}
 		k.sig.Type, k.sig.Op = m.id, coll.UserOp
-		return redPlan{o: &coll.Op{Size: m.size, Commutative: op.commute, Apply: m.apply}, per: 1, alloc: m.alloc, whole: true}
+		return redPlan{o: &coll.Op{Size: m.size, Commutative: op.commute, Apply: m.apply}, per: 1, whole: true}
 	}
 	t := basicOf(d)
 	if t == nil && d.size > 0 {
@@ -162,7 +170,7 @@ var planners = map[*Datatype]func(k *call, op *Op, d *Datatype) redPlan{
 }
 
 func planAs[T CollElem](k *call, op *Op, d *Datatype) redPlan {
-	return redPlan{o: reduction[T](k, op), per: d.size / sizeOf[T](), alloc: func(n int) []byte { return raw(make([]T, n)) }}
+	return redPlan{o: reduction[T](k, op), per: d.size / sizeOf[T]()}
 }
 
 // in fills b, the op's elements, from count elements of d in buf.

@@ -1,6 +1,8 @@
 package mpi
 
 import (
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/internal/topo"
 )
 
@@ -13,36 +15,95 @@ import (
 // DistGraphNeighbors. They run on the communicator's hidden context, so
 // they never match the program's messages. Every process of c must call
 // them in the same order as its other collectives.
+//
+// The nonblocking forms (Ineighbor…) check their arguments and cut the
+// blocks when they start, then exchange them on a goroutine of their own,
+// tagged with the communicator's next nonblocking sequence number (as the
+// other nonblocking collectives), so several may be under way beside
+// blocking collectives. An argument error is returned at once, with no
+// request; the process still sends its neighbours empty blocks, so that
+// they see ErrCount instead of waiting.
 
-// neighbours returns the edges of this process in c's topology.
-func (c *Comm) neighbours(what string) (in, out []topo.Edge, err error) {
+// nbrCall is a neighbour collective's blocks, cut from its arguments.
+type nbrCall struct {
+	c       *Comm
+	in, out []topo.Edge
+	rb, sb  [][]byte
+	err     error // an argument error: the exchange moves empty blocks
+	// A w collective's receive side, unpacked once the blocks came.
+	recv             []byte
+	rcounts, rdispls []int
+	rtypes           []*Datatype
+}
+
+// neighbours starts a neighbour collective on c: this process's edges in
+// c's topology.
+func (c *Comm) neighbours(what string) (nbrCall, error) {
 	if _, err := engine(); err != nil {
-		return nil, nil, err
+		return nbrCall{}, err
 	}
 	if err := c.check(); err != nil {
-		return nil, nil, World.fail(err)
+		return nbrCall{}, World.fail(err)
 	}
 	if c.topo == nil {
-		return nil, nil, c.fail(errorf(ErrTopology, "%s: %s has no topology", what, c.name))
+		return nbrCall{}, c.fail(errorf(ErrTopology, "%s: %s has no topology", what, c.name))
 	}
-	in, out = c.topo.Edges(c.rank)
-	return in, out, nil
+	in, out := c.topo.Edges(c.rank)
+	return nbrCall{c: c, in: in, out: out}, nil
 }
 
-// exchange runs a neighbour collective's messages.
-func (c *Comm) exchange(in []topo.Edge, recv [][]byte, out []topo.Edge, send [][]byte) error {
-	if err := topo.Exchange(c.collComm().T, in, recv, out, send); err != nil {
-		return c.fail(topoError(err))
+// bad records an argument error (the first counts).
+func (x *nbrCall) bad(err error) {
+	if x.err == nil {
+		x.err = err
 	}
-	return nil
 }
 
-// argFail reports a neighbour collective's argument error after taking
-// part with empty blocks, so that the neighbours see a block of the wrong
-// size (ErrCount) instead of waiting for one that never comes.
-func (c *Comm) argFail(in, out []topo.Edge, err error) error {
-	topo.Exchange(c.collComm().T, in, make([][]byte, len(in)), out, make([][]byte, len(out)))
-	return c.fail(err)
+// exchange runs the collective's messages with base tag base (and
+// unpacks a w collective's blocks); the error is not through an error
+// handler yet.
+func (x *nbrCall) exchange(t coll.Transport, base int) error {
+	if x.err != nil {
+		topo.Exchange(t, base, x.in, make([][]byte, len(x.in)), x.out, make([][]byte, len(x.out)))
+		return x.err
+	}
+	if err := topo.Exchange(t, base, x.in, x.rb, x.out, x.sb); err != nil {
+		return topoError(err)
+	}
+	if x.rtypes == nil {
+		return nil
+	}
+	return unpackBlocks(x.rb, x.recv, x.rcounts, x.rdispls, x.rtypes)
+}
+
+// run runs a blocking neighbour collective.
+func (x *nbrCall) run() error {
+	return x.c.fail(x.exchange(x.c.collComm().T, topo.Base))
+}
+
+// start starts a nonblocking neighbour collective and returns its
+// request.
+func (x *nbrCall) start(kind coll.Kind) (*Request, error) {
+	c := x.c
+	view, err := c.collComm().Reserve(kind) // its place among c's collectives
+	if err != nil {
+		return nil, c.collFail(err)
+	}
+	base, err := topo.NonblockingBase(view.Seq(), x.in, x.out)
+	if err != nil {
+		return nil, c.fail(topoError(err))
+	}
+	if x.err != nil {
+		go x.exchange(view.T, base) // empty blocks for the neighbours
+		return nil, c.fail(x.err)
+	}
+	r := &Request{r: st.engine.NewGeneric(), comm: c}
+	go func() {
+		s := core.Status{Source: AnySource, Tag: AnyTag}
+		s.Err = x.exchange(view.T, base)
+		st.engine.Finish(r.r, s)
+	}()
+	return r, nil
 }
 
 // cut cuts buf into n blocks of equal length.
@@ -80,42 +141,93 @@ func cutv(what string, buf []byte, counts, displs []int, es, n int) ([][]byte, e
 	return out, nil
 }
 
+// same is n blocks that are all b.
+func same(b []byte, n int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = b
+	}
+	return out
+}
+
+func neighborAllgather[T CollElem](c *Comm, what string, send, recv []T) (nbrCall, error) {
+	x, err := c.neighbours(what)
+	if err != nil {
+		return x, err
+	}
+	rb, ok := cut(raw(recv), len(x.in))
+	if !ok || len(recv) != len(x.in)*len(send) {
+		x.bad(errorf(ErrCount, "%s: a receive buffer of %d elements for %d blocks of %d", what, len(recv), len(x.in), len(send)))
+	}
+	x.rb, x.sb = rb, same(raw(send), len(x.out))
+	return x, nil
+}
+
 // NeighborAllgather sends send to every neighbour and receives one block
 // from each into recv, which holds one block (as long as send) per
 // incoming neighbour (MPI_Neighbor_allgather).
 func NeighborAllgather[T CollElem](c *Comm, send, recv []T) error {
-	in, out, err := c.neighbours("NeighborAllgather")
+	x, err := neighborAllgather(c, "NeighborAllgather", send, recv)
 	if err != nil {
 		return err
 	}
-	rb, ok := cut(raw(recv), len(in))
-	if !ok || len(recv) != len(in)*len(send) {
-		return c.argFail(in, out, errorf(ErrCount, "NeighborAllgather: a receive buffer of %d elements for %d blocks of %d", len(recv), len(in), len(send)))
+	return x.run()
+}
+
+// IneighborAllgather starts NeighborAllgather (MPI_Ineighbor_allgather).
+func IneighborAllgather[T CollElem](c *Comm, send, recv []T) (*Request, error) {
+	x, err := neighborAllgather(c, "IneighborAllgather", send, recv)
+	if err != nil {
+		return nil, err
 	}
-	sb := make([][]byte, len(out))
-	for i := range sb {
-		sb[i] = raw(send)
+	return x.start(coll.Allgather)
+}
+
+func neighborAllgatherv[T CollElem](c *Comm, what string, send, recv []T, counts, displs []int) (nbrCall, error) {
+	x, err := c.neighbours(what)
+	if err != nil {
+		return x, err
 	}
-	return c.exchange(in, rb, out, sb)
+	rb, err := cutv(what+": receive", raw(recv), counts, displs, sizeOf[T](), len(x.in))
+	x.bad(err)
+	x.rb, x.sb = rb, same(raw(send), len(x.out))
+	return x, nil
 }
 
 // NeighborAllgatherv sends send to every neighbour and receives the block
 // of incoming neighbour j into recv[displs[j]:][:counts[j]]
 // (MPI_Neighbor_allgatherv).
 func NeighborAllgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int) error {
-	in, out, err := c.neighbours("NeighborAllgatherv")
+	x, err := neighborAllgatherv(c, "NeighborAllgatherv", send, recv, counts, displs)
 	if err != nil {
 		return err
 	}
-	rb, err := cutv("NeighborAllgatherv: receive", raw(recv), counts, displs, sizeOf[T](), len(in))
+	return x.run()
+}
+
+// IneighborAllgatherv starts NeighborAllgatherv
+// (MPI_Ineighbor_allgatherv).
+func IneighborAllgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int) (*Request, error) {
+	x, err := neighborAllgatherv(c, "IneighborAllgatherv", send, recv, counts, displs)
 	if err != nil {
-		return c.argFail(in, out, err)
+		return nil, err
 	}
-	sb := make([][]byte, len(out))
-	for i := range sb {
-		sb[i] = raw(send)
+	return x.start(coll.Allgatherv)
+}
+
+func neighborAlltoall[T CollElem](c *Comm, what string, send, recv []T) (nbrCall, error) {
+	x, err := c.neighbours(what)
+	if err != nil {
+		return x, err
 	}
-	return c.exchange(in, rb, out, sb)
+	sb, ok1 := cut(raw(send), len(x.out))
+	rb, ok2 := cut(raw(recv), len(x.in))
+	if !ok1 || !ok2 || len(sb) > 0 && len(rb) > 0 && len(sb[0]) != len(rb[0]) {
+		x.bad(errorf(ErrCount, "%s: send (%d elements) and receive (%d) buffers are not %d and %d equal blocks",
+			what, len(send), len(recv), len(x.out), len(x.in)))
+	}
+	x.rb, x.sb = rb, sb
+	return x, nil
 }
 
 // NeighborAlltoall sends block i of send to outgoing neighbour i and
@@ -123,37 +235,76 @@ func NeighborAllgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []in
 // (MPI_Neighbor_alltoall): send holds one block per outgoing neighbour,
 // recv one per incoming neighbour, all of one length.
 func NeighborAlltoall[T CollElem](c *Comm, send, recv []T) error {
-	in, out, err := c.neighbours("NeighborAlltoall")
+	x, err := neighborAlltoall(c, "NeighborAlltoall", send, recv)
 	if err != nil {
 		return err
 	}
-	sb, ok1 := cut(raw(send), len(out))
-	rb, ok2 := cut(raw(recv), len(in))
-	if !ok1 || !ok2 || len(sb) > 0 && len(rb) > 0 && len(sb[0]) != len(rb[0]) {
-		return c.argFail(in, out, errorf(ErrCount, "NeighborAlltoall: send (%d elements) and receive (%d) buffers are not %d and %d equal blocks",
-			len(send), len(recv), len(out), len(in)))
+	return x.run()
+}
+
+// IneighborAlltoall starts NeighborAlltoall (MPI_Ineighbor_alltoall).
+func IneighborAlltoall[T CollElem](c *Comm, send, recv []T) (*Request, error) {
+	x, err := neighborAlltoall(c, "IneighborAlltoall", send, recv)
+	if err != nil {
+		return nil, err
 	}
-	return c.exchange(in, rb, out, sb)
+	return x.start(coll.Alltoall)
+}
+
+func neighborAlltoallv[T CollElem](c *Comm, what string, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (nbrCall, error) {
+	x, err := c.neighbours(what)
+	if err != nil {
+		return x, err
+	}
+	es := sizeOf[T]()
+	sb, err := cutv(what+": send", raw(send), scounts, sdispls, es, len(x.out))
+	x.bad(err)
+	rb, err := cutv(what+": receive", raw(recv), rcounts, rdispls, es, len(x.in))
+	x.bad(err)
+	x.rb, x.sb = rb, sb
+	return x, nil
 }
 
 // NeighborAlltoallv sends send[sdispls[i]:][:scounts[i]] to outgoing
 // neighbour i and receives recv[rdispls[j]:][:rcounts[j]] from incoming
 // neighbour j (MPI_Neighbor_alltoallv).
 func NeighborAlltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
-	in, out, err := c.neighbours("NeighborAlltoallv")
+	x, err := neighborAlltoallv(c, "NeighborAlltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	if err != nil {
 		return err
 	}
-	es := sizeOf[T]()
-	sb, err := cutv("NeighborAlltoallv: send", raw(send), scounts, sdispls, es, len(out))
+	return x.run()
+}
+
+// IneighborAlltoallv starts NeighborAlltoallv (MPI_Ineighbor_alltoallv).
+func IneighborAlltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (*Request, error) {
+	x, err := neighborAlltoallv(c, "IneighborAlltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	if err != nil {
-		return c.argFail(in, out, err)
+		return nil, err
 	}
-	rb, err := cutv("NeighborAlltoallv: receive", raw(recv), rcounts, rdispls, es, len(in))
+	return x.start(coll.Alltoallv)
+}
+
+func neighborAlltoallw(c *Comm, what string, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) (nbrCall, error) {
+	x, err := c.neighbours(what)
 	if err != nil {
-		return c.argFail(in, out, err)
+		return x, err
 	}
-	return c.exchange(in, rb, out, sb)
+	sb, err := packBlocks(what+": send", send, scounts, sdispls, stypes, len(x.out), "neighbours", true)
+	x.bad(err)
+	rb, err := packBlocks(what+": receive", recv, rcounts, rdispls, rtypes, len(x.in), "neighbours", false)
+	x.bad(err)
+	if x.err != nil {
+		return x, nil
+	}
+	for j, e := range x.in {
+		if e.Peer == ProcNull {
+			rb[j] = nil // left alone
+		}
+	}
+	x.rb, x.sb = rb, sb
+	x.recv, x.rcounts, x.rdispls, x.rtypes = recv, rcounts, rdispls, rtypes
+	return x, nil
 }
 
 // NeighborAlltoallw is NeighborAlltoallv with a datatype per block and
@@ -162,48 +313,20 @@ func NeighborAlltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, re
 // elements of rtypes[j] at recv[rdispls[j]:] come from incoming neighbour
 // j. The blocks are packed before they leave and unpacked once arrived.
 func NeighborAlltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
-	in, out, err := c.neighbours("NeighborAlltoallw")
+	x, err := neighborAlltoallw(c, "NeighborAlltoallw", send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	if err != nil {
 		return err
 	}
-	blocks := func(what string, buf []byte, counts, displs []int, types []*Datatype, n int, fill bool) ([][]byte, error) {
-		if len(counts) != n || len(displs) != n || len(types) != n {
-			return nil, errorf(ErrArg, "NeighborAlltoallw: %s: %d counts, %d displacements and %d types for %d neighbours", what, len(counts), len(displs), len(types), n)
-		}
-		bs := make([][]byte, n)
-		for i := range n {
-			if types[i] == nil || counts[i] < 0 || displs[i] < 0 || displs[i] > len(buf) {
-				return nil, errorf(ErrArg, "NeighborAlltoallw: %s: block %d: bad type, count or displacement", what, i)
-			}
-			bs[i] = make([]byte, PackSize(counts[i], types[i]))
-			if fill {
-				pos := 0
-				if err := Pack(buf[displs[i]:], counts[i], types[i], bs[i], &pos); err != nil {
-					return nil, errorf(ErrBuffer, "NeighborAlltoallw: %s: block %d: %w", what, i, err)
-				}
-			}
-		}
-		return bs, nil
-	}
-	sb, err := blocks("send", send, scounts, sdispls, stypes, len(out), true)
+	return x.run()
+}
+
+// IneighborAlltoallw starts NeighborAlltoallw (MPI_Ineighbor_alltoallw);
+// the received blocks are unpacked into recv before the request
+// completes.
+func IneighborAlltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) (*Request, error) {
+	x, err := neighborAlltoallw(c, "IneighborAlltoallw", send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	if err != nil {
-		return c.argFail(in, out, err)
+		return nil, err
 	}
-	rb, err := blocks("receive", recv, rcounts, rdispls, rtypes, len(in), false)
-	if err != nil {
-		return c.argFail(in, out, err)
-	}
-	if err := c.exchange(in, rb, out, sb); err != nil {
-		return err
-	}
-	for j, e := range in {
-		if e.Peer == ProcNull {
-			continue
-		}
-		pos := 0
-		if err := Unpack(rb[j], &pos, recv[rdispls[j]:], rcounts[j], rtypes[j]); err != nil {
-			return c.fail(err)
-		}
-	}
-	return nil
+	return x.start(coll.Alltoallw)
 }

@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
@@ -260,4 +261,81 @@ func TestNeighborAllgatherCount(t *testing.T) {
 	if err := mpi.NeighborAllgather(ring, []int32{5}, got); err != nil || got[0] != 5 || got[1] != 5 {
 		t.Errorf("after the errors: %v %v", got, err)
 	}
+}
+
+// The nonblocking neighbour collectives on a periodic ring of one give
+// what the blocking ones give, several outstanding at once; an argument
+// error comes at once, with no request; on a communicator without a
+// topology, ErrTopology.
+func TestNonblockingNeighbours(t *testing.T) {
+	ring, err := mpi.CartCreate(mpi.World, []int{1}, []bool{true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ring.Free()
+	ring.SetErrhandler(mpi.ErrorsReturn)
+	type pair struct {
+		name string
+		nb   func(out []int32) (*mpi.Request, error)
+		b    func(out []int32) error
+	}
+	send := []int32{7, 8, 9}
+	pairs := []pair{
+		{"allgather", func(o []int32) (*mpi.Request, error) { return mpi.IneighborAllgather(ring, send[:1], o[:2]) },
+			func(o []int32) error { return mpi.NeighborAllgather(ring, send[:1], o[:2]) }},
+		{"allgatherv", func(o []int32) (*mpi.Request, error) {
+			return mpi.IneighborAllgatherv(ring, send[:1], o, []int{1, 1}, []int{2, 0})
+		}, func(o []int32) error { return mpi.NeighborAllgatherv(ring, send[:1], o, []int{1, 1}, []int{2, 0}) }},
+		{"alltoall", func(o []int32) (*mpi.Request, error) { return mpi.IneighborAlltoall(ring, send[:2], o[:2]) },
+			func(o []int32) error { return mpi.NeighborAlltoall(ring, send[:2], o[:2]) }},
+		{"alltoallv", func(o []int32) (*mpi.Request, error) {
+			return mpi.IneighborAlltoallv(ring, send, []int{1, 2}, []int{0, 1}, o, []int{2, 1}, []int{1, 0})
+		}, func(o []int32) error {
+			return mpi.NeighborAlltoallv(ring, send, []int{1, 2}, []int{0, 1}, o, []int{2, 1}, []int{1, 0})
+		}},
+		{"alltoallw", func(o []int32) (*mpi.Request, error) {
+			return mpi.IneighborAlltoallw(ring, i32b(send), []int{1, 1}, []int{0, 8}, []*mpi.Datatype{mpi.Int32, mpi.Int32},
+				i32b(o), []int{1, 1}, []int{4, 0}, []*mpi.Datatype{mpi.Int32, mpi.Int32})
+		}, func(o []int32) error {
+			return mpi.NeighborAlltoallw(ring, i32b(send), []int{1, 1}, []int{0, 8}, []*mpi.Datatype{mpi.Int32, mpi.Int32},
+				i32b(o), []int{1, 1}, []int{4, 0}, []*mpi.Datatype{mpi.Int32, mpi.Int32})
+		}},
+	}
+	outs := make([][]int32, len(pairs))
+	reqs := make([]*mpi.Request, len(pairs))
+	for i, p := range pairs {
+		outs[i] = []int32{-1, -1, -1, -1}
+		r, err := p.nb(outs[i])
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		reqs[i] = r
+	}
+	if _, err := mpi.Waitall(reqs...); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pairs {
+		want := []int32{-1, -1, -1, -1}
+		if err := p.b(want); err != nil {
+			t.Fatalf("%s (blocking): %v", p.name, err)
+		}
+		if !slices.Equal(outs[i], want) {
+			t.Errorf("%s: %v, blocking %v", p.name, outs[i], want)
+		}
+	}
+	if r, err := mpi.IneighborAllgather(ring, send[:1], make([]int32, 3)); r != nil || mpi.Class(err) != mpi.ErrCount {
+		t.Errorf("a bad buffer: %v %v", r, err)
+	}
+	if r, err := mpi.IneighborAlltoall(mpi.World, send[:1], make([]int32, 1)); r != nil || mpi.Class(err) != mpi.ErrTopology {
+		t.Errorf("no topology: %v %v", r, err)
+	}
+	// The ring still works after the error.
+	got := make([]int32, 2)
+	if err := mpi.NeighborAllgather(ring, send[:1], got); err != nil || got[0] != 7 || got[1] != 7 {
+		t.Errorf("after the errors: %v %v", got, err)
+	}
+}
+
+func i32b(s []int32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
@@ -95,6 +96,7 @@ func topoSuite(rank, size int) {
 	}
 	mustOK("NeighborAllgather after an error", mpi.NeighborAllgather(ring, []int32{int32(rank)}, got))
 	want32("ring allgather after an error", got, left, right)
+	nonblockingNeighbours(ring, rank, left, right)
 	mustOK("free", ring.Free())
 
 	// A grid smaller than the world: the last process gets nil.
@@ -196,6 +198,75 @@ func checkGrid(grid *mpi.Comm, rank, size int, dims []int) {
 		}
 	}
 	want32("grid alltoall", got, exp...)
+	// The same, nonblocking, and as Alltoallw of one Int32 each.
+	got = []int32{-1, -1, -1, -1}
+	r, err := mpi.IneighborAlltoall(grid, []int32{int32(rank * 10), int32(rank*10 + 1), int32(rank*10 + 2), int32(rank*10 + 3)}, got)
+	mustOK("IneighborAlltoall on a grid", err)
+	four := []*mpi.Datatype{mpi.Int32, mpi.Int32, mpi.Int32, mpi.Int32}
+	sw := []int32{int32(rank * 10), int32(rank*10 + 1), int32(rank*10 + 2), int32(rank*10 + 3)}
+	gw := []int32{-1, -1, -1, -1}
+	ones, at := []int{1, 1, 1, 1}, []int{0, 4, 8, 12}
+	rw, err := mpi.IneighborAlltoallw(grid, i32bytes(sw), ones, at, four, i32bytes(gw), ones, at, four)
+	mustOK("IneighborAlltoallw on a grid", err)
+	mustV(mpi.Waitall(rw, r))
+	want32("grid ialltoall", got, exp...)
+	want32("grid ialltoallw", gw, exp...)
+}
+
+func i32bytes(s []int32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))
+}
+
+// nonblockingNeighbours starts every nonblocking neighbour collective on
+// the ring at once, beside a nonblocking Iallreduce and a blocking
+// NeighborAllgather, and waits for them in the opposite order; then an
+// argument error on rank 0 (returned at once there, ErrCount from Wait on
+// its neighbours).
+func nonblockingNeighbours(ring *mpi.Comm, rank, left, right int) {
+	size := ring.Size()
+	ag := make([]int32, 2)
+	r1, err := mpi.IneighborAllgather(ring, []int32{int32(rank)}, ag)
+	mustOK("IneighborAllgather", err)
+	sum := make([]int64, 1)
+	r2, err := mpi.Iallreduce(ring, []int64{int64(rank)}, sum, mpi.Sum)
+	mustOK("Iallreduce on the ring", err)
+	a2a := make([]int32, 2)
+	r3, err := mpi.IneighborAlltoall(ring, []int32{int32(rank*10 + 0), int32(rank*10 + 1)}, a2a)
+	mustOK("IneighborAlltoall", err)
+	blocking := make([]int32, 2)
+	mustOK("NeighborAllgather beside them", mpi.NeighborAllgather(ring, []int32{int32(rank + 1000)}, blocking))
+	v := []int32{-1, -1, -1, -1}
+	r4, err := mpi.IneighborAlltoallv(ring, []int32{int32(rank), int32(rank), int32(rank + 100)},
+		[]int{1, 2}, []int{0, 1}, v, []int{2, 1}, []int{2, 0})
+	mustOK("IneighborAlltoallv", err)
+	gv := []int32{-1, -1, -1}
+	r5, err := mpi.IneighborAllgatherv(ring, []int32{int32(rank)}, gv, []int{1, 1}, []int{2, 0})
+	mustOK("IneighborAllgatherv", err)
+	for _, r := range []*mpi.Request{r5, r4, r3, r2, r1} {
+		mustV(r.Wait())
+	}
+	want32("ring iallgather", ag, left, right)
+	want32("ring ialltoall", a2a, left*10+1, right*10+0)
+	want32("ring allgather beside", blocking, left+1000, right+1000)
+	want32("ring ialltoallv", v, right, -1, left, left+100)
+	want32("ring iallgatherv", gv, right, -1, left)
+	if sum[0] != int64(size*(size-1)/2) {
+		fail("Iallreduce beside the neighbour collectives: %d", sum[0])
+	}
+	bad := make([]int32, 2)
+	if rank == 0 {
+		bad = make([]int32, 3)
+	}
+	r, err := mpi.IneighborAllgather(ring, []int32{int32(rank)}, bad)
+	if err == nil {
+		_, err = r.Wait()
+	}
+	if next := rank == 0 || rank == 1 || rank == size-1; next && mpi.Class(err) != mpi.ErrCount || !next && err != nil {
+		fail("a bad buffer on rank 0 (nonblocking), rank %d: %v", rank, err)
+	}
+	if rank == 0 && r != nil {
+		fail("IneighborAllgather with a bad buffer returned a request")
+	}
 }
 
 // checkReorder makes a ring with reorder: CartMap foretells each rank,

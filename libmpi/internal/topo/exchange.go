@@ -11,14 +11,39 @@ import (
 // ErrShort: a neighbour sent fewer bytes than its block holds.
 var ErrShort = errors.New("a neighbour sent a block of another size")
 
+// Base is the base tag of the blocking neighbour collectives.
+const Base = comm.TagNeighbor
+
+// The tags of a nonblocking neighbour collective: its sequence number
+// (of seqBits) above its edges' offsets (of offsetBits).
+const (
+	offsetBits = 12
+	seqBits    = 15
+)
+
+// NonblockingBase is the base tag of the nonblocking neighbour collective
+// numbered seq on its communicator, whose edges are in and out: several
+// may be under way at once, beside blocking ones, and never take one
+// another's messages while fewer than 2^15 are. An edge offset that does
+// not fit (a grid of more than 2048 dimensions) is an ErrDims error.
+func NonblockingBase(seq int, in, out []Edge) (int, error) {
+	for _, e := range append(in[:len(in):len(in)], out...) {
+		if e.Tag >= 1<<offsetBits {
+			return 0, fmt.Errorf("%w: a nonblocking neighbour collective handles at most %d dimensions", ErrDims, 1<<offsetBits/2)
+		}
+	}
+	return comm.TagNeighborNB | (seq&(1<<seqBits-1))<<offsetBits, nil
+}
+
 // Exchange is one neighbour collective on t (a communicator's hidden
 // context): send[i] goes to out[i].Peer, recv[j] comes from in[j].Peer,
-// each message tagged comm.TagNeighbor plus its edge's offset. Every
+// each message tagged base (Base or NonblockingBase) plus its edge's
+// offset. Every
 // receive is posted first, in the order of in, then every send in the
 // order of out, so that two edges between the same pair of processes
 // match in the order both sides list them. Edges to ProcNull move
 // nothing.
-func Exchange(t coll.Transport, in []Edge, recv [][]byte, out []Edge, send [][]byte) error {
+func Exchange(t coll.Transport, base int, in []Edge, recv [][]byte, out []Edge, send [][]byte) error {
 	if len(recv) != len(in) || len(send) != len(out) {
 		return fmt.Errorf("%w: %d blocks for %d incoming edges, %d for %d outgoing", ErrArg, len(recv), len(in), len(send), len(out))
 	}
@@ -29,7 +54,7 @@ func Exchange(t coll.Transport, in []Edge, recv [][]byte, out []Edge, send [][]b
 		if e.Peer == ProcNull {
 			continue
 		}
-		r, err := t.Irecv(recv[j], e.Peer, comm.TagNeighbor+e.Tag)
+		r, err := t.Irecv(recv[j], e.Peer, base+e.Tag)
 		if err != nil {
 			first = err
 			break
@@ -45,7 +70,7 @@ func Exchange(t coll.Transport, in []Edge, recv [][]byte, out []Edge, send [][]b
 		if e.Peer == ProcNull {
 			continue
 		}
-		r, err := t.Isend(send[i], e.Peer, comm.TagNeighbor+e.Tag)
+		r, err := t.Isend(send[i], e.Peer, base+e.Tag)
 		if err != nil {
 			first = err
 			break

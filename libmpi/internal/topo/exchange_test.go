@@ -25,7 +25,7 @@ func allgather(t *testing.T, n int, topo func(rank int) *Topo) [][]byte {
 		for i := range send {
 			send[i] = []byte{byte(r + 10)}
 		}
-		err := Exchange(c.T, in, recv, out, send)
+		err := Exchange(c.T, Base, in, recv, out, send)
 		for _, b := range recv {
 			got[r] = append(got[r], b...)
 		}
@@ -68,7 +68,7 @@ func TestExchangeGrid(t *testing.T) {
 		for j := range recv {
 			recv[j] = []byte{0xff, 0xff}
 		}
-		if err := Exchange(cc.T, in, recv, out, send); err != nil {
+		if err := Exchange(cc.T, Base, in, recv, out, send); err != nil {
 			return err
 		}
 		for d := range 2 {
@@ -140,7 +140,7 @@ func TestExchangeShort(t *testing.T) {
 			}
 			return b
 		}
-		return Exchange(cc.T, in, mk(len(in), 2), out, mk(len(out), size))
+		return Exchange(cc.T, Base, in, mk(len(in), 2), out, mk(len(out), size))
 	})
 	if errs[0] == nil || errs[1] != nil {
 		t.Errorf("errors %v", errs)
