@@ -174,7 +174,7 @@ func (c *Comm) agree(sig Sig) error {
 		h := digest(v)
 		binary.LittleEndian.PutUint64(d, h)
 		binary.LittleEndian.PutUint64(d[8:], ^h)
-		err := c.run(Sig{Kind: Check}, func(a *Actions) error { return a.Allreduce(c, d[:16], d[16:], &minOp) })
+		err := c.checkRun(func(a *Actions) error { return a.Allreduce(c, d[:16], d[16:], &minOp) })
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (c *Comm) agree(sig Sig) error {
 			}
 			return nil
 		}
-		err = c.run(Sig{Kind: Check}, func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) })
+		err = c.checkRun(func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) })
 		if err != nil {
 			return err
 		}
@@ -194,7 +194,7 @@ func (c *Comm) agree(sig Sig) error {
 	}
 	local := c.T.Local()
 	remote := Buffer(len(v))
-	err := c.run(Sig{Kind: Check}, func(*Actions) error {
+	err := c.checkRun(func(*Actions) error {
 		if err := c.Sub(local, Check, 0, func(a *Actions) error { return a.Allreduce(local, v, mine, &minOp) }); err != nil {
 			return err
 		}

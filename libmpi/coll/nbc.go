@@ -36,11 +36,14 @@ type Nonblocking interface {
 
 // nbcMark marks a nonblocking collective's tag: bit 30 (a blocking
 // collective's) clear, bit 29 set, so it meets neither the blocking
-// collectives' tags nor the communicator constructions' (0-3); the low
-// bits are the sequence number.
+// collectives' tags nor the communicator constructions' (0-3) nor the
+// neighbour collectives' (bit 28 and below, bit 29 clear); bit 28 is set
+// for the messages of its argument check (nbcCheck); the low bits are
+// the sequence number.
 const (
-	nbcMark = 1 << 29
-	nbcMask = nbcMark - 1
+	nbcMark  = 1 << 29
+	nbcCheck = 1 << 28
+	nbcMask  = nbcCheck - 1
 )
 
 // exactTag reports whether receives use the collective's exact tag.
@@ -98,19 +101,67 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 // (a neighbour collective) tags its messages with.
 func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 
-// RunView runs the collective kind on the view v that Reserve made,
-// waiting for it: the caller is the collective's own goroutine. f does
-// not outlive the call (so a caller's closure stays on its stack).
-func (v *Comm) RunView(kind Kind, f func(a *Actions) error) error {
-	err := f(&v.act)
-	if err == nil && v.fault != nil {
-		err = v.fault
+// RunView runs the collective of sig on the view v that Reserve made,
+// waiting for it: the caller is the collective's own goroutine. With
+// coll_base_check on, the processes first compare their arguments, as
+// Run does, on the view's own tags (a mismatch, or an argument error
+// sig.Err of any process, is then the error of every process); a nil f
+// runs that check alone (a process whose own arguments were wrong tells
+// the others so). f does not outlive the call (so a caller's closure
+// stays on its stack).
+func (v *Comm) RunView(sig Sig, f func(a *Actions) error) error {
+	var err error
+	switch {
+	case v.Params.Check:
+		err = v.agree(sig)
+	case sig.Err != nil:
+		err = sig.Err
+	}
+	if err == nil && f != nil {
+		v.fault = nil
+		err = f(&v.act)
+		if err == nil && v.fault != nil {
+			err = v.fault
+		}
+		v.fault = nil
 	}
 	if err != nil {
 		var ce *Error
 		if !errors.As(err, &ce) {
-			err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", kind, v.T.Name(), err), Err: err}
+			err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", sig.Kind, v.T.Name(), err), Err: err}
 		}
+	}
+	return err
+}
+
+// checkRun runs a step of the argument check: on a communicator, tagged
+// as a Check; on a nonblocking collective's view (and its local group's
+// view), with the view's tag and nbcCheck, which nothing else uses. c.mu
+// is held, or c is a view (its collective's goroutine's own).
+func (c *Comm) checkRun(f func(a *Actions) error) error {
+	if !c.exact {
+		return c.run(Sig{Kind: Check}, f)
+	}
+	tag := c.tag
+	c.tag |= nbcCheck
+	var l *Comm
+	if c.Inter() {
+		if l = c.T.Local(); l != nil {
+			l.mu.Lock()
+			l.tag |= nbcCheck
+			l.mu.Unlock()
+		}
+	}
+	c.fault = nil
+	err := f(&c.act)
+	if err == nil && c.fault != nil {
+		err = c.fault
+	}
+	c.fault, c.tag = nil, tag
+	if l != nil {
+		l.mu.Lock()
+		l.tag = tag
+		l.mu.Unlock()
 	}
 	return err
 }

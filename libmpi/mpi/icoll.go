@@ -15,10 +15,14 @@ import (
 //
 // Every process must start a communicator's nonblocking collectives in the
 // same order (blocking collectives included); several may be outstanding
-// at once, and complete in any order. Unlike the blocking collectives,
-// the processes do not compare their arguments first (coll_base_check):
-// mismatched counts may be reported by Wait as ErrCount, or not at all.
-// On an intercommunicator they take the blocking forms' arguments too.
+// at once, and complete in any order. With coll_base_check on (the
+// default) the processes compare their arguments first, as for the
+// blocking collectives, on the collective's goroutine: a mismatch (other
+// roots, sizes, ops, types or collectives) is an error of every process's
+// Wait; a process whose own arguments are wrong gets the error at once,
+// and the others get it from Wait. With coll_base_check=0 mismatched
+// counts may be reported by Wait as ErrCount, or not at all. On an
+// intercommunicator they take the blocking forms' arguments too.
 
 // A nonblocking collective runs its blocking form's code twice. The first
 // pass, in the caller, checks the arguments (an error is returned at
@@ -40,15 +44,21 @@ type nbRun struct {
 // nbStep is k.run for a nonblocking collective.
 func (k *call) nbStep(f func(a *coll.Actions) error) error {
 	if !k.nb.run {
+		v, err := k.cc.Reserve(k.sig.Kind) // even after an argument error: the numbers stay alike
+		if err != nil {
+			return k.c.collFail(err)
+		}
 		if k.sig.Err != nil {
+			if v.Params.Check {
+				go v.RunView(k.sig, nil) // the others learn of it in their check
+			}
 			return k.c.collFail(k.sig.Err)
 		}
-		v, err := k.cc.Reserve(k.sig.Kind)
 		k.nb.view = v
-		return k.c.collFail(err)
+		return nil
 	}
 	k.cc = k.nb.view // f's closure reads k.cc
-	return k.nb.view.RunView(k.sig.Kind, f)
+	return k.nb.view.RunView(k.sig, f)
 }
 
 // startNB starts the nonblocking collective body (an i* function) on c

@@ -2,6 +2,7 @@ package basic_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -11,15 +12,15 @@ import (
 )
 
 // startNB starts a nonblocking collective as the mpi package does (its
-// view reserved now, the collective on a goroutine of its own) and
-// returns the channel its error comes on.
-func startNB(c *coll.Comm, k coll.Kind, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
-	v, err := c.Reserve(k)
+// view reserved now, the collective on a goroutine of its own, after the
+// argument check of sig) and returns the channel its error comes on.
+func startNB(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
+	v, err := c.Reserve(sig.Kind)
 	if err != nil {
 		return nil, err
 	}
 	done := make(chan error, 1)
-	go func() { done <- v.RunView(k, func(a *coll.Actions) error { return f(v, a) }) }()
+	go func() { done <- v.RunView(sig, func(a *coll.Actions) error { return f(v, a) }) }()
 	return done, nil
 }
 
@@ -139,7 +140,7 @@ func TestNonblockingMatchesBlocking(t *testing.T) {
 							if err := c2.Run(coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(a *coll.Actions) error { return f(c2, a, want) }); err != nil {
 								return fmt.Errorf("%s blocking: %w", kind, err)
 							}
-							done, err := startNB(c, kind, func(v *coll.Comm, a *coll.Actions) error { return f(v, a, got) })
+							done, err := startNB(c, coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return f(v, a, got) })
 							if err != nil {
 								return fmt.Errorf("%s: start: %w", kind, err)
 							}
@@ -184,11 +185,11 @@ func TestNonblockingOutstanding(t *testing.T) {
 				}
 				in1, in2 := colltest.Ints(r, k), colltest.Ints(r+7, k)
 				out1, out2 := coll.Buffer(8*k), coll.Buffer(8*k)
-				d1, err := startNB(c, coll.Allreduce, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in1, out1, &colltest.Sum) })
+				d1, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in1, out1, &colltest.Sum) })
 				if err != nil {
 					return err
 				}
-				d2, err := startNB(c, coll.Allreduce, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in2, out2, &colltest.Sum) })
+				d2, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in2, out2, &colltest.Sum) })
 				if err != nil {
 					return err
 				}
@@ -285,7 +286,7 @@ func TestNonblockingInter(t *testing.T) {
 					for i, o := range ops {
 						outs[i] = coll.Buffer(8 * k * 3)
 						var err error
-						dones[i], err = startNB(c, o.kind, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) })
+						dones[i], err = startNB(c, o.sig, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) })
 						if err != nil {
 							return err
 						}
@@ -316,5 +317,77 @@ func TestNonblockingInter(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// With coll_base_check on, a nonblocking collective's processes compare
+// their signatures on the view before it runs: a size that differs on
+// rank 0 is ErrCount everywhere, a root that differs ErrRoot, while a
+// matching one outstanding beside them, and a blocking one (whose own
+// check runs meanwhile), give their results.
+func TestNonblockingCheck(t *testing.T) {
+	for n := 2; n <= 5; n++ {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_check", "1")
+			defer w.Close()
+			const k = 100
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				in := colltest.Ints(r, k)
+				size := int64(8 * k)
+				if r == 0 {
+					size--
+				}
+				bad, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: size}, func(v *coll.Comm, a *coll.Actions) error {
+					return fmt.Errorf("ran despite the mismatch")
+				})
+				if err != nil {
+					return err
+				}
+				root := 0
+				if r == n-1 {
+					root = 1
+				}
+				badRoot, err := startNB(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: 8}, func(v *coll.Comm, a *coll.Actions) error {
+					return fmt.Errorf("ran despite the mismatch")
+				})
+				if err != nil {
+					return err
+				}
+				out := coll.Buffer(8 * k)
+				good, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: 8 * k}, func(v *coll.Comm, a *coll.Actions) error {
+					return a.Allreduce(v, in, out, &colltest.Sum)
+				})
+				if err != nil {
+					return err
+				}
+				b := coll.Buffer(8 * k)
+				if err := c.Run(coll.Sig{Kind: coll.Allreduce, Send: 8 * k}, func(a *coll.Actions) error { return a.Allreduce(c, in, b, &colltest.Sum) }); err != nil {
+					return fmt.Errorf("blocking: %w", err)
+				}
+				var ce *coll.Error
+				if err := <-bad; !errors.As(err, &ce) || ce.Class != coll.ErrCount {
+					return fmt.Errorf("other sizes: %v, want ErrCount", err)
+				}
+				if err := <-badRoot; !errors.As(err, &ce) || ce.Class != coll.ErrRoot {
+					return fmt.Errorf("other roots: %v, want ErrRoot", err)
+				}
+				if err := <-good; err != nil {
+					return fmt.Errorf("matching: %w", err)
+				}
+				if !bytes.Equal(out, b) {
+					return colltest.Fail("matching", r, out, b)
+				}
+				return nil
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Errorf("rank %d: %v", r, err)
+				}
+			}
+			if left := w.Leftover(); left != 0 {
+				t.Errorf("%d messages nobody received", left)
+			}
+		})
 	}
 }

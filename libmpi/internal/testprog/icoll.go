@@ -163,6 +163,7 @@ func icollSuite(rank, size int) {
 	mustOK("Free", dup.Free())
 	if size >= 2 {
 		icollInter(rank, in)
+		icollCheck(rank, size)
 	}
 	if rank == 0 {
 		fmt.Println("icoll ok")
@@ -325,5 +326,50 @@ func ialltoallw(c *mpi.Comm) {
 	}
 	if !slices.Equal(recv, exp) {
 		fail("%s: %v, want %v", what, recv, exp)
+	}
+}
+
+// icollCheck: with coll_base_check on (the default), the processes of a
+// nonblocking collective compare their arguments: other counts and ops
+// are errors of every Wait; a bad root on the last rank is its error at
+// once and the others' from Wait; the communicator works after.
+func icollCheck(rank, size int) {
+	w := mpi.World
+	wait := func(what string, r *mpi.Request, err error, want mpi.ErrorClass) {
+		if err == nil {
+			_, err = r.Wait()
+		}
+		if mpi.Class(err) != want {
+			fail("%s: %v, want %v", what, err, want)
+		}
+	}
+	n := 3
+	if rank == 0 {
+		n = 2
+	}
+	r, err := mpi.Iallreduce(w, make([]int64, n), make([]int64, n), mpi.Sum)
+	wait("Iallreduce of other counts", r, err, mpi.ErrCount)
+	op := mpi.Sum
+	if rank == size-1 {
+		op = mpi.Max
+	}
+	r, err = mpi.Iallreduce(w, []int32{1}, make([]int32, 1), op)
+	wait("Iallreduce with other ops", r, err, mpi.ErrOp)
+	root := 0
+	if rank == size-1 {
+		root = size
+	}
+	r, err = mpi.Ibcast(w, make([]float64, 4), root)
+	if rank == size-1 && (r != nil || mpi.Class(err) != mpi.ErrRoot) {
+		fail("Ibcast with root %d: %v %v, want ErrRoot at once", root, r, err)
+	}
+	if rank != size-1 {
+		wait("Ibcast where the last rank gave a bad root", r, err, mpi.ErrRoot)
+	}
+	sum := make([]int64, 1)
+	r, err = mpi.Iallreduce(w, []int64{1}, sum, mpi.Sum)
+	wait("Iallreduce after the errors", r, err, 0)
+	if sum[0] != int64(size) {
+		fail("Iallreduce after the errors: %d", sum[0])
 	}
 }
