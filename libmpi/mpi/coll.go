@@ -175,6 +175,13 @@ func (k *call) bad(class ErrorClass, format string, args ...any) {
 	}
 }
 
+// badErr records an argument error found by a helper (the first counts).
+func (k *call) badErr(err error) {
+	if k.sig.Err == nil {
+		k.sig.Err = toColl(within(Class(err), k.sig.Kind.String(), err))
+	}
+}
+
 func (k *call) run(f func(a *coll.Actions) error) error {
 	if k.nb != nil {
 		return k.nbStep(f)

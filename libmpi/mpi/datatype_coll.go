@@ -1,6 +1,10 @@
 package mpi
 
-import "github.com/lamgo/lam/libmpi/coll"
+import (
+	"fmt"
+
+	"github.com/lamgo/lam/libmpi/coll"
+)
 
 // The collectives over derived datatypes: each process packs what it
 // sends, the collective moves the packed bytes, and each process unpacks
@@ -13,12 +17,12 @@ import "github.com/lamgo/lam/libmpi/coll"
 // bad argument on k.
 func (k *call) pack(what string, buf []byte, count int, d *Datatype) []byte {
 	if err := checkOld(d, count); err != nil {
-		k.bad(Class(err), "%s: %w", what, err)
+		k.badErr(within(Class(err), what, err))
 		return []byte{}
 	}
 	out := make([]byte, PackSize(count, d))
 	if err := Pack(buf, count, d, out, new(int)); err != nil {
-		k.bad(ErrBuffer, "%s: %w", what, err)
+		k.badErr(within(ErrBuffer, what, err))
 	}
 	return out
 }
@@ -27,18 +31,13 @@ func (k *call) pack(what string, buf []byte, count int, d *Datatype) []byte {
 // for their packed bytes.
 func (k *call) room(what string, buf []byte, count int, d *Datatype) []byte {
 	if err := checkOld(d, count); err != nil {
-		k.bad(Class(err), "%s: %w", what, err)
+		k.badErr(within(Class(err), what, err))
 		return []byte{}
 	}
 	if err := walk(buf, count, d, func([]byte) {}); err != nil {
-		k.bad(ErrBuffer, "%s: %w", what, err)
+		k.badErr(within(ErrBuffer, what, err))
 	}
 	return make([]byte, PackSize(count, d))
-}
-
-// unpack fills buf from the packed bytes a collective received.
-func (k *call) unpack(packed, buf []byte, count int, d *Datatype) error {
-	return k.c.fail(Unpack(packed, new(int), buf, count, d))
 }
 
 // inPlace packs this process's own block of recv into its place in the
@@ -61,10 +60,15 @@ func (k *call) inPlace(recv, r []byte, rcount int, rtype *Datatype) {
 // BcastType sends count elements of d from the root's buf to every
 // process's buf (MPI_Bcast with a datatype).
 func BcastType(c *Comm, buf []byte, count int, d *Datatype, root int) error {
+	return iBcastType(nil, c, buf, count, d, root)
+}
+
+func iBcastType(nb *nbRun, c *Comm, buf []byte, count int, d *Datatype, root int) error {
 	k, err := begin(c, coll.Bcast)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	isRoot := k.root(root)
 	receives := !isRoot && (!k.inter() || root != ProcNull)
 	b := []byte{}
@@ -80,10 +84,12 @@ func BcastType(c *Comm, buf []byte, count int, d *Datatype, root int) error {
 	case root != ProcNull:
 		k.sig.Recv = int64(len(b))
 	}
-	if err := k.run(func(a *coll.Actions) error { return a.Bcast(k.cc, b, root) }); err != nil || !receives {
-		return err
-	}
-	return k.unpack(b, buf, count, d)
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Bcast(k.cc, b, root); err != nil || !receives {
+			return err
+		}
+		return Unpack(b, new(int), buf, count, d)
+	})
 }
 
 // GatherType collects scount elements of stype from every process's send
@@ -91,10 +97,15 @@ func BcastType(c *Comm, buf []byte, count int, d *Datatype, root int) error {
 // elements of rtype at recv[i*rcount*rtype.Extent():]. At the root, send
 // may be nil: its block is already in place in recv.
 func GatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
+	return iGatherType(nil, c, send, scount, stype, recv, rcount, rtype, root)
+}
+
+func iGatherType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
 	k, err := begin(c, coll.Gather)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	isRoot := k.root(root)
 	n := k.n()
 	var s, r []byte
@@ -109,10 +120,12 @@ func GatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, 
 		}
 	}
 	s = k.gatherSig(s, r, root, isRoot, 1, "bytes")
-	if err := k.run(func(a *coll.Actions) error { return a.Gather(k.cc, s, r, root) }); err != nil || !isRoot {
-		return err
-	}
-	return k.unpack(r, recv, n*rcount, rtype)
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Gather(k.cc, s, r, root); err != nil || !isRoot {
+			return err
+		}
+		return Unpack(r, new(int), recv, n*rcount, rtype)
+	})
 }
 
 // ScatterType sends block i of the root's send, scount elements of stype
@@ -120,10 +133,15 @@ func GatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, 
 // elements of rtype (MPI_Scatter with datatypes). At the root, recv may
 // be nil: its block stays in place in send.
 func ScatterType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
+	return iScatterType(nil, c, send, scount, stype, recv, rcount, rtype, root)
+}
+
+func iScatterType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
 	k, err := begin(c, coll.Scatter)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	isRoot := k.root(root)
 	n := k.n()
 	var s, r []byte
@@ -135,10 +153,12 @@ func ScatterType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte,
 		r = k.room("receive", recv, rcount, rtype)
 	}
 	k.scatterSig(s, r, root, isRoot, 1, "bytes")
-	if err := k.run(func(a *coll.Actions) error { return a.Scatter(k.cc, s, r, root) }); err != nil || !receives {
-		return err
-	}
-	return k.unpack(r, recv, rcount, rtype)
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Scatter(k.cc, s, r, root); err != nil || !receives {
+			return err
+		}
+		return Unpack(r, new(int), recv, rcount, rtype)
+	})
 }
 
 // AllgatherType gathers scount elements of stype from every process into
@@ -147,10 +167,15 @@ func ScatterType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte,
 // be nil (not on an intercommunicator): each process's block is already
 // in place in recv.
 func AllgatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype) error {
+	return iAllgatherType(nil, c, send, scount, stype, recv, rcount, rtype)
+}
+
+func iAllgatherType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype) error {
 	k, err := begin(c, coll.Allgather)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	n := k.n()
 	r := k.room("receive", recv, n*rcount, rtype)
 	var s []byte
@@ -160,10 +185,12 @@ func AllgatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byt
 		s = k.pack("send", send, scount, stype)
 	}
 	s = k.allgatherSig(s, r, 1, "bytes")
-	if err := k.run(func(a *coll.Actions) error { return a.Allgather(k.cc, s, r) }); err != nil {
-		return err
-	}
-	return k.unpack(r, recv, n*rcount, rtype)
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Allgather(k.cc, s, r); err != nil {
+			return err
+		}
+		return Unpack(r, new(int), recv, n*rcount, rtype)
+	})
 }
 
 // AlltoallType sends block j of send, scount elements of stype at
@@ -171,10 +198,15 @@ func AllgatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byt
 // recv, rcount elements of rtype at recv[i*rcount*rtype.Extent():], from
 // process i (MPI_Alltoall with datatypes).
 func AlltoallType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype) error {
+	return iAlltoallType(nil, c, send, scount, stype, recv, rcount, rtype)
+}
+
+func iAlltoallType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype) error {
 	k, err := begin(c, coll.Alltoall)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	n := k.n()
 	s := k.pack("send", send, n*scount, stype)
 	r := k.room("receive", recv, n*rcount, rtype)
@@ -182,10 +214,12 @@ func AlltoallType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte
 		k.bad(ErrCount, "send (%d bytes) and receive (%d) blocks differ", len(s), len(r))
 	}
 	s = k.alltoallSig(s, r)
-	if err := k.run(func(a *coll.Actions) error { return a.Alltoall(k.cc, s, r) }); err != nil {
-		return err
-	}
-	return k.unpack(r, recv, n*rcount, rtype)
+	return k.run(func(a *coll.Actions) error {
+		if err := a.Alltoall(k.cc, s, r); err != nil {
+			return err
+		}
+		return Unpack(r, new(int), recv, n*rcount, rtype)
+	})
 }
 
 // typedBlocks is the packed blocks of a v or w collective over
@@ -194,7 +228,7 @@ func AlltoallType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte
 func (k *call) typedBlocks(what string, buf []byte, counts, displs []int, types []*Datatype, fill bool) [][]byte {
 	out, err := packBlocks(what, buf, counts, displs, types, k.n(), "processes", fill)
 	if err != nil {
-		k.bad(Class(err), "%w", err)
+		k.badErr(err)
 	}
 	return out
 }
@@ -211,7 +245,7 @@ func packBlocks(what string, buf []byte, counts, displs []int, types []*Datatype
 	out := make([][]byte, n)
 	for i := range n {
 		if err := checkOld(types[i], counts[i]); err != nil {
-			return nil, errorf(Class(err), "%s: block %d: %w", what, i, err)
+			return nil, within(Class(err), fmt.Sprintf("%s: block %d", what, i), err)
 		}
 		if displs[i] < 0 || displs[i] > len(buf) {
 			return nil, errorf(ErrBuffer, "%s: block %d: displacement %d is outside the buffer of %d bytes", what, i, displs[i], len(buf))
@@ -227,7 +261,7 @@ func packBlocks(what string, buf []byte, counts, displs []int, types []*Datatype
 			err = walk(buf[displs[i]:], counts[i], types[i], func([]byte) {})
 		}
 		if err != nil {
-			return nil, errorf(ErrBuffer, "%s: block %d: %w", what, i, err)
+			return nil, within(ErrBuffer, fmt.Sprintf("%s: block %d", what, i), err)
 		}
 	}
 	return out, nil
@@ -273,10 +307,15 @@ func (k *call) vLayout(what string, counts, displs []int, d *Datatype) ([]int, [
 // displs and rtype matter at the root only. At the root, send may be
 // nil: its block is already in place in recv.
 func GathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype, root int) error {
+	return iGathervType(nil, c, send, scount, stype, recv, counts, displs, rtype, root)
+}
+
+func iGathervType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype, root int) error {
 	k, err := begin(c, coll.Gatherv)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	isRoot := k.root(root)
 	var blocks [][]byte
 	var bd []int
@@ -317,10 +356,15 @@ func GathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte,
 // datatypes); send, counts, displs and stype matter at the root only. At
 // the root, recv may be nil: its block stays in place in send.
 func ScattervType(c *Comm, send []byte, counts, displs []int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
+	return iScattervType(nil, c, send, counts, displs, stype, recv, rcount, rtype, root)
+}
+
+func iScattervType(nb *nbRun, c *Comm, send []byte, counts, displs []int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
 	k, err := begin(c, coll.Scatterv)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	isRoot := k.root(root)
 	var blocks [][]byte
 	if isRoot {
@@ -350,10 +394,15 @@ func ScattervType(c *Comm, send []byte, counts, displs []int, stype *Datatype, r
 // every process passes the same counts and displs. send may be nil (not
 // on an intercommunicator): each block is already in place in recv.
 func AllgathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype) error {
+	return iAllgathervType(nil, c, send, scount, stype, recv, counts, displs, rtype)
+}
+
+func iAllgathervType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype) error {
 	k, err := begin(c, coll.Allgatherv)
 	if err != nil {
 		return err
 	}
+	k.nb = nb
 	bd, types := k.vLayout("receive", counts, displs, rtype)
 	var blocks [][]byte
 	if bd != nil {

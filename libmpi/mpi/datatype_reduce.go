@@ -136,7 +136,7 @@ func (p redPlan) alloc(n int) []byte {
 // argument error on k; after one, it moves no data.
 func (k *call) plan(d *Datatype, op *Op, counts ...int) redPlan {
 	fail := func(err error) redPlan {
-		k.bad(Class(err), "%w", err)
+		k.badErr(err)
 		return redPlan{o: noOp}
 	}
 	if err := checkOld(d, counts...); err != nil {

@@ -105,6 +105,17 @@ func ErrorString(c ErrorClass) string {
 }
 
 // errorf makes an Error of class c; a cause given with %w is kept (Err).
+// within is err, an *Error or not, in a context: class c, the context
+// before err's words (not its class's name again), err as the cause.
+func within(c ErrorClass, context string, err error) *Error {
+	msg := err.Error()
+	var e *Error
+	if errors.As(err, &e) {
+		msg = e.Msg
+	}
+	return &Error{Class: c, Msg: context + ": " + msg, Err: err}
+}
+
 func errorf(c ErrorClass, format string, args ...any) *Error {
 	err := fmt.Errorf(format, args...)
 	e := &Error{Class: c, Msg: err.Error()}

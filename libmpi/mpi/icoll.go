@@ -173,3 +173,97 @@ func Iscan[T CollElem](c *Comm, send, recv []T, op *Op) (*Request, error) {
 func Iexscan[T CollElem](c *Comm, send, recv []T, op *Op) (*Request, error) {
 	return startNB(c, func(nb *nbRun) error { return iscan(nb, coll.Exscan, c, send, recv, op) })
 }
+
+// The nonblocking collectives over derived datatypes: each packs what it
+// sends on its goroutine and unpacks what it received into the receive
+// buffer before its request completes.
+
+// IbcastType starts BcastType (MPI_Ibcast with a datatype).
+func IbcastType(c *Comm, buf []byte, count int, d *Datatype, root int) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return iBcastType(nb, c, buf, count, d, root) })
+}
+
+// IgatherType starts GatherType (MPI_Igather with datatypes).
+func IgatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return iGatherType(nb, c, send, scount, stype, recv, rcount, rtype, root) })
+}
+
+// IgathervType starts GathervType (MPI_Igatherv with datatypes).
+func IgathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype, root int) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error {
+		return iGathervType(nb, c, send, scount, stype, recv, counts, displs, rtype, root)
+	})
+}
+
+// IscatterType starts ScatterType (MPI_Iscatter with datatypes).
+func IscatterType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return iScatterType(nb, c, send, scount, stype, recv, rcount, rtype, root) })
+}
+
+// IscattervType starts ScattervType (MPI_Iscatterv with datatypes).
+func IscattervType(c *Comm, send []byte, counts, displs []int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error {
+		return iScattervType(nb, c, send, counts, displs, stype, recv, rcount, rtype, root)
+	})
+}
+
+// IallgatherType starts AllgatherType (MPI_Iallgather with datatypes).
+func IallgatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return iAllgatherType(nb, c, send, scount, stype, recv, rcount, rtype) })
+}
+
+// IallgathervType starts AllgathervType (MPI_Iallgatherv with
+// datatypes).
+func IallgathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error {
+		return iAllgathervType(nb, c, send, scount, stype, recv, counts, displs, rtype)
+	})
+}
+
+// IalltoallType starts AlltoallType (MPI_Ialltoall with datatypes).
+func IalltoallType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return iAlltoallType(nb, c, send, scount, stype, recv, rcount, rtype) })
+}
+
+// IalltoallvType starts AlltoallvType (MPI_Ialltoallv with datatypes).
+func IalltoallvType(c *Comm, send []byte, scounts, sdispls []int, stype *Datatype, recv []byte, rcounts, rdispls []int, rtype *Datatype) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error {
+		return alltoallTyped(nb, coll.Alltoallv, c, send, scounts, sdispls, nil, stype, recv, rcounts, rdispls, nil, rtype)
+	})
+}
+
+// IreduceType starts ReduceType (MPI_Ireduce with a datatype).
+func IreduceType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op, root int) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return reduceType(nb, coll.Reduce, c, send, recv, count, nil, d, op, root) })
+}
+
+// IallreduceType starts AllreduceType (MPI_Iallreduce with a datatype).
+func IallreduceType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return reduceType(nb, coll.Allreduce, c, send, recv, count, nil, d, op, 0) })
+}
+
+// IscanType starts ScanType (MPI_Iscan with a datatype).
+func IscanType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return reduceType(nb, coll.Scan, c, send, recv, count, nil, d, op, 0) })
+}
+
+// IexscanType starts ExscanType (MPI_Iexscan with a datatype).
+func IexscanType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error { return reduceType(nb, coll.Exscan, c, send, recv, count, nil, d, op, 0) })
+}
+
+// IreduceScatterType starts ReduceScatterType (MPI_Ireduce_scatter with
+// a datatype).
+func IreduceScatterType(c *Comm, send, recv []byte, counts []int, d *Datatype, op *Op) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error {
+		return reduceType(nb, coll.ReduceScatter, c, send, recv, 0, counts, d, op, 0)
+	})
+}
+
+// IreduceScatterBlockType starts ReduceScatterBlockType
+// (MPI_Ireduce_scatter_block with a datatype).
+func IreduceScatterBlockType(c *Comm, send, recv []byte, count int, d *Datatype, op *Op) (*Request, error) {
+	return startNB(c, func(nb *nbRun) error {
+		return reduceType(nb, coll.ReduceScatterBlock, c, send, recv, count, nil, d, op, 0)
+	})
+}

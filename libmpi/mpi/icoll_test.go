@@ -125,3 +125,86 @@ func TestNonblockingArgumentErrors(t *testing.T) {
 		t.Errorf("Iallreduce of 2 into 3: %v, %v; want ErrCount", r, err)
 	}
 }
+
+// The nonblocking collectives over datatypes give what their blocking
+// twins give, all outstanding at once; a column goes out, a contiguous
+// run comes in.
+func TestNonblockingTypeCollectives(t *testing.T) {
+	c := mpi.World
+	col, _ := mpi.TypeVector(3, 1, 4, mpi.Int32)
+	m := make([]int32, 12)
+	for i := range m {
+		m[i] = int32(i*i + 1)
+	}
+	mb := i32b(m)
+	three := func() []byte { return i32b([]int32{-1, -1, -1, -1, -1, -1}) }
+	type twin struct {
+		name string
+		nb   func(out []byte) (*mpi.Request, error)
+		b    func(out []byte) error
+	}
+	one, c1 := []int{3}, []int{1}
+	twins := []twin{
+		{"Bcast", func(o []byte) (*mpi.Request, error) { copy(o, mb); return mpi.IbcastType(c, o, 1, col, 0) },
+			func(o []byte) error { copy(o, mb); return mpi.BcastType(c, o, 1, col, 0) }},
+		{"Gather", func(o []byte) (*mpi.Request, error) { return mpi.IgatherType(c, mb[4:], 1, col, o, 3, mpi.Int32, 0) },
+			func(o []byte) error { return mpi.GatherType(c, mb[4:], 1, col, o, 3, mpi.Int32, 0) }},
+		{"Gatherv", func(o []byte) (*mpi.Request, error) {
+			return mpi.IgathervType(c, mb[4:], 1, col, o, one, c1, mpi.Int32, 0)
+		}, func(o []byte) error { return mpi.GathervType(c, mb[4:], 1, col, o, one, c1, mpi.Int32, 0) }},
+		{"Scatter", func(o []byte) (*mpi.Request, error) { return mpi.IscatterType(c, mb, 3, mpi.Int32, o, 1, col, 0) },
+			func(o []byte) error { return mpi.ScatterType(c, mb, 3, mpi.Int32, o, 1, col, 0) }},
+		{"Scatterv", func(o []byte) (*mpi.Request, error) {
+			return mpi.IscattervType(c, mb, one, c1, mpi.Int32, o, 3, mpi.Int32, 0)
+		}, func(o []byte) error { return mpi.ScattervType(c, mb, one, c1, mpi.Int32, o, 3, mpi.Int32, 0) }},
+		{"Allgather", func(o []byte) (*mpi.Request, error) { return mpi.IallgatherType(c, mb, 1, col, o, 3, mpi.Int32) },
+			func(o []byte) error { return mpi.AllgatherType(c, mb, 1, col, o, 3, mpi.Int32) }},
+		{"Allgatherv", func(o []byte) (*mpi.Request, error) {
+			return mpi.IallgathervType(c, mb, 1, col, o, one, c1, mpi.Int32)
+		}, func(o []byte) error { return mpi.AllgathervType(c, mb, 1, col, o, one, c1, mpi.Int32) }},
+		{"Alltoall", func(o []byte) (*mpi.Request, error) { return mpi.IalltoallType(c, mb, 1, col, o, 3, mpi.Int32) },
+			func(o []byte) error { return mpi.AlltoallType(c, mb, 1, col, o, 3, mpi.Int32) }},
+		{"Alltoallv", func(o []byte) (*mpi.Request, error) {
+			return mpi.IalltoallvType(c, mb, c1, []int{0}, col, o, one, c1, mpi.Int32)
+		}, func(o []byte) error { return mpi.AlltoallvType(c, mb, c1, []int{0}, col, o, one, c1, mpi.Int32) }},
+		{"Reduce", func(o []byte) (*mpi.Request, error) { return mpi.IreduceType(c, mb, o, 1, col, mpi.Sum, 0) },
+			func(o []byte) error { return mpi.ReduceType(c, mb, o, 1, col, mpi.Sum, 0) }},
+		{"Allreduce", func(o []byte) (*mpi.Request, error) { return mpi.IallreduceType(c, mb, o, 1, col, mpi.Max) },
+			func(o []byte) error { return mpi.AllreduceType(c, mb, o, 1, col, mpi.Max) }},
+		{"Scan", func(o []byte) (*mpi.Request, error) { return mpi.IscanType(c, mb, o, 1, col, mpi.Sum) },
+			func(o []byte) error { return mpi.ScanType(c, mb, o, 1, col, mpi.Sum) }},
+		{"Exscan", func(o []byte) (*mpi.Request, error) { return mpi.IexscanType(c, mb, o, 1, col, mpi.Sum) },
+			func(o []byte) error { return mpi.ExscanType(c, mb, o, 1, col, mpi.Sum) }},
+		{"ReduceScatter", func(o []byte) (*mpi.Request, error) {
+			return mpi.IreduceScatterType(c, mb, o, c1, col, mpi.Sum)
+		}, func(o []byte) error { return mpi.ReduceScatterType(c, mb, o, c1, col, mpi.Sum) }},
+		{"ReduceScatterBlock", func(o []byte) (*mpi.Request, error) {
+			return mpi.IreduceScatterBlockType(c, mb, o, 1, col, mpi.Sum)
+		}, func(o []byte) error { return mpi.ReduceScatterBlockType(c, mb, o, 1, col, mpi.Sum) }},
+	}
+	outs := make([][]byte, len(twins))
+	reqs := make([]*mpi.Request, len(twins))
+	for i, tw := range twins {
+		outs[i] = append(three(), three()...)
+		r, err := tw.nb(outs[i])
+		if err != nil {
+			t.Fatalf("I%sType: %v", tw.name, err)
+		}
+		reqs[i] = r
+	}
+	if _, err := mpi.Waitall(reqs...); err != nil {
+		t.Fatal(err)
+	}
+	for i, tw := range twins {
+		want := append(three(), three()...)
+		if err := tw.b(want); err != nil {
+			t.Fatalf("%sType: %v", tw.name, err)
+		}
+		if !slices.Equal(outs[i], want) {
+			t.Errorf("I%sType: %v, blocking %v", tw.name, outs[i], want)
+		}
+	}
+	if r, err := mpi.IgatherType(c, mb, 1, nil, make([]byte, 48), 1, col, 0); r != nil || mpi.Class(err) != mpi.ErrType {
+		t.Errorf("nil type: %v %v", r, err)
+	}
+}

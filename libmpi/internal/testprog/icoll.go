@@ -160,6 +160,7 @@ func icollSuite(rank, size int) {
 		fail("Ibarrier: %v", err)
 	}
 	ialltoallw(w)
+	icollTypes(w, dup, rank, size)
 	mustOK("Free", dup.Free())
 	if size >= 2 {
 		icollInter(rank, in)
@@ -371,5 +372,69 @@ func icollCheck(rank, size int) {
 	wait("Iallreduce after the errors", r, err, 0)
 	if sum[0] != int64(size) {
 		fail("Iallreduce after the errors: %d", sum[0])
+	}
+}
+
+// icollTypes: nonblocking collectives over derived datatypes across
+// ranks, outstanding together, against their blocking twins on dup:
+// IallgathervType of columns, IalltoallType of columns into contiguous
+// runs, IallreduceType and IscanType of Go structs with a NewTypeOp.
+func icollTypes(w, dup *mpi.Comm, rank, size int) {
+	i32 := func(s []int32) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s)) }
+	col := mustV(mpi.TypeVector(2, 1, 3, mpi.Int32))
+	grid := make([]int32, 3*2*size) // size columns side by side, each of 2 rows
+	for i := range grid {
+		grid[i] = int32(rank*1000 + i)
+	}
+	colx := mustV(mpi.TypeCreateResized(col, 0, 4)) // the next column starts one Int32 on
+	counts, displs := make([]int, size), make([]int, size)
+	for i := range size {
+		counts[i], displs[i] = 2, 3*i
+	}
+	ag, agw := make([]int32, 3*size), make([]int32, 3*size)
+	r1 := mustV(mpi.IallgathervType(w, i32(grid), 1, col, i32(ag), counts, displs, mpi.Int32))
+	a2a, a2aw := make([]int32, 2*size), make([]int32, 2*size)
+	r2 := mustV(mpi.IalltoallType(w, i32(grid), 1, colx, i32(a2a), 2, mpi.Int32))
+	type acc struct {
+		N   int8
+		Sum float64
+		Max int32
+	}
+	op := mustV(mpi.NewTypeOp(func(in, inout []acc) {
+		for i := range in {
+			inout[i].N += in[i].N
+			inout[i].Sum += in[i].Sum
+			inout[i].Max = max(in[i].Max, inout[i].Max)
+		}
+	}, true))
+	at := mustV(mpi.TypeOf[acc]())
+	mine := []acc{{1, float64(rank) / 2, int32(rank)}, {1, 1, int32(-rank)}}
+	red, scan := make([]acc, 2), make([]acc, 2)
+	r3 := mustV(mpi.IallreduceType(w, mustV(mpi.AsBytes(mine)), mustV(mpi.AsBytes(red)), 2, at, op))
+	r4 := mustV(mpi.IscanType(w, mustV(mpi.AsBytes(mine)), mustV(mpi.AsBytes(scan)), 2, at, op))
+	mustOK("AllgathervType", mpi.AllgathervType(dup, i32(grid), 1, col, i32(agw), counts, displs, mpi.Int32))
+	mustOK("AlltoallType", mpi.AlltoallType(dup, i32(grid), 1, colx, i32(a2aw), 2, mpi.Int32))
+	mustV(mpi.Waitall(r4, r3, r2, r1))
+	if !slices.Equal(ag, agw) || !slices.Equal(a2a, a2aw) {
+		fail("IallgathervType %v / %v, IalltoallType %v / %v", ag, agw, a2a, a2aw)
+	}
+	for i := range size {
+		if ag[3*i] != int32(i*1000) || ag[3*i+1] != int32(i*1000+3) || ag[3*i+2] != 0 {
+			fail("IallgathervType block %d: %v", i, ag)
+		}
+		if a2a[2*i] != int32(i*1000+rank) || a2a[2*i+1] != int32(i*1000+rank+3) {
+			fail("IalltoallType block %d: %v", i, a2a)
+		}
+	}
+	want := func(upto int) []acc {
+		out := []acc{{0, 0, -1 << 30}, {0, 0, -1 << 30}}
+		for r := range upto {
+			out[0].N, out[0].Sum, out[0].Max = out[0].N+1, out[0].Sum+float64(r)/2, max(out[0].Max, int32(r))
+			out[1].N, out[1].Sum, out[1].Max = out[1].N+1, out[1].Sum+1, max(out[1].Max, int32(-r))
+		}
+		return out
+	}
+	if !slices.Equal(red, want(size)) || !slices.Equal(scan, want(rank+1)) {
+		fail("IallreduceType %v, want %v; IscanType %v, want %v", red, want(size), scan, want(rank+1))
 	}
 }
