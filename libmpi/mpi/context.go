@@ -29,7 +29,7 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 		return Status{}, gaveUp(ErrPending, "wait", err)
 	}
 	r.waited = true
-	return report(r.comm, r.r, nil)
+	return r.done()
 }
 
 // RecvContext is Recv, giving up when ctx ends: the receive is then

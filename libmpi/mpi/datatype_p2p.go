@@ -19,7 +19,6 @@ type typedIO struct {
 	d      *Datatype
 	packed []byte // what the transfer moves
 	recv   bool
-	landed bool // a receive's data is in buf (since its last start)
 }
 
 // newTyped checks count elements of d in buf and, for a send, packs
@@ -35,33 +34,22 @@ func newTyped(buf []byte, count int, d *Datatype, recv bool) (*typedIO, error) {
 	return t, t.start()
 }
 
-// start prepares a (re)start: a send packs buf again, a receive is to
-// unpack again.
+// start prepares a (re)start: a send packs buf again.
 func (t *typedIO) start() error {
 	if t.recv {
-		t.landed = false
 		return nil
 	}
 	return Pack(t.buf, t.count, t.d, t.packed, new(int))
 }
 
-// land unpacks a completed receive's n bytes into buf, once per start;
-// a partial last element is filled as far as the bytes go.
+// land unpacks a completed receive's n bytes into buf; a partial last
+// element is filled as far as the bytes go.
 func (t *typedIO) land(n int) {
-	if !t.recv || t.landed {
+	if !t.recv {
 		return
 	}
-	t.landed = true
 	in := t.packed[:min(max(n, 0), len(t.packed))]
 	walk(t.buf, t.count, t.d, func(b []byte) { in = in[copy(b, in):] })
-}
-
-// land runs what a request does once it has completed, before it is
-// reported.
-func (r *Request) land() {
-	if r.typed != nil {
-		r.typed.land(r.r.Status().Count)
-	}
 }
 
 // typedRequest makes the request of a send (recv false) or receive of

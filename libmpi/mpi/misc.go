@@ -25,8 +25,7 @@ func RequestGetStatus(r *Request) (Status, bool, error) {
 	if !st.engine.Test(r.r) {
 		return Status{}, false, nil
 	}
-	r.land()
-	s := statusOf(r.r.Status())
+	s := r.status()
 	return s, true, s.Err
 }
 

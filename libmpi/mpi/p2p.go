@@ -60,7 +60,48 @@ type Request struct {
 	waited   bool      // completed and reported: inactive until started again
 	gen      *grequest // a generalized request's callbacks (grequest.go)
 	typed    *typedIO  // a send or receive over a derived datatype (datatype_p2p.go)
-	stop     func()    // cancels an operation run by a goroutine (IrecvValue)
+	// decode turns a value receive's message into its value (IrecvValue).
+	decode  func(s core.Status) error
+	landed  bool  // land ran since the request was started
+	landErr error // and said this
+}
+
+// land runs what a completed request does before it is reported, once
+// per start: a receive over a datatype unpacks, a value receive decodes
+// (its error, a message that is not a value of the type, goes into the
+// status).
+func (r *Request) land() error {
+	if r.landed {
+		return r.landErr
+	}
+	r.landed = true
+	switch {
+	case r.typed != nil:
+		r.typed.land(r.r.Status().Count)
+	case r.decode != nil:
+		r.landErr = r.decode(r.r.Status())
+	}
+	return r.landErr
+}
+
+// status is a completed request's status, once it has landed.
+func (r *Request) status() Status {
+	err := r.land()
+	s := statusOf(r.r.Status())
+	if s.Err == nil {
+		s.Err = err
+	}
+	return s
+}
+
+// done reports a completed request: its status, and its error handed to
+// the communicator's error handler.
+func (r *Request) done() (Status, error) {
+	s := r.status()
+	if s.Err != nil {
+		return s, r.comm.fail(s.Err)
+	}
+	return s, nil
 }
 
 // inactive reports whether r is nil, finished and reported, or a
@@ -249,6 +290,7 @@ func (r *Request) Start() error {
 			return r.comm.fail(err)
 		}
 	}
+	r.landed, r.landErr = false, nil
 	if r.buffered {
 		if err := startBuffered(r); err != nil {
 			return r.comm.fail(err)
@@ -286,11 +328,10 @@ func (r *Request) Wait() (Status, error) {
 		return emptyStatus, nil
 	}
 	r.waited = true
-	err := st.engine.Wait(context.Background(), r.r)
-	if err == nil {
-		r.land()
+	if err := st.engine.Wait(context.Background(), r.r); err != nil {
+		return Status{}, r.comm.fail(fromCore(err))
 	}
-	return report(r.comm, r.r, err)
+	return r.done()
 }
 
 // Test reports whether the request completed, with its status if so (the
@@ -304,12 +345,8 @@ func (r *Request) Test() (Status, bool, error) {
 		return Status{}, false, nil
 	}
 	r.waited = true
-	r.land()
-	s := statusOf(r.r.Status())
-	if s.Err != nil {
-		return s, true, r.comm.fail(s.Err)
-	}
-	return s, true, nil
+	s, err := r.done()
+	return s, true, err
 }
 
 // Cancel cancels a pending receive (a send already under way cannot be).
@@ -322,10 +359,6 @@ func (r *Request) Cancel() error {
 	}
 	if r.gen != nil {
 		return r.gen.cancel(r)
-	}
-	if r.stop != nil {
-		r.stop()
-		return nil
 	}
 	st.engine.Cancel(r.r)
 	return nil
@@ -346,8 +379,7 @@ func Waitall(reqs ...*Request) ([]Status, error) {
 		if err := st.engine.Wait(context.Background(), r.r); err != nil {
 			out[i] = Status{Err: fromCore(err)}
 		} else {
-			r.land()
-			out[i] = statusOf(r.r.Status())
+			out[i] = r.status()
 		}
 		if out[i].Err != nil && failed == nil {
 			failed = r.comm

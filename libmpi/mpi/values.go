@@ -25,10 +25,11 @@ import (
 // with no exported fields), with gob's error wrapped. A nil and an empty
 // slice both arrive as nil.
 //
-// The receiver does not know a value's size in advance: RecvValue takes
-// the message with a matched probe (Mprobe) and then receives exactly
-// that message (Mrecv), so concurrent receivers under ThreadMultiple
-// never take one another's messages.
+// The receiver does not know a value's size in advance: RecvValue and
+// IrecvValue post a receive whose buffer is made, at the size of the
+// message, when a message matches it, so they match in the order
+// receives were posted, as Recv does, and concurrent receivers under
+// ThreadMultiple never take one another's messages.
 
 // valueError is the error of a value that cannot be encoded or decoded.
 func valueError(what string, err error) *Error {
@@ -85,86 +86,72 @@ func RecvValue[T any](c *Comm, source, tag int) (T, Status, error) {
 }
 
 // RecvValueContext is RecvValue, giving up when ctx ends before a message
-// came (an error of class ErrOther that wraps ctx.Err(), as
-// MprobeContext's); once one has come, it is received whatever ctx says.
+// came (an error of class ErrOther that wraps ctx.Err(), with a status
+// that says Cancelled); once one has come, it is received whatever ctx
+// says.
 func RecvValueContext[T any](ctx context.Context, c *Comm, source, tag int) (T, Status, error) {
 	var v T
-	// A matched probe takes the message out of the queue, so no other
-	// receive can take it between the probe and the receive.
-	m, st, err := MprobeContext(ctx, c, source, tag)
-	if err != nil || st.Source == ProcNull {
-		return v, st, err
-	}
-	m.used = true // m stays here
-	got, err := recvInto(m.m, &v)
+	r, err := IrecvValue(c, &v, source, tag)
 	if err != nil {
-		return v, got, c.fail(err)
+		return v, Status{}, err
 	}
-	return v, got, nil
-}
-
-// recvInto receives the message m a matched probe took into *v; its
-// error has not been through an error handler.
-func recvInto[T any](m *core.Message, v *T) (Status, error) {
-	n := m.Status().Count
-	buf, direct, terr := codec.Target(v, n)
-	if terr != nil {
-		buf = make([]byte, n) // take the message all the same
-	}
-	r := st.engine.Imrecv(buf, m)
-	if err := st.engine.Wait(context.Background(), r); err != nil {
-		return Status{}, fromCore(err)
-	}
-	got := statusOf(r.Status())
-	switch {
-	case got.Err != nil:
-	case terr != nil:
-		got.Err = valueError("RecvValue", terr)
-	case !direct:
-		if err := codec.Decode(buf, v); err != nil {
-			got.Err = valueError("RecvValue", err)
+	if werr := st.engine.Wait(ctx, r.r); werr != nil {
+		st.engine.Cancel(r.r)
+		if err := st.engine.Wait(context.Background(), r.r); err != nil {
+			return v, Status{}, c.fail(fromCore(err))
+		}
+		if s := r.r.Status(); s.Cancelled {
+			return v, statusOf(s), gaveUp(ErrOther, "receive", werr)
 		}
 	}
-	return got, got.Err
+	s, err := r.done()
+	return v, s, err
 }
 
 // IrecvValue starts receiving a value of type T into *v from rank source
 // of c (or AnySource) with tag (or AnyTag); *v belongs to the receive
-// until its request completes. As RecvValue, it takes its message with
-// a matched probe, on a goroutine of its own, and then receives exactly
-// that one, so it never takes another receive's message; but it takes a
-// message when its probe finds one, not in the order receives were
-// started: of two receives that can match the same message, posted one
-// after the other, either may get it, so do not start an IrecvValue
-// beside another receive that can match its messages where the order
-// matters. Cancel succeeds until a message was taken.
+// until its request completes. It is a receive like Irecv, matched in
+// the order receives were posted, whose buffer is made when a message
+// matches it, at the message's size: into *v's own memory for a
+// fixed-size type, or a buffer that Wait (Test, …) decodes. A message
+// that cannot be a T is an ErrType error of the request. Cancel works as
+// for Irecv.
 func IrecvValue[T any](c *Comm, v *T, source, tag int) (*Request, error) {
-	e, err := probeArgs(c, source, tag)
+	e, err := recvArgs(c, source, tag)
 	if err != nil {
 		return nil, err
 	}
 	if v == nil {
 		return nil, c.fail(errorf(ErrArg, "IrecvValue into a nil pointer"))
 	}
-	r := &Request{r: e.NewGeneric(), comm: c}
-	if source == ProcNull {
-		*v = *new(T)
-		e.Finish(r.r, core.Status{Source: ProcNull, Tag: AnyTag})
-		return r, nil
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	r.stop = stop
-	go func() {
-		defer stop()
-		m, _ := e.Mprobe(ctx, c.context, source, tag)
-		if m == nil { // cancelled before a message came
-			e.Finish(r.r, core.Status{Source: AnySource, Tag: AnyTag, Cancelled: true})
-			return
+	r := &Request{r: e.NewRecv(nil, source, tag, c.context), comm: c}
+	var direct bool
+	var terr error
+	r.r.Size = func(n int) []byte {
+		var buf []byte
+		buf, direct, terr = codec.Target(v, n)
+		if terr != nil {
+			buf = make([]byte, n) // take the message all the same
 		}
-		got, err := recvInto(m, v)
-		e.Finish(r.r, core.Status{Source: got.Source, Tag: got.Tag, Count: got.Bytes, Err: err})
-	}()
-	return r, nil
+		return buf
+	}
+	r.decode = func(s core.Status) error {
+		switch {
+		case s.Err != nil || s.Cancelled:
+			return nil
+		case s.Source == ProcNull:
+			*v = *new(T)
+			return nil
+		case terr != nil:
+			return valueError("IrecvValue", terr)
+		case !direct:
+			if err := codec.Decode(r.r.Buffer()[:s.Count], v); err != nil {
+				return valueError("IrecvValue", err)
+			}
+		}
+		return nil
+	}
+	return start(r, nil)
 }
 
 // SendrecvValue sends v to dest and receives a value of type U from

@@ -240,7 +240,8 @@ func TestValueContext(t *testing.T) {
 }
 
 // IrecvValue: several outstanding at once on distinct tags complete
-// through Waitall, Waitany and Test with their own messages; a cancelled
+// through Waitall, Waitany and Test with their own messages; receives
+// match in the order they were posted; a cancelled
 // one reports Cancelled and leaves the message to the next receive; one
 // of the wrong type fails with ErrType; ProcNull and a nil pointer.
 func TestIrecvValue(t *testing.T) {
@@ -281,6 +282,20 @@ func TestIrecvValue(t *testing.T) {
 		}
 	}
 
+	// Posted order: of two receives that match the same messages, the
+	// first posted gets the first message, whatever their kinds.
+	var first, second string
+	r1, _ := mpi.IrecvValue(w, &first, 0, 299)
+	r2, _ := mpi.IrecvValue(w, &second, 0, 299)
+	third := make([]byte, 5)
+	r3, _ := mpi.Irecv(w, third, 0, 299)
+	for _, s := range []string{"one", "two", "three"} {
+		mpi.SendValue(w, s, 0, 299)
+	}
+	if _, err := mpi.Waitall(r3, r2, r1); err != nil || first != "one" || second != "two" || string(third) != "three" {
+		t.Errorf("posted order: %q %q %q %v", first, second, third, err)
+	}
+
 	var m map[string]int
 	r, err := mpi.IrecvValue(w, &m, 0, 300)
 	if err != nil {
@@ -305,10 +320,10 @@ func TestIrecvValue(t *testing.T) {
 	}
 
 	x := 7
-	if r, err := mpi.IrecvValue(w, &x, mpi.ProcNull, 0); err != nil || x != 0 {
-		t.Errorf("ProcNull: %v %d", err, x)
-	} else if st, err := r.Wait(); err != nil || st.Source != mpi.ProcNull {
-		t.Errorf("ProcNull: %+v %v", st, err)
+	if r, err := mpi.IrecvValue(w, &x, mpi.ProcNull, 0); err != nil {
+		t.Errorf("ProcNull: %v", err)
+	} else if st, err := r.Wait(); err != nil || st.Source != mpi.ProcNull || x != 0 {
+		t.Errorf("ProcNull: %+v %v %d", st, err, x)
 	}
 	if _, err := mpi.IrecvValue[int](w, nil, 0, 0); mpi.Class(err) != mpi.ErrArg {
 		t.Errorf("nil pointer: %v", err)

@@ -159,6 +159,12 @@ const (
 
 // Request is a point-to-point operation.
 type Request struct {
+	// Size, if set, makes a receive's buffer when a message matches it:
+	// Size(n) is called (under the progress lock) with the message's
+	// length and returns the buffer, which the receive then fills as it
+	// would buf (a receive of a message whose size it does not know,
+	// in the order receives were posted).
+	Size       func(n int) []byte
 	e          *Engine
 	kind       reqKind
 	mode       SendMode
@@ -407,7 +413,7 @@ type selfMsg struct {
 
 func (e *Engine) sendSelf(r *Request) {
 	k := match.Key{Context: r.context, Source: int32(r.myRank), Tag: int32(r.tag)}
-	if rr := e.arrive(k); rr != nil {
+	if rr := e.arrive(k, uint64(len(r.buf))); rr != nil {
 		n := copy(rr.buf, r.buf)
 		rr.finishRecv(r.myRank, r.tag, len(r.buf), n)
 		r.complete()
@@ -442,7 +448,9 @@ func (e *Engine) startRecv(r *Request) {
 	if m == nil {
 		return
 	}
-	e.matchUnexpected(r, m.Owner.(*unexpected))
+	u := m.Owner.(*unexpected)
+	r.sized(u.hdr.length)
+	e.matchUnexpected(r, u)
 }
 
 func (e *Engine) matchUnexpected(r *Request, u *unexpected) {
@@ -535,6 +543,14 @@ func (e *Engine) sendingTo(rank int) bool {
 	return false
 }
 
+// sized gives a receive with a Size function its buffer for the message
+// of length bytes it matched.
+func (r *Request) sized(length uint64) {
+	if r.Size != nil {
+		r.buf = r.Size(int(length))
+	}
+}
+
 // finishRecv completes a receive that got n of length bytes.
 func (r *Request) finishRecv(source, tag, length, n int) {
 	r.status.Source, r.status.Tag, r.status.Count = source, tag, n
@@ -553,13 +569,17 @@ func (e *Engine) ack(to int, sendID uint64) {
 	e.send(p, &h, nil, nil)
 }
 
-// arrive matches an incoming key against the posted receives.
-func (e *Engine) arrive(k match.Key) *Request {
+// arrive matches an incoming message's key against the posted receives;
+// the receive it matched gets its buffer if it makes one for the
+// message's length.
+func (e *Engine) arrive(k match.Key, length uint64) *Request {
 	mr := e.match.Arrive(k)
 	if mr == nil {
 		return nil
 	}
-	return mr.Owner.(*Request)
+	r := mr.Owner.(*Request)
+	r.sized(length)
+	return r
 }
 
 // Buffer returns the request's buffer.

@@ -288,7 +288,7 @@ func (e *Engine) inPlace(p *peer, v []byte) bool {
 	h := &p.hdr
 	if h.typ == frameEager {
 		// The common case first: a small message for a posted receive.
-		if r := e.arrive(match.Key{Context: h.context, Source: h.source, Tag: h.tag}); r != nil {
+		if r := e.arrive(match.Key{Context: h.context, Source: h.source, Tag: h.tag}, h.length); r != nil {
 			r.peer = p.rank
 			e.eagerDone(p, r, copy(r.buf, body))
 			p.peek.Consume()
@@ -314,7 +314,7 @@ func (e *Engine) onHeader(p *peer) error {
 	switch h.typ {
 	case frameEager:
 		k := match.Key{Context: h.context, Source: h.source, Tag: h.tag}
-		if r := e.arrive(k); r != nil {
+		if r := e.arrive(k, h.length); r != nil {
 			r.peer = p.rank
 			e.expectBody(p, r.buf, h.length, r, nil)
 			return nil
@@ -327,7 +327,7 @@ func (e *Engine) onHeader(p *peer) error {
 		e.expectBody(p, u.body, h.length, nil, u)
 	case frameRTS:
 		k := match.Key{Context: h.context, Source: h.source, Tag: h.tag}
-		if r := e.arrive(k); r != nil {
+		if r := e.arrive(k, h.length); r != nil {
 			u := unexpected{from: p.rank, hdr: *h}
 			e.matchUnexpected(r, &u)
 			return nil
@@ -434,7 +434,7 @@ func (e *Engine) onBody(p *peer) {
 	if u != nil {
 		// A receive posted while the body was on its way takes it now:
 		// enqueuing it would let this sender's next message overtake it.
-		if r := e.arrive(u.Key); r != nil {
+		if r := e.arrive(u.Key, u.hdr.length); r != nil {
 			r.peer = p.rank
 			e.matchUnexpected(r, u)
 			return
