@@ -520,7 +520,9 @@ func iAlltoallv[T CollElem](nb *nbRun, c *Comm, send []T, scounts, sdispls []int
 // Alltoallw is Alltoallv with a datatype per block and displacements in
 // bytes (MPI_Alltoallw): scounts[j] elements of stypes[j] at
 // send[sdispls[j]:] go to process j, rcounts[i] elements of rtypes[i] at
-// recv[rdispls[i]:] come from process i.
+// recv[rdispls[i]:] come from process i. send may be nil (with nil
+// scounts, sdispls and stypes; not on an intercommunicator): recv holds
+// the blocks to send, and gets those received.
 func Alltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, recv []byte, rcounts, rdispls []int, rtypes []*Datatype) error {
 	return iAlltoallw(nil, c, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 }

@@ -231,3 +231,12 @@ func equal(a, b []int32) bool {
 	}
 	return true
 }
+
+// Alltoallw in place: recv holds the blocks to send.
+func TestAlltoallwInPlace(t *testing.T) {
+	vec, _ := mpi.TypeVector(2, 1, 2, mpi.Int8)
+	buf := []byte{1, 2, 3, 4}
+	if err := mpi.Alltoallw(mpi.World, nil, nil, nil, nil, buf, []int{1}, []int{1}, []*mpi.Datatype{vec}); err != nil || !bytes.Equal(buf, []byte{1, 2, 3, 4}) {
+		t.Errorf("Alltoallw in place: %v %v", buf, err)
+	}
+}
