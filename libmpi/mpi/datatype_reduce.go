@@ -118,6 +118,7 @@ type redPlan struct {
 	o     *coll.Op
 	per   int  // the op's elements per element of the datatype
 	whole bool // a NewTypeOp: copied through the datatype, not packed
+	typ   int  // the element type, for the argument check
 }
 
 // noOp is the op of a reduction that will not run (an argument error).
@@ -132,45 +133,84 @@ func (p redPlan) alloc(n int) []byte {
 	return []byte{}
 }
 
-// plan prepares the reduction of elements of d with op, recording an
-// argument error on k; after one, it moves no data.
-func (k *call) plan(d *Datatype, op *Op, counts ...int) redPlan {
-	fail := func(err error) redPlan {
-		k.badErr(err)
-		return redPlan{o: noOp}
-	}
+// planOf prepares the reduction of elements of d with op; after an
+// error, the plan moves no data.
+func planOf(d *Datatype, op *Op, counts ...int) (redPlan, *Error) {
 	if err := checkOld(d, counts...); err != nil {
-		return fail(err)
+		return redPlan{o: noOp}, err.(*Error)
 	}
 	if op != nil && op.mem != nil {
 		m := op.mem
 		if d.Extent() != m.size || d.lb != 0 {
-			return fail(errorf(ErrType, "%s (extent %d, lower bound %d) is not laid out as %v (size %d)", d.name, d.Extent(), d.lb, op.typ, m.size))
+			return redPlan{o: noOp}, errorf(ErrType, "%s (extent %d, lower bound %d) is not laid out as %v (size %d)", d.name, d.Extent(), d.lb, op.typ, m.size)
 		}
-		k.sig.Type, k.sig.Op = m.id, coll.UserOp
-		return redPlan{o: &coll.Op{Size: m.size, Commutative: op.commute, Apply: m.apply}, per: 1, whole: true}
+		return redPlan{o: &coll.Op{Size: m.size, Commutative: op.commute, Apply: m.apply}, per: 1, whole: true, typ: m.id}, nil
 	}
 	t := basicOf(d)
 	if t == nil && d.size > 0 {
-		return fail(errorf(ErrType, "%s mixes basic types: its reduction needs an op of NewTypeOp", d.name))
+		return redPlan{o: noOp}, errorf(ErrType, "%s mixes basic types: its reduction needs an op of NewTypeOp", d.name)
 	}
 	f := planners[t]
 	if f == nil { // bytes, chars, bools, uint8s, or no data at all
 		f = planAs[uint8]
 	}
-	return f(k, op, d)
+	return f(op, d)
+}
+
+// plan is planOf for a collective: an error is recorded on k, and the op
+// and element type go into its signature.
+func (k *call) plan(d *Datatype, op *Op, counts ...int) redPlan {
+	p, err := planOf(d, op, counts...)
+	k.sig.Type = p.typ
+	switch {
+	case op == nil:
+	case op.id != 0:
+		k.sig.Op = op.id
+	default:
+		k.sig.Op = coll.UserOp
+	}
+	if err != nil {
+		k.badErr(err)
+	}
+	return p
 }
 
 // planners plan a reduction over each basic type as its Go type.
-var planners = map[*Datatype]func(k *call, op *Op, d *Datatype) redPlan{
+var planners = map[*Datatype]func(op *Op, d *Datatype) (redPlan, *Error){
 	Int8: planAs[int8], Int16: planAs[int16], Uint16: planAs[uint16],
 	Int32: planAs[int32], Uint32: planAs[uint32], Int64: planAs[int64], Uint64: planAs[uint64],
 	Float32: planAs[float32], Float64: planAs[float64],
 	Complex64: planAs[complex64], Complex128: planAs[complex128],
 }
 
-func planAs[T CollElem](k *call, op *Op, d *Datatype) redPlan {
-	return redPlan{o: reduction[T](k, op), per: d.size / sizeOf[T]()}
+func planAs[T CollElem](op *Op, d *Datatype) (redPlan, *Error) {
+	o, typ, err := collOp[T](op)
+	if err != nil {
+		return redPlan{o: noOp, typ: typ}, err
+	}
+	return redPlan{o: o, per: d.size / sizeOf[T](), typ: typ}, nil
+}
+
+// ReduceLocalType applies op to count elements of d in in and inout,
+// leaving inout = in ∘ inout (MPI_Reduce_local with a datatype; the ops
+// a datatype takes are those of ReduceType).
+func ReduceLocalType(in, inout []byte, count int, d *Datatype, op *Op) error {
+	p, err := planOf(d, op, count)
+	if err != nil {
+		return within(err.Class, "ReduceLocalType", err)
+	}
+	n := count * p.per
+	a, b := p.alloc(n), p.alloc(n)
+	if err := p.in(in, count, d, a); err != nil {
+		return within(ErrBuffer, "ReduceLocalType: in", err)
+	}
+	if err := p.in(inout, count, d, b); err != nil {
+		return within(ErrBuffer, "ReduceLocalType: inout", err)
+	}
+	if n > 0 {
+		p.o.Apply(a, b)
+	}
+	return p.out(b, inout, count, d)
 }
 
 // in fills b, the op's elements, from count elements of d in buf.

@@ -240,3 +240,42 @@ func TestAlltoallwInPlace(t *testing.T) {
 		t.Errorf("Alltoallw in place: %v %v", buf, err)
 	}
 }
+
+// ReduceLocalType applies an op over a datatype in place: a column of
+// Int32s with Sum, recs with a NewTypeOp (whose in and inout hold whole
+// recs, zero where the datatype leaves a field out).
+func TestReduceLocalType(t *testing.T) {
+	col, _ := mpi.TypeVector(2, 1, 2, mpi.Int32)
+	in := []int32{1, 100, 2, 100}
+	io := []int32{10, 7, 20, 7}
+	if err := mpi.ReduceLocalType(bytesOf(in), bytesOf(io), 1, col, mpi.Sum); err != nil || !equal(io, []int32{11, 7, 22, 7}) {
+		t.Errorf("column: %v %v", io, err)
+	}
+	var seen []rec
+	op, _ := mpi.NewTypeOp(func(in, inout []rec) {
+		seen = append(seen, in...)
+		for i := range in {
+			inout[i].A = min(in[i].A, inout[i].A)
+			inout[i].C += in[i].C
+		}
+	}, false)
+	ac, _ := mpi.TypeStruct([]int{1, 1}, []int{0, int(unsafe.Offsetof(rec{}.C))}, []*mpi.Datatype{mpi.Int8, mpi.Int32})
+	ac, _ = mpi.TypeCreateResized(ac, 0, int(unsafe.Sizeof(rec{})))
+	a := []rec{{1, 5, 2}, {-3, 5, 4}}
+	b := []rec{{0, 9, 10}, {0, 9, 20}}
+	if err := mpi.ReduceLocalType(asBytes(a), asBytes(b), 2, ac, op); err != nil || b[0] != (rec{0, 9, 12}) || b[1] != (rec{-3, 9, 24}) {
+		t.Errorf("NewTypeOp: %v %v", b, err)
+	}
+	if len(seen) != 2 || seen[0] != (rec{1, 0, 2}) || seen[1] != (rec{-3, 0, 4}) {
+		t.Errorf("the op saw %v", seen)
+	}
+	if err := mpi.ReduceLocalType(asBytes(a), asBytes(b), 2, ac, mpi.Sum); mpi.Class(err) != mpi.ErrType {
+		t.Errorf("mixed types with Sum: %v", err)
+	}
+	if err := mpi.ReduceLocalType(bytesOf(in), bytesOf(io[:2]), 1, col, mpi.Sum); mpi.Class(err) != mpi.ErrBuffer {
+		t.Errorf("short inout: %v", err)
+	}
+	if err := mpi.ReduceLocalType(bytesOf(in), bytesOf(io), 1, col, op); mpi.Class(err) != mpi.ErrType {
+		t.Errorf("a rec op on a column: %v", err)
+	}
+}
