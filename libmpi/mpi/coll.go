@@ -186,6 +186,7 @@ func (k *call) run(f func(a *coll.Actions) error) error {
 	if k.nb != nil {
 		return k.nbStep(f)
 	}
+	defer enterColl(k).Leave()
 	return k.c.collFail(k.cc.Run(k.sig, f))
 }
 

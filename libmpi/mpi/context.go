@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/libmpi/internal/task"
 )
 
 // Context-taking forms of the blocking calls, for Go programs that need
@@ -118,6 +119,7 @@ func ProbeContext(ctx context.Context, c *Comm, source, tag int) (Status, error)
 	if source == ProcNull {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
+	defer enterP2P[byte](task.Probe, c, source, tag, 0).Leave()
 	s, err := e.Probe(ctx, c.context, source, tag)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/libmpi/internal/task"
 )
 
 // Elem is the element types a buffer may hold.
@@ -179,6 +180,7 @@ func sendNow[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) error 
 	if mode == core.Standard && e.SendNow(bytesOf(buf), world, c.rank, tag, c.context) {
 		return nil
 	}
+	defer enterP2P[T](sendFn(mode), c, dest, tag, len(buf)).Leave()
 	r := requests.Get().(*core.Request)
 	defer requests.Put(r)
 	e.InitSend(r, bytesOf(buf), world, dest, c.rank, tag, c.context, mode)
@@ -192,6 +194,7 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	defer enterP2P[T](task.Recv, c, source, tag, len(buf)).Leave()
 	src, tag, n, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context)
 	return result(c, src, tag, n, false, err)
 }
@@ -328,6 +331,7 @@ func (r *Request) Wait() (Status, error) {
 		return emptyStatus, nil
 	}
 	r.waited = true
+	defer enterWait(task.Wait, r.comm).Leave()
 	if err := st.engine.Wait(context.Background(), r.r); err != nil {
 		return Status{}, r.comm.fail(fromCore(err))
 	}
@@ -368,6 +372,7 @@ func (r *Request) Cancel() error {
 // statuses) and returns their statuses; if any failed, the error has class
 // ErrInStatus and each status carries its own request's error.
 func Waitall(reqs ...*Request) ([]Status, error) {
+	defer enterWait(task.Waitall, nil).Leave()
 	out := make([]Status, len(reqs))
 	var failed *Comm
 	for i, r := range reqs {

@@ -82,6 +82,8 @@ func (k *Kernel) dispatch(src *source, to replier, f wire.Frame, fromLink *link)
 		k.addNode(r, m, fromLink == nil)
 	case *wire.RemoveNode:
 		k.removeNode(r, m, fromLink == nil)
+	case *wire.Inspect:
+		go k.inspect(r, m)
 	default:
 		r.fail(wire.CodeFailed, "a lamd does not serve %v requests", f.Kind)
 	}
@@ -104,6 +106,8 @@ func targetOf(m wire.Message) (int32, bool) {
 	case *wire.FileGet:
 		return m.Node, true
 	case *wire.FilePut:
+		return m.Node, true
+	case *wire.Inspect:
 		return m.Node, true
 	}
 	return 0, false

@@ -139,6 +139,7 @@ func (k *Kernel) serveClient(c *client) {
 			k.cancelCall(a.fwd)
 		}
 	}
+	k.leftMPI(c)
 	k.log.Debug("client detached", "name", c.name, "pid", cred.PID)
 }
 

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,6 +27,9 @@ type proc struct {
 	done chan struct{} // closed when it has been reaped
 	// removeProgram: the program was loaded (mpirun -s); delete it after.
 	removeProgram bool
+	name          string      // the program, for mpitask
+	rank          int         // its MPI rank (LAMRANK), or -1
+	leftMPI       atomic.Bool // it was attached as an MPI process and detached
 }
 
 // procTable is every user process of this lamd.
@@ -263,7 +267,7 @@ func (k *Kernel) spawn(r *request, a *active, m *wire.Spawn) {
 		return
 	}
 	p := &proc{pid: cmd.Process.Pid, job: m.Job, cmd: cmd, done: make(chan struct{}),
-		removeProgram: m.Flags&wire.SpawnRemoveProgram != 0}
+		removeProgram: m.Flags&wire.SpawnRemoveProgram != 0, name: progName(m.Argv), rank: rankOf(m.Env)}
 	if !k.procs.add(p) {
 		syscall.Kill(-p.pid, syscall.SIGKILL)
 		cmd.Wait()

@@ -39,6 +39,8 @@ func goldenSamples() []Message {
 		&Stdin{Data: nil, EOF: false},
 		&FileGet{Node: LocalNode, Path: "/usr/bin/x"},
 		&FilePut{Node: 0, Name: "a.out", Append: false, Data: bytes.Repeat([]byte{7}, 70)},
+		&Inspect{Node: LocalNode, Msgs: false, MaxMsgs: 0},
+		&Inspection{Node: MaxNodes - 1, Procs: []InspectedProc{{PID: 1 << 30, Name: "", Rank: -1, Job: "", State: ProcStarting, Status: nil}}, Queue: nil, More: false},
 	)
 }
 

@@ -44,6 +44,8 @@ const (
 	KindFileChunk
 	KindFilePut
 	KindFilePath
+	KindInspect
+	KindInspection
 	kindEnd
 )
 
@@ -93,6 +95,8 @@ var kinds = [kindEnd]struct {
 	KindFileChunk:    {"file-chunk", newMessage[FileChunk]},
 	KindFilePut:      {"file-put", newMessage[FilePut]},
 	KindFilePath:     {"file-path", newMessage[FilePath]},
+	KindInspect:      {"inspect", newMessage[Inspect]},
+	KindInspection:   {"inspection", newMessage[Inspection]},
 }
 
 func newMessage[T any, P interface {

@@ -47,6 +47,9 @@ func samples() []Message {
 		&FileChunk{Data: []byte{1, 2}},
 		&FilePut{Node: 2, Name: "prog", Append: true, Data: []byte{3}},
 		&FilePath{Path: "/tmp/x"},
+		&Inspect{Node: 1, Msgs: true, MaxMsgs: 100},
+		&Inspection{Node: 1, Procs: []InspectedProc{{PID: 77, Name: "ring", Rank: 0, Job: "0:5", State: ProcAnswered, Status: []byte{1}}},
+			Queue: []QueuedMsg{{Seq: 1, From: 0, Event: -77, Type: 16, Len: 3, Head: []byte("abc")}}, More: true},
 	}
 }
 

@@ -165,6 +165,7 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	}
 	cfg.Waiter, _ = t.(rpi.Waiter)
 	p.Engine = core.New(cfg)
+	go p.answer()
 	ok = true
 	return p, nil
 }

@@ -1,0 +1,47 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/internal/match"
+)
+
+// Pending is an unexpected message: it arrived and no receive has
+// matched it yet (what mpimsg lists).
+type Pending struct {
+	Context uint32
+	Source  int32 // the sender's rank in the communicator
+	From    int32 // the sender's world rank
+	Tag     int32
+	Bytes   uint64
+	Sync    bool // a synchronous send waiting for the match
+}
+
+// Unexpected returns up to max messages of the unexpected queue. It takes
+// the progress lock for as long as the copy takes, waiting at most until
+// ctx ends for it (a waiter releases the lock between passes).
+func (e *Engine) Unexpected(ctx context.Context, max int) ([]Pending, error) {
+	for !e.mu.TryLock() {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Microsecond):
+		}
+	}
+	defer e.mu.Unlock()
+	var out []Pending
+	e.match.Each(func(m *match.Message) bool {
+		if len(out) >= max {
+			return false
+		}
+		p := Pending{Context: m.Key.Context, Source: m.Key.Source, Tag: m.Key.Tag, From: -1}
+		if u, ok := m.Owner.(*unexpected); ok {
+			p.From, p.Bytes = int32(u.from), u.hdr.length
+			p.Sync = u.self != nil || u.hdr.typ != frameEager
+		}
+		out = append(out, p)
+		return true
+	})
+	return out, nil
+}

@@ -1,0 +1,75 @@
+package mpi
+
+import (
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/libmpi/internal/task"
+)
+
+// The blocking calls record themselves for mpitask (libmpi/internal/task):
+// each begins with one deferred line, `defer enterX(...).Leave()`.
+
+func init() { task.CollName = func(k uint8) string { return coll.Kind(k).String() } }
+
+// commKind tells mpitask whether c is WORLD or SELF.
+func commKind(c *Comm) uint8 {
+	switch c {
+	case World:
+		return task.CommWorld
+	case Self:
+		return task.CommSelf
+	}
+	return task.CommOther
+}
+
+// peerOf returns a peer rank of c as mpitask shows it, with its world
+// rank (-1 when it is none or a wildcard).
+func peerOf(c *Comm, rank int) (int32, int32) {
+	switch {
+	case rank == AnySource:
+		return task.AnyPeer, -1
+	case rank < 0:
+		return task.NoPeer, -1
+	}
+	w, err := c.peer(rank, false)
+	if err != nil {
+		return int32(rank), -1
+	}
+	return int32(rank), int32(w)
+}
+
+// enterP2P records a blocking point-to-point call on peer and tag of c
+// with count elements of type T.
+func enterP2P[T any](fn task.Fn, c *Comm, peer, tag, count int) task.Mark {
+	p, w := peerOf(c, peer)
+	return task.Enter(fn, commKind(c), c.context, p, w, int32(tag), count, task.TypeOf[T]())
+}
+
+// sendFn is the call a blocking send of mode is.
+func sendFn(mode core.SendMode) task.Fn {
+	switch mode {
+	case core.Sync:
+		return task.Ssend
+	case core.Ready:
+		return task.Rsend
+	}
+	return task.Send
+}
+
+// enterWait records a wait on requests of c (nil: several communicators).
+func enterWait(fn task.Fn, c *Comm) task.Mark {
+	if c == nil {
+		return task.Enter(fn, task.CommOther, 0, task.NoPeer, -1, task.NoTag, 0, task.TypeNone)
+	}
+	return task.Enter(fn, commKind(c), c.context, task.NoPeer, -1, task.NoTag, 0, task.TypeNone)
+}
+
+// enterColl records a blocking collective.
+func enterColl(k *call) task.Mark {
+	p, w := task.NoPeer, int32(-1)
+	if k.sig.Kind == coll.Bcast || k.sig.Kind == coll.Reduce || k.sig.Kind == coll.Gather ||
+		k.sig.Kind == coll.Gatherv || k.sig.Kind == coll.Scatter || k.sig.Kind == coll.Scatterv {
+		p, w = peerOf(k.c, k.sig.Root)
+	}
+	return task.Enter(task.FnColl+task.Fn(k.sig.Kind), commKind(k.c), k.c.context, p, w, task.NoTag, 0, task.TypeNone)
+}
