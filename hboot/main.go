@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lamgo/lam/shared/install"
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/linkauth"
 	"github.com/lamgo/lam/shared/tkill"
@@ -50,7 +51,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	paths := env.Paths
 	if c.Prefix != "" {
 		paths.Bindir = filepath.Join(c.Prefix, "bin")
-		paths.Sysconfdir = filepath.Join(c.Prefix, "etc")
+		paths.Sysconfdir = install.Sysconfdir(c.Prefix)
 	}
 	dir, err := c.Session(env)
 	if err != nil {

@@ -44,7 +44,10 @@ func (p Paths) Item(name string) (string, bool) {
 	return "", false
 }
 
-// At returns the layout under prefix.
+// At returns the layout under prefix. The configuration lives in
+// prefix/etc, except for the system's prefix /usr, whose configuration
+// is in /etc/lam (as Debian's LAM had it, and as "make install
+// PREFIX=/usr" and the .deb put it).
 func At(prefix string) Paths {
 	return Paths{
 		Prefix:     prefix,
@@ -52,8 +55,21 @@ func At(prefix string) Paths {
 		Libdir:     filepath.Join(prefix, "lib"),
 		Incdir:     filepath.Join(prefix, "include"),
 		Pkglibdir:  filepath.Join(prefix, "lib", "lam"),
-		Sysconfdir: filepath.Join(prefix, "etc"),
+		Sysconfdir: Sysconfdir(prefix),
 	}
+}
+
+// SystemSysconfdir is the configuration directory of an installation in
+// /usr.
+const SystemSysconfdir = "/etc/lam"
+
+// Sysconfdir returns the configuration directory of the installation in
+// prefix.
+func Sysconfdir(prefix string) string {
+	if filepath.Clean(prefix) == "/usr" {
+		return SystemSysconfdir
+	}
+	return filepath.Join(prefix, "etc")
 }
 
 // Find returns the running installation's layout. getenv is os.Getenv in

@@ -19,6 +19,11 @@ func TestAt(t *testing.T) {
 	if _, ok := p.Item("bogus"); ok {
 		t.Error("Item(bogus) succeeded")
 	}
+	for prefix, want := range map[string]string{"/usr": "/etc/lam", "/usr/": "/etc/lam", "/usr/local": "/usr/local/etc", "/": "/etc"} {
+		if got := At(prefix).Sysconfdir; got != want {
+			t.Errorf("At(%q).Sysconfdir = %q, want %q", prefix, got, want)
+		}
+	}
 }
 
 func TestFind(t *testing.T) {

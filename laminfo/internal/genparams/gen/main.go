@@ -1,4 +1,5 @@
-// Command gen writes shared/ssi/knownparams.go (see package genparams).
+// Command gen writes shared/ssi/knownparams.go, or with -man the man page
+// lamssi(7) (see package genparams).
 package main
 
 import (
@@ -10,11 +11,20 @@ import (
 )
 
 func main() {
-	out := flag.String("o", "knownparams.go", "the file to write")
+	out := flag.String("o", "", "write knownparams.go here")
+	man := flag.String("man", "", "write lamssi(7) here")
 	flag.Parse()
-	src, err := genparams.Source()
-	if err == nil {
-		err = os.WriteFile(*out, src, 0o644)
+	var err error
+	switch {
+	case *man != "":
+		err = os.WriteFile(*man, genparams.ManPage(), 0o644)
+	case *out != "":
+		var src []byte
+		if src, err = genparams.Source(); err == nil {
+			err = os.WriteFile(*out, src, 0o644)
+		}
+	default:
+		err = fmt.Errorf("give -o or -man")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "genparams:", err)
