@@ -33,7 +33,7 @@ LDFLAGS := -X '$(BI).ConfiguredBy=$(BUILD_USER)' -X '$(BI).ConfiguredOn=$(BUILD_
 
 
 .PHONY: tidy
-.PHONY: all build capi install test test-suite test-deps test-unit test-race test-faults check-modules check-deps check-tools vet fmt-check fuzz clean
+.PHONY: all build capi install install-files deb test test-suite test-deps test-unit test-race test-faults check-modules check-deps check-tools vet fmt-check fuzz clean
 
 all: build
 
@@ -50,14 +50,36 @@ capi:
 	@rm -f lib/libmpi.h
 	cp libmpi/capi/include/*.h include/
 
-install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc
+# Where install puts things: for PREFIX=/usr the configuration goes to
+# /etc/lam and the C library and headers to /usr/lib/lam-go (as
+# shared/install finds them); otherwise PREFIX/etc, PREFIX/lib,
+# PREFIX/include. Man pages go to PREFIX/share/man.
+SYSTEM     := $(filter /usr /usr/,$(PREFIX))
+SYSCONFDIR := $(if $(SYSTEM),/etc/lam,$(PREFIX)/etc)
+CLIBDIR    := $(if $(SYSTEM),/usr/lib/lam-go/lib,$(PREFIX)/lib)
+CINCDIR    := $(if $(SYSTEM),/usr/lib/lam-go/include,$(PREFIX)/include)
+MANDIR     := $(PREFIX)/share/man
+
+install: build install-files
+
+# install-files installs what build made (no build).
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
 	install -m 0755 $(TOOLS:%=bin/%) $(DESTDIR)$(PREFIX)/bin/
 	for w in $(WRAPPERS); do ln -sfn mpicc $(DESTDIR)$(PREFIX)/bin/$$w; done
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 0755 lib/libmpi.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 include/*.h $(DESTDIR)$(PREFIX)/include/
-	install -m 0644 etc/lam-bhost.def $(DESTDIR)$(PREFIX)/etc/
+	install -m 0644 etc/lam-bhost.def etc/lam-conf.lamd $(DESTDIR)$(SYSCONFDIR)/
+	install -m 0644 docs/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/man5/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 docs/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+	install -d $(DESTDIR)$(CLIBDIR) $(DESTDIR)$(CINCDIR)
+	install -m 0755 lib/libmpi.so $(DESTDIR)$(CLIBDIR)/
+	install -m 0644 include/*.h $(DESTDIR)$(CINCDIR)/
+
+# A Debian package of the tree, dist/lam-go_<version>_<arch>.deb
+# (scripts/mkdeb, with dpkg-deb); scripts/deb-smoke installs it in a
+# fresh Debian chroot and runs a job from /usr/bin.
+deb: build
+	./scripts/mkdeb
 
 # scripts/test-deps installs what the tests need (or says what to install)
 # and answers whether the privileged tests (namespaces, sshd, other uids)

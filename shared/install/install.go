@@ -44,11 +44,17 @@ func (p Paths) Item(name string) (string, bool) {
 	return "", false
 }
 
-// At returns the layout under prefix. The configuration lives in
-// prefix/etc, except for the system's prefix /usr, whose configuration
-// is in /etc/lam (as Debian's LAM had it, and as "make install
-// PREFIX=/usr" and the .deb put it).
+// At returns the layout under prefix. For the system's prefix /usr (what
+// "make install PREFIX=/usr" and the .deb install), the configuration is
+// in /etc/lam and the C library and headers in /usr/lib/lam-go/lib and
+// /usr/lib/lam-go/include, out of the way of other MPIs' (as Debian's LAM
+// had /etc/lam and /usr/lib/lam).
 func At(prefix string) Paths {
+	if filepath.Clean(prefix) == "/usr" {
+		pkg := filepath.Join(prefix, "lib", SystemPkgName)
+		return Paths{Prefix: prefix, Bindir: filepath.Join(prefix, "bin"), Libdir: filepath.Join(pkg, "lib"),
+			Incdir: filepath.Join(pkg, "include"), Pkglibdir: pkg, Sysconfdir: SystemSysconfdir}
+	}
 	return Paths{
 		Prefix:     prefix,
 		Bindir:     filepath.Join(prefix, "bin"),
@@ -58,6 +64,10 @@ func At(prefix string) Paths {
 		Sysconfdir: Sysconfdir(prefix),
 	}
 }
+
+// SystemPkgName names LAM/Go's directory under /usr/lib in an
+// installation in /usr.
+const SystemPkgName = "lam-go"
 
 // SystemSysconfdir is the configuration directory of an installation in
 // /usr.

@@ -24,6 +24,10 @@ func TestAt(t *testing.T) {
 			t.Errorf("At(%q).Sysconfdir = %q, want %q", prefix, got, want)
 		}
 	}
+	usr := At("/usr")
+	if usr.Bindir != "/usr/bin" || usr.Libdir != "/usr/lib/lam-go/lib" || usr.Incdir != "/usr/lib/lam-go/include" || usr.Pkglibdir != "/usr/lib/lam-go" {
+		t.Errorf("At(/usr) = %+v", usr)
+	}
 }
 
 func TestFind(t *testing.T) {
