@@ -15,7 +15,7 @@ DESTDIR  ?=
 FUZZTIME ?= 20s
 
 TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean \
-         lamexec lamgrow lamshrink mpitask mpimsg mpirun mpiexec laminfo \
+         lamexec lamgrow lamshrink mpitask mpimsg lamtrace mpirun mpiexec laminfo \
          crcheckpoint crrestart mpicc
 # The wrapper compiler's other names (symbolic links to mpicc).
 WRAPPERS := hcc mpiCC mpic++ hcp mpif77 hf77

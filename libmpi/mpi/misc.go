@@ -9,6 +9,7 @@ import (
 
 	"github.com/lamgo/lam/libmpi/internal/comm"
 	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/libmpi/internal/task"
 	"github.com/lamgo/lam/shared/buildinfo"
 )
 
@@ -84,6 +85,7 @@ func init() { pcontrol.Store(1) }
 // (PcontrolLevel returns it) and does nothing else, as MPI says.
 func Pcontrol(level int, args ...any) error {
 	pcontrol.Store(int32(level))
+	task.SetTracing(level > 0) // mpirun -toff: the program turns tracing on
 	return nil
 }
 

@@ -177,6 +177,7 @@ func sendNow[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) error 
 	if err != nil {
 		return err
 	}
+	defer task.TraceSend(sendFn(mode), c.context, int32(world), int32(tag), len(buf)).End()
 	if mode == core.Standard && e.SendNow(bytesOf(buf), world, c.rank, tag, c.context) {
 		return nil
 	}

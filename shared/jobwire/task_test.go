@@ -45,3 +45,29 @@ func FuzzDecodeTask(f *testing.F) {
 		}
 	})
 }
+
+func sampleTrace() *Trace {
+	return &Trace{Job: "0:77", Rank: 2, Size: 4, Node: 1, PID: 99, Program: "ring", Dropped: 3,
+		Events: []TraceEvent{{T: 1 << 60, Begin: true, Func: "Send", Peer: 3, Tag: 201, Comm: "WORLD", Count: 1}, {T: 1<<60 + 5, Func: "Send", Peer: -1}}}
+}
+
+func TestTraceRoundTrip(t *testing.T) {
+	tr := sampleTrace()
+	if got, err := DecodeTrace(tr.Encode()); err != nil || !reflect.DeepEqual(got, tr) {
+		t.Errorf("Trace: %+v %v", got, err)
+	}
+	bad := *sampleTrace()
+	bad.Events = []TraceEvent{{Peer: -5}}
+	if _, err := DecodeTrace(bad.Encode()); err == nil {
+		t.Error("a peer of -5 decoded")
+	}
+}
+
+func FuzzDecodeTrace(f *testing.F) {
+	f.Add(sampleTrace().Encode())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if m, err := DecodeTrace(b); err == nil && !bytes.Equal(m.Encode(), b) {
+			t.Fatalf("Trace %+v does not round-trip", m)
+		}
+	})
+}

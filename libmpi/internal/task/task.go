@@ -118,12 +118,20 @@ func Enter(fn Fn, commKind uint8, ctx uint32, peer, peerWorld, tag int32, count 
 	cur.what.Store(uint64(ctx)<<32 | uint64(uint32(count)))
 	cur.where.Store(peerWorld)
 	cur.hdr.Store(hdr)
+	if tracing.Load() && !isSend(fn) {
+		addEvent(Event{Fn: fn, Begin: true, Peer: peerWorld, Tag: tag, Ctx: ctx, Count: int32(count)})
+	}
 	return Mark{hdr}
 }
 
 // Leave ends the call Enter recorded (unless another goroutine's call
 // has replaced it meanwhile).
-func (m Mark) Leave() { cur.hdr.CompareAndSwap(m.hdr, 0) }
+func (m Mark) Leave() {
+	cur.hdr.CompareAndSwap(m.hdr, 0)
+	if fn := Fn(m.hdr >> 24); tracing.Load() && !isSend(fn) {
+		addEvent(Event{Fn: fn, Peer: -1})
+	}
+}
 
 // Current returns the call the process is in, if any.
 func Current() (Call, bool) {

@@ -89,3 +89,37 @@ func BenchmarkEnterLeave(b *testing.B) {
 		Enter(Recv, CommWorld, 1, 2, 2, 3, 4, TypeInt).Leave()
 	}
 }
+
+func TestTrace(t *testing.T) {
+	Enter(Recv, CommWorld, 0, 1, 1, 5, 1, TypeInt).Leave() // off: nothing recorded
+	if ev, _ := Events(); len(ev) != 0 {
+		t.Fatalf("recorded while off: %+v", ev)
+	}
+	SetTracing(true) // not enabled: stays off
+	if Tracing() {
+		t.Fatal("SetTracing turned on tracing that was never enabled")
+	}
+	EnableTracing(true)
+	defer EnableTracing(false)
+	TraceSend(Send, 0, 2, 7, 3).End()
+	Enter(Recv, CommWorld, 0, 1, 1, 5, 4, TypeInt).Leave()
+	Enter(Send, CommWorld, 0, 2, 2, 7, 3, TypeInt).Leave() // the blocking part of a send: TraceSend has it
+	SetTracing(false)
+	TraceSend(Send, 0, 2, 7, 3).End()
+	ev, dropped := Events()
+	if dropped != 0 || len(ev) != 4 {
+		t.Fatalf("events %+v dropped %d", ev, dropped)
+	}
+	want := []Event{{Fn: Send, Begin: true, Peer: 2, Tag: 7, Count: 3}, {Fn: Send, Peer: -1},
+		{Fn: Recv, Begin: true, Peer: 1, Tag: 5, Count: 4}, {Fn: Recv, Peer: -1}}
+	for i := range want {
+		got := ev[i]
+		if got.T == 0 || (i > 0 && got.T < ev[i-1].T) {
+			t.Errorf("event %d time %d", i, got.T)
+		}
+		got.T = 0
+		if got != want[i] {
+			t.Errorf("event %d = %+v, want %+v", i, got, want[i])
+		}
+	}
+}

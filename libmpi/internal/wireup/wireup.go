@@ -165,6 +165,7 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	}
 	cfg.Waiter, _ = t.(rpi.Waiter)
 	p.Engine = core.New(cfg)
+	startTrace()
 	go p.answer()
 	ok = true
 	return p, nil
@@ -179,6 +180,7 @@ func (p *Process) Finalize(ctx context.Context) error {
 	if p.transport != nil {
 		p.transport.Close()
 	}
+	err = errors.Join(err, p.sendTrace(ctx))
 	if p.client != nil {
 		if serr := p.client.Send(ctx, p.job.Node, p.job.PID, jobwire.TypeFinalize, jobwire.EncodeRank(int32(p.Rank))); serr != nil {
 			err = errors.Join(err, fmt.Errorf("report to mpirun: %w", serr))
