@@ -4,13 +4,12 @@ import (
 	"github.com/lamgo/lam/shared/wire"
 )
 
-// Tracing (mpirun -t/-ton/-toff, lamtrace). mpirun sets EnvTrace in every
+// Tracing (mpirun -t/-ton/-toff, lamtrace). mpirun sets LAMTRACE in every
 // rank's environment: "on" records from MPI_Init, "off" enables tracing
 // but records only once the program turns it on (MPI_Pcontrol). At
 // MPI_Finalize each traced rank sends its Trace to mpirun's node, event
-// TraceEvent, type TypeTrace; lamtrace collects them there.
+// EventTrace, type TypeTrace; lamtrace collects them there.
 const (
-	EnvTrace   = "LAMTRACE"
 	TypeTrace  = int32(128)
 	EventTrace = int32(1<<30 - 1) // above every pid (tools' events), below the lamds' own
 )

@@ -11,10 +11,13 @@ import (
 	"github.com/lamgo/lam/shared/jobwire"
 )
 
-// startTrace enables tracing when mpirun asked for it (jobwire.EnvTrace:
-// "on" or "off", from mpirun -t/-ton or -toff).
+// envTrace is the variable mpirun -t/-ton ("on") and -toff ("off") set in
+// the ranks' environment.
+const envTrace = "LAMTRACE"
+
+// startTrace enables tracing when mpirun asked for it.
 func startTrace() {
-	switch os.Getenv(jobwire.EnvTrace) {
+	switch os.Getenv(envTrace) {
 	case "on", "1", "yes":
 		task.EnableTracing(true)
 	case "off", "0", "no":
