@@ -91,16 +91,16 @@ func testInspect(t *testing.T, rpi string) {
 	// tables say what they must (bounded by the test's context).
 	task := []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^TASK \(G/L\)\s+FUNCTION\s+PEER\|ROOT\s+TAG\s+COMM\s+COUNT\s+DATATYPE$`),
-		regexp.MustCompile(`(?m)^0 testprog\s+Recv\s+1/1\s+201\s+WORLD\s+4\s+INT$`),
-		regexp.MustCompile(`(?m)^1 testprog\s+Barrier\s+WORLD\s*$`),
-		regexp.MustCompile(`(?m)^2 testprog\s+Barrier\s+WORLD\s*$`),
+		regexp.MustCompile(`(?m)^0/0 testprog\s+Recv\s+1/1\s+201\s+WORLD\s+4\s+INT$`),
+		regexp.MustCompile(`(?m)^1/1 testprog\s+Barrier\s+WORLD\s*$`),
+		regexp.MustCompile(`(?m)^2/2 testprog\s+Barrier\s+WORLD\s*$`),
 	}
 	r := waitFor(t, ctx, l, task, "mpitask")
 	if strings.Count(r.stdout, "\n") != 4 {
 		t.Errorf("mpitask printed more than the title and the 3 ranks:\n%s", r.stdout)
 	}
 	// The exact columns of the Recv line (LAM's widths).
-	want := "0 testprog           Recv          1/1        201    WORLD  4       INT\n"
+	want := "0/0 testprog         Recv          1/1        201    WORLD  4       INT\n"
 	if !strings.Contains(r.stdout, want) {
 		t.Errorf("mpitask's Recv line is not in LAM's columns; want %q in\n%s", want, r.stdout)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/lamgo/lam/shared/jobwire"
 	"github.com/lamgo/lam/shared/wire"
@@ -91,6 +92,16 @@ func printTask(w io.Writer, p *Proc, o TaskOptions) {
 		return
 	}
 	c := st.Call
+	// Blocked, the process is named by its world rank and its rank in the
+	// call's communicator, as LAM did (known here for WORLD and SELF).
+	if !o.GPS {
+		switch c.Comm {
+		case "WORLD":
+			task = fmt.Sprintf("%d/%d", st.Rank, st.Rank) + strings.TrimPrefix(task, strconv.Itoa(int(st.Rank)))
+		case "SELF":
+			task = fmt.Sprintf("%d/0", st.Rank) + strings.TrimPrefix(task, strconv.Itoa(int(st.Rank)))
+		}
+	}
 	peer, tag, count, dtype := "", "", "", ""
 	switch {
 	case c.Peer == -1:

@@ -84,8 +84,8 @@ func TestPrintTasks(t *testing.T) {
 	var b strings.Builder
 	PrintTasks(&b, sample(), TaskOptions{})
 	want := `TASK (G/L)           FUNCTION      PEER|ROOT  TAG    COMM   COUNT   DATATYPE
-0 ring               Recv          1/1        201    WORLD  4       INT
-1 ring               Barrier                         WORLD          
+0/0 ring             Recv          1/1        201    WORLD  4       INT
+1/1 ring             Barrier                         WORLD          
 2 ring               Recv          ANY        ANY    5      1       DOUBLE
 3 ring               <running>
 4 ring               <finalized>
