@@ -38,7 +38,9 @@ func (k *Kernel) inspect(r *request, m *wire.Inspect) {
 	k.mu.Lock()
 	attached := map[int]mpiClient{}
 	for c := range k.clients {
-		if c.role == wire.RoleMPI && c.c != nil {
+		// counted is set under k.mu once the client said hello (admit),
+		// after its role, name and credentials: only then are they read.
+		if c.counted && c.role == wire.RoleMPI {
 			attached[c.cred.PID] = mpiClient{pid: c.cred.PID, name: c.name}
 		}
 	}
@@ -166,7 +168,7 @@ func rankOf(env []string) int {
 // MPI_Finalize, or dying): if it is one this lamd started and it still
 // runs, mpitask shows it as finalized.
 func (k *Kernel) leftMPI(c *client) {
-	if c.role != wire.RoleMPI {
+	if c.role != wire.RoleMPI || c.cred.PID <= 0 {
 		return
 	}
 	for _, p := range k.procs.match("", c.cred.PID) {
