@@ -9,8 +9,9 @@ import (
 )
 
 // optionLine is an option at the start of a line of a usage text's
-// Options: block ("        -np <n>   Number of processes").
-var optionLine = regexp.MustCompile(`^ {8}(-[A-Za-z][A-Za-z0-9:-]*)`)
+// options ("        -np <n>   Number of processes", mpiexec's
+// "   -boot ...", "        --allow-run-as-root").
+var optionLine = regexp.MustCompile(`^ {3,8}(--?[A-Za-z][A-Za-z0-9:-]*)`)
 
 // TestManPagesCoverUsage checks docs/man against the usage texts: every
 // tool with a usage text has a man page in section 1, and every option
