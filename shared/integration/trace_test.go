@@ -50,9 +50,7 @@ type traceEvent struct {
 func TestLamtraceRing(t *testing.T) {
 	buildLamtrace(t)
 	ctx, l := bootLocal(t, 90*time.Second)
-	// The library reads LAMTRACE, which mpirun -t sets; -x passes it
-	// whatever mpirun's options are.
-	if r := l.run(ctx, "mpirun", "-np", "4", "-x", "LAMTRACE=on", bin("ring")); r.code != 0 {
+	if r := l.run(ctx, "mpirun", "-t", "-np", "4", bin("ring")); r.code != 0 {
 		t.Fatalf("mpirun: %v", r)
 	}
 	if r := l.run(ctx, "lamtrace", "-v", "-svg", "ring.svg", "ring.json"); r.code != 0 {
