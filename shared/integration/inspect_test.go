@@ -56,7 +56,7 @@ func TestMpitaskMpimsg(t *testing.T) {
 
 func testInspect(t *testing.T, rpi string) {
 	ctx, l := bootLocal(t, 90*time.Second)
-	cmd := exec.CommandContext(ctx, bin("mpirun"), "-ssi", "rpi", rpi, "-np", "3", bin("testprog"), "inspect")
+	cmd := exec.CommandContext(ctx, bin("mpirun"), "-ssi", "rpi", rpi, "-np", "4", bin("testprog"), "inspect")
 	cmd.Env, cmd.Dir = l.env, l.prefix
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -74,12 +74,12 @@ func testInspect(t *testing.T, rpi string) {
 	})
 	blocking := 0
 	sc := bufio.NewScanner(out)
-	for blocking < 3 && sc.Scan() {
+	for blocking < 4 && sc.Scan() {
 		if strings.HasPrefix(sc.Text(), "rank ") {
 			blocking++
 		}
 	}
-	if blocking < 3 {
+	if blocking < 4 {
 		t.Fatalf("the job did not start: %s", stderr.String())
 	}
 	go func() {
@@ -94,10 +94,11 @@ func testInspect(t *testing.T, rpi string) {
 		regexp.MustCompile(`(?m)^0/0 testprog\s+Recv\s+1/1\s+201\s+WORLD\s+4\s+INT$`),
 		regexp.MustCompile(`(?m)^1/1 testprog\s+Barrier\s+WORLD\s*$`),
 		regexp.MustCompile(`(?m)^2/2 testprog\s+Barrier\s+WORLD\s*$`),
+		regexp.MustCompile(`(?m)^3 testprog\s+<finalized>$`),
 	}
 	r := waitFor(t, ctx, l, task, "mpitask")
-	if strings.Count(r.stdout, "\n") != 4 {
-		t.Errorf("mpitask printed more than the title and the 3 ranks:\n%s", r.stdout)
+	if strings.Count(r.stdout, "\n") != 5 {
+		t.Errorf("mpitask printed more than the title and the 4 ranks:\n%s", r.stdout)
 	}
 	// The exact columns of the Recv line (LAM's widths).
 	want := "0/0 testprog         Recv          1/1        201    WORLD  4       INT\n"

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
@@ -10,8 +11,9 @@ import (
 // inspect: a job for mpitask and mpimsg to look at (3 ranks or more).
 // Rank 0 blocks in MPI_Recv from rank 1 with tag 201 for 4 int32s; rank 1
 // sends rank 2 a message with tag 77 that rank 2 never receives, then
-// every rank but 0 blocks in MPI_Barrier (which rank 0 never reaches).
-// Each rank prints "rank N blocking" first. The job never ends by itself.
+// ranks 1 and 2 block in MPI_Barrier (which rank 0 never reaches); a
+// rank 3, if there is one, calls MPI_Finalize and sleeps. Each rank
+// prints "rank N blocking" first. The job never ends by itself.
 func init() {
 	suites["inspect"] = func(rank, size int) {
 		if size < 3 {
@@ -22,6 +24,14 @@ func init() {
 				fail("send: %v", err)
 			}
 		}
+		if rank == 3 {
+			if err := mpi.Finalize(); err != nil {
+				fail("finalize: %v", err)
+			}
+			fmt.Printf("rank %d blocking\n", rank)
+			os.Stdout.Sync()
+			time.Sleep(time.Hour)
+		}
 		fmt.Printf("rank %d blocking\n", rank)
 		os.Stdout.Sync()
 		if rank == 0 {
@@ -29,6 +39,9 @@ func init() {
 				fail("recv: %v", err)
 			}
 			fail("received a message nobody sent")
+		}
+		if rank > 2 {
+			select {} // ranks beyond 3 wait without MPI
 		}
 		if err := mpi.Barrier(mpi.World); err != nil {
 			fail("barrier: %v", err)
