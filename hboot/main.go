@@ -23,8 +23,8 @@ import (
 )
 
 var tool = &lamcli.Tool{
-	Name:          "hboot",
-	Syntax:        lamcli.Syntax{Long: lamcli.Longs(lamcli.SessionLong, map[string]int{"prefix": 1, "c": 1, "I": 1})},
+	Name:   "hboot",
+	Syntax: lamcli.Syntax{Long: lamcli.Longs(lamcli.SessionLong, map[string]int{"prefix": 1, "c": 1, "I": 1})},
 	RootOK: true,
 }
 
