@@ -30,8 +30,8 @@ var tool = &lamcli.Tool{
 	Syntax: lamcli.Syntax{Long: map[string]int{
 		"sessionprefix": 1, "sessionsuffix": 1, "log": 1,
 	}},
-	HelpExit:      lamcli.ExitUsage,
-	RootOK: true, // the tool that started it warned already
+	HelpExit: lamcli.ExitUsage,
+	RootOK:   true, // the tool that started it warned already
 }
 
 type cmd struct {

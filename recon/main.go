@@ -16,9 +16,9 @@ import (
 )
 
 var tool = &lamcli.Tool{
-	Name:          "recon",
+	Name:   "recon",
 	RootOK: true,
-	Syntax:        lamcli.Syntax{Long: lamcli.Longs(lamcli.SchemaLong, map[string]int{"c": 1})},
+	Syntax: lamcli.Syntax{Long: lamcli.Longs(lamcli.SchemaLong, map[string]int{"c": 1})},
 }
 
 type cmd struct {
