@@ -1,7 +1,10 @@
 # LAM/Go — build, install and test.
 #
 #   make build                 every tool in ./bin
-#   make install PREFIX=/usr   binaries, etc/ (and man pages as they appear)
+#   make install PREFIX=/usr   binaries, man pages, configuration (/etc/lam for
+#                              PREFIX=/usr, else PREFIX/etc), the C library
+#   make deb                   dist/lam-go_<version>_<arch>.deb (scripts/mkdeb);
+#                              scripts/deb-smoke tries it in a fresh Debian
 #   make test                  the whole suite: installs what the tests need
 #                              (scripts/test-deps), then every module's tests,
 #                              the race detector on the core, module and
