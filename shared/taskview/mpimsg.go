@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lamgo/lam/shared/jobwire"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -89,7 +90,10 @@ func rows(nodes []Node, o MsgOptions) (out []msgRow, more bool) {
 				}
 			}
 			comm := "OOB"
-			if q.Type == rpiLamdType {
+			switch {
+			case q.Event == jobwire.EventTrace:
+				comm, dest = "TRACE", "lamtrace" // a rank's trace records (mpirun -t)
+			case q.Type == rpiLamdType:
 				comm = "RPI"
 			}
 			out = append(out, msgRow{node: n.ID, seq: seq, src: "n" + strconv.Itoa(int(q.From)), dest: dest,

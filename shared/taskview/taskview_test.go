@@ -77,7 +77,8 @@ func sample() []Node {
 		{Node: 0, Info: wire.InspectedProc{PID: 103, Name: "ring", Rank: 3}, Status: st(3, jobwire.StateRunning, none)},
 		{Node: 0, Info: wire.InspectedProc{PID: 104, Name: "ring", Rank: 4, State: wire.ProcFinalized}},
 		{Node: 0, Info: wire.InspectedProc{PID: 105, Name: "x", Rank: -1, State: wire.ProcSilent}},
-	}, Queue: []wire.QueuedMsg{{Seq: 1, From: 1, Event: -101, Type: 16, Len: 300, Head: []byte{1, 2, 3}}}}}
+	}, Queue: []wire.QueuedMsg{{Seq: 1, From: 1, Event: -101, Type: 16, Len: 300, Head: []byte{1, 2, 3}},
+		{Seq: 2, From: 0, Event: jobwire.EventTrace, Type: jobwire.TypeTrace, Len: 50}}}}
 }
 
 func TestPrintTasks(t *testing.T) {
@@ -112,8 +113,9 @@ func TestPrintMsgs(t *testing.T) {
 	want := `SRC (G/L)      DEST (G/L)     TAG     COMM     COUNT    DATATYPE    MSG
 2/2            1              77      WORLD    8        BYTE        n0,#1
 n1             1              16      RPI      300      BYTE        n0,#3
+n0             lamtrace       128     TRACE    50       BYTE        n0,#4
 `
-	if n != 2 || b.String() != want {
+	if n != 3 || b.String() != want {
 		t.Errorf("got %d\n%s\nwant\n%s", n, b.String(), want)
 	}
 	b.Reset()
