@@ -30,10 +30,11 @@ func languages() map[string]language {
 }
 
 // languageOf returns the language the wrapper compiles when it is called
-// as argv0 (its base name); a name it does not know compiles C, as
-// mpicc.
+// as argv0 (its base name, less the .lam-go the Debian package's
+// alternatives add, as in mpiCC.lam-go); a name it does not know compiles
+// C, as mpicc.
 func languageOf(argv0 string) language {
-	if l, ok := languages()[filepath.Base(argv0)]; ok {
+	if l, ok := languages()[strings.TrimSuffix(filepath.Base(argv0), ".lam-go")]; ok {
 		return l
 	}
 	return languages()["mpicc"]

@@ -54,6 +54,7 @@ func TestBuild(t *testing.T) {
 		{"mpicc", []string{"-v"}, env(), opt, "gcc -v"},
 		{"mpicc", nil, env(), opt, "gcc"},
 		// C++ and Fortran 77, under each of their names.
+		{"mpiCC.lam-go", []string{"-c", "a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT -c a.cc"}, // the .deb's alternatives
 		{"mpiCC", []string{"a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT a.cc " + lib + " " + rpth + " -lmpi -lpthread"},
 		{"mpic++", []string{"-c", "a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT -c a.cc"},
 		{"hcp", []string{"-c", "a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT -c a.cc"},
@@ -75,10 +76,15 @@ func TestBuild(t *testing.T) {
 		{"mpif77", []string{"-c", "a.f"}, env("LAMHF77", "f77"), opt, "f77 " + inc + " -c a.f"},
 		{"mpif77", []string{"-c", "a.f"}, env("LAMHF77", "f77", "LAMF77", "g77"), opt, "g77 " + inc + " -c a.f"},
 		{"mpif77", []string{"-c", "a.f"}, env("LAMF77", "g77", "LAMMPIF77", "gfortran-12"), opt, "gfortran-12 " + inc + " -c a.f"},
-		// Installed in /usr: no -I/usr/include (but for Fortran) and no
-		// -L/usr/lib, which the compilers search already.
-		{"mpicc", []string{"a.c"}, env(), usr, "gcc -D_REENTRANT a.c -lmpi -lpthread"},
-		{"mpif77", []string{"a.f"}, env(), usr, "gfortran -I/usr/include a.f -lmpi -lpthread"},
+		// Installed in /usr (make install PREFIX=/usr, the .deb): the
+		// library and headers are in /usr/lib/lam-go, out of the way of
+		// other MPIs' (shared/install).
+		{"mpicc", []string{"a.c"}, env(), usr, "gcc -I/usr/lib/lam-go/include -D_REENTRANT a.c -L/usr/lib/lam-go/lib -Wl,-rpath,/usr/lib/lam-go/lib -lmpi -lpthread"},
+		{"mpif77", []string{"a.f"}, env(), usr, "gfortran -I/usr/lib/lam-go/include a.f -L/usr/lib/lam-go/lib -Wl,-rpath,/usr/lib/lam-go/lib -lmpi -lpthread"},
+		// Headers and library in the system's directories: no -I/usr/include
+		// (but for Fortran) and no -L/usr/lib, which the compilers search.
+		{"mpicc", []string{"a.c"}, env(), install.Paths{Prefix: "/usr", Bindir: "/usr/bin", Libdir: "/usr/lib", Incdir: "/usr/include"}, "gcc -D_REENTRANT a.c -lmpi -lpthread"},
+		{"mpif77", []string{"a.f"}, env(), install.Paths{Prefix: "/usr", Bindir: "/usr/bin", Libdir: "/usr/lib", Incdir: "/usr/include"}, "gfortran -I/usr/include a.f -lmpi -lpthread"},
 	}
 	for _, tt := range tests {
 		p := build(languageOf(tt.name), tt.args, tt.paths, tt.getenv)
