@@ -9,4 +9,7 @@
 double capi_Wtime(void);
 double capi_Wtick(void);
 
+/* Implemented in C (errh.c): calls a user's error handler. */
+void lamgo_call_errhandler(MPI_Comm_errhandler_function *fn, MPI_Comm comm, int code, const char *msg);
+
 #endif

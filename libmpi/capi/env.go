@@ -2,6 +2,7 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/include
+#include <stdio.h>
 #include "mpi.h"
 */
 import "C"
@@ -47,6 +48,7 @@ func capi_Abort(comm C.MPI_Comm, errorcode C.int) C.int {
 	if c == nil {
 		c = mpi.World
 	}
+	C.fflush(nil) // what the program printed is not lost
 	mpi.Abort(c, int(errorcode))
 	return C.MPI_SUCCESS // not reached: Abort ends the process
 }
@@ -67,6 +69,58 @@ func capi_Get_version(version, subversion *C.int) C.int {
 	}
 	*version, *subversion = C.MPI_VERSION, C.MPI_SUBVERSION
 	return C.MPI_SUCCESS
+}
+
+//export capi_Init_thread
+func capi_Init_thread(argc *C.int, argv ***C.char, required C.int, provided *C.int) C.int {
+	if provided == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Init_thread: NULL provided")
+	}
+	if required < C.MPI_THREAD_SINGLE || required > C.MPI_THREAD_MULTIPLE {
+		return fail(nil, mpi.ErrArg, "MPI_Init_thread: invalid thread level")
+	}
+	p, err := mpi.InitThread(int(required))
+	if err != nil {
+		return fail(nil, mpi.Class(err), err.Error())
+	}
+	*provided = C.int(p)
+	return C.MPI_SUCCESS
+}
+
+//export capi_Query_thread
+func capi_Query_thread(provided *C.int) C.int {
+	if provided == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Query_thread: NULL provided")
+	}
+	*provided = C.int(mpi.QueryThread())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Is_thread_main
+func capi_Is_thread_main(flag *C.int) C.int {
+	if flag == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Is_thread_main: NULL flag")
+	}
+	*flag = cBool(mpi.IsThreadMain())
+	return C.MPI_SUCCESS
+}
+
+//export capi_Get_library_version
+func capi_Get_library_version(version *C.char, resultlen *C.int) C.int {
+	if version == nil || resultlen == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Get_library_version: NULL version or resultlen")
+	}
+	putString(version, C.MPI_MAX_LIBRARY_VERSION_STRING, mpi.GetLibraryVersion(), resultlen)
+	return C.MPI_SUCCESS
+}
+
+// lamgo_Pcontrol is MPI_Pcontrol without its variadic arguments (which
+// the profiling level alone ignores): pcontrol.c defines PMPI_Pcontrol,
+// since cgo cannot export a variadic function.
+//
+//export lamgo_Pcontrol
+func lamgo_Pcontrol(level C.int) C.int {
+	return code(mpi.Pcontrol(int(level)))
 }
 
 func cBool(b bool) C.int {

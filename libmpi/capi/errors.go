@@ -75,6 +75,55 @@ var cOnlyNames = map[C.int]string{
 	C.MPI_ERR_BASE: "MPI_ERR_BASE",
 }
 
+//export capi_Add_error_class
+func capi_Add_error_class(errorclass *C.int) C.int {
+	if errorclass == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Add_error_class: NULL errorclass")
+	}
+	g, err := mpi.AddErrorClass()
+	if err != nil {
+		return fail(nil, mpi.Class(err), "MPI_Add_error_class: "+err.Error())
+	}
+	*errorclass = cCode(g)
+	return C.MPI_SUCCESS
+}
+
+//export capi_Add_error_code
+func capi_Add_error_code(errorclass C.int, errorcode *C.int) C.int {
+	if errorcode == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Add_error_code: NULL errorcode")
+	}
+	g, ok := goClass(errorclass)
+	if !ok {
+		return fail(nil, mpi.ErrArg, "MPI_Add_error_code: invalid error class")
+	}
+	k, err := mpi.AddErrorCode(g)
+	if err != nil {
+		return fail(nil, mpi.Class(err), "MPI_Add_error_code: "+err.Error())
+	}
+	*errorcode = cCode(k)
+	return C.MPI_SUCCESS
+}
+
+//export capi_Add_error_string
+func capi_Add_error_string(errorcode C.int, str *C.char) C.int {
+	if str == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Add_error_string: NULL string")
+	}
+	g, ok := goClass(errorcode)
+	if !ok || errorcode <= C.MPI_ERR_LASTCODE {
+		return fail(nil, mpi.ErrArg, "MPI_Add_error_string: not a user error class or code")
+	}
+	s := C.GoString(str)
+	if len(s) >= C.MPI_MAX_ERROR_STRING {
+		return fail(nil, mpi.ErrArg, "MPI_Add_error_string: string longer than MPI_MAX_ERROR_STRING")
+	}
+	if err := mpi.AddErrorString(g, s); err != nil {
+		return fail(nil, mpi.Class(err), "MPI_Add_error_string: "+err.Error())
+	}
+	return C.MPI_SUCCESS
+}
+
 // code is the C return value of a call that ended with err: the error
 // has already been through the communicator's handler (the Go API runs
 // it, and fail does for errors found here).
@@ -139,6 +188,9 @@ func capi_Error_string(errorcode C.int, str *C.char, length *C.int) C.int {
 			return fail(nil, mpi.ErrArg, "MPI_Error_string: invalid error code")
 		}
 		s = mpi.ErrorString(g)
+	}
+	if errorcode >= 0 && errorcode < C.MPI_ERR_LASTCODE {
+		s += ": " + classText(errorcode) // and LAM's text for it
 	}
 	putString(str, C.MPI_MAX_ERROR_STRING, s, length)
 	return C.MPI_SUCCESS

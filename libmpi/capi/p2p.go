@@ -103,3 +103,315 @@ func capi_Get_count(status *C.MPI_Status, datatype C.MPI_Datatype, count *C.int)
 	}
 	return C.MPI_SUCCESS
 }
+
+// The send modes of the C calls.
+type sendMode int
+
+const (
+	standard sendMode = iota
+	buffered
+	synchronous
+	ready
+)
+
+var sendNames = [...][3]string{ // blocking, nonblocking, persistent
+	standard:    {"MPI_Send", "MPI_Isend", "MPI_Send_init"},
+	buffered:    {"MPI_Bsend", "MPI_Ibsend", "MPI_Bsend_init"},
+	synchronous: {"MPI_Ssend", "MPI_Issend", "MPI_Ssend_init"},
+	ready:       {"MPI_Rsend", "MPI_Irsend", "MPI_Rsend_init"},
+}
+
+// sendBytes is the bytes a send of (b, n, walk) puts on the wire: b
+// itself for a contiguous type; for a derived type (other than the
+// standard-mode calls, which walk it themselves) the elements packed.
+func sendBytes(c *mpi.Comm, b []byte, n int, walk *mpi.Datatype, fn string) ([]byte, C.int) {
+	if walk == nil {
+		return b, C.MPI_SUCCESS
+	}
+	out := make([]byte, mpi.PackSize(n, walk))
+	pos := 0
+	if err := mpi.Pack(b, n, walk, out, &pos); err != nil {
+		return nil, fail(c, mpi.Class(err), fn+": "+err.Error())
+	}
+	return out[:pos], C.MPI_SUCCESS
+}
+
+// send is the blocking sends.
+func send(mode sendMode, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm) C.int {
+	fn := sendNames[mode][0]
+	c, rc := commArg(comm, fn)
+	if c == nil {
+		return rc
+	}
+	b, walk, n, rc := bufArgs(c, buf, count, datatype, fn)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if walk != nil && mode == standard {
+		return code(mpi.SendType(c, b, n, walk, int(dest), int(tag)))
+	}
+	if b, rc = sendBytes(c, b, n, walk, fn); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	var err error
+	switch mode {
+	case standard:
+		err = mpi.Send(c, b, int(dest), int(tag))
+	case buffered:
+		err = mpi.Bsend(c, b, int(dest), int(tag))
+	case synchronous:
+		err = mpi.Ssend(c, b, int(dest), int(tag))
+	case ready:
+		err = mpi.Rsend(c, b, int(dest), int(tag))
+	}
+	return code(err)
+}
+
+// isend is the nonblocking (persistent false) and persistent sends.
+func isend(mode sendMode, persistent bool, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	fn := sendNames[mode][1]
+	if persistent {
+		fn = sendNames[mode][2]
+	}
+	if request == nil {
+		return fail(nil, mpi.ErrRequest, fn+": NULL request")
+	}
+	*request = C.MPI_REQUEST_NULL
+	c, rc := commArg(comm, fn)
+	if c == nil {
+		return rc
+	}
+	b, walk, n, rc := bufArgs(c, buf, count, datatype, fn)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if walk != nil && mode == standard && !persistent {
+		r, err := mpi.IsendType(c, b, n, walk, int(dest), int(tag))
+		return putRequest(request, r, false, err)
+	}
+	if walk != nil && persistent {
+		// A persistent send sends what the buffer holds at each Start;
+		// packing once here would freeze it.
+		return fail(c, mpi.ErrType, fn+": derived datatypes are not supported by persistent sends yet")
+	}
+	if b, rc = sendBytes(c, b, n, walk, fn); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	d, t := int(dest), int(tag)
+	var r *mpi.Request
+	var err error
+	switch {
+	case mode == standard && !persistent:
+		r, err = mpi.Isend(c, b, d, t)
+	case mode == buffered && !persistent:
+		r, err = mpi.Ibsend(c, b, d, t)
+	case mode == synchronous && !persistent:
+		r, err = mpi.Issend(c, b, d, t)
+	case mode == ready && !persistent:
+		r, err = mpi.Irsend(c, b, d, t)
+	case mode == standard:
+		r, err = mpi.SendInit(c, b, d, t)
+	case mode == buffered:
+		r, err = mpi.BsendInit(c, b, d, t)
+	case mode == synchronous:
+		r, err = mpi.SsendInit(c, b, d, t)
+	default:
+		r, err = mpi.RsendInit(c, b, d, t)
+	}
+	return putRequest(request, r, persistent, err)
+}
+
+//export capi_Bsend
+func capi_Bsend(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm) C.int {
+	return send(buffered, buf, count, datatype, dest, tag, comm)
+}
+
+//export capi_Ssend
+func capi_Ssend(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm) C.int {
+	return send(synchronous, buf, count, datatype, dest, tag, comm)
+}
+
+//export capi_Rsend
+func capi_Rsend(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm) C.int {
+	return send(ready, buf, count, datatype, dest, tag, comm)
+}
+
+//export capi_Isend
+func capi_Isend(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return isend(standard, false, buf, count, datatype, dest, tag, comm, request)
+}
+
+//export capi_Ibsend
+func capi_Ibsend(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return isend(buffered, false, buf, count, datatype, dest, tag, comm, request)
+}
+
+//export capi_Issend
+func capi_Issend(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return isend(synchronous, false, buf, count, datatype, dest, tag, comm, request)
+}
+
+//export capi_Irsend
+func capi_Irsend(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return isend(ready, false, buf, count, datatype, dest, tag, comm, request)
+}
+
+//export capi_Send_init
+func capi_Send_init(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return isend(standard, true, buf, count, datatype, dest, tag, comm, request)
+}
+
+//export capi_Bsend_init
+func capi_Bsend_init(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return isend(buffered, true, buf, count, datatype, dest, tag, comm, request)
+}
+
+//export capi_Ssend_init
+func capi_Ssend_init(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return isend(synchronous, true, buf, count, datatype, dest, tag, comm, request)
+}
+
+//export capi_Rsend_init
+func capi_Rsend_init(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return isend(ready, true, buf, count, datatype, dest, tag, comm, request)
+}
+
+// irecv is Irecv (persistent false) and Recv_init.
+func irecv(persistent bool, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	fn := "MPI_Irecv"
+	if persistent {
+		fn = "MPI_Recv_init"
+	}
+	if request == nil {
+		return fail(nil, mpi.ErrRequest, fn+": NULL request")
+	}
+	*request = C.MPI_REQUEST_NULL
+	c, rc := commArg(comm, fn)
+	if c == nil {
+		return rc
+	}
+	b, walk, _, rc := bufArgs(c, buf, count, datatype, fn)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if walk != nil {
+		return fail(c, mpi.ErrType, fn+": derived datatypes are not supported by nonblocking receives yet")
+	}
+	var r *mpi.Request
+	var err error
+	if persistent {
+		r, err = mpi.RecvInit(c, b, int(source), int(tag))
+	} else {
+		r, err = mpi.Irecv(c, b, int(source), int(tag))
+	}
+	return putRequest(request, r, persistent, err)
+}
+
+//export capi_Irecv
+func capi_Irecv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return irecv(false, buf, count, datatype, source, tag, comm, request)
+}
+
+//export capi_Recv_init
+func capi_Recv_init(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	return irecv(true, buf, count, datatype, source, tag, comm, request)
+}
+
+//export capi_Sendrecv
+func capi_Sendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest, sendtag C.int,
+	recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
+	c, rc := commArg(comm, "MPI_Sendrecv")
+	if c == nil {
+		return rc
+	}
+	sb, swalk, sn, rc := bufArgs(c, sendbuf, sendcount, sendtype, "MPI_Sendrecv")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	rb, rwalk, rn, rc := bufArgs(c, recvbuf, recvcount, recvtype, "MPI_Sendrecv")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	var s mpi.Status
+	var err error
+	if swalk == nil && rwalk == nil {
+		s, err = mpi.Sendrecv(c, sb, int(dest), int(sendtag), rb, int(source), int(recvtag))
+	} else {
+		s, err = sendrecvType(c, sb, sn, swalk, int(dest), int(sendtag), rb, rn, rwalk, int(source), int(recvtag))
+	}
+	putStatus(status, s, err)
+	return code(err)
+}
+
+// sendrecvType is Sendrecv with a derived datatype on either side: the
+// send goes first, nonblocking, then the receive.
+func sendrecvType(c *mpi.Comm, sb []byte, sn int, swalk *mpi.Datatype, dest, sendtag int, rb []byte, rn int, rwalk *mpi.Datatype, source, recvtag int) (mpi.Status, error) {
+	var sr *mpi.Request
+	var err error
+	if swalk != nil {
+		sr, err = mpi.IsendType(c, sb, sn, swalk, dest, sendtag)
+	} else {
+		sr, err = mpi.Isend(c, sb, dest, sendtag)
+	}
+	if err != nil {
+		return mpi.Status{}, err
+	}
+	var s mpi.Status
+	if rwalk != nil {
+		s, err = mpi.RecvType(c, rb, rn, rwalk, source, recvtag)
+	} else {
+		s, err = mpi.Recv(c, rb, source, recvtag)
+	}
+	if _, serr := sr.Wait(); err == nil {
+		err = serr
+	}
+	return s, err
+}
+
+//export capi_Sendrecv_replace
+func capi_Sendrecv_replace(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, sendtag, source, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
+	c, rc := commArg(comm, "MPI_Sendrecv_replace")
+	if c == nil {
+		return rc
+	}
+	b, walk, n, rc := bufArgs(c, buf, count, datatype, "MPI_Sendrecv_replace")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	var s mpi.Status
+	var err error
+	if walk == nil {
+		s, err = mpi.SendrecvReplace(c, b, int(dest), int(sendtag), int(source), int(recvtag))
+	} else {
+		var packed []byte
+		if packed, rc = sendBytes(c, b, n, walk, "MPI_Sendrecv_replace"); rc != C.MPI_SUCCESS {
+			return rc
+		}
+		s, err = sendrecvType(c, packed, len(packed), nil, int(dest), int(sendtag), b, n, walk, int(source), int(recvtag))
+	}
+	putStatus(status, s, err)
+	return code(err)
+}
+
+//export capi_Get_elements
+func capi_Get_elements(status *C.MPI_Status, datatype C.MPI_Datatype, count *C.int) C.int {
+	t, rc := typeArg(nil, datatype, "MPI_Get_elements")
+	if t == nil {
+		return rc
+	}
+	if status == nil || count == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Get_elements: NULL status or count")
+	}
+	n := int(status.st_length)
+	switch {
+	case datatype >= C.LAMGO_PREDEFINED_TYPES:
+		*count = C.int(mpi.GetElements(mpi.Status{Bytes: n}, t.d))
+	case t.size == 0:
+		*count = 0
+	case n%t.size != 0:
+		*count = C.MPI_UNDEFINED
+	default:
+		*count = C.int(n / t.size)
+	}
+	return C.MPI_SUCCESS
+}

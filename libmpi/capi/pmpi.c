@@ -61,6 +61,30 @@ int PMPI_Get_version(int *version, int *subversion)
 }
 #pragma weak MPI_Get_version = PMPI_Get_version
 
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	return capi_Init_thread(argc, argv, required, provided);
+}
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+
+int PMPI_Query_thread(int *provided)
+{
+	return capi_Query_thread(provided);
+}
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+
+int PMPI_Is_thread_main(int *flag)
+{
+	return capi_Is_thread_main(flag);
+}
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+	return capi_Get_library_version(version, resultlen);
+}
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	return capi_Send((void *)buf, count, datatype, dest, tag, comm);
@@ -78,6 +102,234 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 	return capi_Get_count((MPI_Status *)status, datatype, count);
 }
 #pragma weak MPI_Get_count = PMPI_Get_count
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+	return capi_Get_elements((MPI_Status *)status, datatype, count);
+}
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return capi_Bsend((void *)buf, count, datatype, dest, tag, comm);
+}
+#pragma weak MPI_Bsend = PMPI_Bsend
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return capi_Ssend((void *)buf, count, datatype, dest, tag, comm);
+}
+#pragma weak MPI_Ssend = PMPI_Ssend
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return capi_Rsend((void *)buf, count, datatype, dest, tag, comm);
+}
+#pragma weak MPI_Rsend = PMPI_Rsend
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Isend((void *)buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Isend = PMPI_Isend
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ibsend((void *)buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Issend((void *)buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Issend = PMPI_Issend
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Irsend((void *)buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Irsend = PMPI_Irsend
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Irecv(buf, count, datatype, source, tag, comm, request);
+}
+#pragma weak MPI_Irecv = PMPI_Irecv
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Send_init((void *)buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Send_init = PMPI_Send_init
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Bsend_init((void *)buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ssend_init((void *)buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Rsend_init((void *)buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Recv_init(buf, count, datatype, source, tag, comm, request);
+}
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+
+int PMPI_Start(MPI_Request *request)
+{
+	return capi_Start(request);
+}
+#pragma weak MPI_Start = PMPI_Start
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+	return capi_Startall(count, array_of_requests);
+}
+#pragma weak MPI_Startall = PMPI_Startall
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	return capi_Wait(request, status);
+}
+#pragma weak MPI_Wait = PMPI_Wait
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	return capi_Test(request, flag, status);
+}
+#pragma weak MPI_Test = PMPI_Test
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+	return capi_Waitall(count, array_of_requests, array_of_statuses);
+}
+#pragma weak MPI_Waitall = PMPI_Waitall
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+	return capi_Testall(count, array_of_requests, flag, array_of_statuses);
+}
+#pragma weak MPI_Testall = PMPI_Testall
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+	return capi_Waitany(count, array_of_requests, index, status);
+}
+#pragma weak MPI_Waitany = PMPI_Waitany
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+	return capi_Testany(count, array_of_requests, index, flag, status);
+}
+#pragma weak MPI_Testany = PMPI_Testany
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+	return capi_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+	return capi_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+#pragma weak MPI_Testsome = PMPI_Testsome
+
+int PMPI_Request_free(MPI_Request *request)
+{
+	return capi_Request_free(request);
+}
+#pragma weak MPI_Request_free = PMPI_Request_free
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+	return capi_Request_get_status(request, flag, status);
+}
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+
+int PMPI_Cancel(MPI_Request *request)
+{
+	return capi_Cancel(request);
+}
+#pragma weak MPI_Cancel = PMPI_Cancel
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+	return capi_Test_cancelled((MPI_Status *)status, flag);
+}
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	return capi_Sendrecv((void *)sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	return capi_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	return capi_Probe(source, tag, comm, status);
+}
+#pragma weak MPI_Probe = PMPI_Probe
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+	return capi_Iprobe(source, tag, comm, flag, status);
+}
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+	return capi_Mprobe(source, tag, comm, message, status);
+}
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+	return capi_Improbe(source, tag, comm, flag, message, status);
+}
+#pragma weak MPI_Improbe = PMPI_Improbe
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+	return capi_Mrecv(buf, count, datatype, message, status);
+}
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+	return capi_Imrecv(buf, count, datatype, message, request);
+}
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	return capi_Buffer_attach(buffer, size);
+}
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	return capi_Buffer_detach(buffer_addr, size);
+}
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -330,3 +582,69 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 	return capi_Error_string(errorcode, string, resultlen);
 }
 #pragma weak MPI_Error_string = PMPI_Error_string
+
+int PMPI_Add_error_class(int *errorclass)
+{
+	return capi_Add_error_class(errorclass);
+}
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+	return capi_Add_error_code(errorclass, errorcode);
+}
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+	return capi_Add_error_string(errorcode, (char *)string);
+}
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
+{
+	return capi_Comm_create_errhandler(function, errhandler);
+}
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+	return capi_Comm_set_errhandler(comm, errhandler);
+}
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	return capi_Comm_get_errhandler(comm, errhandler);
+}
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+	return capi_Comm_call_errhandler(comm, errorcode);
+}
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+	return capi_Errhandler_create(function, errhandler);
+}
+#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+	return capi_Errhandler_set(comm, errhandler);
+}
+#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	return capi_Errhandler_get(comm, errhandler);
+}
+#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+	return capi_Errhandler_free(errhandler);
+}
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free

@@ -84,7 +84,7 @@ typedef int(MPI_Grequest_cancel_function)(void *, int);
 #define MPI_GRAPH 2
 #define MPI_DIST_GRAPH 3
 #define MPI_KEYVAL_INVALID (-1)
-#define MPI_BSEND_OVERHEAD 40
+#define MPI_BSEND_OVERHEAD 64 /* the Go API's mpi.BsendOverhead */
 #define MPI_BOTTOM ((void *)0)
 #define MPI_IN_PLACE ((void *)1)
 #define MPI_UNWEIGHTED ((int *)2)
@@ -324,11 +324,56 @@ LAMGO_DECL(double, Wtime, (void));
 LAMGO_DECL(double, Wtick, (void));
 LAMGO_DECL(int, Get_processor_name, (char *name, int *resultlen));
 LAMGO_DECL(int, Get_version, (int *version, int *subversion));
+LAMGO_DECL(int, Init_thread, (int *argc, char ***argv, int required, int *provided));
+LAMGO_DECL(int, Query_thread, (int *provided));
+LAMGO_DECL(int, Is_thread_main, (int *flag));
+LAMGO_DECL(int, Get_library_version, (char *version, int *resultlen));
+/* Variadic, so not a LAMGO_DECL (pcontrol.c defines it). */
+int MPI_Pcontrol(const int level, ...);
+int PMPI_Pcontrol(const int level, ...);
 
 /* == Point-to-point and requests (p2p.go) == */
 LAMGO_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 LAMGO_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status));
 LAMGO_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+LAMGO_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+LAMGO_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+LAMGO_DECL(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+LAMGO_DECL(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+LAMGO_DECL(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Start, (MPI_Request *request));
+LAMGO_DECL(int, Startall, (int count, MPI_Request array_of_requests[]));
+LAMGO_DECL(int, Wait, (MPI_Request *request, MPI_Status *status));
+LAMGO_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status));
+LAMGO_DECL(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]));
+LAMGO_DECL(int, Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]));
+LAMGO_DECL(int, Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status));
+LAMGO_DECL(int, Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status));
+LAMGO_DECL(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]));
+LAMGO_DECL(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]));
+LAMGO_DECL(int, Request_free, (MPI_Request *request));
+LAMGO_DECL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
+LAMGO_DECL(int, Cancel, (MPI_Request *request));
+LAMGO_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag));
+LAMGO_DECL(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+LAMGO_DECL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+LAMGO_DECL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
+LAMGO_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status));
+LAMGO_DECL(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
+LAMGO_DECL(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status));
+LAMGO_DECL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
+LAMGO_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request));
+LAMGO_DECL(int, Buffer_attach, (void *buffer, int size));
+LAMGO_DECL(int, Buffer_detach, (void *buffer_addr, int *size));
 
 /* == Collectives and operations (coll.go, op.go) == */
 
@@ -382,6 +427,17 @@ LAMGO_DECL(int, Pack_external_size, (const char datarep[], int incount, MPI_Data
 /* == Errors and error handlers (errors.go) == */
 LAMGO_DECL(int, Error_class, (int errorcode, int *errorclass));
 LAMGO_DECL(int, Error_string, (int errorcode, char *string, int *resultlen));
+LAMGO_DECL(int, Add_error_class, (int *errorclass));
+LAMGO_DECL(int, Add_error_code, (int errorclass, int *errorcode));
+LAMGO_DECL(int, Add_error_string, (int errorcode, const char *string));
+LAMGO_DECL(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler));
+LAMGO_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
+LAMGO_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
+LAMGO_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode));
+LAMGO_DECL(int, Errhandler_create, (MPI_Handler_function *function, MPI_Errhandler *errhandler));
+LAMGO_DECL(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));
+LAMGO_DECL(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler));
+LAMGO_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler));
 
 #ifdef __cplusplus
 }

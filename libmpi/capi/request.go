@@ -1,0 +1,469 @@
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/include
+#include "mpi.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// A reqSlot is one entry of the request table: the Go request and
+// whether it is persistent (it keeps its handle when it completes).
+// Slots are made once and reused, so making a request allocates nothing
+// here beyond what the Go API allocates.
+type reqSlot struct {
+	r          atomic.Pointer[mpi.Request]
+	persistent atomic.Bool
+}
+
+// reqTable is the table of MPI_Request handles: 0 is MPI_REQUEST_NULL
+// and freed handles are given out again first, so a loop of Isend and
+// Wait uses one handle. A lookup is two atomic loads and no lock.
+type reqTable struct {
+	mu    sync.Mutex
+	slots atomic.Pointer[[]*reqSlot]
+	free  []int
+	next  int
+}
+
+var requests reqTable
+
+// get returns the slot of handle h, or nil if h names no request.
+func (t *reqTable) get(h C.MPI_Request) *reqSlot {
+	s := t.slots.Load()
+	if s == nil || h <= 0 || int(h) >= len(*s) {
+		return nil
+	}
+	if sl := (*s)[h]; sl.r.Load() != nil {
+		return sl
+	}
+	return nil
+}
+
+// add stores r under a new handle and returns it.
+func (t *reqTable) add(r *mpi.Request, persistent bool) C.MPI_Request {
+	t.mu.Lock()
+	var h int
+	if n := len(t.free); n > 0 {
+		h, t.free = t.free[n-1], t.free[:n-1]
+	} else {
+		h = max(t.next, 1)
+		t.next = h + 1
+		t.grow(h + 1)
+	}
+	sl := (*t.slots.Load())[h]
+	sl.persistent.Store(persistent)
+	sl.r.Store(r)
+	t.mu.Unlock()
+	return C.MPI_Request(h)
+}
+
+// remove frees handle h.
+func (t *reqTable) remove(h C.MPI_Request) {
+	t.mu.Lock()
+	if s := t.slots.Load(); s != nil && h > 0 && int(h) < len(*s) && (*s)[h].r.Load() != nil {
+		(*s)[h].r.Store(nil)
+		t.free = append(t.free, int(h))
+	}
+	t.mu.Unlock()
+}
+
+// grow makes room for n handles; the caller holds mu.
+func (t *reqTable) grow(n int) {
+	old := t.slots.Load()
+	var cur []*reqSlot
+	if old != nil {
+		cur = *old
+	}
+	if n <= len(cur) {
+		return
+	}
+	next := make([]*reqSlot, max(n, 2*len(cur), 64))
+	copy(next, cur)
+	for i := len(cur); i < len(next); i++ {
+		next[i] = new(reqSlot)
+	}
+	t.slots.Store(&next)
+}
+
+// inUse is the number of handles naming a request (for tests).
+func (t *reqTable) inUse() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return max(t.next-1, 0) - len(t.free)
+}
+
+// putRequest stores the handle of a new request in *out (MPI_REQUEST_NULL
+// if the call failed) and returns the call's code. Every C call that
+// makes a request (point-to-point, probes, collectives) ends with it.
+func putRequest(out *C.MPI_Request, r *mpi.Request, persistent bool, err error) C.int {
+	if err != nil || r == nil {
+		*out = C.MPI_REQUEST_NULL
+		return code(err)
+	}
+	*out = requests.add(r, persistent)
+	return C.MPI_SUCCESS
+}
+
+// done is what happens to a request's handle when the request completes
+// in a Wait or Test call: a nonpersistent request is freed and its
+// handle becomes MPI_REQUEST_NULL; a persistent one stays, inactive.
+func done(p *C.MPI_Request, sl *reqSlot) {
+	if !sl.persistent.Load() {
+		requests.remove(*p)
+		*p = C.MPI_REQUEST_NULL
+	}
+}
+
+// emptyStatus stores the status of a null or inactive request.
+func emptyStatus(p *C.MPI_Status) {
+	if p != nil {
+		*p = C.MPI_Status{MPI_SOURCE: C.MPI_ANY_SOURCE, MPI_TAG: C.MPI_ANY_TAG}
+	}
+}
+
+// reqScratch holds the []*mpi.Request of the multi-request calls, so
+// that Waitall and friends allocate nothing of their own.
+var reqScratch = sync.Pool{New: func() any { return new([]*mpi.Request) }}
+
+// requestArray looks up n handles of a C array; ok is false (and rc the
+// code) if one is not a request. The caller gives the scratch back with
+// putScratch.
+func requestArray(arr *C.MPI_Request, n C.int, fn string) (handles []C.MPI_Request, rs []*mpi.Request, sp *[]*mpi.Request, rc C.int) {
+	if n < 0 {
+		return nil, nil, nil, fail(nil, mpi.ErrCount, fn+": negative count")
+	}
+	if n > 0 && arr == nil {
+		return nil, nil, nil, fail(nil, mpi.ErrRequest, fn+": NULL array of requests")
+	}
+	sp = reqScratch.Get().(*[]*mpi.Request)
+	if cap(*sp) < int(n) {
+		*sp = make([]*mpi.Request, n)
+	}
+	rs = (*sp)[:n]
+	if n > 0 {
+		handles = unsafe.Slice(arr, n)
+	}
+	for i, h := range handles {
+		if h == C.MPI_REQUEST_NULL {
+			rs[i] = nil
+			continue
+		}
+		sl := requests.get(h)
+		if sl == nil {
+			putScratch(sp, rs)
+			return nil, nil, nil, fail(nil, mpi.ErrRequest, fn+": invalid request")
+		}
+		rs[i] = sl.r.Load()
+	}
+	return handles, rs, sp, C.MPI_SUCCESS
+}
+
+func putScratch(sp *[]*mpi.Request, rs []*mpi.Request) {
+	clear(rs)
+	reqScratch.Put(sp)
+}
+
+// statusAt is the i'th status of a C array (nil for MPI_STATUSES_IGNORE).
+func statusAt(sts *C.MPI_Status, i int) *C.MPI_Status {
+	if sts == nil {
+		return nil
+	}
+	return (*C.MPI_Status)(unsafe.Add(unsafe.Pointer(sts), uintptr(i)*unsafe.Sizeof(*sts)))
+}
+
+// reqArg is the request of handle *p; sl is nil for MPI_REQUEST_NULL.
+func reqArg(p *C.MPI_Request, fn string) (sl *reqSlot, rc C.int) {
+	if p == nil {
+		return nil, fail(nil, mpi.ErrRequest, fn+": NULL request")
+	}
+	if *p == C.MPI_REQUEST_NULL {
+		return nil, C.MPI_SUCCESS
+	}
+	if sl = requests.get(*p); sl == nil {
+		return nil, fail(nil, mpi.ErrRequest, fn+": invalid request")
+	}
+	return sl, C.MPI_SUCCESS
+}
+
+//export capi_Wait
+func capi_Wait(request *C.MPI_Request, status *C.MPI_Status) C.int {
+	sl, rc := reqArg(request, "MPI_Wait")
+	if sl == nil {
+		if rc == C.MPI_SUCCESS {
+			emptyStatus(status)
+		}
+		return rc
+	}
+	s, err := sl.r.Load().Wait()
+	putStatus(status, s, err)
+	done(request, sl)
+	return code(err)
+}
+
+//export capi_Test
+func capi_Test(request *C.MPI_Request, flag *C.int, status *C.MPI_Status) C.int {
+	if flag == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Test: NULL flag")
+	}
+	sl, rc := reqArg(request, "MPI_Test")
+	if sl == nil {
+		if rc == C.MPI_SUCCESS {
+			*flag = 1
+			emptyStatus(status)
+		}
+		return rc
+	}
+	s, ok, err := sl.r.Load().Test()
+	*flag = cBool(ok)
+	if !ok {
+		return code(err)
+	}
+	putStatus(status, s, err)
+	done(request, sl)
+	return code(err)
+}
+
+//export capi_Request_get_status
+func capi_Request_get_status(request C.MPI_Request, flag *C.int, status *C.MPI_Status) C.int {
+	if flag == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Request_get_status: NULL flag")
+	}
+	if request == C.MPI_REQUEST_NULL {
+		*flag = 1
+		emptyStatus(status)
+		return C.MPI_SUCCESS
+	}
+	sl := requests.get(request)
+	if sl == nil {
+		return fail(nil, mpi.ErrRequest, "MPI_Request_get_status: invalid request")
+	}
+	s, ok, err := mpi.RequestGetStatus(sl.r.Load())
+	*flag = cBool(ok)
+	if ok {
+		putStatus(status, s, err)
+	}
+	return C.MPI_SUCCESS // the request's own error is in the status
+}
+
+//export capi_Request_free
+func capi_Request_free(request *C.MPI_Request) C.int {
+	sl, rc := reqArg(request, "MPI_Request_free")
+	if sl == nil {
+		if rc == C.MPI_SUCCESS {
+			return fail(nil, mpi.ErrRequest, "MPI_Request_free: MPI_REQUEST_NULL")
+		}
+		return rc
+	}
+	sl.r.Load().Free()
+	requests.remove(*request)
+	*request = C.MPI_REQUEST_NULL
+	return C.MPI_SUCCESS
+}
+
+//export capi_Cancel
+func capi_Cancel(request *C.MPI_Request) C.int {
+	sl, rc := reqArg(request, "MPI_Cancel")
+	if sl == nil {
+		if rc == C.MPI_SUCCESS {
+			return fail(nil, mpi.ErrRequest, "MPI_Cancel: MPI_REQUEST_NULL")
+		}
+		return rc
+	}
+	return code(sl.r.Load().Cancel())
+}
+
+//export capi_Test_cancelled
+func capi_Test_cancelled(status *C.MPI_Status, flag *C.int) C.int {
+	if status == nil || flag == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Test_cancelled: NULL status or flag")
+	}
+	*flag = cBool(status.st_cancelled != 0)
+	return C.MPI_SUCCESS
+}
+
+//export capi_Start
+func capi_Start(request *C.MPI_Request) C.int {
+	sl, rc := reqArg(request, "MPI_Start")
+	if sl == nil {
+		if rc == C.MPI_SUCCESS {
+			return fail(nil, mpi.ErrRequest, "MPI_Start: MPI_REQUEST_NULL")
+		}
+		return rc
+	}
+	if !sl.persistent.Load() {
+		return fail(nil, mpi.ErrRequest, "MPI_Start: not a persistent request")
+	}
+	return code(sl.r.Load().Start())
+}
+
+//export capi_Startall
+func capi_Startall(count C.int, arr *C.MPI_Request) C.int {
+	handles, rs, sp, rc := requestArray(arr, count, "MPI_Startall")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	defer putScratch(sp, rs)
+	for i, r := range rs {
+		if r == nil || !requests.get(handles[i]).persistent.Load() {
+			return fail(nil, mpi.ErrRequest, "MPI_Startall: not a persistent request")
+		}
+	}
+	return code(mpi.Startall(rs...))
+}
+
+//export capi_Waitall
+func capi_Waitall(count C.int, arr *C.MPI_Request, statuses *C.MPI_Status) C.int {
+	handles, rs, sp, rc := requestArray(arr, count, "MPI_Waitall")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	sts, err := mpi.Waitall(rs...)
+	finishAll(handles, rs, sts, statuses)
+	putScratch(sp, rs)
+	return code(err)
+}
+
+// finishAll stores the statuses of completed requests and frees their
+// handles (multi-completion calls: each status has its MPI_ERROR).
+func finishAll(handles []C.MPI_Request, rs []*mpi.Request, sts []mpi.Status, statuses *C.MPI_Status) {
+	for i, r := range rs {
+		if statuses != nil {
+			if r == nil {
+				emptyStatus(statusAt(statuses, i))
+			} else {
+				putStatus(statusAt(statuses, i), sts[i], sts[i].Err)
+			}
+		}
+		if r != nil {
+			done(&handles[i], requests.get(handles[i]))
+		}
+	}
+}
+
+//export capi_Testall
+func capi_Testall(count C.int, arr *C.MPI_Request, flag *C.int, statuses *C.MPI_Status) C.int {
+	if flag == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Testall: NULL flag")
+	}
+	handles, rs, sp, rc := requestArray(arr, count, "MPI_Testall")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	sts, ok, err := mpi.Testall(rs...)
+	*flag = cBool(ok)
+	if ok {
+		finishAll(handles, rs, sts, statuses)
+	}
+	putScratch(sp, rs)
+	return code(err)
+}
+
+//export capi_Waitany
+func capi_Waitany(count C.int, arr *C.MPI_Request, index *C.int, status *C.MPI_Status) C.int {
+	if index == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Waitany: NULL index")
+	}
+	handles, rs, sp, rc := requestArray(arr, count, "MPI_Waitany")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	i, s, err := mpi.Waitany(rs...)
+	anyDone(handles, i, s, err, index, status)
+	putScratch(sp, rs)
+	return code(err)
+}
+
+// anyDone reports the request Waitany or Testany completed (index i, or
+// MPI_UNDEFINED with an empty status when there was none to wait for).
+func anyDone(handles []C.MPI_Request, i int, s mpi.Status, err error, index *C.int, status *C.MPI_Status) {
+	if i == mpi.Undefined || i < 0 {
+		*index = C.MPI_UNDEFINED
+		emptyStatus(status)
+		return
+	}
+	*index = C.int(i)
+	putStatus(status, s, err)
+	done(&handles[i], requests.get(handles[i]))
+}
+
+//export capi_Testany
+func capi_Testany(count C.int, arr *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) C.int {
+	if index == nil || flag == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Testany: NULL index or flag")
+	}
+	handles, rs, sp, rc := requestArray(arr, count, "MPI_Testany")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	i, s, ok, err := mpi.Testany(rs...)
+	*flag = cBool(ok)
+	if ok {
+		anyDone(handles, i, s, err, index, status)
+	} else {
+		*index = C.MPI_UNDEFINED
+	}
+	putScratch(sp, rs)
+	return code(err)
+}
+
+//export capi_Waitsome
+func capi_Waitsome(incount C.int, arr *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) C.int {
+	return some(incount, arr, outcount, indices, statuses, true, "MPI_Waitsome")
+}
+
+//export capi_Testsome
+func capi_Testsome(incount C.int, arr *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) C.int {
+	return some(incount, arr, outcount, indices, statuses, false, "MPI_Testsome")
+}
+
+// some is Waitsome (wait) and Testsome: outcount is MPI_UNDEFINED when
+// no request is active; a failed request makes the call return
+// MPI_ERR_IN_STATUS with the request's error in its status.
+func some(incount C.int, arr *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status, wait bool, fn string) C.int {
+	if outcount == nil || (incount > 0 && indices == nil) {
+		return fail(nil, mpi.ErrArg, fn+": NULL outcount or indices")
+	}
+	handles, rs, sp, rc := requestArray(arr, incount, fn)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	defer putScratch(sp, rs)
+	active := false
+	for _, r := range rs {
+		active = active || r.Active()
+	}
+	if !active {
+		*outcount = C.MPI_UNDEFINED
+		return C.MPI_SUCCESS
+	}
+	var idx []int
+	var sts []mpi.Status
+	var err error
+	if wait {
+		idx, sts, err = mpi.Waitsome(rs...)
+	} else {
+		idx, sts, err = mpi.Testsome(rs...)
+	}
+	*outcount = C.int(len(idx))
+	var out []C.int
+	if len(idx) > 0 {
+		out = unsafe.Slice(indices, len(idx))
+	}
+	for k, i := range idx {
+		out[k] = C.int(i)
+		putStatus(statusAt(statuses, k), sts[k], sts[k].Err)
+		done(&handles[i], requests.get(handles[i]))
+	}
+	if err != nil {
+		return C.MPI_ERR_IN_STATUS
+	}
+	return C.MPI_SUCCESS
+}
