@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
@@ -41,6 +43,28 @@ func init() {
 	mpi.Self.SetErrhandler(fatal)
 }
 
+// errhRefs counts the references to each user handler's handle: one
+// from MPI_Comm_create_errhandler and one per MPI_Comm_get_errhandler;
+// MPI_Errhandler_free drops one and frees the handle at none.
+var errhRefs struct {
+	mu sync.Mutex
+	n  map[C.MPI_Errhandler]int
+}
+
+func errhRef(h C.MPI_Errhandler, delta int) (left int) {
+	errhRefs.mu.Lock()
+	defer errhRefs.mu.Unlock()
+	if errhRefs.n == nil {
+		errhRefs.n = map[C.MPI_Errhandler]int{}
+	}
+	errhRefs.n[h] += delta
+	left = errhRefs.n[h]
+	if left <= 0 {
+		delete(errhRefs.n, h)
+	}
+	return left
+}
+
 // errhandlerHandle is the handle of h, making one if h has none.
 func errhandlerHandle(h *mpi.Errhandler) C.MPI_Errhandler {
 	if h == mpi.ErrorsAreFatal || h == fatal {
@@ -56,7 +80,7 @@ func errhandlerHandle(h *mpi.Errhandler) C.MPI_Errhandler {
 			}
 		}
 	}
-	return C.MPI_Errhandler(errhandlers.add(h))
+	return C.MPI_Errhandler(errhandlers.add(h)) // a freed one in use
 }
 
 // commHandle is the C handle of c, for the error path only (a scan of
@@ -140,6 +164,9 @@ func lamFatal(c *mpi.Comm, err error) {
 			fn, detail = detail[:i], detail[i+2:]
 		}
 	}
+	if fn == "" {
+		fn = mpiCaller()
+	}
 	text := classText(cls)
 	if fn != "" {
 		text = fn + ": " + text
@@ -162,6 +189,24 @@ func lamFatal(c *mpi.Comm, err error) {
 	C.fflush(nil) // what the program printed comes first
 	os.Stderr.WriteString(b.String())
 	mpi.AbortWhy(c, int(cls), strings.TrimSuffix(strings.SplitN(b.String(), "\n", 2)[0], "\n"))
+}
+
+// mpiCaller is the MPI function the C program called that is on the
+// stack (capi_Send is MPI_Send), or "" if none is: the error path finds
+// out which call failed this way, so the fast path records nothing.
+func mpiCaller() string {
+	var pcs [64]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	name := ""
+	for {
+		f, more := frames.Next()
+		if i := strings.LastIndex(f.Function, ".capi_"); i >= 0 {
+			name = "MPI_" + f.Function[i+len(".capi_"):] // the outermost one
+		}
+		if !more {
+			return name
+		}
+	}
 }
 
 // errhArg is the error handler of handle h.
@@ -188,6 +233,7 @@ func createErrhandler(function *C.MPI_Comm_errhandler_function, errhandler *C.MP
 		return fail(nil, mpi.ErrArg, fn+": NULL function or errhandler")
 	}
 	*errhandler = C.MPI_Errhandler(errhandlers.add(newCHandler(function)))
+	errhRef(*errhandler, 1)
 	return C.MPI_SUCCESS
 }
 
@@ -235,6 +281,9 @@ func getErrhandler(comm C.MPI_Comm, errhandler *C.MPI_Errhandler, fn string) C.i
 		return fail(c, mpi.ErrArg, fn+": NULL errhandler")
 	}
 	*errhandler = errhandlerHandle(c.Errhandler())
+	if *errhandler > C.MPI_ERRORS_RETURN {
+		errhRef(*errhandler, 1)
+	}
 	return C.MPI_SUCCESS
 }
 
@@ -246,7 +295,7 @@ func capi_Errhandler_free(errhandler *C.MPI_Errhandler) C.int {
 	// The predefined handlers stay (a handle MPI_Comm_get_errhandler
 	// returned may be freed); a user's handler lives on in the
 	// communicators that use it.
-	if *errhandler > C.MPI_ERRORS_RETURN {
+	if *errhandler > C.MPI_ERRORS_RETURN && errhRef(*errhandler, -1) == 0 {
 		errhandlers.remove(int(*errhandler))
 	}
 	*errhandler = C.MPI_ERRHANDLER_NULL
