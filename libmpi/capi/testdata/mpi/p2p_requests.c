@@ -87,12 +87,14 @@ int main(int argc, char **argv)
 			MPI_Wait(&r, &st);
 			CHECK(v == st.MPI_SOURCE * 10, "Imrecv value %d", v);
 		}
+		/* Any tag from each rank: tag 7 comes before the ring's tag 8
+		   (messages from one sender do not overtake each other). */
 		for (k = 1; k < size; k++) {
 			do {
-				MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+				MPI_Iprobe(k, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
 			} while (!flag);
-			CHECK(st.MPI_TAG == 7, "Iprobe tag %d", st.MPI_TAG);
-			MPI_Recv(&n, 1, MPI_INT, st.MPI_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			CHECK(st.MPI_TAG == 7 && st.MPI_SOURCE == k, "Iprobe tag %d from %d", st.MPI_TAG, st.MPI_SOURCE);
+			MPI_Recv(&n, 1, MPI_INT, k, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		}
 		free(in);
 		free(seen);
