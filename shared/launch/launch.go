@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/lamgo/lam/shared/appschema"
 	"github.com/lamgo/lam/shared/lamclient"
@@ -420,6 +421,15 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 			defer wg.Done()
 			select {
 			case err := <-startErr:
+				if ae := (*AbortError)(nil); errors.As(err, &ae) {
+					// The rank that aborted exits right after its
+					// report: let its exit, and the last output it
+					// wrote, arrive before the others are stopped.
+					select {
+					case <-ctx.Done():
+					case <-time.After(abortGrace):
+					}
+				}
 				if err != nil {
 					mu.Lock()
 					if first == nil {
