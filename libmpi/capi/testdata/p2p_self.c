@@ -17,7 +17,7 @@ static int is_empty(const MPI_Status *st)
 
 int main(int argc, char **argv)
 {
-	int provided = -1, flag = -1, idx = -1, n = -1, i, rc, cls;
+	int provided = -1, flag = -1, idx = -1, n = -1, i, rc;
 	int out[4] = {1, 2, 3, 4}, in[4] = {0}, in2[4] = {0};
 	MPI_Request r = MPI_REQUEST_NULL, rs[4];
 	MPI_Status st, sts[4];
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	CHECK(flag == provided, "Query_thread %d, provided %d", flag, provided);
 	MPI_Is_thread_main(&flag);
 	CHECK(flag == 1, "Is_thread_main %d", flag);
-	CHECK(MPI_Get_library_version(ver, &n) == MPI_SUCCESS && n == (int)strlen(ver) && n > 0, "library version %s", ver);
+	CHECK(MPI_Get_library_version(ver, &n) == MPI_SUCCESS && n >= (int)strlen(ver) && n > 0, "library version %s", ver);
 	CHECK(MPI_Pcontrol(2) == MPI_SUCCESS && MPI_Pcontrol(1, "extra", 3) == MPI_SUCCESS, "Pcontrol");
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
@@ -50,10 +50,10 @@ int main(int argc, char **argv)
 	/* Isend/Irecv to self; completed requests become MPI_REQUEST_NULL. */
 	MPI_Irecv(in, 4, MPI_INT, 0, 7, MPI_COMM_WORLD, &rs[0]);
 	MPI_Isend(out, 4, MPI_INT, 0, 7, MPI_COMM_WORLD, &rs[1]);
-	CHECK(rs[0] != MPI_REQUEST_NULL && rs[1] != MPI_REQUEST_NULL && rs[0] != rs[1], "two handles %d %d", rs[0], rs[1]);
+	CHECK(rs[0] != MPI_REQUEST_NULL && rs[1] != MPI_REQUEST_NULL && rs[0] != rs[1], "two distinct handles");
 	CHECK(MPI_Waitall(2, rs, sts) == MPI_SUCCESS, "Waitall");
 	MPI_Get_count(&sts[0], MPI_INT, &n);
-	CHECK(rs[0] == MPI_REQUEST_NULL && rs[1] == MPI_REQUEST_NULL, "Waitall nulls the handles: %d %d", rs[0], rs[1]);
+	CHECK(rs[0] == MPI_REQUEST_NULL && rs[1] == MPI_REQUEST_NULL, "Waitall nulls the handles");
 	CHECK(sts[0].MPI_SOURCE == 0 && sts[0].MPI_TAG == 7 && n == 4 && in[3] == 4, "recv status %d %d %d", sts[0].MPI_SOURCE, sts[0].MPI_TAG, n);
 	MPI_Get_elements(&sts[0], MPI_SHORT, &n);
 	CHECK(n == 8, "Get_elements as shorts %d", n);
@@ -83,13 +83,8 @@ int main(int argc, char **argv)
 	}
 	CHECK(MPI_Waitany(2, rs, &idx, &st) == MPI_SUCCESS && idx == MPI_UNDEFINED, "Waitany done: %d", idx);
 
-	/* Errors in multi-completion calls: MPI_ERR_IN_STATUS. */
-	MPI_Irecv(in, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, &rs[0]);
-	MPI_Isend(out, 3, MPI_INT, 0, 12, MPI_COMM_WORLD, &rs[1]);
-	rc = MPI_Waitall(2, rs, sts);
-	MPI_Error_class(sts[0].MPI_ERROR, &cls);
-	CHECK(rc == MPI_ERR_IN_STATUS && cls == MPI_ERR_TRUNCATE && sts[1].MPI_ERROR == MPI_SUCCESS, "Waitall truncation: rc %d class %d, %d", rc, cls, sts[1].MPI_ERROR);
-	CHECK(rs[0] == MPI_REQUEST_NULL && rs[1] == MPI_REQUEST_NULL, "failed requests freed too");
+	/* (MPI_ERR_IN_STATUS from a truncated message: mpi/errhandlers.c,
+	   between two ranks; Open MPI misses a truncation sent to oneself.) */
 
 	/* Persistent requests keep their handles. */
 	MPI_Recv_init(in, 4, MPI_INT, 0, 13, MPI_COMM_WORLD, &rs[0]);
@@ -172,8 +167,12 @@ int main(int argc, char **argv)
 	CHECK(MPI_Sendrecv_replace(in, 4, MPI_INT, 0, 21, 0, 21, MPI_COMM_WORLD, &st) == MPI_SUCCESS && in[1] == 2 && st.MPI_TAG == 21, "Sendrecv_replace");
 
 	/* Bad handles. */
-	r = 12345;
+#ifdef LAMGO_MPI
+	/* What a garbage handle does is the implementation's business: LAM/Go's
+	   handles are table indexes, checked. */
+	r = MPI_Request_f2c(12345);
 	CHECK(MPI_Wait(&r, &st) == MPI_ERR_REQUEST, "Wait on a bad handle");
+#endif
 	CHECK(MPI_Isend(out, 1, MPI_INT, 5, 0, MPI_COMM_WORLD, &r) == MPI_ERR_RANK && r == MPI_REQUEST_NULL, "Isend to a bad rank");
 	CHECK(MPI_Irecv(in, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &r) == MPI_ERR_COUNT, "Irecv of a negative count");
 

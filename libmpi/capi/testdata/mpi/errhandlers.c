@@ -39,10 +39,15 @@ int main(int argc, char **argv)
 	rc = MPI_Isend(&x, 1, MPI_INT, 0, -3, MPI_COMM_WORLD, &rs[0]);
 	MPI_Error_class(rc, &cls);
 	CHECK(cls == MPI_ERR_TAG, "negative tag: %d", cls);
-	rc = MPI_Send(&x, 1, MPI_INT, 0, 0, (MPI_Comm)777);
-	CHECK(rc == MPI_ERR_COMM, "bad communicator: %d", rc);
-	rs[0] = (MPI_Request)31337;
+	rc = MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_Comm_f2c(777));
+	MPI_Error_class(rc, &cls);
+	CHECK(cls == MPI_ERR_COMM, "bad communicator: %d", rc);
+#ifdef LAMGO_MPI
+	/* What a garbage handle does is the implementation's business: LAM/Go's
+	   handles are table indexes, checked. */
+	rs[0] = MPI_Request_f2c(31337);
 	CHECK(MPI_Wait(&rs[0], MPI_STATUS_IGNORE) == MPI_ERR_REQUEST, "bad request");
+#endif
 
 	/* A truncated message: MPI_ERR_IN_STATUS from Waitall, the class in
 	   the status. */
@@ -61,7 +66,7 @@ int main(int argc, char **argv)
 	MPI_Comm_create_errhandler(handler, &eh);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
 	rc = MPI_Send(&x, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD);
-	CHECK(calls == 1 && last_comm == MPI_COMM_WORLD && last_code == rc, "handler: %d calls, comm %d, code %d/%d", calls, (int)last_comm, last_code, rc);
+	CHECK(calls == 1 && last_comm == MPI_COMM_WORLD && last_code == rc, "handler: %d calls, code %d/%d", calls, last_code, rc);
 	MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
 	CHECK(calls == 2 && last_code == MPI_ERR_OTHER, "call_errhandler: %d", last_code);
 	MPI_Errhandler_free(&eh);
