@@ -3,10 +3,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <mpi.h>
 
 static int failed;
 #define CHECK(cond, ...) do { if (cond) printf("ok %s\n", #cond); else { failed = 1; printf("FAIL %s: ", #cond); printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+static void *other_thread(void *arg)
+{
+	MPI_Is_thread_main((int *)arg);
+	return NULL;
+}
 
 static int is_empty(const MPI_Status *st)
 {
@@ -30,6 +37,14 @@ int main(int argc, char **argv)
 	CHECK(flag == provided, "Query_thread %d, provided %d", flag, provided);
 	MPI_Is_thread_main(&flag);
 	CHECK(flag == 1, "Is_thread_main %d", flag);
+	{
+		pthread_t th;
+		flag = -1;
+		if (provided == MPI_THREAD_MULTIPLE && pthread_create(&th, NULL, other_thread, &flag) == 0) {
+			pthread_join(th, NULL);
+			CHECK(flag == 0, "Is_thread_main in another thread %d", flag);
+		}
+	}
 	CHECK(MPI_Get_library_version(ver, &n) == MPI_SUCCESS && n >= (int)strlen(ver) && n > 0, "library version %s", ver);
 	CHECK(MPI_Pcontrol(2) == MPI_SUCCESS && MPI_Pcontrol(1, "extra", 3) == MPI_SUCCESS, "Pcontrol");
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
