@@ -37,6 +37,18 @@ void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr)
 }
 #pragma weak mpi_get_version_ = pmpi_get_version_
 
+void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
+{
+	*ierr = MPI_Query_thread((int *)provided);
+}
+#pragma weak mpi_query_thread_ = pmpi_query_thread_
+
+void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr)
+{
+	*ierr = MPI_Is_thread_main((int *)flag);
+}
+#pragma weak mpi_is_thread_main_ = pmpi_is_thread_main_
+
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
 {
 	*ierr = MPI_Send(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm);
@@ -54,6 +66,198 @@ void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_
 	*ierr = MPI_Get_count(lamgo_f2c_status(status), (MPI_Datatype)*datatype, (int *)count);
 }
 #pragma weak mpi_get_count_ = pmpi_get_count_
+
+void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Bsend(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm);
+}
+#pragma weak mpi_bsend_ = pmpi_bsend_
+
+void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ssend(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm);
+}
+#pragma weak mpi_ssend_ = pmpi_ssend_
+
+void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Rsend(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm);
+}
+#pragma weak mpi_rsend_ = pmpi_rsend_
+
+void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Isend(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_isend_ = pmpi_isend_
+
+void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ibsend(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ibsend_ = pmpi_ibsend_
+
+void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Issend(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_issend_ = pmpi_issend_
+
+void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Irsend(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_irsend_ = pmpi_irsend_
+
+void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Irecv(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*source, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_irecv_ = pmpi_irecv_
+
+void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Send_init(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_send_init_ = pmpi_send_init_
+
+void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Bsend_init(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_bsend_init_ = pmpi_bsend_init_
+
+void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ssend_init(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ssend_init_ = pmpi_ssend_init_
+
+void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Rsend_init(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_rsend_init_ = pmpi_rsend_init_
+
+void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Recv_init(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*source, (int)*tag, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_recv_init_ = pmpi_recv_init_
+
+void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Start((MPI_Request *)request);
+}
+#pragma weak mpi_start_ = pmpi_start_
+
+void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)
+{
+	*ierr = MPI_Startall((int)*count, (MPI_Request *)array_of_requests);
+}
+#pragma weak mpi_startall_ = pmpi_startall_
+
+void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Wait((MPI_Request *)request, lamgo_f2c_status(status));
+}
+#pragma weak mpi_wait_ = pmpi_wait_
+
+void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Test((MPI_Request *)request, (int *)flag, lamgo_f2c_status(status));
+}
+#pragma weak mpi_test_ = pmpi_test_
+
+void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
+{
+	*ierr = MPI_Waitall((int)*count, (MPI_Request *)array_of_requests, lamgo_f2c_status(array_of_statuses));
+}
+#pragma weak mpi_waitall_ = pmpi_waitall_
+
+void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
+{
+	*ierr = MPI_Testall((int)*count, (MPI_Request *)array_of_requests, (int *)flag, lamgo_f2c_status(array_of_statuses));
+}
+#pragma weak mpi_testall_ = pmpi_testall_
+
+void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Request_free((MPI_Request *)request);
+}
+#pragma weak mpi_request_free_ = pmpi_request_free_
+
+void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Request_get_status((MPI_Request)*request, (int *)flag, lamgo_f2c_status(status));
+}
+#pragma weak mpi_request_get_status_ = pmpi_request_get_status_
+
+void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cancel((MPI_Request *)request);
+}
+#pragma weak mpi_cancel_ = pmpi_cancel_
+
+void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
+{
+	*ierr = MPI_Test_cancelled(lamgo_f2c_status(status), (int *)flag);
+}
+#pragma weak mpi_test_cancelled_ = pmpi_test_cancelled_
+
+void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Sendrecv(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, (int)*dest, (int)*sendtag, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (int)*source, (int)*recvtag, (MPI_Comm)*comm, lamgo_f2c_status(status));
+}
+#pragma weak mpi_sendrecv_ = pmpi_sendrecv_
+
+void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Sendrecv_replace(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (int)*dest, (int)*sendtag, (int)*source, (int)*recvtag, (MPI_Comm)*comm, lamgo_f2c_status(status));
+}
+#pragma weak mpi_sendrecv_replace_ = pmpi_sendrecv_replace_
+
+void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Probe((int)*source, (int)*tag, (MPI_Comm)*comm, lamgo_f2c_status(status));
+}
+#pragma weak mpi_probe_ = pmpi_probe_
+
+void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Iprobe((int)*source, (int)*tag, (MPI_Comm)*comm, (int *)flag, lamgo_f2c_status(status));
+}
+#pragma weak mpi_iprobe_ = pmpi_iprobe_
+
+void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Mprobe((int)*source, (int)*tag, (MPI_Comm)*comm, (MPI_Message *)message, lamgo_f2c_status(status));
+}
+#pragma weak mpi_mprobe_ = pmpi_mprobe_
+
+void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Improbe((int)*source, (int)*tag, (MPI_Comm)*comm, (int *)flag, (MPI_Message *)message, lamgo_f2c_status(status));
+}
+#pragma weak mpi_improbe_ = pmpi_improbe_
+
+void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Mrecv(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (MPI_Message *)message, lamgo_f2c_status(status));
+}
+#pragma weak mpi_mrecv_ = pmpi_mrecv_
+
+void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Imrecv(lamgo_f2c_buf(buf), (int)*count, (MPI_Datatype)*datatype, (MPI_Message *)message, (MPI_Request *)request);
+}
+#pragma weak mpi_imrecv_ = pmpi_imrecv_
+
+void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
+{
+	*ierr = MPI_Buffer_attach(lamgo_f2c_buf(buffer), (int)*size);
+}
+#pragma weak mpi_buffer_attach_ = pmpi_buffer_attach_
 
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
 {
@@ -234,3 +438,63 @@ void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr
 	*ierr = MPI_Error_class((int)*errorcode, (int *)errorclass);
 }
 #pragma weak mpi_error_class_ = pmpi_error_class_
+
+void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr)
+{
+	*ierr = MPI_Add_error_class((int *)errorclass);
+}
+#pragma weak mpi_add_error_class_ = pmpi_add_error_class_
+
+void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+	*ierr = MPI_Add_error_code((int)*errorclass, (int *)errorcode);
+}
+#pragma weak mpi_add_error_code_ = pmpi_add_error_code_
+
+void pmpi_comm_create_errhandler_(MPI_Comm_errhandler_function *function, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_create_errhandler(function, (MPI_Errhandler *)errhandler);
+}
+#pragma weak mpi_comm_create_errhandler_ = pmpi_comm_create_errhandler_
+
+void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_set_errhandler((MPI_Comm)*comm, (MPI_Errhandler)*errhandler);
+}
+#pragma weak mpi_comm_set_errhandler_ = pmpi_comm_set_errhandler_
+
+void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_get_errhandler((MPI_Comm)*comm, (MPI_Errhandler *)errhandler);
+}
+#pragma weak mpi_comm_get_errhandler_ = pmpi_comm_get_errhandler_
+
+void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_call_errhandler((MPI_Comm)*comm, (int)*errorcode);
+}
+#pragma weak mpi_comm_call_errhandler_ = pmpi_comm_call_errhandler_
+
+void pmpi_errhandler_create_(MPI_Handler_function *function, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+	*ierr = MPI_Errhandler_create(function, (MPI_Errhandler *)errhandler);
+}
+#pragma weak mpi_errhandler_create_ = pmpi_errhandler_create_
+
+void pmpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+	*ierr = MPI_Errhandler_set((MPI_Comm)*comm, (MPI_Errhandler)*errhandler);
+}
+#pragma weak mpi_errhandler_set_ = pmpi_errhandler_set_
+
+void pmpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+	*ierr = MPI_Errhandler_get((MPI_Comm)*comm, (MPI_Errhandler *)errhandler);
+}
+#pragma weak mpi_errhandler_get_ = pmpi_errhandler_get_
+
+void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+	*ierr = MPI_Errhandler_free((MPI_Errhandler *)errhandler);
+}
+#pragma weak mpi_errhandler_free_ = pmpi_errhandler_free_

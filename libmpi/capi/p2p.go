@@ -189,10 +189,14 @@ func isend(mode sendMode, persistent bool, buf unsafe.Pointer, count C.int, data
 		r, err := mpi.IsendType(c, b, n, walk, int(dest), int(tag))
 		return putRequest(request, r, false, err)
 	}
+	if walk != nil && mode == standard {
+		r, err := mpi.SendTypeInit(c, b, n, walk, int(dest), int(tag))
+		return putRequest(request, r, true, err)
+	}
 	if walk != nil && persistent {
 		// A persistent send sends what the buffer holds at each Start;
 		// packing once here would freeze it.
-		return fail(c, mpi.ErrType, fn+": derived datatypes are not supported by persistent sends yet")
+		return fail(c, mpi.ErrType, fn+": derived datatypes are not supported by persistent buffered, synchronous or ready sends yet")
 	}
 	if b, rc = sendBytes(c, b, n, walk, fn); rc != C.MPI_SUCCESS {
 		return rc
@@ -290,18 +294,20 @@ func irecv(persistent bool, buf unsafe.Pointer, count C.int, datatype C.MPI_Data
 	if c == nil {
 		return rc
 	}
-	b, walk, _, rc := bufArgs(c, buf, count, datatype, fn)
+	b, walk, n, rc := bufArgs(c, buf, count, datatype, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	if walk != nil {
-		return fail(c, mpi.ErrType, fn+": derived datatypes are not supported by nonblocking receives yet")
-	}
 	var r *mpi.Request
 	var err error
-	if persistent {
+	switch {
+	case walk != nil && persistent:
+		r, err = mpi.RecvTypeInit(c, b, n, walk, int(source), int(tag))
+	case walk != nil:
+		r, err = mpi.IrecvType(c, b, n, walk, int(source), int(tag))
+	case persistent:
 		r, err = mpi.RecvInit(c, b, int(source), int(tag))
-	} else {
+	default:
 		r, err = mpi.Irecv(c, b, int(source), int(tag))
 	}
 	return putRequest(request, r, persistent, err)
@@ -391,27 +397,4 @@ func capi_Sendrecv_replace(buf unsafe.Pointer, count C.int, datatype C.MPI_Datat
 	}
 	putStatus(status, s, err)
 	return code(err)
-}
-
-//export capi_Get_elements
-func capi_Get_elements(status *C.MPI_Status, datatype C.MPI_Datatype, count *C.int) C.int {
-	t, rc := typeArg(nil, datatype, "MPI_Get_elements")
-	if t == nil {
-		return rc
-	}
-	if status == nil || count == nil {
-		return fail(nil, mpi.ErrArg, "MPI_Get_elements: NULL status or count")
-	}
-	n := int(status.st_length)
-	switch {
-	case datatype >= C.LAMGO_PREDEFINED_TYPES:
-		*count = C.int(mpi.GetElements(mpi.Status{Bytes: n}, t.d))
-	case t.size == 0:
-		*count = 0
-	case n%t.size != 0:
-		*count = C.MPI_UNDEFINED
-	default:
-		*count = C.int(n / t.size)
-	}
-	return C.MPI_SUCCESS
 }

@@ -103,12 +103,6 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 }
 #pragma weak MPI_Get_count = PMPI_Get_count
 
-int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-	return capi_Get_elements((MPI_Status *)status, datatype, count);
-}
-#pragma weak MPI_Get_elements = PMPI_Get_elements
-
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	return capi_Bsend((void *)buf, count, datatype, dest, tag, comm);

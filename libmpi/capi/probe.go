@@ -117,22 +117,16 @@ func messageArg(p *C.MPI_Message, fn string) (*mpi.Message, C.int) {
 	return m, C.MPI_SUCCESS
 }
 
-// messageBuf is the Go view of a matched receive's buffer; the message's
+// messageBuf is the Go view of a matched receive's buffer (walk is the
+// datatype to unpack into it, nil for a basic one); the message's
 // communicator is not known here, so errors go to MPI_COMM_WORLD.
-func messageBuf(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, fn string) ([]byte, C.int) {
-	b, walk, _, rc := bufArgs(nil, buf, count, datatype, fn)
-	if rc != C.MPI_SUCCESS {
-		return nil, rc
-	}
-	if walk != nil {
-		return nil, fail(nil, mpi.ErrType, fn+": derived datatypes are not supported by matched receives yet")
-	}
-	return b, C.MPI_SUCCESS
+func messageBuf(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, fn string) (b []byte, walk *mpi.Datatype, n int, rc C.int) {
+	return bufArgs(nil, buf, count, datatype, fn)
 }
 
 //export capi_Mrecv
 func capi_Mrecv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) C.int {
-	b, rc := messageBuf(buf, count, datatype, "MPI_Mrecv")
+	b, walk, n, rc := messageBuf(buf, count, datatype, "MPI_Mrecv")
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -140,7 +134,20 @@ func capi_Mrecv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, messag
 	if m == nil {
 		return rc
 	}
-	s, err := mpi.Mrecv(b, m)
+	if walk == nil {
+		s, err := mpi.Mrecv(b, m)
+		putStatus(status, s, err)
+		return code(err)
+	}
+	// A derived type: receive packed, then unpack the whole elements.
+	packed := make([]byte, mpi.PackSize(n, walk))
+	s, err := mpi.Mrecv(packed, m)
+	if err == nil && walk.Size() > 0 {
+		pos := 0
+		if uerr := mpi.Unpack(packed[:s.Bytes], &pos, b, s.Bytes/walk.Size(), walk); uerr != nil {
+			err = mpi.World.CallErrhandler(uerr)
+		}
+	}
 	putStatus(status, s, err)
 	return code(err)
 }
@@ -151,9 +158,12 @@ func capi_Imrecv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, messa
 		return fail(nil, mpi.ErrRequest, "MPI_Imrecv: NULL request")
 	}
 	*request = C.MPI_REQUEST_NULL
-	b, rc := messageBuf(buf, count, datatype, "MPI_Imrecv")
+	b, walk, _, rc := messageBuf(buf, count, datatype, "MPI_Imrecv")
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	if walk != nil {
+		return fail(nil, mpi.ErrType, "MPI_Imrecv: derived datatypes are not supported by MPI_Imrecv yet")
 	}
 	m, rc := messageArg(message, "MPI_Imrecv")
 	if m == nil {

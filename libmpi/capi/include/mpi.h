@@ -336,7 +336,6 @@ int PMPI_Pcontrol(const int level, ...);
 LAMGO_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 LAMGO_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status));
 LAMGO_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
-LAMGO_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
 LAMGO_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 LAMGO_DECL(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 LAMGO_DECL(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
