@@ -259,7 +259,10 @@ func capi_Request_get_status(request C.MPI_Request, flag *C.int, status *C.MPI_S
 	if ok {
 		putStatus(status, s, err)
 	}
-	return C.MPI_SUCCESS // the request's own error is in the status
+	if err != nil { // the request failed: as MPI_Test reports it
+		return fail(nil, mpi.Class(err), "MPI_Request_get_status: "+errText(err))
+	}
+	return C.MPI_SUCCESS
 }
 
 //export capi_Request_free
