@@ -189,14 +189,21 @@ func isend(mode sendMode, persistent bool, buf unsafe.Pointer, count C.int, data
 		r, err := mpi.IsendType(c, b, n, walk, int(dest), int(tag))
 		return putRequest(request, r, false, err)
 	}
-	if walk != nil && mode == standard {
-		r, err := mpi.SendTypeInit(c, b, n, walk, int(dest), int(tag))
-		return putRequest(request, r, true, err)
-	}
 	if walk != nil && persistent {
-		// A persistent send sends what the buffer holds at each Start;
-		// packing once here would freeze it.
-		return fail(c, mpi.ErrType, fn+": derived datatypes are not supported by persistent buffered, synchronous or ready sends yet")
+		// Each Start packs what the buffer holds then.
+		var r *mpi.Request
+		var err error
+		switch mode {
+		case standard:
+			r, err = mpi.SendTypeInit(c, b, n, walk, int(dest), int(tag))
+		case buffered:
+			r, err = mpi.BsendTypeInit(c, b, n, walk, int(dest), int(tag))
+		case synchronous:
+			r, err = mpi.SsendTypeInit(c, b, n, walk, int(dest), int(tag))
+		default:
+			r, err = mpi.RsendTypeInit(c, b, n, walk, int(dest), int(tag))
+		}
+		return putRequest(request, r, true, err)
 	}
 	if b, rc = sendBytes(c, b, n, walk, fn); rc != C.MPI_SUCCESS {
 		return rc

@@ -116,6 +116,28 @@ int main(int argc, char **argv)
 	}
 	MPI_Request_free(&rs[0]);
 	MPI_Request_free(&rs[1]);
+	/* ... and in the synchronous and buffered modes. */
+	{
+		int bsize = N * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+		void *b = malloc(bsize), *back;
+		MPI_Request ps[2];
+		MPI_Buffer_attach(b, bsize);
+		MPI_Ssend_init(&out[0][1], 1, col, next, 17, MPI_COMM_WORLD, &ps[0]);
+		MPI_Bsend_init(&out[0][1], 1, col, next, 18, MPI_COMM_WORLD, &ps[1]);
+		for (k = 0; k < 2; k++) {
+			fill(out, rank * 100 + k * 1000);
+			clear(in);
+			MPI_Irecv(&in[0][3], 1, col, prev, 17 + k, MPI_COMM_WORLD, &rs[0]);
+			MPI_Start(&ps[k]);
+			MPI_Wait(&ps[k], MPI_STATUS_IGNORE);
+			MPI_Wait(&rs[0], MPI_STATUS_IGNORE);
+			CHECK(column_is(in, 3, prev * 100 + k * 1000), "persistent %s send of a column", k ? "buffered" : "synchronous");
+		}
+		MPI_Request_free(&ps[0]);
+		MPI_Request_free(&ps[1]);
+		MPI_Buffer_detach(&back, &bsize);
+		free(b);
+	}
 	fill(out, rank * 100);
 
 	/* Sendrecv: a column out, a contiguous row in; Sendrecv_replace of a
