@@ -134,19 +134,12 @@ func capi_Mrecv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, messag
 	if m == nil {
 		return rc
 	}
-	if walk == nil {
-		s, err := mpi.Mrecv(b, m)
-		putStatus(status, s, err)
-		return code(err)
-	}
-	// A derived type: receive packed, then unpack the whole elements.
-	packed := make([]byte, mpi.PackSize(n, walk))
-	s, err := mpi.Mrecv(packed, m)
-	if err == nil && walk.Size() > 0 {
-		pos := 0
-		if uerr := mpi.Unpack(packed[:s.Bytes], &pos, b, s.Bytes/walk.Size(), walk); uerr != nil {
-			err = mpi.World.CallErrhandler(uerr)
-		}
+	var s mpi.Status
+	var err error
+	if walk != nil {
+		s, err = mpi.MrecvType(b, n, walk, m)
+	} else {
+		s, err = mpi.Mrecv(b, m)
 	}
 	putStatus(status, s, err)
 	return code(err)
@@ -158,17 +151,20 @@ func capi_Imrecv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, messa
 		return fail(nil, mpi.ErrRequest, "MPI_Imrecv: NULL request")
 	}
 	*request = C.MPI_REQUEST_NULL
-	b, walk, _, rc := messageBuf(buf, count, datatype, "MPI_Imrecv")
+	b, walk, n, rc := messageBuf(buf, count, datatype, "MPI_Imrecv")
 	if rc != C.MPI_SUCCESS {
 		return rc
-	}
-	if walk != nil {
-		return fail(nil, mpi.ErrType, "MPI_Imrecv: derived datatypes are not supported by MPI_Imrecv yet")
 	}
 	m, rc := messageArg(message, "MPI_Imrecv")
 	if m == nil {
 		return rc
 	}
-	r, err := mpi.Imrecv(b, m)
+	var r *mpi.Request
+	var err error
+	if walk != nil {
+		r, err = mpi.ImrecvType(b, n, walk, m)
+	} else {
+		r, err = mpi.Imrecv(b, m)
+	}
 	return putRequest(request, r, false, err)
 }

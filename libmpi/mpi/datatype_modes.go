@@ -33,3 +33,33 @@ func BsendTypeInit(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) (
 	}
 	return r, err
 }
+
+// ImrecvType starts receiving a message a matched probe took into count
+// elements of d in buf (MPI_Imrecv with a datatype); buf holds the data
+// once the request is reported complete.
+func ImrecvType(buf []byte, count int, d *Datatype, m *Message) (*Request, error) {
+	c := World
+	if m != nil && m.comm != nil {
+		c = m.comm
+	}
+	t, err := newTyped(buf, count, d, true)
+	if err != nil {
+		return nil, c.fail(err)
+	}
+	r, err := Imrecv(t.packed, m)
+	if err != nil {
+		return nil, err
+	}
+	r.typed = t
+	return r, nil
+}
+
+// MrecvType receives a message a matched probe took into count elements
+// of d in buf (MPI_Mrecv with a datatype).
+func MrecvType(buf []byte, count int, d *Datatype, m *Message) (Status, error) {
+	r, err := ImrecvType(buf, count, d, m)
+	if err != nil {
+		return Status{}, err
+	}
+	return r.Wait()
+}

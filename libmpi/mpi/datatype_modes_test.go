@@ -62,3 +62,39 @@ func TestTypedSendModesInit(t *testing.T) {
 		})
 	}
 }
+
+// A matched receive into a datatype: the column lands in place, and the
+// message is gone once received.
+func TestMrecvType(t *testing.T) {
+	col, err := mpi.TypeVector(3, 1, 3, mpi.Int32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, nonblocking := range []bool{false, true} {
+		if err := mpi.Send(mpi.Self, []int32{7, 8, 9}, 0, 40); err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := mpi.Mprobe(mpi.Self, 0, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := make([]int32, 9)
+		b, _ := mpi.AsBytes(in)
+		var st mpi.Status
+		if nonblocking {
+			r, err := mpi.ImrecvType(b, 1, col, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err = r.Wait()
+		} else {
+			st, err = mpi.MrecvType(b, 1, col, m)
+		}
+		if err != nil || st.Bytes != 12 || in[0] != 7 || in[3] != 8 || in[6] != 9 || in[1] != 0 {
+			t.Errorf("nonblocking %v: %v %+v %v", nonblocking, err, st, in)
+		}
+		if _, err := mpi.MrecvType(b, 1, col, m); err == nil {
+			t.Errorf("nonblocking %v: a message received twice", nonblocking)
+		}
+	}
+}

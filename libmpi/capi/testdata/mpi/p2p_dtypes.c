@@ -158,6 +158,14 @@ int main(int argc, char **argv)
 	CHECK(MPI_Mrecv(&in[0][1], 1, col, &msg, &st) == MPI_SUCCESS, "Mrecv of a column");
 	MPI_Wait(&rs[1], MPI_STATUS_IGNORE);
 	CHECK(column_is(in, 1, prev * 100), "Mrecv's column");
+	clear(in);
+	MPI_Isend(&out[0][1], 1, col, next, 19, MPI_COMM_WORLD, &rs[1]);
+	do {
+		MPI_Improbe(prev, 19, MPI_COMM_WORLD, &flag, &msg, &st);
+	} while (!flag);
+	CHECK(MPI_Imrecv(&in[0][2], 1, col, &msg, &rs[0]) == MPI_SUCCESS, "Imrecv of a column");
+	MPI_Waitall(2, rs, MPI_STATUSES_IGNORE);
+	CHECK(column_is(in, 2, prev * 100), "Imrecv's column");
 
 	/* Part of an element: 6 ints into two columns (a column resized to
 	   one int, so the next starts one int on) is a column and 2 ints. */
