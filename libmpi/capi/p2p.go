@@ -215,7 +215,12 @@ func isend(mode sendMode, persistent bool, buf unsafe.Pointer, count C.int, data
 	case mode == standard && !persistent:
 		r, err = mpi.Isend(c, b, d, t)
 	case mode == buffered && !persistent:
-		r, err = mpi.Ibsend(c, b, d, t)
+		if r, err = mpi.Ibsend(c, b, d, t); r == nil && err == nil {
+			// The Go API's Ibsend has nothing left to wait for and
+			// returns no request; C programs get a real one, complete,
+			// which they may Wait for or free (a send to MPI_PROC_NULL).
+			r, err = mpi.Isend(c, []byte(nil), mpi.ProcNull, t)
+		}
 	case mode == synchronous && !persistent:
 		r, err = mpi.Issend(c, b, d, t)
 	case mode == ready && !persistent:

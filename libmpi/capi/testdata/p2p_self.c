@@ -143,12 +143,15 @@ int main(int argc, char **argv)
 
 	/* Bsend, Ibsend and buffer detach. */
 	{
-		int size = 2 * (4 * (int)sizeof(int) + MPI_BSEND_OVERHEAD), dsize = 0;
+		int size = 3 * (4 * (int)sizeof(int) + MPI_BSEND_OVERHEAD), dsize = 0;
 		char *buf = malloc(size), *back = NULL;
 		CHECK(MPI_Buffer_attach(buf, size) == MPI_SUCCESS, "Buffer_attach");
 		CHECK(MPI_Bsend(out, 4, MPI_INT, 0, 16, MPI_COMM_WORLD) == MPI_SUCCESS, "Bsend to self");
-		CHECK(MPI_Ibsend(out, 4, MPI_INT, 0, 17, MPI_COMM_WORLD, &r) == MPI_SUCCESS, "Ibsend");
+		CHECK(MPI_Ibsend(out, 4, MPI_INT, 0, 17, MPI_COMM_WORLD, &r) == MPI_SUCCESS && r != MPI_REQUEST_NULL, "Ibsend");
 		MPI_Wait(&r, MPI_STATUS_IGNORE);
+		CHECK(r == MPI_REQUEST_NULL, "Ibsend's request completes");
+		CHECK(MPI_Ibsend(out, 1, MPI_INT, 0, 22, MPI_COMM_WORLD, &r) == MPI_SUCCESS && MPI_Request_free(&r) == MPI_SUCCESS, "Ibsend then Request_free");
+		MPI_Recv(in, 1, MPI_INT, 0, 22, MPI_COMM_WORLD, &st);
 		MPI_Recv(in, 4, MPI_INT, 0, 17, MPI_COMM_WORLD, &st);
 		MPI_Recv(in2, 4, MPI_INT, 0, 16, MPI_COMM_WORLD, &st);
 		CHECK(in[2] == 3 && in2[3] == 4, "buffered messages arrived");
