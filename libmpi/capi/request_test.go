@@ -190,3 +190,31 @@ func BenchmarkSendRecvSelf(b *testing.B) {
 		}
 	})
 }
+
+// Handles are made, looked up and freed from many threads at once (MPI_THREAD_MULTIPLE).
+func TestRequestTableConcurrent(t *testing.T) {
+	var tb reqTable
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := new(mpi.Request)
+			for i := 0; i < 2000; i++ {
+				h := tb.add(r, false)
+				if sl := tb.get(h); sl == nil || sl.r.Load() != r {
+					t.Errorf("handle %d lost its request", h)
+					return
+				}
+				tb.remove(h)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := tb.inUse(); n != 0 {
+		t.Errorf("%d handles in use after every one was freed", n)
+	}
+	if n := len(*tb.slots.Load()); n > 64 {
+		t.Errorf("%d slots for at most 8 live requests", n)
+	}
+}
