@@ -52,6 +52,9 @@ func TestMain(m *testing.M) {
 	if lib.dir != "" {
 		os.RemoveAll(lib.dir)
 	}
+	if unitDir != "" {
+		os.RemoveAll(unitDir)
+	}
 	os.Exit(code)
 }
 

@@ -58,7 +58,10 @@ func TestRequestTableReuse(t *testing.T) {
 	}
 }
 
-var initOnce sync.Once
+var (
+	initOnce sync.Once
+	unitDir  string // the session prefix of the test process's MPI; TestMain removes it
+)
 
 // initSingleton starts MPI in the test process, a world of one.
 func initSingleton(t testing.TB) {
@@ -67,6 +70,7 @@ func initSingleton(t testing.TB) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		unitDir = dir
 		os.Setenv("LAM_MPI_SESSION_PREFIX", dir)
 		if rc := capi_Init(nil, nil); rc != 0 {
 			t.Fatalf("MPI_Init: %d", rc)
