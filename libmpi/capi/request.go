@@ -116,7 +116,7 @@ func putRequest(out *C.MPI_Request, r *mpi.Request, persistent bool, err error) 
 // in a Wait or Test call: a nonpersistent request is freed and its
 // handle becomes MPI_REQUEST_NULL; a persistent one stays, inactive.
 func done(p *C.MPI_Request, sl *reqSlot) {
-	if !sl.persistent.Load() {
+	if sl != nil && !sl.persistent.Load() {
 		requests.remove(*p)
 		*p = C.MPI_REQUEST_NULL
 	}
@@ -133,9 +133,9 @@ func emptyStatus(p *C.MPI_Status) {
 // that Waitall and friends allocate nothing of their own.
 var reqScratch = sync.Pool{New: func() any { return new([]*mpi.Request) }}
 
-// requestArray looks up n handles of a C array; ok is false (and rc the
-// code) if one is not a request. The caller gives the scratch back with
-// putScratch.
+// requestArray looks up n handles of a C array (rs[i] nil for
+// MPI_REQUEST_NULL); rc is the error code if one names no request. The
+// caller gives the scratch sp back with putScratch.
 func requestArray(arr *C.MPI_Request, n C.int, fn string) (handles []C.MPI_Request, rs []*mpi.Request, sp *[]*mpi.Request, rc C.int) {
 	if n < 0 {
 		return nil, nil, nil, fail(nil, mpi.ErrCount, fn+": negative count")
