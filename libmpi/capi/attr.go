@@ -132,9 +132,14 @@ func commKeyvalArg(c *mpi.Comm, h C.int, fn string) (*keyval, C.int) {
 	return kv, C.MPI_SUCCESS
 }
 
-// predefinedAttr is the value of a predefined attribute of c: a pointer
-// to an int the library keeps, as MPI says.
+// predefinedAttr is the value of a predefined attribute of c (which
+// MPI_COMM_WORLD and its duplicates hold): a pointer to an int the
+// library keeps, as MPI says.
 func predefinedAttr(c *mpi.Comm, h C.int) (p *C.int, ok bool, err error) {
+	if !holdsPredefined(c) {
+		return nil, false, nil
+	}
+	c = mpi.World // the Go API keeps them there
 	var v int
 	switch h {
 	case C.MPI_TAG_UB:

@@ -7,6 +7,8 @@ package main
 import "C"
 
 import (
+	"sync"
+
 	"github.com/lamgo/lam/libmpi/mpi"
 )
 
@@ -52,6 +54,31 @@ func capi_Comm_size(comm C.MPI_Comm, size *C.int) C.int {
 	}
 	*size = C.int(c.Size())
 	return C.MPI_SUCCESS
+}
+
+// What the C layer keeps of communicators beyond the Go API:
+//   - named: those the program named. MPI says an unnamed communicator's
+//     name is empty, where the Go API names each after its origin
+//     ("MPI_COMM_WORLD (dup)"); MPI_COMM_WORLD and MPI_COMM_SELF keep
+//     theirs.
+//   - predef: those holding the predefined attributes (MPI_TAG_UB …):
+//     MPI_COMM_WORLD and, as in Open MPI, its duplicates and theirs, so
+//     a library that asks its own duplicate for MPI_TAG_UB finds it.
+var named, predef sync.Map // *mpi.Comm → struct{}
+
+// forget drops what the C layer keeps of a freed communicator.
+func forget(c *mpi.Comm) {
+	named.Delete(c)
+	predef.Delete(c)
+}
+
+// holdsPredefined reports whether c holds the predefined attributes.
+func holdsPredefined(c *mpi.Comm) bool {
+	if c == mpi.World {
+		return true
+	}
+	_, ok := predef.Load(c)
+	return ok
 }
 
 // commHandle is the handle of c in the table (MPI_COMM_NULL if it has
@@ -170,6 +197,9 @@ func capi_Comm_dup(comm C.MPI_Comm, newcomm *C.MPI_Comm) C.int {
 		*newcomm = C.MPI_COMM_NULL
 		return code(err)
 	}
+	if holdsPredefined(c) {
+		predef.Store(n, struct{}{})
+	}
 	putComm(n, newcomm)
 	return C.MPI_SUCCESS
 }
@@ -276,6 +306,7 @@ func capi_Comm_free(comm *C.MPI_Comm) C.int {
 	if err := c.Free(); err != nil {
 		return code(err)
 	}
+	forget(c)
 	comms.remove(int(*comm))
 	*comm = C.MPI_COMM_NULL
 	return C.MPI_SUCCESS
@@ -329,7 +360,11 @@ func capi_Comm_set_name(comm C.MPI_Comm, name *C.char) C.int {
 	if name == nil {
 		return fail(c, mpi.ErrArg, "MPI_Comm_set_name: NULL name")
 	}
-	return code(c.SetName(C.GoString(name)))
+	if err := c.SetName(C.GoString(name)); err != nil {
+		return code(err)
+	}
+	named.Store(c, struct{}{})
+	return C.MPI_SUCCESS
 }
 
 //export capi_Comm_get_name
@@ -341,6 +376,10 @@ func capi_Comm_get_name(comm C.MPI_Comm, name *C.char, length *C.int) C.int {
 	if name == nil || length == nil {
 		return fail(c, mpi.ErrArg, "MPI_Comm_get_name: NULL name or resultlen")
 	}
-	putString(name, C.MPI_MAX_OBJECT_NAME, c.Name(), length)
+	s := ""
+	if _, ok := named.Load(c); ok || c == mpi.World || c == mpi.Self {
+		s = c.Name()
+	}
+	putString(name, C.MPI_MAX_OBJECT_NAME, s, length)
 	return C.MPI_SUCCESS
 }

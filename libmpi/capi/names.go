@@ -39,6 +39,11 @@ var typeNames = struct {
 	C.MPI_INTEGER4: "MPI_INTEGER4", C.MPI_INTEGER8: "MPI_INTEGER8", C.MPI_REAL4: "MPI_REAL4", C.MPI_REAL8: "MPI_REAL8",
 }}
 
+// namedTypes are the program's datatypes it named: the others have the
+// empty name, as MPI says (the Go API names them after their
+// constructor).
+var namedTypes sync.Map // *mpi.Datatype → struct{}
+
 // predefinedTypeName is the name of a predefined datatype handle; ok is
 // false for a program's datatype.
 func predefinedTypeName(h C.MPI_Datatype) (string, bool) {
@@ -67,7 +72,11 @@ func capi_Type_set_name(datatype C.MPI_Datatype, name *C.char) C.int {
 	if t == nil {
 		return rc
 	}
-	return raise(t.d.SetName(s), "MPI_Type_set_name")
+	if err := t.d.SetName(s); err != nil {
+		return raise(err, "MPI_Type_set_name")
+	}
+	namedTypes.Store(t.d, struct{}{})
+	return C.MPI_SUCCESS
 }
 
 //export capi_Type_get_name
@@ -81,7 +90,9 @@ func capi_Type_get_name(datatype C.MPI_Datatype, name *C.char, length *C.int) C.
 		if t == nil {
 			return rc
 		}
-		s = t.d.Name()
+		if _, named := namedTypes.Load(t.d); named {
+			s = t.d.Name()
+		}
 	}
 	putString(name, C.MPI_MAX_OBJECT_NAME, s, length)
 	return C.MPI_SUCCESS

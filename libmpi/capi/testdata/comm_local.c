@@ -141,6 +141,13 @@ static void attributes(void)
 	CHECK(flag && *ip >= MPI_ERR_LASTCODE - 1, "MPI_LASTUSEDCODE %d", flag ? *ip : -1);
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &ip, &flag);
 	CHECK(!flag || *ip == 0, "MPI_APPNUM %d", flag ? *ip : -1);
+	/* A duplicate of the world holds them too (as in Open MPI). */
+	MPI_Comm_dup(MPI_COMM_WORLD, &a);
+	MPI_Comm_dup(a, &b);
+	MPI_Comm_get_attr(b, MPI_TAG_UB, &ip, &flag);
+	CHECK(flag && *ip >= 32767, "MPI_TAG_UB on a dup of a dup: %d", flag);
+	MPI_Comm_free(&b);
+	MPI_Comm_free(&a);
 
 	/* Datatype attributes. */
 	{
@@ -170,6 +177,8 @@ static void names(void)
 	MPI_Comm_get_name(MPI_COMM_SELF, name, &len);
 	CHECK(strcmp(name, "MPI_COMM_SELF") == 0, "self's name %s", name);
 	MPI_Comm_dup(MPI_COMM_WORLD, &c);
+	MPI_Comm_get_name(c, name, &len);
+	CHECK(name[0] == 0 && len == 0, "an unnamed communicator's name is empty: '%s'", name);
 	MPI_Comm_set_name(c, "my comm");
 	MPI_Comm_get_name(c, name, &len);
 	CHECK(strcmp(name, "my comm") == 0 && len == 7, "set name %s %d", name, len);

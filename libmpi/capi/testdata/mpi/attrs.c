@@ -125,9 +125,14 @@ static void attributes(int rank)
 static void predefined(int size)
 {
 	int *v, flag, ub;
+	MPI_Comm d;
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
 	CHECK(flag && *v >= 32767, "MPI_TAG_UB");
 	ub = *v;
+	MPI_Comm_dup(MPI_COMM_WORLD, &d);
+	MPI_Comm_get_attr(d, MPI_TAG_UB, &v, &flag);
+	CHECK(flag && *v == ub, "MPI_TAG_UB on a dup");
+	MPI_Comm_free(&d);
 	/* A message with the largest tag. */
 	{
 		int rank, x = 42, y = 0;
