@@ -81,10 +81,10 @@ func holdsPredefined(c *mpi.Comm) bool {
 	return ok
 }
 
-// commHandle is the handle of c in the table (MPI_COMM_NULL if it has
+// handleOfComm is the handle of c in the table (MPI_COMM_NULL if it has
 // none): attribute callbacks get it as the C communicator. It walks the
 // table, which only the rare callbacks need.
-func commHandle(c *mpi.Comm) C.MPI_Comm {
+func handleOfComm(c *mpi.Comm) C.MPI_Comm {
 	if c == nil {
 		return C.MPI_COMM_NULL
 	}
