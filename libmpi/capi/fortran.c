@@ -5,24 +5,13 @@
 // a C profiling library sees Fortran calls too.
 //
 // Not bound for Fortran (see gen/fortran.go):
-//   MPI_Attr_get
 //   MPI_Attr_put
 //   MPI_Comm_create_keyval
-//   MPI_Comm_get_attr
-//   MPI_Comm_get_name
 //   MPI_Comm_set_attr
-//   MPI_Comm_set_name
-//   MPI_Info_delete
-//   MPI_Info_get
-//   MPI_Info_get_nthkey
-//   MPI_Info_get_valuelen
-//   MPI_Info_set
 //   MPI_Keyval_create
 //   MPI_Type_create_keyval
 //   MPI_Type_get_attr
-//   MPI_Type_get_name
 //   MPI_Type_set_attr
-//   MPI_Type_set_name
 
 #include "mpi.h"
 #include "fortran.h"
