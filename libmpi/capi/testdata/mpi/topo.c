@@ -155,6 +155,17 @@ static void graph(int rank, int size)
 		q++;
 		MPI_Send(&q, 1, MPI_INT, 0, 2, g);
 	}
+	/* A neighbour collective over the graph: each gets its neighbours'
+	   ranks, in the order Graph_neighbors lists them. */
+	{
+		int got[16], k, ok = 1;
+		for (k = 0; k < 16; k++)
+			got[k] = -1;
+		MPI_Neighbor_allgather(&r, 1, MPI_INT, got, 1, MPI_INT, g);
+		for (k = 0; k < cnt; k++)
+			ok = ok && got[k] == nb[k];
+		CHECK(ok && got[cnt] == -1, "graph allgather");
+	}
 	MPI_Comm_free(&g);
 	(void)rank;
 }
