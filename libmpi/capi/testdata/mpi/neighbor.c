@@ -1,7 +1,8 @@
 /* np: 2 4 5
  * Distributed graphs (Dist_graph_create, Dist_graph_create_adjacent and
  * their queries, weighted and MPI_UNWEIGHTED) and the neighbour
- * collectives on them and on rings with and without wrap-around. */
+ * collectives on them and on rings with and without wrap-around, with
+ * contiguous and derived datatypes. */
 #include <stdio.h>
 #include <mpi.h>
 
@@ -139,6 +140,40 @@ static void dist(int rank, int size)
 	MPI_Comm_free(&adj);
 }
 
+/* Non-contiguous datatypes: every other int of a vector type. */
+static void derived(int rank, int size)
+{
+	int d[1] = {size}, p[1] = {1}, i, left = (rank + size - 1) % size, right = (rank + 1) % size;
+	MPI_Comm ring;
+	MPI_Datatype every2;
+
+	MPI_Cart_create(MPI_COMM_WORLD, 1, d, p, 0, &ring);
+	MPI_Type_vector(2, 1, 2, MPI_INT, &every2);
+	MPI_Type_commit(&every2);
+	{
+		int out[4] = {rank, -7, rank * 10, -7}, in[4] = {-1, -1, -1, -1};
+		MPI_Neighbor_allgather(out, 1, every2, in, 2, MPI_INT, ring);
+		CHECK(in[0] == left && in[1] == left * 10 && in[2] == right && in[3] == right * 10, "allgather vector to ints %d %d %d %d", in[0], in[1], in[2], in[3]);
+	}
+	{
+		/* Each block lands in every other int, blocks an extent (3 ints) apart. */
+		int out[4] = {rank, rank + 100, rank + 200, rank + 300}, in[8];
+		for (i = 0; i < 8; i++)
+			in[i] = -1;
+		MPI_Neighbor_alltoall(out, 2, MPI_INT, in, 1, every2, ring);
+		CHECK(in[0] == left + 200 && in[1] == -1 && in[2] == left + 300 && in[3] == right && in[5] == right + 100, "alltoall ints to vector %d %d %d %d %d", in[0], in[1], in[2], in[3], in[5]);
+	}
+	{
+		int out[4] = {rank, -7, rank * 10, -7}, in[6], counts[2] = {1, 1}, displs[2] = {0, 1};
+		for (i = 0; i < 6; i++)
+			in[i] = -1;
+		MPI_Neighbor_allgatherv(out, 1, every2, in, counts, displs, every2, ring);
+		CHECK(in[0] == left && in[2] == left * 10 && in[3] == right && in[5] == right * 10, "allgatherv of vectors %d %d %d %d", in[0], in[2], in[3], in[5]);
+	}
+	MPI_Type_free(&every2);
+	MPI_Comm_free(&ring);
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size;
@@ -149,6 +184,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	rings(rank, size);
 	dist(rank, size);
+	derived(rank, size);
 	MPI_Finalize();
 	if (!failed)
 		printf("ok neighbor rank %d\n", rank);
