@@ -3,6 +3,15 @@
 // The Fortran 77 bindings (gfortran's names: mpi_send_), each a strong
 // pmpi_ symbol and a weak mpi_ alias. They call the C MPI_ functions, so
 // a C profiling library sees Fortran calls too.
+//
+// Not bound for Fortran (see gen/fortran.go):
+//   MPI_Attr_put
+//   MPI_Comm_create_keyval
+//   MPI_Comm_set_attr
+//   MPI_Keyval_create
+//   MPI_Type_create_keyval
+//   MPI_Type_get_attr
+//   MPI_Type_set_attr
 
 #include "mpi.h"
 #include "fortran.h"
@@ -271,6 +280,306 @@ void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
 }
 #pragma weak mpi_comm_size_ = pmpi_comm_size_
 
+void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_group((MPI_Comm)*comm, (MPI_Group *)group);
+}
+#pragma weak mpi_comm_group_ = pmpi_comm_group_
+
+void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_remote_size((MPI_Comm)*comm, (int *)size);
+}
+#pragma weak mpi_comm_remote_size_ = pmpi_comm_remote_size_
+
+void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_remote_group((MPI_Comm)*comm, (MPI_Group *)group);
+}
+#pragma weak mpi_comm_remote_group_ = pmpi_comm_remote_group_
+
+void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_test_inter((MPI_Comm)*comm, (int *)flag);
+}
+#pragma weak mpi_comm_test_inter_ = pmpi_comm_test_inter_
+
+void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_compare((MPI_Comm)*comm1, (MPI_Comm)*comm2, (int *)result);
+}
+#pragma weak mpi_comm_compare_ = pmpi_comm_compare_
+
+void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_dup((MPI_Comm)*comm, (MPI_Comm *)newcomm);
+}
+#pragma weak mpi_comm_dup_ = pmpi_comm_dup_
+
+void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_create((MPI_Comm)*comm, (MPI_Group)*group, (MPI_Comm *)newcomm);
+}
+#pragma weak mpi_comm_create_ = pmpi_comm_create_
+
+void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_create_group((MPI_Comm)*comm, (MPI_Group)*group, (int)*tag, (MPI_Comm *)newcomm);
+}
+#pragma weak mpi_comm_create_group_ = pmpi_comm_create_group_
+
+void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_split((MPI_Comm)*comm, (int)*color, (int)*key, (MPI_Comm *)newcomm);
+}
+#pragma weak mpi_comm_split_ = pmpi_comm_split_
+
+void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_split_type((MPI_Comm)*comm, (int)*split_type, (int)*key, (MPI_Info)*info, (MPI_Comm *)newcomm);
+}
+#pragma weak mpi_comm_split_type_ = pmpi_comm_split_type_
+
+void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_free((MPI_Comm *)comm);
+}
+#pragma weak mpi_comm_free_ = pmpi_comm_free_
+
+void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Intercomm_create((MPI_Comm)*local_comm, (int)*local_leader, (MPI_Comm)*peer_comm, (int)*remote_leader, (int)*tag, (MPI_Comm *)newintercomm);
+}
+#pragma weak mpi_intercomm_create_ = pmpi_intercomm_create_
+
+void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Intercomm_merge((MPI_Comm)*intercomm, (int)*high, (MPI_Comm *)newintracomm);
+}
+#pragma weak mpi_intercomm_merge_ = pmpi_intercomm_merge_
+
+void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_size((MPI_Group)*group, (int *)size);
+}
+#pragma weak mpi_group_size_ = pmpi_group_size_
+
+void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_rank((MPI_Group)*group, (int *)rank);
+}
+#pragma weak mpi_group_rank_ = pmpi_group_rank_
+
+void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_translate_ranks((MPI_Group)*group1, (int)*n, (int *)ranks1, (MPI_Group)*group2, (int *)ranks2);
+}
+#pragma weak mpi_group_translate_ranks_ = pmpi_group_translate_ranks_
+
+void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_compare((MPI_Group)*group1, (MPI_Group)*group2, (int *)result);
+}
+#pragma weak mpi_group_compare_ = pmpi_group_compare_
+
+void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_union((MPI_Group)*group1, (MPI_Group)*group2, (MPI_Group *)newgroup);
+}
+#pragma weak mpi_group_union_ = pmpi_group_union_
+
+void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_intersection((MPI_Group)*group1, (MPI_Group)*group2, (MPI_Group *)newgroup);
+}
+#pragma weak mpi_group_intersection_ = pmpi_group_intersection_
+
+void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_difference((MPI_Group)*group1, (MPI_Group)*group2, (MPI_Group *)newgroup);
+}
+#pragma weak mpi_group_difference_ = pmpi_group_difference_
+
+void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_incl((MPI_Group)*group, (int)*n, (int *)ranks, (MPI_Group *)newgroup);
+}
+#pragma weak mpi_group_incl_ = pmpi_group_incl_
+
+void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_excl((MPI_Group)*group, (int)*n, (int *)ranks, (MPI_Group *)newgroup);
+}
+#pragma weak mpi_group_excl_ = pmpi_group_excl_
+
+void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_range_incl((MPI_Group)*group, (int)*n, (int (*)[3])ranges, (MPI_Group *)newgroup);
+}
+#pragma weak mpi_group_range_incl_ = pmpi_group_range_incl_
+
+void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_range_excl((MPI_Group)*group, (int)*n, (int (*)[3])ranges, (MPI_Group *)newgroup);
+}
+#pragma weak mpi_group_range_excl_ = pmpi_group_range_excl_
+
+void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierr)
+{
+	*ierr = MPI_Group_free((MPI_Group *)group);
+}
+#pragma weak mpi_group_free_ = pmpi_group_free_
+
+void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+	*ierr = MPI_Topo_test((MPI_Comm)*comm, (int *)status);
+}
+#pragma weak mpi_topo_test_ = pmpi_topo_test_
+
+void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierr)
+{
+	*ierr = MPI_Dims_create((int)*nnodes, (int)*ndims, (int *)dims);
+}
+#pragma weak mpi_dims_create_ = pmpi_dims_create_
+
+void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cart_create((MPI_Comm)*comm_old, (int)*ndims, (int *)dims, (int *)periods, (int)*reorder, (MPI_Comm *)comm_cart);
+}
+#pragma weak mpi_cart_create_ = pmpi_cart_create_
+
+void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cart_map((MPI_Comm)*comm, (int)*ndims, (int *)dims, (int *)periods, (int *)newrank);
+}
+#pragma weak mpi_cart_map_ = pmpi_cart_map_
+
+void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cartdim_get((MPI_Comm)*comm, (int *)ndims);
+}
+#pragma weak mpi_cartdim_get_ = pmpi_cartdim_get_
+
+void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cart_get((MPI_Comm)*comm, (int)*maxdims, (int *)dims, (int *)periods, (int *)coords);
+}
+#pragma weak mpi_cart_get_ = pmpi_cart_get_
+
+void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cart_rank((MPI_Comm)*comm, (int *)coords, (int *)rank);
+}
+#pragma weak mpi_cart_rank_ = pmpi_cart_rank_
+
+void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cart_coords((MPI_Comm)*comm, (int)*rank, (int)*maxdims, (int *)coords);
+}
+#pragma weak mpi_cart_coords_ = pmpi_cart_coords_
+
+void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cart_shift((MPI_Comm)*comm, (int)*direction, (int)*disp, (int *)rank_source, (int *)rank_dest);
+}
+#pragma weak mpi_cart_shift_ = pmpi_cart_shift_
+
+void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Cart_sub((MPI_Comm)*comm, (int *)remain_dims, (MPI_Comm *)newcomm);
+}
+#pragma weak mpi_cart_sub_ = pmpi_cart_sub_
+
+void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierr)
+{
+	*ierr = MPI_Graph_create((MPI_Comm)*comm_old, (int)*nnodes, (int *)index, (int *)edges, (int)*reorder, (MPI_Comm *)comm_graph);
+}
+#pragma weak mpi_graph_create_ = pmpi_graph_create_
+
+void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+	*ierr = MPI_Graph_map((MPI_Comm)*comm, (int)*nnodes, (int *)index, (int *)edges, (int *)newrank);
+}
+#pragma weak mpi_graph_map_ = pmpi_graph_map_
+
+void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierr)
+{
+	*ierr = MPI_Graphdims_get((MPI_Comm)*comm, (int *)nnodes, (int *)nedges);
+}
+#pragma weak mpi_graphdims_get_ = pmpi_graphdims_get_
+
+void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierr)
+{
+	*ierr = MPI_Graph_get((MPI_Comm)*comm, (int)*maxindex, (int)*maxedges, (int *)index, (int *)edges);
+}
+#pragma weak mpi_graph_get_ = pmpi_graph_get_
+
+void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierr)
+{
+	*ierr = MPI_Graph_neighbors_count((MPI_Comm)*comm, (int)*rank, (int *)nneighbors);
+}
+#pragma weak mpi_graph_neighbors_count_ = pmpi_graph_neighbors_count_
+
+void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierr)
+{
+	*ierr = MPI_Graph_neighbors((MPI_Comm)*comm, (int)*rank, (int)*maxneighbors, (int *)neighbors);
+}
+#pragma weak mpi_graph_neighbors_ = pmpi_graph_neighbors_
+
+void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierr)
+{
+	*ierr = MPI_Dist_graph_create((MPI_Comm)*comm_old, (int)*n, (int *)sources, (int *)degrees, (int *)destinations, (int *)weights, (MPI_Info)*info, (int)*reorder, (MPI_Comm *)comm_dist_graph);
+}
+#pragma weak mpi_dist_graph_create_ = pmpi_dist_graph_create_
+
+void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierr)
+{
+	*ierr = MPI_Dist_graph_create_adjacent((MPI_Comm)*comm_old, (int)*indegree, (int *)sources, (int *)sourceweights, (int)*outdegree, (int *)destinations, (int *)destweights, (MPI_Info)*info, (int)*reorder, (MPI_Comm *)comm_dist_graph);
+}
+#pragma weak mpi_dist_graph_create_adjacent_ = pmpi_dist_graph_create_adjacent_
+
+void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierr)
+{
+	*ierr = MPI_Dist_graph_neighbors_count((MPI_Comm)*comm, (int *)indegree, (int *)outdegree, (int *)weighted);
+}
+#pragma weak mpi_dist_graph_neighbors_count_ = pmpi_dist_graph_neighbors_count_
+
+void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierr)
+{
+	*ierr = MPI_Dist_graph_neighbors((MPI_Comm)*comm, (int)*maxindegree, (int *)sources, (int *)sourceweights, (int)*maxoutdegree, (int *)destinations, (int *)destweights);
+}
+#pragma weak mpi_dist_graph_neighbors_ = pmpi_dist_graph_neighbors_
+
+void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Neighbor_allgather(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_neighbor_allgather_ = pmpi_neighbor_allgather_
+
+void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Neighbor_allgatherv(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)displs, (MPI_Datatype)*recvtype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_neighbor_allgatherv_ = pmpi_neighbor_allgatherv_
+
+void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Neighbor_alltoall(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_neighbor_alltoall_ = pmpi_neighbor_alltoall_
+
+void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Neighbor_alltoallv(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)sdispls, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)rdispls, (MPI_Datatype)*recvtype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_neighbor_alltoallv_ = pmpi_neighbor_alltoallv_
+
+void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Neighbor_alltoallw(lamgo_f2c_buf(sendbuf), (int *)sendcounts, sdispls, (MPI_Datatype *)sendtypes, lamgo_f2c_buf(recvbuf), (int *)recvcounts, rdispls, (MPI_Datatype *)recvtypes, (MPI_Comm)*comm);
+}
+#pragma weak mpi_neighbor_alltoallw_ = pmpi_neighbor_alltoallw_
+
 void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
 {
 	*ierr = MPI_Type_size((MPI_Datatype)*datatype, (int *)size);
@@ -432,6 +741,66 @@ void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_
 	*ierr = MPI_Pack_size((int)*incount, (MPI_Datatype)*datatype, (MPI_Comm)*comm, (int *)size);
 }
 #pragma weak mpi_pack_size_ = pmpi_pack_size_
+
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr)
+{
+	*ierr = MPI_Keyval_free((int *)keyval);
+}
+#pragma weak mpi_keyval_free_ = pmpi_keyval_free_
+
+void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
+{
+	*ierr = MPI_Attr_delete((MPI_Comm)*comm, (int)*keyval);
+}
+#pragma weak mpi_attr_delete_ = pmpi_attr_delete_
+
+void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_free_keyval((int *)comm_keyval);
+}
+#pragma weak mpi_comm_free_keyval_ = pmpi_comm_free_keyval_
+
+void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_delete_attr((MPI_Comm)*comm, (int)*comm_keyval);
+}
+#pragma weak mpi_comm_delete_attr_ = pmpi_comm_delete_attr_
+
+void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_free_keyval((int *)type_keyval);
+}
+#pragma weak mpi_type_free_keyval_ = pmpi_type_free_keyval_
+
+void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_delete_attr((MPI_Datatype)*datatype, (int)*type_keyval);
+}
+#pragma weak mpi_type_delete_attr_ = pmpi_type_delete_attr_
+
+void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr)
+{
+	*ierr = MPI_Info_create((MPI_Info *)info);
+}
+#pragma weak mpi_info_create_ = pmpi_info_create_
+
+void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr)
+{
+	*ierr = MPI_Info_get_nkeys((MPI_Info)*info, (int *)nkeys);
+}
+#pragma weak mpi_info_get_nkeys_ = pmpi_info_get_nkeys_
+
+void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr)
+{
+	*ierr = MPI_Info_dup((MPI_Info)*info, (MPI_Info *)newinfo);
+}
+#pragma weak mpi_info_dup_ = pmpi_info_dup_
+
+void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierr)
+{
+	*ierr = MPI_Info_free((MPI_Info *)info);
+}
+#pragma weak mpi_info_free_ = pmpi_info_free_
 
 void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr)
 {

@@ -73,3 +73,143 @@ void pmpi_error_string_(MPI_Fint *code, char *string, MPI_Fint *resultlen, MPI_F
 	}
 }
 #pragma weak mpi_error_string_ = pmpi_error_string_
+
+/* Names, Info and attribute values (the groups, communicators and
+   attributes family). Strings are copied into buffers a little longer
+   than MPI's limits, so that one too long is still too long for the C
+   call (MPI_ERR_INFO_KEY …) instead of silently cut. */
+#include "attrcb.h"
+
+void pmpi_comm_set_name_(MPI_Fint *comm, char *name, MPI_Fint *ierr, size_t name_len)
+{
+	char c[MPI_MAX_OBJECT_NAME + 1];
+	lamgo_f2c_string(name, name_len, c, sizeof c);
+	*ierr = MPI_Comm_set_name((MPI_Comm)*comm, c);
+}
+#pragma weak mpi_comm_set_name_ = pmpi_comm_set_name_
+
+void pmpi_comm_get_name_(MPI_Fint *comm, char *name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t name_len)
+{
+	char c[MPI_MAX_OBJECT_NAME];
+	int n = 0;
+	*ierr = MPI_Comm_get_name((MPI_Comm)*comm, c, &n);
+	if (*ierr == MPI_SUCCESS) {
+		lamgo_c2f_string(c, name, name_len);
+		*resultlen = n < (int)name_len ? n : (int)name_len;
+	}
+}
+#pragma weak mpi_comm_get_name_ = pmpi_comm_get_name_
+
+void pmpi_type_set_name_(MPI_Fint *type, char *name, MPI_Fint *ierr, size_t name_len)
+{
+	char c[MPI_MAX_OBJECT_NAME + 1];
+	lamgo_f2c_string(name, name_len, c, sizeof c);
+	*ierr = MPI_Type_set_name((MPI_Datatype)*type, c);
+}
+#pragma weak mpi_type_set_name_ = pmpi_type_set_name_
+
+void pmpi_type_get_name_(MPI_Fint *type, char *name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t name_len)
+{
+	char c[MPI_MAX_OBJECT_NAME];
+	int n = 0;
+	*ierr = MPI_Type_get_name((MPI_Datatype)*type, c, &n);
+	if (*ierr == MPI_SUCCESS) {
+		lamgo_c2f_string(c, name, name_len);
+		*resultlen = n < (int)name_len ? n : (int)name_len;
+	}
+}
+#pragma weak mpi_type_get_name_ = pmpi_type_get_name_
+
+void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierr, size_t key_len, size_t value_len)
+{
+	char k[MPI_MAX_INFO_KEY + 2], v[MPI_MAX_INFO_VAL + 2];
+	lamgo_f2c_string(key, key_len, k, sizeof k);
+	lamgo_f2c_string(value, value_len, v, sizeof v);
+	*ierr = MPI_Info_set((MPI_Info)*info, k, v);
+}
+#pragma weak mpi_info_set_ = pmpi_info_set_
+
+void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
+{
+	char k[MPI_MAX_INFO_KEY + 2], v[MPI_MAX_INFO_VAL + 1];
+	int n = *valuelen < (MPI_Fint)value_len ? *valuelen : (int)value_len, f = 0;
+	lamgo_f2c_string(key, key_len, k, sizeof k);
+	if (n > MPI_MAX_INFO_VAL)
+		n = MPI_MAX_INFO_VAL;
+	*ierr = MPI_Info_get((MPI_Info)*info, k, n < 0 ? *valuelen : n, v, &f);
+	if (*ierr == MPI_SUCCESS) {
+		*flag = f;
+		if (f)
+			lamgo_c2f_string(v, value, value_len);
+	}
+}
+#pragma weak mpi_info_get_ = pmpi_info_get_
+
+void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierr, size_t key_len)
+{
+	char k[MPI_MAX_INFO_KEY + 2];
+	int n = 0, f = 0;
+	lamgo_f2c_string(key, key_len, k, sizeof k);
+	*ierr = MPI_Info_get_valuelen((MPI_Info)*info, k, &n, &f);
+	if (*ierr == MPI_SUCCESS) {
+		*flag = f;
+		if (f)
+			*valuelen = n;
+	}
+}
+#pragma weak mpi_info_get_valuelen_ = pmpi_info_get_valuelen_
+
+void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr, size_t key_len)
+{
+	char k[MPI_MAX_INFO_KEY];
+	*ierr = MPI_Info_get_nthkey((MPI_Info)*info, *n, k);
+	if (*ierr == MPI_SUCCESS)
+		lamgo_c2f_string(k, key, key_len);
+}
+#pragma weak mpi_info_get_nthkey_ = pmpi_info_get_nthkey_
+
+void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierr, size_t key_len)
+{
+	char k[MPI_MAX_INFO_KEY + 2];
+	lamgo_f2c_string(key, key_len, k, sizeof k);
+	*ierr = MPI_Info_delete((MPI_Info)*info, k);
+}
+#pragma weak mpi_info_delete_ = pmpi_info_delete_
+
+/* An attribute value as Fortran gets it: the int a predefined attribute
+   points to, else the value itself (what Fortran stored, or a C
+   pointer's bits). */
+static MPI_Aint lamgo_attr_value(int keyval, void *v)
+{
+	if (keyval >= 0 && keyval < LAMGO_PREDEFINED_KEYVALS)
+		return *(int *)v;
+	return (MPI_Aint)v;
+}
+
+/* MPI-1's ATTR_GET: an INTEGER value. */
+void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr)
+{
+	void *v = NULL;
+	int f = 0;
+	*ierr = MPI_Attr_get((MPI_Comm)*comm, *keyval, &v, &f);
+	if (*ierr == MPI_SUCCESS) {
+		*flag = f;
+		if (f)
+			*value = (MPI_Fint)lamgo_attr_value(*keyval, v);
+	}
+}
+#pragma weak mpi_attr_get_ = pmpi_attr_get_
+
+/* MPI-2's COMM_GET_ATTR: an INTEGER(KIND=MPI_ADDRESS_KIND) value. */
+void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr)
+{
+	void *v = NULL;
+	int f = 0;
+	*ierr = MPI_Comm_get_attr((MPI_Comm)*comm, *keyval, &v, &f);
+	if (*ierr == MPI_SUCCESS) {
+		*flag = f;
+		if (f)
+			*value = lamgo_attr_value(*keyval, v);
+	}
+}
+#pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_

@@ -337,6 +337,306 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 }
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+	return capi_Comm_group(comm, group);
+}
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+	return capi_Comm_remote_size(comm, size);
+}
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+	return capi_Comm_remote_group(comm, group);
+}
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+	return capi_Comm_test_inter(comm, flag);
+}
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+	return capi_Comm_compare(comm1, comm2, result);
+}
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	return capi_Comm_dup(comm, newcomm);
+}
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+	return capi_Comm_create(comm, group, newcomm);
+}
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+	return capi_Comm_create_group(comm, group, tag, newcomm);
+}
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+	return capi_Comm_split(comm, color, key, newcomm);
+}
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+	return capi_Comm_split_type(comm, split_type, key, info, newcomm);
+}
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+	return capi_Comm_free(comm);
+}
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+	return capi_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+}
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+	return capi_Intercomm_merge(intercomm, high, newintracomm);
+}
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+
+int PMPI_Group_size(MPI_Group group, int *size)
+{
+	return capi_Group_size(group, size);
+}
+#pragma weak MPI_Group_size = PMPI_Group_size
+
+int PMPI_Group_rank(MPI_Group group, int *rank)
+{
+	return capi_Group_rank(group, rank);
+}
+#pragma weak MPI_Group_rank = PMPI_Group_rank
+
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
+{
+	return capi_Group_translate_ranks(group1, n, (int *)ranks1, group2, ranks2);
+}
+#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+{
+	return capi_Group_compare(group1, group2, result);
+}
+#pragma weak MPI_Group_compare = PMPI_Group_compare
+
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+	return capi_Group_union(group1, group2, newgroup);
+}
+#pragma weak MPI_Group_union = PMPI_Group_union
+
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+	return capi_Group_intersection(group1, group2, newgroup);
+}
+#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+	return capi_Group_difference(group1, group2, newgroup);
+}
+#pragma weak MPI_Group_difference = PMPI_Group_difference
+
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+	return capi_Group_incl(group, n, (int *)ranks, newgroup);
+}
+#pragma weak MPI_Group_incl = PMPI_Group_incl
+
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+	return capi_Group_excl(group, n, (int *)ranks, newgroup);
+}
+#pragma weak MPI_Group_excl = PMPI_Group_excl
+
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+	return capi_Group_range_incl(group, n, ranges, newgroup);
+}
+#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+	return capi_Group_range_excl(group, n, ranges, newgroup);
+}
+#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+
+int PMPI_Group_free(MPI_Group *group)
+{
+	return capi_Group_free(group);
+}
+#pragma weak MPI_Group_free = PMPI_Group_free
+
+int PMPI_Topo_test(MPI_Comm comm, int *status)
+{
+	return capi_Topo_test(comm, status);
+}
+#pragma weak MPI_Topo_test = PMPI_Topo_test
+
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+{
+	return capi_Dims_create(nnodes, ndims, dims);
+}
+#pragma weak MPI_Dims_create = PMPI_Dims_create
+
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
+{
+	return capi_Cart_create(comm_old, ndims, (int *)dims, (int *)periods, reorder, comm_cart);
+}
+#pragma weak MPI_Cart_create = PMPI_Cart_create
+
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+	return capi_Cart_map(comm, ndims, (int *)dims, (int *)periods, newrank);
+}
+#pragma weak MPI_Cart_map = PMPI_Cart_map
+
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+{
+	return capi_Cartdim_get(comm, ndims);
+}
+#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+	return capi_Cart_get(comm, maxdims, dims, periods, coords);
+}
+#pragma weak MPI_Cart_get = PMPI_Cart_get
+
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+{
+	return capi_Cart_rank(comm, (int *)coords, rank);
+}
+#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+	return capi_Cart_coords(comm, rank, maxdims, coords);
+}
+#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+{
+	return capi_Cart_shift(comm, direction, disp, rank_source, rank_dest);
+}
+#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+	return capi_Cart_sub(comm, (int *)remain_dims, newcomm);
+}
+#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
+{
+	return capi_Graph_create(comm_old, nnodes, (int *)index, (int *)edges, reorder, comm_graph);
+}
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
+{
+	return capi_Graph_map(comm, nnodes, (int *)index, (int *)edges, newrank);
+}
+#pragma weak MPI_Graph_map = PMPI_Graph_map
+
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+{
+	return capi_Graphdims_get(comm, nnodes, nedges);
+}
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+	return capi_Graph_get(comm, maxindex, maxedges, index, edges);
+}
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+{
+	return capi_Graph_neighbors_count(comm, rank, nneighbors);
+}
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+	return capi_Graph_neighbors(comm, rank, maxneighbors, neighbors);
+}
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+	return capi_Dist_graph_create(comm_old, n, (int *)sources, (int *)degrees, (int *)destinations, (int *)weights, info, reorder, comm_dist_graph);
+}
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+	return capi_Dist_graph_create_adjacent(comm_old, indegree, (int *)sources, (int *)sourceweights, outdegree, (int *)destinations, (int *)destweights, info, reorder, comm_dist_graph);
+}
+#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
+{
+	return capi_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
+}
+#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+{
+	return capi_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+}
+#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return capi_Neighbor_allgather((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return capi_Neighbor_allgatherv((void *)sendbuf, sendcount, sendtype, recvbuf, (int *)recvcounts, (int *)displs, recvtype, comm);
+}
+#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return capi_Neighbor_alltoall((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return capi_Neighbor_alltoallv((void *)sendbuf, (int *)sendcounts, (int *)sdispls, sendtype, recvbuf, (int *)recvcounts, (int *)rdispls, recvtype, comm);
+}
+#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	return capi_Neighbor_alltoallw((void *)sendbuf, (int *)sendcounts, (MPI_Aint *)sdispls, (MPI_Datatype *)sendtypes, recvbuf, (int *)recvcounts, (MPI_Aint *)rdispls, (MPI_Datatype *)recvtypes, comm);
+}
+#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
 	return capi_Type_size(datatype, size);
@@ -564,6 +864,174 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
 	return capi_Pack_external_size((char *)datarep, incount, datatype, size);
 }
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
+{
+	return capi_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+}
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+
+int PMPI_Keyval_free(int *keyval)
+{
+	return capi_Keyval_free(keyval);
+}
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+	return capi_Attr_put(comm, keyval, attribute_val);
+}
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+	return capi_Attr_get(comm, keyval, attribute_val, flag);
+}
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+	return capi_Attr_delete(comm, keyval);
+}
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
+{
+	return capi_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+}
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+	return capi_Comm_free_keyval(comm_keyval);
+}
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+	return capi_Comm_set_attr(comm, comm_keyval, attribute_val);
+}
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+	return capi_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
+}
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+	return capi_Comm_delete_attr(comm, comm_keyval);
+}
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
+{
+	return capi_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+}
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+
+int PMPI_Type_free_keyval(int *type_keyval)
+{
+	return capi_Type_free_keyval(type_keyval);
+}
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+	return capi_Type_set_attr(datatype, type_keyval, attribute_val);
+}
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+	return capi_Type_get_attr(datatype, type_keyval, attribute_val, flag);
+}
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+	return capi_Type_delete_attr(datatype, type_keyval);
+}
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+	return capi_Comm_set_name(comm, (char *)comm_name);
+}
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+	return capi_Comm_get_name(comm, comm_name, resultlen);
+}
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+	return capi_Type_set_name(datatype, (char *)type_name);
+}
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+	return capi_Type_get_name(datatype, type_name, resultlen);
+}
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+
+int PMPI_Info_create(MPI_Info *info)
+{
+	return capi_Info_create(info);
+}
+#pragma weak MPI_Info_create = PMPI_Info_create
+
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
+{
+	return capi_Info_set(info, (char *)key, (char *)value);
+}
+#pragma weak MPI_Info_set = PMPI_Info_set
+
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+{
+	return capi_Info_get(info, (char *)key, valuelen, value, flag);
+}
+#pragma weak MPI_Info_get = PMPI_Info_get
+
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+	return capi_Info_get_valuelen(info, (char *)key, valuelen, flag);
+}
+#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+{
+	return capi_Info_get_nkeys(info, nkeys);
+}
+#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+{
+	return capi_Info_get_nthkey(info, n, key);
+}
+#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+
+int PMPI_Info_delete(MPI_Info info, const char *key)
+{
+	return capi_Info_delete(info, (char *)key);
+}
+#pragma weak MPI_Info_delete = PMPI_Info_delete
+
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+{
+	return capi_Info_dup(info, newinfo);
+}
+#pragma weak MPI_Info_dup = PMPI_Info_dup
+
+int PMPI_Info_free(MPI_Info *info)
+{
+	return capi_Info_free(info);
+}
+#pragma weak MPI_Info_free = PMPI_Info_free
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {

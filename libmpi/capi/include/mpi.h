@@ -376,9 +376,59 @@ LAMGO_DECL(int, Buffer_detach, (void *buffer_addr, int *size));
 
 /* == Collectives and operations (coll.go, op.go) == */
 
-/* == Groups, communicators and topologies (comm.go, group.go, topo.go) == */
+/* == Groups, communicators and topologies (comm.go, group.go, topo.go, topo_neighbor.go) == */
 LAMGO_DECL(int, Comm_rank, (MPI_Comm comm, int *rank));
 LAMGO_DECL(int, Comm_size, (MPI_Comm comm, int *size));
+LAMGO_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group));
+LAMGO_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size));
+LAMGO_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
+LAMGO_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
+LAMGO_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
+LAMGO_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_free, (MPI_Comm *comm));
+LAMGO_DECL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm));
+LAMGO_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
+LAMGO_DECL(int, Group_size, (MPI_Group group, int *size));
+LAMGO_DECL(int, Group_rank, (MPI_Group group, int *rank));
+LAMGO_DECL(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]));
+LAMGO_DECL(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result));
+LAMGO_DECL(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+LAMGO_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+LAMGO_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+LAMGO_DECL(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+LAMGO_DECL(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+LAMGO_DECL(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+LAMGO_DECL(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+LAMGO_DECL(int, Group_free, (MPI_Group *group));
+LAMGO_DECL(int, Topo_test, (MPI_Comm comm, int *status));
+LAMGO_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]));
+LAMGO_DECL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart));
+LAMGO_DECL(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
+LAMGO_DECL(int, Cartdim_get, (MPI_Comm comm, int *ndims));
+LAMGO_DECL(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]));
+LAMGO_DECL(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank));
+LAMGO_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]));
+LAMGO_DECL(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
+LAMGO_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+LAMGO_DECL(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph));
+LAMGO_DECL(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
+LAMGO_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+LAMGO_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
+LAMGO_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+LAMGO_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+LAMGO_DECL(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph));
+LAMGO_DECL(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph));
+LAMGO_DECL(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+LAMGO_DECL(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]));
+LAMGO_DECL(int, Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+LAMGO_DECL(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+LAMGO_DECL(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+LAMGO_DECL(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
+LAMGO_DECL(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
 /* == Datatypes (datatype.go) == */
 #define MPI_COMBINER_HINDEXED_BLOCK 18 /* MPI-3's; LAM had none */
@@ -421,7 +471,44 @@ LAMGO_DECL(int, Pack_external, (const char datarep[], const void *inbuf, int inc
 LAMGO_DECL(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype));
 LAMGO_DECL(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
 
-/* == Attributes, info, names (attr.go, info.go) == */
+/* The copy functions that copy an attribute's value as it is (real
+   functions, as in LAM; MPI_NULL_COPY_FN and friends are NULL). */
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int PMPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int PMPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int PMPI_TYPE_DUP_FN(MPI_Datatype oldtype, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+
+/* == Attributes, info, names (attr.go, info.go, names.go) == */
+LAMGO_DECL(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state));
+LAMGO_DECL(int, Keyval_free, (int *keyval));
+LAMGO_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+LAMGO_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+LAMGO_DECL(int, Attr_delete, (MPI_Comm comm, int keyval));
+LAMGO_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state));
+LAMGO_DECL(int, Comm_free_keyval, (int *comm_keyval));
+LAMGO_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val));
+LAMGO_DECL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
+LAMGO_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+LAMGO_DECL(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state));
+LAMGO_DECL(int, Type_free_keyval, (int *type_keyval));
+LAMGO_DECL(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
+LAMGO_DECL(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
+LAMGO_DECL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+LAMGO_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
+LAMGO_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
+LAMGO_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name));
+LAMGO_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
+LAMGO_DECL(int, Info_create, (MPI_Info *info));
+LAMGO_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value));
+LAMGO_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+LAMGO_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
+LAMGO_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
+LAMGO_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
+LAMGO_DECL(int, Info_delete, (MPI_Info info, const char *key));
+LAMGO_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
+LAMGO_DECL(int, Info_free, (MPI_Info *info));
 
 /* == Errors and error handlers (errors.go) == */
 LAMGO_DECL(int, Error_class, (int errorcode, int *errorclass));

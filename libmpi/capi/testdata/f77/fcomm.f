@@ -1,0 +1,89 @@
+C     Groups, communicators, names, Info and the predefined attributes
+C     from Fortran 77, as a singleton.
+      PROGRAM FCOMM
+      INCLUDE 'mpif.h'
+      INTEGER IERR, NFAIL, N, R, RES, DUP, GRP, INFO, LEN, IVAL
+      INTEGER DIMS(2), CART, COORDS(2)
+      INTEGER(KIND=MPI_ADDRESS_KIND) AVAL
+      LOGICAL FLAG, PERIODS(2)
+      CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
+      CHARACTER*(MPI_MAX_INFO_VAL) VAL
+      CHARACTER*(MPI_MAX_INFO_KEY) KEY
+      NFAIL = 0
+      CALL MPI_INIT(IERR)
+
+C     Groups and communicators.
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
+      CALL MPI_COMM_COMPARE(DUP, MPI_COMM_WORLD, RES, IERR)
+      IF (RES .NE. MPI_CONGRUENT) CALL FAIL(NFAIL, 'compare')
+      CALL MPI_COMM_GROUP(DUP, GRP, IERR)
+      CALL MPI_GROUP_SIZE(GRP, N, IERR)
+      CALL MPI_GROUP_RANK(GRP, R, IERR)
+      IF (N .NE. 1 .OR. R .NE. 0) CALL FAIL(NFAIL, 'group')
+      CALL MPI_GROUP_FREE(GRP, IERR)
+      IF (GRP .NE. MPI_GROUP_NULL) CALL FAIL(NFAIL, 'group free')
+
+C     Names.
+      CALL MPI_COMM_GET_NAME(MPI_COMM_WORLD, NAME, LEN, IERR)
+      IF (NAME .NE. 'MPI_COMM_WORLD' .OR. LEN .NE. 14)
+     &    CALL FAIL(NFAIL, 'world name')
+      CALL MPI_COMM_SET_NAME(DUP, 'fortran dup', IERR)
+      CALL MPI_COMM_GET_NAME(DUP, NAME, LEN, IERR)
+      IF (NAME .NE. 'fortran dup' .OR. LEN .NE. 11)
+     &    CALL FAIL(NFAIL, 'dup name')
+      CALL MPI_TYPE_GET_NAME(MPI_INTEGER, NAME, LEN, IERR)
+      IF (NAME .NE. 'MPI_INTEGER') CALL FAIL(NFAIL, NAME)
+      CALL MPI_COMM_FREE(DUP, IERR)
+      IF (DUP .NE. MPI_COMM_NULL) CALL FAIL(NFAIL, 'comm free')
+
+C     Predefined attributes: the value itself.
+      CALL MPI_ATTR_GET(MPI_COMM_WORLD, MPI_TAG_UB, IVAL, FLAG, IERR)
+      IF (.NOT. FLAG .OR. IVAL .LT. 32767) CALL FAIL(NFAIL, 'tag ub')
+      CALL MPI_COMM_GET_ATTR(MPI_COMM_WORLD, MPI_TAG_UB, AVAL, FLAG,
+     &    IERR)
+      IF (.NOT. FLAG .OR. AVAL .NE. IVAL) CALL FAIL(NFAIL, 'get attr')
+
+C     Info.
+      CALL MPI_INFO_CREATE(INFO, IERR)
+      CALL MPI_INFO_SET(INFO, 'host', 'node0', IERR)
+      CALL MPI_INFO_SET(INFO, 'wdir', '/tmp/x', IERR)
+      CALL MPI_INFO_GET_NKEYS(INFO, N, IERR)
+      IF (N .NE. 2) CALL FAIL(NFAIL, 'nkeys')
+      CALL MPI_INFO_GET(INFO, 'wdir', MPI_MAX_INFO_VAL, VAL, FLAG, IERR)
+      IF (.NOT. FLAG .OR. VAL .NE. '/tmp/x') CALL FAIL(NFAIL, 'get')
+      CALL MPI_INFO_GET(INFO, 'none', MPI_MAX_INFO_VAL, VAL, FLAG, IERR)
+      IF (FLAG) CALL FAIL(NFAIL, 'get missing')
+      CALL MPI_INFO_GET_VALUELEN(INFO, 'host', LEN, FLAG, IERR)
+      IF (.NOT. FLAG .OR. LEN .NE. 5) CALL FAIL(NFAIL, 'valuelen')
+      CALL MPI_INFO_GET_NTHKEY(INFO, 1, KEY, IERR)
+      IF (KEY .NE. 'wdir') CALL FAIL(NFAIL, KEY)
+      CALL MPI_INFO_DELETE(INFO, 'host', IERR)
+      CALL MPI_INFO_GET_NKEYS(INFO, N, IERR)
+      IF (N .NE. 1) CALL FAIL(NFAIL, 'delete')
+      CALL MPI_INFO_FREE(INFO, IERR)
+      IF (INFO .NE. MPI_INFO_NULL) CALL FAIL(NFAIL, 'info free')
+
+C     A 1x1 grid.
+      DIMS(1) = 0
+      DIMS(2) = 0
+      CALL MPI_DIMS_CREATE(1, 2, DIMS, IERR)
+      PERIODS(1) = .TRUE.
+      PERIODS(2) = .FALSE.
+      CALL MPI_CART_CREATE(MPI_COMM_WORLD, 2, DIMS, PERIODS, .FALSE.,
+     &    CART, IERR)
+      CALL MPI_CART_COORDS(CART, 0, 2, COORDS, IERR)
+      IF (DIMS(1) .NE. 1 .OR. DIMS(2) .NE. 1 .OR. COORDS(1) .NE. 0)
+     &    CALL FAIL(NFAIL, 'cart')
+      CALL MPI_COMM_FREE(CART, IERR)
+
+      CALL MPI_FINALIZE(IERR)
+      IF (NFAIL .EQ. 0) PRINT *, 'ok fcomm'
+      IF (NFAIL .NE. 0) CALL EXIT(1)
+      END
+
+      SUBROUTINE FAIL(NFAIL, WHAT)
+      INTEGER NFAIL
+      CHARACTER*(*) WHAT
+      PRINT *, 'FAIL ', WHAT
+      NFAIL = NFAIL + 1
+      END
