@@ -10,6 +10,6 @@ double capi_Wtime(void);
 double capi_Wtick(void);
 
 /* usrop.c: calls a user's op (MPI_Op_create) with MPI's arguments. */
-void capi_call_user_fn(MPI_User_function *fn, void *in, void *inout, int len, MPI_Datatype datatype);
+void lamgo_call_user_fn(MPI_User_function *fn, void *in, void *inout, int len, MPI_Datatype datatype);
 
 #endif

@@ -3,7 +3,7 @@ package main
 /*
 #cgo CFLAGS: -I${SRCDIR}/include
 #include "mpi.h"
-void capi_call_user_fn(MPI_User_function *fn, void *in, void *inout, int len, MPI_Datatype datatype);
+void lamgo_call_user_fn(MPI_User_function *fn, void *in, void *inout, int len, MPI_Datatype datatype);
 */
 import "C"
 
@@ -772,7 +772,7 @@ func (typed[T]) local(in, inout []byte, op *mpi.Op) error {
 func (typed[T]) newOp(fn *C.MPI_User_function, commute bool, h C.MPI_Datatype) (*mpi.Op, error) {
 	return mpi.NewOp(func(in, inout []T) {
 		if n := min(len(in), len(inout)); n > 0 {
-			C.capi_call_user_fn(fn, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int(n), h)
+			C.lamgo_call_user_fn(fn, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int(n), h)
 		}
 	}, commute)
 }

@@ -35,7 +35,7 @@ type cop struct {
 	fn      *C.MPI_User_function
 	commute bool
 
-	mu     sync.Mutex                                   // serialises adding to byType
+	mu     sync.Mutex                                 // serialises adding to byType
 	byType atomic.Pointer[map[C.MPI_Datatype]*mpi.Op] // read without a lock
 	freed  bool
 }
@@ -159,11 +159,11 @@ func init() {
 	}
 	ld := types.get(int(C.MPI_LONG_DOUBLE)).d
 	pairs := map[C.MPI_Datatype]*mpi.Datatype{
-		C.MPI_FLOAT_INT:  str("MPI_FLOAT_INT", mpi.Float32, int(unsafe.Offsetof(C.struct_lamgo_float_int{}.i)), C.sizeof_struct_lamgo_float_int),
-		C.MPI_DOUBLE_INT: str("MPI_DOUBLE_INT", mpi.Float64, int(unsafe.Offsetof(C.struct_lamgo_double_int{}.i)), C.sizeof_struct_lamgo_double_int),
-		C.MPI_LONG_INT:   str("MPI_LONG_INT", intType(C.sizeof_long, true), int(unsafe.Offsetof(C.struct_lamgo_long_int{}.i)), C.sizeof_struct_lamgo_long_int),
-		C.MPI_SHORT_INT:  str("MPI_SHORT_INT", mpi.Int16, int(unsafe.Offsetof(C.struct_lamgo_short_int{}.i)), C.sizeof_struct_lamgo_short_int),
-		C.MPI_LONG_DOUBLE_INT: str("MPI_LONG_DOUBLE_INT", ld, C.lamgo_long_double_int_off, C.lamgo_long_double_int_size),
+		C.MPI_FLOAT_INT:         str("MPI_FLOAT_INT", mpi.Float32, int(unsafe.Offsetof(C.struct_lamgo_float_int{}.i)), C.sizeof_struct_lamgo_float_int),
+		C.MPI_DOUBLE_INT:        str("MPI_DOUBLE_INT", mpi.Float64, int(unsafe.Offsetof(C.struct_lamgo_double_int{}.i)), C.sizeof_struct_lamgo_double_int),
+		C.MPI_LONG_INT:          str("MPI_LONG_INT", intType(C.sizeof_long, true), int(unsafe.Offsetof(C.struct_lamgo_long_int{}.i)), C.sizeof_struct_lamgo_long_int),
+		C.MPI_SHORT_INT:         str("MPI_SHORT_INT", mpi.Int16, int(unsafe.Offsetof(C.struct_lamgo_short_int{}.i)), C.sizeof_struct_lamgo_short_int),
+		C.MPI_LONG_DOUBLE_INT:   str("MPI_LONG_DOUBLE_INT", ld, C.lamgo_long_double_int_off, C.lamgo_long_double_int_size),
 		C.MPI_2INT:              two("MPI_2INT", mpi.Int32),
 		C.MPI_2INTEGER:          two("MPI_2INTEGER", mpi.Int32),
 		C.MPI_2REAL:             two("MPI_2REAL", mpi.Float32),

@@ -2,7 +2,7 @@
    function (MPI_Op_create): Go cannot call a C function pointer. */
 #include "capi.h"
 
-void capi_call_user_fn(MPI_User_function *fn, void *in, void *inout, int len, MPI_Datatype datatype)
+void lamgo_call_user_fn(MPI_User_function *fn, void *in, void *inout, int len, MPI_Datatype datatype)
 {
 	fn(in, inout, &len, &datatype);
 }
