@@ -94,16 +94,16 @@ type scratch struct{ a []int }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// getScratch is a scratch for a call: from the pool for a blocking one,
+// collScratch is a scratch for a call: from the pool for a blocking one,
 // a new one for a nonblocking one (its collective keeps the counts).
-func getScratch(req *C.MPI_Request) *scratch {
+func collScratch(req *C.MPI_Request) *scratch {
 	if req != nil {
 		return new(scratch)
 	}
 	return scratchPool.Get().(*scratch)
 }
 
-func putScratch(req *C.MPI_Request, s *scratch) {
+func collScratchDone(req *C.MPI_Request, s *scratch) {
 	if req == nil {
 		scratchPool.Put(s)
 	}
@@ -294,8 +294,8 @@ func gathervCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatyp
 	if s.walk != nil {
 		return derivedV(c, fn)
 	}
-	sc := getScratch(req)
-	defer putScratch(req, sc)
+	sc := collScratch(req)
+	defer collScratchDone(req, sc)
 	r, cs, ds, rc := vRootArgs(c, p, recvbuf, recvcounts, displs, recvtype, sc, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -320,8 +320,8 @@ func scattervCall(sendbuf unsafe.Pointer, sendcounts, displs *C.int, sendtype C.
 	if r.walk != nil {
 		return derivedV(c, fn)
 	}
-	sc := getScratch(req)
-	defer putScratch(req, sc)
+	sc := collScratch(req)
+	defer collScratchDone(req, sc)
 	s, cs, ds, rc := vRootArgs(c, p, sendbuf, sendcounts, displs, sendtype, sc, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -408,8 +408,8 @@ func allgathervCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Data
 			return rc
 		}
 	}
-	sc := getScratch(req)
-	defer putScratch(req, sc)
+	sc := collScratch(req)
+	defer collScratchDone(req, sc)
 	r, cs, ds, rc := vRootArgs(c, placement{root: true, n: groupSize(c)}, recvbuf, recvcounts, displs, recvtype, sc, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -429,8 +429,8 @@ func alltoallvCall(sendbuf unsafe.Pointer, sendcounts, sdispls *C.int, sendtype 
 	if c == nil {
 		return rc
 	}
-	sc := getScratch(req)
-	defer putScratch(req, sc)
+	sc := collScratch(req)
+	defer collScratchDone(req, sc)
 	all := placement{root: true, n: groupSize(c)}
 	r, rcs, rds, rc := vRootArgs(c, all, recvbuf, recvcounts, rdispls, recvtype, sc, fn)
 	if rc != C.MPI_SUCCESS {
@@ -443,8 +443,8 @@ func alltoallvCall(sendbuf unsafe.Pointer, sendcounts, sdispls *C.int, sendtype 
 		return code(mpi.Alltoallv(c, nil, nil, nil, r.b, rcs, rds))
 	}
 	// The send counts after the receive ones in a scratch of their own.
-	sc2 := getScratch(req)
-	defer putScratch(req, sc2)
+	sc2 := collScratch(req)
+	defer collScratchDone(req, sc2)
 	s, scs, sds, rc := vRootArgs(c, all, sendbuf, sendcounts, sdispls, sendtype, sc2, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -627,8 +627,8 @@ func reduceScatterCall(sendbuf, recvbuf unsafe.Pointer, recvcounts *C.int, datat
 	if recvcounts == nil {
 		return fail(c, mpi.ErrArg, fn+": NULL recvcounts")
 	}
-	sc := getScratch(req)
-	defer putScratch(req, sc)
+	sc := collScratch(req)
+	defer collScratchDone(req, sc)
 	counts, _ := sc.ints(c.Size(), 1, recvcounts, nil)
 	total := 0
 	for _, x := range counts {
