@@ -138,8 +138,8 @@ func extentOf(counts, displs *C.int, n int) C.int {
 	end := C.int(0)
 	cs, ds := unsafe.Slice(counts, n), unsafe.Slice(displs, n)
 	for i := range n {
-		if cs[i] > 0 && ds[i]+cs[i] > end {
-			end = ds[i] + cs[i]
+		if cs[i] >= 0 && ds[i]+cs[i] > end {
+			end = ds[i] + cs[i] // a block of none too: the Go API checks where it would be
 		}
 	}
 	return end
