@@ -53,12 +53,16 @@ func arg(c *mpi.Comm, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, 
 	return cbuf{b: b, walk: walk, n: n, t: t}, C.MPI_SUCCESS
 }
 
-// goType is the Go datatype of a buffer (nil for none).
+// goType is the Go datatype to walk over a buffer's bytes (nil for
+// none): the view dtype.buffer gave of a derived one, else the type.
 func (b cbuf) goType() *mpi.Datatype {
-	if b.t == nil {
-		return nil
+	switch {
+	case b.walk != nil:
+		return b.walk
+	case b.t != nil:
+		return b.t.d
 	}
-	return b.t.d
+	return nil
 }
 
 // A placement is where this process stands in a rooted collective.
@@ -516,9 +520,12 @@ func alltoallwCall(sendbuf unsafe.Pointer, sendcounts, sdispls *C.int, sendtypes
 
 // Reductions.
 
-// redBuf is count elements of a reduction's type at p: nil for
+// buf is count elements of a reduction's type at p: nil for
 // MPI_IN_PLACE when inPlaceOK, an empty slice for none.
-func (red reduction) buf(c *mpi.Comm, p unsafe.Pointer, count C.int, inPlaceOK bool, fn string) ([]byte, C.int) {
+//
+// For a derived datatype it records in red the view to walk over the
+// bytes (dtype.buffer's).
+func (red *reduction) buf(c *mpi.Comm, p unsafe.Pointer, count C.int, inPlaceOK bool, fn string) ([]byte, C.int) {
 	switch {
 	case inPlace(p) && inPlaceOK:
 		return nil, C.MPI_SUCCESS
@@ -528,9 +535,12 @@ func (red reduction) buf(c *mpi.Comm, p unsafe.Pointer, count C.int, inPlaceOK b
 		return nil, fail(c, mpi.ErrCount, fn+": negative count")
 	}
 	if red.rt == nil { // a derived datatype
-		b, _, _, err := red.t.buffer(p, int(count))
+		b, walk, _, err := red.t.buffer(p, int(count))
 		if err != nil {
 			return nil, fail(c, mpi.Class(err), fn+": "+err.Error())
+		}
+		if walk != nil {
+			red.walk = walk
 		}
 		if b == nil {
 			b = []byte{}

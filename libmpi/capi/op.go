@@ -71,7 +71,7 @@ const (
 	pair
 )
 
-var opClasses = map[C.MPI_Op]typeClass{
+var opClasses = [C.MPI_NO_OP + 1]typeClass{ // an array: no hashing per call
 	C.MPI_MAX: cInteger | fInteger | floating, C.MPI_MIN: cInteger | fInteger | floating,
 	C.MPI_SUM: cInteger | fInteger | floating | complexT, C.MPI_PROD: cInteger | fInteger | floating | complexT,
 	C.MPI_LAND: cInteger | logical, C.MPI_LOR: cInteger | logical, C.MPI_LXOR: cInteger | logical,
