@@ -274,6 +274,20 @@ static void alltoall(void)
 				CHECK(v == val(9, j, rank * 10 + i), "Alltoallw from %d [%d] = %d", j, i, v);
 			}
 		}
+	/* Alltoallw in place: rank i and j exchange sym(i, j) ints. */
+	int *w = malloc(sizeof(int) * 16 * size);
+	for (j = 0; j < size; j++) {
+		rt[j] = MPI_INT;
+		rc[j] = sym(rank, j);
+		rd[j] = (int)sizeof(int) * 8 * j;
+		for (i = 0; i < rc[j]; i++)
+			w[8 * j + i] = val(10, rank, j * 10 + i);
+	}
+	MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, w, rc, rd, rt, MPI_COMM_WORLD);
+	for (j = 0; j < size; j++)
+		for (i = 0; i < rc[j]; i++)
+			CHECK(w[8 * j + i] == val(10, j, rank * 10 + i), "Alltoallw in place from %d [%d] = %d", j, i, w[8 * j + i]);
+	free(w);
 	free(st);
 	free(rt);
 	free(sb);
