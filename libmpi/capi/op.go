@@ -170,7 +170,9 @@ func init() {
 		C.MPI_2DOUBLE_PRECISION: two("MPI_2DOUBLE_PRECISION", mpi.Float64),
 	}
 	for h, d := range pairs {
-		types.set(int(h), &dtype{d: d, size: d.Size(), contig: d.Size() == d.Extent() && d.LB() == 0})
+		t := &dtype{d: d, size: d.Size(), contig: d.Size() == d.Extent() && d.LB() == 0}
+		t.view.Store(d) // what dtype.buffer walks: the data starts at 0
+		types.set(int(h), t)
 	}
 }
 
