@@ -149,8 +149,11 @@ func extentOf(counts, displs *C.int, n int) C.int {
 	return end
 }
 
-func derivedV(c *mpi.Comm, fn string) C.int {
-	return fail(c, mpi.ErrType, fn+": derived (non-contiguous) datatypes are not supported by this collective yet")
+// contig reports whether datatype h moves as bytes (an invalid handle
+// too: its error comes when its buffer is checked).
+func contig(h C.MPI_Datatype) bool {
+	t := types.get(int(h))
+	return t == nil || t.contig
 }
 
 func barrierCall(comm C.MPI_Comm, req *C.MPI_Request) C.int {
@@ -182,7 +185,7 @@ func bcastCall(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, root C.
 	}
 	if b.walk != nil {
 		if req != nil {
-			return derivedV(c, "nonblocking "+fn)
+			return outReq{req}.set(mpi.IbcastType(c, b.b, b.n, b.walk, int(root)))
 		}
 		return code(mpi.BcastType(c, b.b, b.n, b.walk, int(root)))
 	}
@@ -229,7 +232,7 @@ func gatherCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype
 	}
 	if s.walk != nil || r.walk != nil {
 		if req != nil {
-			return derivedV(c, "nonblocking "+fn)
+			return outReq{req}.set(mpi.IgatherType(c, s.b, int(sendcount), s.goType(), r.b, int(recvcount), r.goType(), int(root)))
 		}
 		return code(mpi.GatherType(c, s.b, int(sendcount), s.goType(), r.b, int(recvcount), r.goType(), int(root)))
 	}
@@ -252,7 +255,7 @@ func scatterCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatyp
 	}
 	if s.walk != nil || r.walk != nil {
 		if req != nil {
-			return derivedV(c, "nonblocking "+fn)
+			return outReq{req}.set(mpi.IscatterType(c, s.b, int(sendcount), s.goType(), r.b, int(recvcount), r.goType(), int(root)))
 		}
 		return code(mpi.ScatterType(c, s.b, int(sendcount), s.goType(), r.b, int(recvcount), r.goType(), int(root)))
 	}
@@ -263,8 +266,9 @@ func scatterCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatyp
 }
 
 // vRootArgs checks the root's buffer of a Gatherv or Scatterv (counts
-// and displs of its blocks) and returns them scaled to bytes.
-func vRootArgs(c *mpi.Comm, p placement, buf unsafe.Pointer, counts, displs *C.int, datatype C.MPI_Datatype, sc *scratch, fn string) (all cbuf, cs, ds []int, rc C.int) {
+// and displs of its blocks) and returns them scaled to bytes, or in
+// elements for a collective over derived datatypes (the datatype forms).
+func vRootArgs(c *mpi.Comm, p placement, buf unsafe.Pointer, counts, displs *C.int, datatype C.MPI_Datatype, derived bool, sc *scratch, fn string) (all cbuf, cs, ds []int, rc C.int) {
 	if !p.root {
 		return
 	}
@@ -274,13 +278,14 @@ func vRootArgs(c *mpi.Comm, p placement, buf unsafe.Pointer, counts, displs *C.i
 	if all, rc = arg(c, buf, extentOf(counts, displs, p.n), datatype, fn); rc != C.MPI_SUCCESS {
 		return
 	}
-	if all.walk != nil {
-		return all, nil, nil, derivedV(c, fn)
+	scale := all.t.size
+	if derived {
+		scale = 1
 	}
 	if sc == nil {
 		sc = &scratch{}
 	}
-	cs, ds = sc.ints(p.n, all.t.size, counts, displs)
+	cs, ds = sc.ints(p.n, scale, counts, displs)
 	return all, cs, ds, C.MPI_SUCCESS
 }
 
@@ -295,14 +300,18 @@ func gathervCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatyp
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	if s.walk != nil {
-		return derivedV(c, fn)
-	}
+	derived := s.walk != nil || p.root && !contig(recvtype)
 	sc := collScratch(req)
 	defer collScratchDone(req, sc)
-	r, cs, ds, rc := vRootArgs(c, p, recvbuf, recvcounts, displs, recvtype, sc, fn)
+	r, cs, ds, rc := vRootArgs(c, p, recvbuf, recvcounts, displs, recvtype, derived, sc, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	if derived {
+		if req != nil {
+			return outReq{req}.set(mpi.IgathervType(c, s.b, int(sendcount), s.goType(), r.b, cs, ds, r.goType(), int(root)))
+		}
+		return code(mpi.GathervType(c, s.b, int(sendcount), s.goType(), r.b, cs, ds, r.goType(), int(root)))
 	}
 	if req != nil {
 		return outReq{req}.set(mpi.Igatherv(c, s.b, r.b, cs, ds, int(root)))
@@ -321,14 +330,18 @@ func scattervCall(sendbuf unsafe.Pointer, sendcounts, displs *C.int, sendtype C.
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	if r.walk != nil {
-		return derivedV(c, fn)
-	}
+	derived := r.walk != nil || p.root && !contig(sendtype)
 	sc := collScratch(req)
 	defer collScratchDone(req, sc)
-	s, cs, ds, rc := vRootArgs(c, p, sendbuf, sendcounts, displs, sendtype, sc, fn)
+	s, cs, ds, rc := vRootArgs(c, p, sendbuf, sendcounts, displs, sendtype, derived, sc, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	if derived {
+		if req != nil {
+			return outReq{req}.set(mpi.IscattervType(c, s.b, cs, ds, s.goType(), r.b, int(recvcount), r.goType(), int(root)))
+		}
+		return code(mpi.ScattervType(c, s.b, cs, ds, s.goType(), r.b, int(recvcount), r.goType(), int(root)))
 	}
 	if req != nil {
 		return outReq{req}.set(mpi.Iscatterv(c, s.b, cs, ds, r.b, int(root)))
@@ -365,7 +378,7 @@ func allgatherCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datat
 	}
 	if s.walk != nil || r.walk != nil {
 		if req != nil {
-			return derivedV(c, "nonblocking "+fn)
+			return outReq{req}.set(mpi.IallgatherType(c, s.b, int(sendcount), s.goType(), r.b, int(recvcount), r.goType()))
 		}
 		return code(mpi.AllgatherType(c, s.b, int(sendcount), s.goType(), r.b, int(recvcount), r.goType()))
 	}
@@ -390,7 +403,7 @@ func alltoallCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Dataty
 			s, sendcount = r, recvcount
 		}
 		if req != nil {
-			return derivedV(c, "nonblocking "+fn)
+			return outReq{req}.set(mpi.IalltoallType(c, s.b, int(sendcount), s.goType(), r.b, int(recvcount), r.goType()))
 		}
 		return code(mpi.AlltoallType(c, s.b, int(sendcount), s.goType(), r.b, int(recvcount), r.goType()))
 	}
@@ -414,12 +427,16 @@ func allgathervCall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Data
 	}
 	sc := collScratch(req)
 	defer collScratchDone(req, sc)
-	r, cs, ds, rc := vRootArgs(c, placement{root: true, n: groupSize(c)}, recvbuf, recvcounts, displs, recvtype, sc, fn)
+	derived := s.walk != nil || !contig(recvtype)
+	r, cs, ds, rc := vRootArgs(c, placement{root: true, n: groupSize(c)}, recvbuf, recvcounts, displs, recvtype, derived, sc, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	if s.walk != nil {
-		return derivedV(c, fn)
+	if derived {
+		if req != nil {
+			return outReq{req}.set(mpi.IallgathervType(c, s.b, int(sendcount), s.goType(), r.b, cs, ds, r.goType()))
+		}
+		return code(mpi.AllgathervType(c, s.b, int(sendcount), s.goType(), r.b, cs, ds, r.goType()))
 	}
 	if req != nil {
 		return outReq{req}.set(mpi.Iallgatherv(c, s.b, r.b, cs, ds))
@@ -436,9 +453,16 @@ func alltoallvCall(sendbuf unsafe.Pointer, sendcounts, sdispls *C.int, sendtype 
 	sc := collScratch(req)
 	defer collScratchDone(req, sc)
 	all := placement{root: true, n: groupSize(c)}
-	r, rcs, rds, rc := vRootArgs(c, all, recvbuf, recvcounts, rdispls, recvtype, sc, fn)
+	derived := !contig(recvtype) || !inPlace(sendbuf) && !contig(sendtype)
+	r, rcs, rds, rc := vRootArgs(c, all, recvbuf, recvcounts, rdispls, recvtype, derived, sc, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	if derived && inPlace(sendbuf) {
+		if req != nil {
+			return outReq{req}.set(mpi.IalltoallvType(c, nil, nil, nil, nil, r.b, rcs, rds, r.goType()))
+		}
+		return code(mpi.AlltoallvType(c, nil, nil, nil, nil, r.b, rcs, rds, r.goType()))
 	}
 	if inPlace(sendbuf) {
 		if req != nil {
@@ -449,9 +473,15 @@ func alltoallvCall(sendbuf unsafe.Pointer, sendcounts, sdispls *C.int, sendtype 
 	// The send counts after the receive ones in a scratch of their own.
 	sc2 := collScratch(req)
 	defer collScratchDone(req, sc2)
-	s, scs, sds, rc := vRootArgs(c, all, sendbuf, sendcounts, sdispls, sendtype, sc2, fn)
+	s, scs, sds, rc := vRootArgs(c, all, sendbuf, sendcounts, sdispls, sendtype, derived, sc2, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	if derived {
+		if req != nil {
+			return outReq{req}.set(mpi.IalltoallvType(c, s.b, scs, sds, s.goType(), r.b, rcs, rds, r.goType()))
+		}
+		return code(mpi.AlltoallvType(c, s.b, scs, sds, s.goType(), r.b, rcs, rds, r.goType()))
 	}
 	if req != nil {
 		return outReq{req}.set(mpi.Ialltoallv(c, s.b, scs, sds, r.b, rcs, rds))
@@ -589,7 +619,7 @@ func reduceCall(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Dat
 	}
 	if red.rt == nil {
 		if req != nil {
-			return derivedV(c, "nonblocking "+fn)
+			return outReq{req}.set(mpi.IreduceType(c, s, r, int(count), red.walk, red.op, int(root)))
 		}
 		return code(mpi.ReduceType(c, s, r, int(count), red.walk, red.op, int(root)))
 	}
@@ -615,7 +645,7 @@ func allreduceCall(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_
 	}
 	if red.rt == nil {
 		if req != nil {
-			return derivedV(c, "nonblocking "+fn)
+			return outReq{req}.set(mpi.IallreduceType(c, s, r, int(count), red.walk, red.op))
 		}
 		return code(mpi.AllreduceType(c, s, r, int(count), red.walk, red.op))
 	}
@@ -630,9 +660,6 @@ func reduceScatterCall(sendbuf, recvbuf unsafe.Pointer, recvcounts *C.int, datat
 	c, red, rc := reduceArgs(comm, datatype, op, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
-	}
-	if red.rt == nil {
-		return derivedV(c, fn)
 	}
 	if recvcounts == nil {
 		return fail(c, mpi.ErrArg, fn+": NULL recvcounts")
@@ -656,6 +683,12 @@ func reduceScatterCall(sendbuf, recvbuf unsafe.Pointer, recvcounts *C.int, datat
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
+	if red.rt == nil {
+		if req != nil {
+			return outReq{req}.set(mpi.IreduceScatterType(c, s, r, counts, red.walk, red.op))
+		}
+		return code(mpi.ReduceScatterType(c, s, r, counts, red.walk, red.op))
+	}
 	if req != nil {
 		return outReq{req}.set(red.rt.r.ireduceScatter(c, s, r, counts, red.op))
 	}
@@ -667,9 +700,6 @@ func reduceScatterBlockCall(sendbuf, recvbuf unsafe.Pointer, recvcount C.int, da
 	c, red, rc := reduceArgs(comm, datatype, op, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
-	}
-	if red.rt == nil {
-		return derivedV(c, fn)
 	}
 	all := recvcount * C.int(c.Size())
 	s, rc := red.buf(c, sendbuf, all, true, fn)
@@ -684,6 +714,12 @@ func reduceScatterBlockCall(sendbuf, recvbuf unsafe.Pointer, recvcount C.int, da
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
+	if red.rt == nil {
+		if req != nil {
+			return outReq{req}.set(mpi.IreduceScatterBlockType(c, s, r, int(recvcount), red.walk, red.op))
+		}
+		return code(mpi.ReduceScatterBlockType(c, s, r, int(recvcount), red.walk, red.op))
+	}
 	if req != nil {
 		return outReq{req}.set(red.rt.r.ireduceScatterBlock(c, s, r, red.op))
 	}
@@ -695,9 +731,6 @@ func scanCall(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datat
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	if red.rt == nil {
-		return derivedV(c, fn)
-	}
 	s, rc := red.buf(c, sendbuf, count, true, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -705,6 +738,17 @@ func scanCall(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datat
 	r, rc := red.buf(c, recvbuf, count, false, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	if red.rt == nil {
+		switch {
+		case req != nil && ex:
+			return outReq{req}.set(mpi.IexscanType(c, s, r, int(count), red.walk, red.op))
+		case req != nil:
+			return outReq{req}.set(mpi.IscanType(c, s, r, int(count), red.walk, red.op))
+		case ex:
+			return code(mpi.ExscanType(c, s, r, int(count), red.walk, red.op))
+		}
+		return code(mpi.ScanType(c, s, r, int(count), red.walk, red.op))
 	}
 	if req != nil {
 		return outReq{req}.set(red.rt.r.iscan(c, s, r, red.op, ex))

@@ -325,8 +325,19 @@ func capi_Reduce_local(inbuf, inoutbuf unsafe.Pointer, count C.int, datatype C.M
 	if count < 0 {
 		return fail(nil, mpi.ErrCount, fn+": negative count")
 	}
-	if red.walk != nil {
-		return fail(nil, mpi.ErrType, fn+": derived datatypes are not supported here yet")
+	if red.rt == nil { // a derived datatype
+		in, rc := red.buf(nil, inbuf, count, false, fn)
+		if rc != C.MPI_SUCCESS {
+			return rc
+		}
+		inout, rc := red.buf(nil, inoutbuf, count, false, fn)
+		if rc != C.MPI_SUCCESS {
+			return rc
+		}
+		if err := mpi.ReduceLocalType(in, inout, int(count), red.walk, red.op); err != nil {
+			return fail(nil, mpi.Class(err), fn+": "+err.Error())
+		}
+		return C.MPI_SUCCESS
 	}
 	n := int(count) * red.rt.stride
 	if n > 0 && (inbuf == nil || inoutbuf == nil || uintptr(inbuf) == 1 || uintptr(inoutbuf) == 1) {

@@ -1,8 +1,8 @@
 /* np: 1 2 3 4
  * Collectives over derived datatypes: a column of a row-major matrix
  * (MPI_Type_vector) broadcast; blocks gathered into columns (a vector
- * resized to one int: a transposition) by Gather; MPI_DOUBLE_INT
- * (padded) moved by Bcast and Allgather. */
+ * resized to one int: a transposition) by Gather and Gatherv;
+ * MPI_DOUBLE_INT (padded) moved by Bcast and Allgather. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +43,13 @@ int main(int argc, char **argv)
 	MPI_Type_create_resized(col, 0, sizeof(int), &colr);
 	MPI_Type_commit(&colr);
 	int mine[ROWS], *mat = malloc(sizeof(int) * ROWS * size);
+	int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size);
 	for (i = 0; i < ROWS; i++)
 		mine[i] = rank * 100 + i;
+	for (i = 0; i < size; i++) {
+		counts[i] = 1;
+		displs[i] = size - 1 - i; /* reversed: column size-1-i */
+	}
 	for (root = 0; root < size; root++) {
 		for (i = 0; i < ROWS * size; i++)
 			mat[i] = -1;
@@ -53,6 +58,13 @@ int main(int argc, char **argv)
 			for (i = 0; i < ROWS; i++)
 				for (j = 0; j < size; j++)
 					CHECK(mat[i * size + j] == j * 100 + i, "Gather into columns: [%d][%d] = %d", i, j, mat[i * size + j]);
+		for (i = 0; i < ROWS * size; i++)
+			mat[i] = -1;
+		MPI_Gatherv(mine, ROWS, MPI_INT, mat, counts, displs, colr, root, MPI_COMM_WORLD);
+		if (rank == root)
+			for (i = 0; i < ROWS; i++)
+				for (j = 0; j < size; j++)
+					CHECK(mat[i * size + j] == (size - 1 - j) * 100 + i, "Gatherv into columns: [%d][%d] = %d", i, j, mat[i * size + j]);
 	}
 	free(mat);
 
@@ -73,6 +85,8 @@ int main(int argc, char **argv)
 
 	MPI_Type_free(&col);
 	MPI_Type_free(&colr);
+	free(counts);
+	free(displs);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0 && !failed)
 		printf("ok coll_derived\n");
