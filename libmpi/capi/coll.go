@@ -831,6 +831,17 @@ func (typed[T]) newOp(fn *C.MPI_User_function, commute bool, h C.MPI_Datatype) (
 	}, commute)
 }
 
+// sizedOp is a user's C function as a Go op over whole elements of a
+// derived datatype h of the given extent (made per call: a derived
+// handle may be freed and given to another type).
+func sizedOp(fn *C.MPI_User_function, commute bool, h C.MPI_Datatype, extent int) (*mpi.Op, error) {
+	return mpi.NewSizedOp(extent, func(in, inout []byte) {
+		if n := min(len(in), len(inout)) / extent; n > 0 {
+			C.lamgo_call_user_fn(fn, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int(n), h)
+		}
+	}, commute)
+}
+
 // reducerOf is the reducer of a basic Go datatype.
 func reducerOf(d *mpi.Datatype) reducer {
 	switch d {

@@ -379,10 +379,15 @@ func reductionArgs(c *mpi.Comm, datatype C.MPI_Datatype, op C.MPI_Op, fn string)
 		}
 		return reduction{}, fail(c, mpi.ErrOp, fn+": MPI_LONG_DOUBLE_INT reductions are not supported (Go has no long double)")
 	}
-	// A user's datatype: reduced basic element by basic element by the
-	// Go API (mpi.ReduceType), with a predefined op.
+	// A user's datatype: reduced by the Go API's datatype reductions
+	// (mpi.ReduceType, …), basic element by basic element with a
+	// predefined op, or whole element by whole element with a user's.
 	if o.fn != nil {
-		return reduction{}, fail(c, mpi.ErrOp, fn+": user ops over derived datatypes are not supported yet")
+		g, err := sizedOp(o.fn, o.commute, datatype, t.d.Extent())
+		if err != nil {
+			return reduction{}, fail(c, mpi.ErrOp, fn+": "+err.Error())
+		}
+		return reduction{op: g, t: t, walk: t.d}, C.MPI_SUCCESS
 	}
 	if o.op == nil {
 		return reduction{}, fail(c, mpi.ErrOp, fn+": "+opName(op)+" is for accumulates only")

@@ -3,10 +3,12 @@
  * order it was applied in (digits appended in rank order), through every
  * reduction; a commutative one over many doubles; the datatype and length
  * the library passes; MPI_Op_commutative, MPI_Op_free, and an op used
- * with MPI_Reduce_local. */
+ * with MPI_Reduce_local; a non-commutative op over a struct datatype
+ * (MPI_Type_create_struct, padded). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <mpi.h>
 
 static int failed;
@@ -142,6 +144,55 @@ static void commutative(void)
 	printf("ok commutative user op over 100000 doubles\n");
 }
 
+/* A struct with padding after n: x is summed, n's digits appended. */
+struct rec { int n; double x; };
+static MPI_Datatype rectype;
+static int badrec;
+
+static void recop(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	struct rec *a = in, *b = inout;
+	int i, k, p;
+	if (*dt != rectype)
+		badrec = 1;
+	for (i = 0; i < *len; i++) {
+		for (p = 1, k = b[i].n; k > 0; k /= 10)
+			p *= 10;
+		b[i].n = a[i].n * p + b[i].n;
+		b[i].x = a[i].x + b[i].x;
+	}
+}
+
+static void structs(void)
+{
+	int bl[2] = {1, 1}, i;
+	MPI_Aint displs[2] = {offsetof(struct rec, n), offsetof(struct rec, x)};
+	MPI_Datatype ts[2] = {MPI_INT, MPI_DOUBLE};
+	MPI_Op op;
+	struct rec s[2], d[2];
+	MPI_Type_create_struct(2, bl, displs, ts, &rectype);
+	MPI_Type_commit(&rectype);
+	MPI_Op_create(recop, 0, &op);
+	for (i = 0; i < 2; i++) {
+		s[i].n = rank % 9 + 1;
+		s[i].x = rank + i * 0.5;
+	}
+	MPI_Allreduce(s, d, 2, rectype, op, MPI_COMM_WORLD);
+	for (i = 0; i < 2; i++)
+		CHECK(d[i].n == want(0, size) && d[i].x == size * (size - 1) / 2.0 + size * i * 0.5, "Allreduce struct [%d]: %d %g", i, d[i].n, d[i].x);
+	memset(d, 0, sizeof d);
+	MPI_Scan(s, d, 2, rectype, op, MPI_COMM_WORLD);
+	CHECK(d[1].n == want(0, rank + 1), "Scan struct: %d, want %d", d[1].n, want(0, rank + 1));
+	memset(d, 0, sizeof d);
+	MPI_Reduce(s, d, 2, rectype, op, 0, MPI_COMM_WORLD);
+	if (rank == 0)
+		CHECK(d[0].n == want(0, size), "Reduce struct: %d", d[0].n);
+	CHECK(!badrec, "the struct op was called with another datatype");
+	MPI_Op_free(&op);
+	MPI_Type_free(&rectype);
+	printf("ok non-commutative user op over a struct datatype\n");
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -149,6 +200,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	noncommutative();
 	commutative();
+	structs();
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0 && !failed)
 		printf("ok coll_userop\n");
