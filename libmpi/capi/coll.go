@@ -503,6 +503,9 @@ func wArgs(c *mpi.Comm, buf unsafe.Pointer, counts, displs *C.int, dts *C.MPI_Da
 		if t == nil {
 			return nil, nil, nil, nil, rc
 		}
+		if t.derived && !t.committed.Load() {
+			return nil, nil, nil, nil, fail(c, mpi.ErrType, fn+": datatype not committed (MPI_Type_commit)")
+		}
 		ts[i] = t.d
 		if cs[i] < 0 {
 			return nil, nil, nil, nil, fail(c, mpi.ErrCount, fn+": negative count")
