@@ -88,7 +88,7 @@ var types = func() *table[dtype] {
 	t.set(int(C.MPI_UB), &dtype{d: mpi.UB, contig: true})
 	// Handles below LAMGO_PREDEFINED_TYPES are never given out, even
 	// those (the pair types) set up elsewhere.
-	t.set(C.LAMGO_PREDEFINED_TYPES-1, nil)
+	t.set(C.LAMGO_PREDEFINED_TYPES-1, t.get(C.LAMGO_PREDEFINED_TYPES-1)) // keeps MPI_REAL8
 	return t
 }()
 

@@ -268,6 +268,234 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
 }
 #pragma weak mpi_buffer_attach_ = pmpi_buffer_attach_
 
+void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Barrier((MPI_Comm)*comm);
+}
+#pragma weak mpi_barrier_ = pmpi_barrier_
+
+void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Bcast(lamgo_f2c_buf(buffer), (int)*count, (MPI_Datatype)*datatype, (int)*root, (MPI_Comm)*comm);
+}
+#pragma weak mpi_bcast_ = pmpi_bcast_
+
+void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Gather(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (int)*root, (MPI_Comm)*comm);
+}
+#pragma weak mpi_gather_ = pmpi_gather_
+
+void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Gatherv(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)displs, (MPI_Datatype)*recvtype, (int)*root, (MPI_Comm)*comm);
+}
+#pragma weak mpi_gatherv_ = pmpi_gatherv_
+
+void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Scatter(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (int)*root, (MPI_Comm)*comm);
+}
+#pragma weak mpi_scatter_ = pmpi_scatter_
+
+void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Scatterv(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)displs, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (int)*root, (MPI_Comm)*comm);
+}
+#pragma weak mpi_scatterv_ = pmpi_scatterv_
+
+void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Allgather(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_allgather_ = pmpi_allgather_
+
+void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Allgatherv(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)displs, (MPI_Datatype)*recvtype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_allgatherv_ = pmpi_allgatherv_
+
+void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Alltoall(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_alltoall_ = pmpi_alltoall_
+
+void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Alltoallv(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)sdispls, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)rdispls, (MPI_Datatype)*recvtype, (MPI_Comm)*comm);
+}
+#pragma weak mpi_alltoallv_ = pmpi_alltoallv_
+
+void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Alltoallw(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)sdispls, (MPI_Datatype *)sendtypes, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)rdispls, (MPI_Datatype *)recvtypes, (MPI_Comm)*comm);
+}
+#pragma weak mpi_alltoallw_ = pmpi_alltoallw_
+
+void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Reduce(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op, (int)*root, (MPI_Comm)*comm);
+}
+#pragma weak mpi_reduce_ = pmpi_reduce_
+
+void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Allreduce(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm);
+}
+#pragma weak mpi_allreduce_ = pmpi_allreduce_
+
+void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Reduce_scatter(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int *)recvcounts, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm);
+}
+#pragma weak mpi_reduce_scatter_ = pmpi_reduce_scatter_
+
+void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Reduce_scatter_block(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm);
+}
+#pragma weak mpi_reduce_scatter_block_ = pmpi_reduce_scatter_block_
+
+void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Scan(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm);
+}
+#pragma weak mpi_scan_ = pmpi_scan_
+
+void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Exscan(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm);
+}
+#pragma weak mpi_exscan_ = pmpi_exscan_
+
+void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr)
+{
+	*ierr = MPI_Reduce_local(lamgo_f2c_buf(inbuf), lamgo_f2c_buf(inoutbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op);
+}
+#pragma weak mpi_reduce_local_ = pmpi_reduce_local_
+
+void pmpi_op_create_(MPI_User_function *user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
+{
+	*ierr = MPI_Op_create(user_fn, (int)*commute, (MPI_Op *)op);
+}
+#pragma weak mpi_op_create_ = pmpi_op_create_
+
+void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
+{
+	*ierr = MPI_Op_free((MPI_Op *)op);
+}
+#pragma weak mpi_op_free_ = pmpi_op_free_
+
+void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr)
+{
+	*ierr = MPI_Op_commutative((MPI_Op)*op, (int *)commute);
+}
+#pragma weak mpi_op_commutative_ = pmpi_op_commutative_
+
+void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ibarrier((MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ibarrier_ = pmpi_ibarrier_
+
+void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ibcast(lamgo_f2c_buf(buffer), (int)*count, (MPI_Datatype)*datatype, (int)*root, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ibcast_ = pmpi_ibcast_
+
+void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Igather(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (int)*root, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_igather_ = pmpi_igather_
+
+void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Igatherv(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)displs, (MPI_Datatype)*recvtype, (int)*root, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_igatherv_ = pmpi_igatherv_
+
+void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Iscatter(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (int)*root, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_iscatter_ = pmpi_iscatter_
+
+void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Iscatterv(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)displs, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (int)*root, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_iscatterv_ = pmpi_iscatterv_
+
+void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Iallgather(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_iallgather_ = pmpi_iallgather_
+
+void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Iallgatherv(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)displs, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_iallgatherv_ = pmpi_iallgatherv_
+
+void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ialltoall(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ialltoall_ = pmpi_ialltoall_
+
+void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ialltoallv(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)sdispls, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)rdispls, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ialltoallv_ = pmpi_ialltoallv_
+
+void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ialltoallw(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)sdispls, (MPI_Datatype *)sendtypes, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)rdispls, (MPI_Datatype *)recvtypes, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ialltoallw_ = pmpi_ialltoallw_
+
+void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ireduce(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op, (int)*root, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ireduce_ = pmpi_ireduce_
+
+void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Iallreduce(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_iallreduce_ = pmpi_iallreduce_
+
+void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ireduce_scatter(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int *)recvcounts, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ireduce_scatter_ = pmpi_ireduce_scatter_
+
+void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ireduce_scatter_block(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ireduce_scatter_block_ = pmpi_ireduce_scatter_block_
+
+void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Iscan(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_iscan_ = pmpi_iscan_
+
+void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Iexscan(lamgo_f2c_buf(sendbuf), lamgo_f2c_buf(recvbuf), (int)*count, (MPI_Datatype)*datatype, (MPI_Op)*op, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_iexscan_ = pmpi_iexscan_
+
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
 {
 	*ierr = MPI_Comm_rank((MPI_Comm)*comm, (int *)rank);

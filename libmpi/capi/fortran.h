@@ -13,18 +13,24 @@ extern MPI_Fint mpi_fortran_in_place_;
 extern MPI_Fint mpi_fortran_status_ignore_[6];
 extern MPI_Fint mpi_fortran_statuses_ignore_[6];
 
+/* The program's own copies of them (fortran_special.c): a Fortran
+   executable allocates mpif.h's common blocks itself, and the library,
+   which Go links -Bsymbolic, would otherwise see only its own. */
+extern void *lamgo_f_bottom, *lamgo_f_in_place, *lamgo_f_status_ignore, *lamgo_f_statuses_ignore;
+
 static inline void *lamgo_f2c_buf(void *p)
 {
-	if (p == (void *)&mpi_fortran_bottom_)
+	if (p == (void *)&mpi_fortran_bottom_ || p == lamgo_f_bottom)
 		return MPI_BOTTOM;
-	if (p == (void *)&mpi_fortran_in_place_)
+	if (p == (void *)&mpi_fortran_in_place_ || p == lamgo_f_in_place)
 		return MPI_IN_PLACE;
 	return p;
 }
 
 static inline MPI_Status *lamgo_f2c_status(MPI_Fint *p)
 {
-	if (p == mpi_fortran_status_ignore_ || p == mpi_fortran_statuses_ignore_)
+	if (p == mpi_fortran_status_ignore_ || p == mpi_fortran_statuses_ignore_ ||
+	    (void *)p == lamgo_f_status_ignore || (void *)p == lamgo_f_statuses_ignore)
 		return MPI_STATUS_IGNORE;
 	return (MPI_Status *)p;
 }

@@ -3,6 +3,8 @@
    strings, which gfortran passes blank-padded with hidden lengths after
    the other arguments. Each is a strong pmpi_ symbol with a weak mpi_
    alias, as in fortran.c. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <string.h>
 #include "mpi.h"
 #include "fortran.h"
@@ -12,6 +14,28 @@ MPI_Fint mpi_fortran_bottom_;
 MPI_Fint mpi_fortran_in_place_;
 MPI_Fint mpi_fortran_status_ignore_[6];
 MPI_Fint mpi_fortran_statuses_ignore_[6];
+
+/* The addresses the program gives them: its own common blocks when it
+   allocates them (a Fortran executable does, and exports them); ours
+   otherwise. */
+void *lamgo_f_bottom, *lamgo_f_in_place, *lamgo_f_status_ignore, *lamgo_f_statuses_ignore;
+
+static void *lamgo_common(void *prog, const char *name, void *ours)
+{
+	void *p = prog ? dlsym(prog, name) : NULL;
+	return p ? p : ours;
+}
+
+/* Looked up through the program's handle: RTLD_DEFAULT would search
+   this library first (it is linked -Bsymbolic). */
+__attribute__((constructor)) static void lamgo_fortran_commons(void)
+{
+	void *prog = dlopen(NULL, RTLD_NOW);
+	lamgo_f_bottom = lamgo_common(prog, "mpi_fortran_bottom_", &mpi_fortran_bottom_);
+	lamgo_f_in_place = lamgo_common(prog, "mpi_fortran_in_place_", &mpi_fortran_in_place_);
+	lamgo_f_status_ignore = lamgo_common(prog, "mpi_fortran_status_ignore_", mpi_fortran_status_ignore_);
+	lamgo_f_statuses_ignore = lamgo_common(prog, "mpi_fortran_statuses_ignore_", mpi_fortran_statuses_ignore_);
+}
 
 void lamgo_f2c_string(const char *f, size_t n, char *c, size_t max)
 {

@@ -325,6 +325,234 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 }
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 
+int PMPI_Barrier(MPI_Comm comm)
+{
+	return capi_Barrier(comm);
+}
+#pragma weak MPI_Barrier = PMPI_Barrier
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	return capi_Bcast(buffer, count, datatype, root, comm);
+}
+#pragma weak MPI_Bcast = PMPI_Bcast
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return capi_Gather((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+#pragma weak MPI_Gather = PMPI_Gather
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return capi_Gatherv((void *)sendbuf, sendcount, sendtype, recvbuf, (int *)recvcounts, (int *)displs, recvtype, root, comm);
+}
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return capi_Scatter((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+#pragma weak MPI_Scatter = PMPI_Scatter
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return capi_Scatterv((void *)sendbuf, (int *)sendcounts, (int *)displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return capi_Allgather((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+#pragma weak MPI_Allgather = PMPI_Allgather
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return capi_Allgatherv((void *)sendbuf, sendcount, sendtype, recvbuf, (int *)recvcounts, (int *)displs, recvtype, comm);
+}
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return capi_Alltoall((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return capi_Alltoallv((void *)sendbuf, (int *)sendcounts, (int *)sdispls, sendtype, recvbuf, (int *)recvcounts, (int *)rdispls, recvtype, comm);
+}
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	return capi_Alltoallw((void *)sendbuf, (int *)sendcounts, (int *)sdispls, (MPI_Datatype *)sendtypes, recvbuf, (int *)recvcounts, (int *)rdispls, (MPI_Datatype *)recvtypes, comm);
+}
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+	return capi_Reduce((void *)sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+#pragma weak MPI_Reduce = PMPI_Reduce
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return capi_Allreduce((void *)sendbuf, recvbuf, count, datatype, op, comm);
+}
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return capi_Reduce_scatter((void *)sendbuf, recvbuf, (int *)recvcounts, datatype, op, comm);
+}
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return capi_Reduce_scatter_block((void *)sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return capi_Scan((void *)sendbuf, recvbuf, count, datatype, op, comm);
+}
+#pragma weak MPI_Scan = PMPI_Scan
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return capi_Exscan((void *)sendbuf, recvbuf, count, datatype, op, comm);
+}
+#pragma weak MPI_Exscan = PMPI_Exscan
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+	return capi_Reduce_local((void *)inbuf, inoutbuf, count, datatype, op);
+}
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	return capi_Op_create(user_fn, commute, op);
+}
+#pragma weak MPI_Op_create = PMPI_Op_create
+
+int PMPI_Op_free(MPI_Op *op)
+{
+	return capi_Op_free(op);
+}
+#pragma weak MPI_Op_free = PMPI_Op_free
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+	return capi_Op_commutative(op, commute);
+}
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ibarrier(comm, request);
+}
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ibcast(buffer, count, datatype, root, comm, request);
+}
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Igather((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+#pragma weak MPI_Igather = PMPI_Igather
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Igatherv((void *)sendbuf, sendcount, sendtype, recvbuf, (int *)recvcounts, (int *)displs, recvtype, root, comm, request);
+}
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Iscatter((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Iscatterv((void *)sendbuf, (int *)sendcounts, (int *)displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Iallgather((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Iallgatherv((void *)sendbuf, sendcount, sendtype, recvbuf, (int *)recvcounts, (int *)displs, recvtype, comm, request);
+}
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ialltoall((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ialltoallv((void *)sendbuf, (int *)sendcounts, (int *)sdispls, sendtype, recvbuf, (int *)recvcounts, (int *)rdispls, recvtype, comm, request);
+}
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ialltoallw((void *)sendbuf, (int *)sendcounts, (int *)sdispls, (MPI_Datatype *)sendtypes, recvbuf, (int *)recvcounts, (int *)rdispls, (MPI_Datatype *)recvtypes, comm, request);
+}
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ireduce((void *)sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Iallreduce((void *)sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ireduce_scatter((void *)sendbuf, recvbuf, (int *)recvcounts, datatype, op, comm, request);
+}
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ireduce_scatter_block((void *)sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+}
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Iscan((void *)sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+#pragma weak MPI_Iscan = PMPI_Iscan
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Iexscan((void *)sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
 	return capi_Comm_rank(comm, rank);
