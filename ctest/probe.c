@@ -45,6 +45,7 @@ int main(int argc, char **argv)
     /* Iprobe: nothing there yet, then the message after a barrier. */
     OK(MPI_Iprobe(MPI_ANY_SOURCE, 200, MPI_COMM_WORLD, &flag, &st));
     CHECK(!flag, "Iprobe found a message nobody sent");
+    OK(MPI_Barrier(MPI_COMM_WORLD)); /* nobody sends before every Iprobe ran */
     if (rank == 1) {
         double d = 2.5;
         OK(MPI_Send(&d, 1, MPI_DOUBLE, 0, 200, MPI_COMM_WORLD));

@@ -271,11 +271,12 @@ func TestCFailures(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"-np", "2", noinit}, 1, `rank \d \(pid \d+\) on n0 exited without calling MPI_Init`},
+		// The texts and codes a Go program gets (mpirun_test.go, lamcli17_test.go): LAM's.
+		{[]string{"-np", "2", noinit}, 252, `did not invoke MPI_INIT before quitting`},
 		{[]string{"-np", "3", abort}, 7, `rank 2 called MPI_Abort`},
 		{[]string{"-np", "3", abort, "42"}, 42, `rank 2 called MPI_Abort`},
-		{[]string{"-np", "3", crash, "9"}, 9, `rank 2 \(pid \d+\) on n0 exited due to signal 9`},
-		{[]string{"-np", "3", crash, "11"}, 11, `rank 2 \(pid \d+\) on n0 exited due to signal 11`},
+		{[]string{"-np", "3", crash, "9"}, 9, `PID \d+ failed on node n0 \([^)]*\) due to signal 9\.`},
+		{[]string{"-np", "3", crash, "11"}, 11, `PID \d+ failed on node n0 \([^)]*\) due to signal 11\.`},
 	}
 	for _, tt := range tests {
 		if tt.args[2] == "" {
