@@ -76,7 +76,7 @@ func newCommKeyval(copyFn, delFn unsafe.Pointer, extra unsafe.Pointer) C.int {
 		cp = func(old *mpi.Comm, v uintptr) (uintptr, bool, error) {
 			var out C.uintptr_t
 			var flag C.int
-			rc := C.lamgo_comm_copy(copyFn, handleOfComm(old), kv.h, x, C.uintptr_t(v), &out, &flag)
+			rc := C.lamgo_comm_copy(copyFn, commHandle(old), kv.h, x, C.uintptr_t(v), &out, &flag)
 			if err := callbackError(rc, "the copy function"); err != nil {
 				return 0, false, err
 			}
@@ -85,7 +85,7 @@ func newCommKeyval(copyFn, delFn unsafe.Pointer, extra unsafe.Pointer) C.int {
 	}
 	if delFn != nil {
 		del = func(c *mpi.Comm, v uintptr) error {
-			return callbackError(C.lamgo_comm_delete(delFn, handleOfComm(c), kv.h, C.uintptr_t(v), x), "the delete function")
+			return callbackError(C.lamgo_comm_delete(delFn, commHandle(c), kv.h, C.uintptr_t(v), x), "the delete function")
 		}
 	}
 	kv.comm = mpi.NewKeyval(cp, del)

@@ -81,23 +81,6 @@ func holdsPredefined(c *mpi.Comm) bool {
 	return ok
 }
 
-// handleOfComm is the handle of c in the table (MPI_COMM_NULL if it has
-// none): attribute callbacks get it as the C communicator. It walks the
-// table, which only the rare callbacks need.
-func handleOfComm(c *mpi.Comm) C.MPI_Comm {
-	if c == nil {
-		return C.MPI_COMM_NULL
-	}
-	if s := comms.slots.Load(); s != nil {
-		for h, sl := range *s {
-			if sl.v.Load() == c {
-				return C.MPI_Comm(h)
-			}
-		}
-	}
-	return C.MPI_COMM_NULL
-}
-
 // putComm stores the handle of a new communicator in *out, MPI_COMM_NULL
 // for none (a process outside the new group).
 func putComm(n *mpi.Comm, out *C.MPI_Comm) {
@@ -381,5 +364,30 @@ func capi_Comm_get_name(comm C.MPI_Comm, name *C.char, length *C.int) C.int {
 		s = c.Name()
 	}
 	putString(name, C.MPI_MAX_OBJECT_NAME, s, length)
+	return C.MPI_SUCCESS
+}
+
+// Comm_idup duplicates at once, as the Go API's Idup does: the request it
+// returns is complete.
+//
+//export capi_Comm_idup
+func capi_Comm_idup(comm C.MPI_Comm, newcomm *C.MPI_Comm, request *C.MPI_Request) C.int {
+	c, rc := commArg(comm, "MPI_Comm_idup")
+	if c == nil {
+		return rc
+	}
+	if newcomm == nil || request == nil {
+		return fail(c, mpi.ErrArg, "MPI_Comm_idup: NULL newcomm or request")
+	}
+	n, r, err := c.Idup()
+	if err != nil {
+		*newcomm = C.MPI_COMM_NULL
+		return code(err)
+	}
+	if holdsPredefined(c) {
+		predef.Store(n, struct{}{})
+	}
+	putComm(n, newcomm)
+	*request = requests.add(r, false)
 	return C.MPI_SUCCESS
 }

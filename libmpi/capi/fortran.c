@@ -544,6 +544,12 @@ void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
 }
 #pragma weak mpi_comm_dup_ = pmpi_comm_dup_
 
+void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_idup((MPI_Comm)*comm, (MPI_Comm *)newcomm, (MPI_Request *)request);
+}
+#pragma weak mpi_comm_idup_ = pmpi_comm_idup_
+
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
 	*ierr = MPI_Comm_create((MPI_Comm)*comm, (MPI_Group)*group, (MPI_Comm *)newcomm);

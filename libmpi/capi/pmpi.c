@@ -601,6 +601,12 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+	return capi_Comm_idup(comm, newcomm, request);
+}
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
 	return capi_Comm_create(comm, group, newcomm);

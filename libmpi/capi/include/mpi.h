@@ -423,6 +423,7 @@ LAMGO_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
 LAMGO_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
 LAMGO_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 LAMGO_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
 LAMGO_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
 LAMGO_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
 LAMGO_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));

@@ -1,8 +1,8 @@
 /* np: 2 4 5
  * Groups of MPI_COMM_WORLD and communicators made from them: Comm_group,
  * group set operations, translate and compare; Comm_split (odd/even and
- * MPI_UNDEFINED), Comm_dup, Comm_create, Comm_create_group, Comm_compare,
- * Comm_free; messages on each new communicator. */
+ * MPI_UNDEFINED), Comm_dup, Comm_idup, Comm_create, Comm_create_group,
+ * Comm_compare, Comm_free; messages on each new communicator. */
 #include <stdio.h>
 #include <mpi.h>
 
@@ -98,6 +98,19 @@ int main(int argc, char **argv)
 	MPI_Comm_compare(dup, dup, &res);
 	CHECK(res == MPI_IDENT, "dup vs dup: %d", res);
 	CHECK(ring(dup), "ring on dup");
+
+	/* Idup: usable once its request completes. */
+	{
+		MPI_Comm idc;
+		MPI_Request req;
+		MPI_Comm_idup(MPI_COMM_WORLD, &idc, &req);
+		MPI_Wait(&req, MPI_STATUS_IGNORE);
+		CHECK(req == MPI_REQUEST_NULL, "idup's request freed by the wait");
+		MPI_Comm_compare(idc, MPI_COMM_WORLD, &res);
+		CHECK(res == MPI_CONGRUENT, "idup vs world: %d", res);
+		CHECK(ring(idc), "ring on idup");
+		MPI_Comm_free(&idc);
+	}
 
 	/* Split odd/even, ranks ordered by key (reversed). */
 	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
