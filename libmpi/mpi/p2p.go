@@ -195,8 +195,15 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	defer enterP2P[T](task.Recv, c, source, tag, len(buf)).Leave()
-	src, tag, n, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context)
+	var m task.Mark // mpitask's record, only while the receive waits
+	src, rtag, n, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context, func(begin bool) {
+		if begin {
+			m = enterP2P[T](task.Recv, c, source, tag, len(buf))
+		} else {
+			m.Leave()
+		}
+	})
+	tag = rtag
 	return result(c, src, tag, n, false, err)
 }
 

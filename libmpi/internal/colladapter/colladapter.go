@@ -141,6 +141,6 @@ func (t *Transport) Recv(buf []byte, src, tag int) (coll.Status, error) {
 	if _, err := t.world(src, true); err != nil {
 		return coll.Status{}, err
 	}
-	source, rtag, n, err := t.Engine.RecvNow(context.Background(), buf, src, tag, comm.Hidden(t.Comm.Context))
+	source, rtag, n, err := t.Engine.RecvNow(context.Background(), buf, src, tag, comm.Hidden(t.Comm.Context), nil)
 	return coll.Status{Source: source, Tag: rtag, Count: n}, collErr(err)
 }

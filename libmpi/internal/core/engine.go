@@ -297,7 +297,11 @@ func (e *Engine) SendNow(buf []byte, dest, myRank, tag int, context uint32) bool
 // registers: copying a Status just written field by field stalls the
 // processor (its wide loads cannot be served from the narrow stores
 // still in flight).
-func (e *Engine) RecvNow(ctx context.Context, buf []byte, src, tag int, context uint32) (source, rtag, count int, err error) {
+//
+// blocking, if not nil, is told when the receive has to wait (true) and
+// when the wait ends (false): a receive that finds its message at once
+// costs its caller nothing more (mpitask's record of a blocked call).
+func (e *Engine) RecvNow(ctx context.Context, buf []byte, src, tag int, context uint32, blocking func(begin bool)) (source, rtag, count int, err error) {
 	e.mu.Lock()
 	r := e.free
 	if r != nil {
@@ -313,7 +317,14 @@ func (e *Engine) RecvNow(ctx context.Context, buf []byte, src, tag int, context 
 	}
 	if !r.Done() {
 		e.mu.Unlock()
-		if err := e.Wait(ctx, r); err != nil {
+		if blocking != nil {
+			blocking(true)
+		}
+		err := e.Wait(ctx, r)
+		if blocking != nil {
+			blocking(false)
+		}
+		if err != nil {
 			return 0, 0, 0, err // r stays posted: not reused
 		}
 		e.mu.Lock()

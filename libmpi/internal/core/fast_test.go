@@ -238,16 +238,16 @@ func TestRecvNow(t *testing.T) {
 		msg := bytes.Repeat([]byte{byte(i + 1)}, size)
 		go send(t, es[0], msg, 1, 10+i, Standard)
 		buf := make([]byte, 5000)
-		src, tag, n, err := es[1].RecvNow(c, buf, AnySource, AnyTag, 0)
+		src, tag, n, err := es[1].RecvNow(c, buf, AnySource, AnyTag, 0, nil)
 		if err != nil || src != 0 || tag != 10+i || n != size || !bytes.Equal(buf[:n], msg) {
 			t.Errorf("%d bytes: source %d tag %d count %d err %v", size, src, tag, n, err)
 		}
 	}
 	go send(t, es[0], make([]byte, 10), 1, 3, Standard)
-	if _, _, n, err := es[1].RecvNow(c, make([]byte, 4), 0, 3, 0); err != ErrTruncate || n != 4 {
+	if _, _, n, err := es[1].RecvNow(c, make([]byte, 4), 0, 3, 0, nil); err != ErrTruncate || n != 4 {
 		t.Errorf("truncated: count %d err %v", n, err)
 	}
-	if src, tag, n, err := es[1].RecvNow(c, nil, ProcNull, 3, 0); err != nil || src != ProcNull || tag != AnyTag || n != 0 {
+	if src, tag, n, err := es[1].RecvNow(c, nil, ProcNull, 3, 0, nil); err != nil || src != ProcNull || tag != AnyTag || n != 0 {
 		t.Errorf("ProcNull: source %d tag %d count %d err %v", src, tag, n, err)
 	}
 	// Receives side by side: each gets its own message.
@@ -259,7 +259,7 @@ func TestRecvNow(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, 1)
-			_, _, _, err := es[1].RecvNow(c, buf, 0, 100+i, 0)
+			_, _, _, err := es[1].RecvNow(c, buf, 0, 100+i, 0, nil)
 			if err != nil {
 				t.Error(err)
 			}

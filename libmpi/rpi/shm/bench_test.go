@@ -107,7 +107,7 @@ func BenchmarkSendRecvCost(b *testing.B) {
 			if !es[0].SendNow(ping, 1, 0, 1, 0) {
 				b.Fatal("not sent")
 			}
-			if _, _, n, err := es[1].RecvNow(c, pong, 0, 1, 0); err != nil || n != 1 {
+			if _, _, n, err := es[1].RecvNow(c, pong, 0, 1, 0, nil); err != nil || n != 1 {
 				b.Fatal(n, err)
 			}
 		}
