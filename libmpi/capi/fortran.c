@@ -8,6 +8,7 @@
 //   MPI_Attr_put
 //   MPI_Comm_create_keyval
 //   MPI_Comm_set_attr
+//   MPI_Grequest_start
 //   MPI_Keyval_create
 //   MPI_Type_create_keyval
 //   MPI_Type_get_attr
@@ -267,6 +268,30 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
 	*ierr = MPI_Buffer_attach(lamgo_f2c_buf(buffer), (int)*size);
 }
 #pragma weak mpi_buffer_attach_ = pmpi_buffer_attach_
+
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Grequest_complete((MPI_Request)*request);
+}
+#pragma weak mpi_grequest_complete_ = pmpi_grequest_complete_
+
+void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
+{
+	*ierr = MPI_Status_set_elements(lamgo_f2c_status(status), (MPI_Datatype)*datatype, (int)*count);
+}
+#pragma weak mpi_status_set_elements_ = pmpi_status_set_elements_
+
+void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+	*ierr = MPI_Status_set_elements_x(lamgo_f2c_status(status), (MPI_Datatype)*datatype, *count);
+}
+#pragma weak mpi_status_set_elements_x_ = pmpi_status_set_elements_x_
+
+void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
+{
+	*ierr = MPI_Status_set_cancelled(lamgo_f2c_status(status), (int)*flag);
+}
+#pragma weak mpi_status_set_cancelled_ = pmpi_status_set_cancelled_
 
 void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
 {

@@ -325,6 +325,36 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 }
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+	return capi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+}
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+	return capi_Grequest_complete(request);
+}
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+	return capi_Status_set_elements(status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+	return capi_Status_set_elements_x(status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+	return capi_Status_set_cancelled(status, flag);
+}
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+
 int PMPI_Barrier(MPI_Comm comm)
 {
 	return capi_Barrier(comm);

@@ -332,7 +332,7 @@ LAMGO_DECL(int, Get_library_version, (char *version, int *resultlen));
 int MPI_Pcontrol(const int level, ...);
 int PMPI_Pcontrol(const int level, ...);
 
-/* == Point-to-point and requests (p2p.go) == */
+/* == Point-to-point and requests (p2p.go, request.go, grequest.go) == */
 LAMGO_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 LAMGO_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status));
 LAMGO_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
@@ -373,6 +373,11 @@ LAMGO_DECL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message
 LAMGO_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request));
 LAMGO_DECL(int, Buffer_attach, (void *buffer, int size));
 LAMGO_DECL(int, Buffer_detach, (void *buffer_addr, int *size));
+LAMGO_DECL(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+LAMGO_DECL(int, Grequest_complete, (MPI_Request request));
+LAMGO_DECL(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count));
+LAMGO_DECL(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count));
+LAMGO_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag));
 
 /* == Collectives and operations (coll.go, op.go) == */
 LAMGO_DECL(int, Barrier, (MPI_Comm comm));
