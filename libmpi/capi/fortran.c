@@ -839,6 +839,36 @@ void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdi
 }
 #pragma weak mpi_neighbor_alltoallw_ = pmpi_neighbor_alltoallw_
 
+void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_allgather(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_allgather_ = pmpi_ineighbor_allgather_
+
+void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_allgatherv(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)displs, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_allgatherv_ = pmpi_ineighbor_allgatherv_
+
+void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_alltoall(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_alltoall_ = pmpi_ineighbor_alltoall_
+
+void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_alltoallv(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)sdispls, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)rdispls, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_alltoallv_ = pmpi_ineighbor_alltoallv_
+
+void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_alltoallw(lamgo_f2c_buf(sendbuf), (int *)sendcounts, sdispls, (MPI_Datatype *)sendtypes, lamgo_f2c_buf(recvbuf), (int *)recvcounts, rdispls, (MPI_Datatype *)recvtypes, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_alltoallw_ = pmpi_ineighbor_alltoallw_
+
 void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
 {
 	*ierr = MPI_Type_size((MPI_Datatype)*datatype, (int *)size);

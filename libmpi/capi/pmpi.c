@@ -901,6 +901,36 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 }
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
 
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_allgather((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_allgatherv((void *)sendbuf, sendcount, sendtype, recvbuf, (int *)recvcounts, (int *)displs, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_alltoall((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_alltoallv((void *)sendbuf, (int *)sendcounts, (int *)sdispls, sendtype, recvbuf, (int *)recvcounts, (int *)rdispls, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_alltoallw((void *)sendbuf, (int *)sendcounts, (MPI_Aint *)sdispls, (MPI_Datatype *)sendtypes, recvbuf, (int *)recvcounts, (MPI_Aint *)rdispls, (MPI_Datatype *)recvtypes, comm, request);
+}
+#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
 	return capi_Type_size(datatype, size);
