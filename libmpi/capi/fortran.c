@@ -5,6 +5,8 @@
 // a C profiling library sees Fortran calls too.
 //
 // Not bound for Fortran (see gen/fortran.go):
+//   MPI_Aint_add
+//   MPI_Aint_diff
 //   MPI_Attr_put
 //   MPI_Comm_create_keyval
 //   MPI_Comm_set_attr
@@ -569,6 +571,12 @@ void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
 }
 #pragma weak mpi_comm_dup_ = pmpi_comm_dup_
 
+void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_dup_with_info((MPI_Comm)*comm, (MPI_Info)*info, (MPI_Comm *)newcomm);
+}
+#pragma weak mpi_comm_dup_with_info_ = pmpi_comm_dup_with_info_
+
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	*ierr = MPI_Comm_idup((MPI_Comm)*comm, (MPI_Comm *)newcomm, (MPI_Request *)request);
@@ -982,6 +990,12 @@ void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fin
 	*ierr = MPI_Type_get_contents((MPI_Datatype)*datatype, (int)*max_integers, (int)*max_addresses, (int)*max_datatypes, (int *)array_of_integers, array_of_addresses, (MPI_Datatype *)array_of_datatypes);
 }
 #pragma weak mpi_type_get_contents_ = pmpi_type_get_contents_
+
+void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_match_size((int)*typeclass, (int)*size, (MPI_Datatype *)datatype);
+}
+#pragma weak mpi_type_match_size_ = pmpi_type_match_size_
 
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
 {

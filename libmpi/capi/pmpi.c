@@ -85,6 +85,18 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 }
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	return capi_Alloc_mem(size, info, baseptr);
+}
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+
+int PMPI_Free_mem(void *base)
+{
+	return capi_Free_mem(base);
+}
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	return capi_Send((void *)buf, count, datatype, dest, tag, comm);
@@ -354,6 +366,18 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 	return capi_Status_set_cancelled(status, flag);
 }
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+	return capi_Status_c2f((MPI_Status *)c_status, f_status);
+}
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+	return capi_Status_f2c((MPI_Fint *)f_status, c_status);
+}
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
 
 int PMPI_Barrier(MPI_Comm comm)
 {
@@ -630,6 +654,12 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	return capi_Comm_dup(comm, newcomm);
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	return capi_Comm_dup_with_info(comm, info, newcomm);
+}
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
@@ -1092,6 +1122,24 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 	return capi_Get_address((void *)location, address);
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+	return capi_Aint_add(base, disp);
+}
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+	return capi_Aint_diff(addr1, addr2);
+}
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+	return capi_Type_match_size(typeclass, size, datatype);
+}
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
