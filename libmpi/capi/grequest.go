@@ -32,11 +32,13 @@ func callbackErr(rc C.int, what string) error {
 	if rc == C.MPI_SUCCESS {
 		return nil
 	}
+	msg := fmt.Sprintf("%s returned error %d", what, int(rc))
 	class, ok := goClass(rc)
 	if !ok {
-		class = mpi.ErrOther
+		// A class the Go API lacks (MPI_ERR_NO_MEM, …) keeps its C number.
+		return &mpi.Error{Class: mpi.ErrOther, Msg: msg, Err: cOnlyClass(rc)}
 	}
-	return &mpi.Error{Class: class, Msg: fmt.Sprintf("%s returned error %d", what, int(rc))}
+	return &mpi.Error{Class: class, Msg: msg}
 }
 
 //export capi_Grequest_start
