@@ -40,7 +40,7 @@ static int cancel(void *extra, int complete)
 
 int main(int argc, char **argv)
 {
-	struct op a = {0}, b = {0}, c = {0};
+	struct op a = {0}, b = {0}, c = {0}, d = {0};
 	MPI_Request r, rs[2];
 	MPI_Status st, sts[2];
 	MPI_Datatype three;
@@ -89,6 +89,14 @@ int main(int argc, char **argv)
 	CHECK(class == MPI_ERR_TRUNCATE, "status 0: class %d", class);
 	CHECK(sts[1].MPI_ERROR == MPI_SUCCESS, "status 1: %d", sts[1].MPI_ERROR);
 	CHECK(rs[0] == MPI_REQUEST_NULL && rs[1] == MPI_REQUEST_NULL && c.frees == 1, "both done");
+
+	/* A class of C's own (no Go API class) keeps its number. */
+	d.err = MPI_ERR_NO_MEM;
+	MPI_Grequest_start(query, NULL, NULL, &d, &r);
+	MPI_Grequest_complete(r);
+	rc = MPI_Wait(&r, &st);
+	MPI_Error_class(rc, &class);
+	CHECK(class == MPI_ERR_NO_MEM, "Wait: class %d", class);
 
 	/* Elements of a derived type: whole ones and a part of one. */
 	MPI_Type_contiguous(3, MPI_INT, &three);
