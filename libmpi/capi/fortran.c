@@ -577,6 +577,18 @@ void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
 }
 #pragma weak mpi_comm_dup_with_info_ = pmpi_comm_dup_with_info_
 
+void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_set_info((MPI_Comm)*comm, (MPI_Info)*info);
+}
+#pragma weak mpi_comm_set_info_ = pmpi_comm_set_info_
+
+void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_get_info((MPI_Comm)*comm, (MPI_Info *)info_used);
+}
+#pragma weak mpi_comm_get_info_ = pmpi_comm_get_info_
+
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	*ierr = MPI_Comm_idup((MPI_Comm)*comm, (MPI_Comm *)newcomm, (MPI_Request *)request);

@@ -89,3 +89,38 @@ func capi_Type_match_size(typeclass, size C.int, datatype *C.MPI_Datatype) C.int
 	*datatype = t
 	return C.MPI_SUCCESS
 }
+
+// MPI_Comm_set_info and MPI_Comm_get_info: the library uses no
+// communicator hints, so set checks info and keeps nothing, and get
+// returns a new, empty Info ("the hints actually used", MPI-3 §6.4.4).
+//
+//export capi_Comm_set_info
+func capi_Comm_set_info(comm C.MPI_Comm, info C.MPI_Info) C.int {
+	const fn = "MPI_Comm_set_info"
+	c, rc := commArg(comm, fn)
+	if c == nil {
+		return rc
+	}
+	if in, rc := infoArg(c, info, false, fn); in == nil {
+		return rc
+	}
+	return C.MPI_SUCCESS
+}
+
+//export capi_Comm_get_info
+func capi_Comm_get_info(comm C.MPI_Comm, info *C.MPI_Info) C.int {
+	const fn = "MPI_Comm_get_info"
+	c, rc := commArg(comm, fn)
+	if c == nil {
+		return rc
+	}
+	if info == nil {
+		return fail(c, mpi.ErrArg, fn+": NULL info")
+	}
+	in, err := mpi.NewInfo()
+	if err != nil {
+		return raise(err, fn)
+	}
+	*info = C.MPI_Info(infos.add(in))
+	return C.MPI_SUCCESS
+}

@@ -661,6 +661,18 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+	return capi_Comm_set_info(comm, info);
+}
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+	return capi_Comm_get_info(comm, info_used);
+}
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
 	return capi_Comm_idup(comm, newcomm, request);

@@ -433,6 +433,8 @@ LAMGO_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
 LAMGO_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 LAMGO_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
 LAMGO_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+LAMGO_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
 LAMGO_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
 LAMGO_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
 LAMGO_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));

@@ -1,6 +1,7 @@
 /* Small MPI-2/3 calls as a singleton: MPI_Alloc_mem and MPI_Free_mem,
    MPI_Aint_add and MPI_Aint_diff, MPI_Status_c2f and MPI_Status_f2c,
-   MPI_Comm_dup_with_info, MPI_Type_match_size, MPI_Get_library_version. */
+   MPI_Comm_dup_with_info, MPI_Comm_set_info and MPI_Comm_get_info,
+   MPI_Type_match_size, MPI_Get_library_version. */
 #include <stdio.h>
 #include <string.h>
 #include <mpi.h>
@@ -67,7 +68,25 @@ int main(int argc, char **argv)
 	MPI_Comm_free(&dup);
 	MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
 	MPI_Comm_free_keyval(&key);
+	/* Hints: LAM/Go uses none, so any may be set and get gives a new,
+	   empty Info. */
+	{
+		MPI_Info used = MPI_INFO_NULL;
+		int nkeys = -1;
+		CHECK(MPI_Comm_set_info(MPI_COMM_WORLD, info) == MPI_SUCCESS, "Comm_set_info");
+		CHECK(MPI_Comm_get_info(MPI_COMM_WORLD, &used) == MPI_SUCCESS && used != MPI_INFO_NULL, "Comm_get_info");
+#ifdef OPEN_MPI
+		/* Open MPI keeps hints, and reports them. */
+		CHECK(MPI_Info_get_nkeys(used, &nkeys) == MPI_SUCCESS && nkeys >= 0, "nkeys of the hints used %d", nkeys);
+#else
+		CHECK(MPI_Info_get_nkeys(used, &nkeys) == MPI_SUCCESS && nkeys == 0, "nkeys of the hints used %d", nkeys);
+#endif
+		CHECK(MPI_Info_free(&used) == MPI_SUCCESS && used == MPI_INFO_NULL, "hints used freed");
+	}
 	MPI_Info_free(&info);
+	rc = MPI_Comm_set_info(MPI_COMM_WORLD, info);
+	MPI_Error_class(rc, &class);
+	CHECK(class == MPI_ERR_INFO, "Comm_set_info of MPI_INFO_NULL: class %d", class);
 
 	/* Fortran's types by size (which of two names of one size is given
 	   differs: Open MPI gives MPI_INTEGER for 4 bytes). */
