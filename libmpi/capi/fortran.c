@@ -10,7 +10,6 @@
 //   MPI_Attr_put
 //   MPI_Comm_create_keyval
 //   MPI_Comm_set_attr
-//   MPI_Grequest_start
 //   MPI_Keyval_create
 //   MPI_Type_create_keyval
 //   MPI_Type_get_attr
