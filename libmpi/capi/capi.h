@@ -11,6 +11,12 @@ double capi_Wtick(void);
 
 /* Implemented in C (errh.c): calls a user's error handler. */
 void lamgo_call_errhandler(MPI_Comm_errhandler_function *fn, MPI_Comm comm, int code, const char *msg);
+/* Implemented in C (misc.c). */
+MPI_Aint capi_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint capi_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+int capi_Status_c2f(MPI_Status *c_status, MPI_Fint *f_status);
+int capi_Status_f2c(MPI_Fint *f_status, MPI_Status *c_status);
+int capi_Free_mem(void *base);
 /* usrop.c: calls a user's op (MPI_Op_create) with MPI's arguments. */
 void lamgo_call_user_fn(MPI_User_function *fn, void *in, void *inout, int len, MPI_Datatype datatype);
 

@@ -172,8 +172,13 @@ func capi_Comm_dup(comm C.MPI_Comm, newcomm *C.MPI_Comm) C.int {
 	if c == nil {
 		return rc
 	}
+	return dupComm(c, newcomm, "MPI_Comm_dup")
+}
+
+// dupComm is MPI_Comm_dup of c.
+func dupComm(c *mpi.Comm, newcomm *C.MPI_Comm, fn string) C.int {
 	if newcomm == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_dup: NULL newcomm")
+		return fail(c, mpi.ErrArg, fn+": NULL newcomm")
 	}
 	n, err := c.Dup()
 	if err != nil {

@@ -8,6 +8,8 @@ package main
 import "C"
 
 import (
+	"errors"
+	"fmt"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
@@ -131,8 +133,19 @@ func code(err error) C.int {
 	if err == nil {
 		return C.MPI_SUCCESS
 	}
+	var c cOnlyClass
+	if errors.As(err, &c) {
+		return C.int(c)
+	}
 	return cCode(mpi.Class(err))
 }
+
+// cOnlyClass is a C error class the Go API has no class for
+// (MPI_ERR_NO_MEM, …): it travels as the cause of an mpi.ErrOther error,
+// and code gives it back.
+type cOnlyClass C.int
+
+func (c cOnlyClass) Error() string { return fmt.Sprintf("C error class %d", int(c)) }
 
 // fail raises an error found by the C layer itself (a bad handle, a
 // negative count) through c's error handler (MPI_COMM_WORLD's when c is

@@ -5,6 +5,8 @@
 // a C profiling library sees Fortran calls too.
 //
 // Not bound for Fortran (see gen/fortran.go):
+//   MPI_Aint_add
+//   MPI_Aint_diff
 //   MPI_Attr_put
 //   MPI_Comm_create_keyval
 //   MPI_Comm_set_attr
@@ -267,6 +269,30 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
 	*ierr = MPI_Buffer_attach(lamgo_f2c_buf(buffer), (int)*size);
 }
 #pragma weak mpi_buffer_attach_ = pmpi_buffer_attach_
+
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Grequest_complete((MPI_Request)*request);
+}
+#pragma weak mpi_grequest_complete_ = pmpi_grequest_complete_
+
+void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
+{
+	*ierr = MPI_Status_set_elements(lamgo_f2c_status(status), (MPI_Datatype)*datatype, (int)*count);
+}
+#pragma weak mpi_status_set_elements_ = pmpi_status_set_elements_
+
+void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+	*ierr = MPI_Status_set_elements_x(lamgo_f2c_status(status), (MPI_Datatype)*datatype, *count);
+}
+#pragma weak mpi_status_set_elements_x_ = pmpi_status_set_elements_x_
+
+void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
+{
+	*ierr = MPI_Status_set_cancelled(lamgo_f2c_status(status), (int)*flag);
+}
+#pragma weak mpi_status_set_cancelled_ = pmpi_status_set_cancelled_
 
 void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -544,6 +570,24 @@ void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
 }
 #pragma weak mpi_comm_dup_ = pmpi_comm_dup_
 
+void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_dup_with_info((MPI_Comm)*comm, (MPI_Info)*info, (MPI_Comm *)newcomm);
+}
+#pragma weak mpi_comm_dup_with_info_ = pmpi_comm_dup_with_info_
+
+void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_set_info((MPI_Comm)*comm, (MPI_Info)*info);
+}
+#pragma weak mpi_comm_set_info_ = pmpi_comm_set_info_
+
+void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+	*ierr = MPI_Comm_get_info((MPI_Comm)*comm, (MPI_Info *)info_used);
+}
+#pragma weak mpi_comm_get_info_ = pmpi_comm_get_info_
+
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	*ierr = MPI_Comm_idup((MPI_Comm)*comm, (MPI_Comm *)newcomm, (MPI_Request *)request);
@@ -814,6 +858,36 @@ void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdi
 }
 #pragma weak mpi_neighbor_alltoallw_ = pmpi_neighbor_alltoallw_
 
+void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_allgather(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_allgather_ = pmpi_ineighbor_allgather_
+
+void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_allgatherv(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)displs, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_allgatherv_ = pmpi_ineighbor_allgatherv_
+
+void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_alltoall(lamgo_f2c_buf(sendbuf), (int)*sendcount, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int)*recvcount, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_alltoall_ = pmpi_ineighbor_alltoall_
+
+void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_alltoallv(lamgo_f2c_buf(sendbuf), (int *)sendcounts, (int *)sdispls, (MPI_Datatype)*sendtype, lamgo_f2c_buf(recvbuf), (int *)recvcounts, (int *)rdispls, (MPI_Datatype)*recvtype, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_alltoallv_ = pmpi_ineighbor_alltoallv_
+
+void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPI_Ineighbor_alltoallw(lamgo_f2c_buf(sendbuf), (int *)sendcounts, sdispls, (MPI_Datatype *)sendtypes, lamgo_f2c_buf(recvbuf), (int *)recvcounts, rdispls, (MPI_Datatype *)recvtypes, (MPI_Comm)*comm, (MPI_Request *)request);
+}
+#pragma weak mpi_ineighbor_alltoallw_ = pmpi_ineighbor_alltoallw_
+
 void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
 {
 	*ierr = MPI_Type_size((MPI_Datatype)*datatype, (int *)size);
@@ -927,6 +1001,12 @@ void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fin
 	*ierr = MPI_Type_get_contents((MPI_Datatype)*datatype, (int)*max_integers, (int)*max_addresses, (int)*max_datatypes, (int *)array_of_integers, array_of_addresses, (MPI_Datatype *)array_of_datatypes);
 }
 #pragma weak mpi_type_get_contents_ = pmpi_type_get_contents_
+
+void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	*ierr = MPI_Type_match_size((int)*typeclass, (int)*size, (MPI_Datatype *)datatype);
+}
+#pragma weak mpi_type_match_size_ = pmpi_type_match_size_
 
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
 {

@@ -85,6 +85,18 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 }
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	return capi_Alloc_mem(size, info, baseptr);
+}
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+
+int PMPI_Free_mem(void *base)
+{
+	return capi_Free_mem(base);
+}
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	return capi_Send((void *)buf, count, datatype, dest, tag, comm);
@@ -324,6 +336,48 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 	return capi_Buffer_detach(buffer_addr, size);
 }
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+	return capi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+}
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+	return capi_Grequest_complete(request);
+}
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+	return capi_Status_set_elements(status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+	return capi_Status_set_elements_x(status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+	return capi_Status_set_cancelled(status, flag);
+}
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+	return capi_Status_c2f((MPI_Status *)c_status, f_status);
+}
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+	return capi_Status_f2c((MPI_Fint *)f_status, c_status);
+}
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
 
 int PMPI_Barrier(MPI_Comm comm)
 {
@@ -601,6 +655,24 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	return capi_Comm_dup_with_info(comm, info, newcomm);
+}
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+	return capi_Comm_set_info(comm, info);
+}
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+	return capi_Comm_get_info(comm, info_used);
+}
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
 	return capi_Comm_idup(comm, newcomm, request);
@@ -871,6 +943,36 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 }
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
 
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_allgather((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_allgatherv((void *)sendbuf, sendcount, sendtype, recvbuf, (int *)recvcounts, (int *)displs, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_alltoall((void *)sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_alltoallv((void *)sendbuf, (int *)sendcounts, (int *)sdispls, sendtype, recvbuf, (int *)recvcounts, (int *)rdispls, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	return capi_Ineighbor_alltoallw((void *)sendbuf, (int *)sendcounts, (MPI_Aint *)sdispls, (MPI_Datatype *)sendtypes, recvbuf, (int *)recvcounts, (MPI_Aint *)rdispls, (MPI_Datatype *)recvtypes, comm, request);
+}
+#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
 	return capi_Type_size(datatype, size);
@@ -1032,6 +1134,24 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 	return capi_Get_address((void *)location, address);
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+	return capi_Aint_add(base, disp);
+}
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+	return capi_Aint_diff(addr1, addr2);
+}
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+	return capi_Type_match_size(typeclass, size, datatype);
+}
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {

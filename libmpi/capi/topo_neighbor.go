@@ -12,9 +12,11 @@ import (
 	"github.com/lamgo/lam/libmpi/mpi"
 )
 
-// The neighbour collectives. Blocks of contiguous datatypes go to the Go
-// API's byte forms as they lie in the C buffers; any other datatype goes
-// through mpi.NeighborAlltoallw, which packs each block.
+// The neighbour collectives, blocking and nonblocking (MPI_Ineighbor_*,
+// whose requests MPI_Wait and the rest complete). Blocks of contiguous
+// datatypes go to the Go API's byte forms as they lie in the C buffers;
+// any other datatype goes through mpi.NeighborAlltoallw (or
+// IneighborAlltoallw), which packs each block.
 
 // degrees is the number of incoming and outgoing neighbours of this
 // process in c's topology; ok is false when c has none (then the Go call
@@ -100,7 +102,7 @@ func wBuffer(p unsafe.Pointer, counts, displs []int, ts []*dtype) ([]byte, []*mp
 
 // neighborW runs a neighbour collective as MPI_Neighbor_alltoallw does.
 func neighborW(c *mpi.Comm, sendbuf unsafe.Pointer, scounts, sdispls []int, stypes []*dtype,
-	recvbuf unsafe.Pointer, rcounts, rdispls []int, rtypes []*dtype, fn string) C.int {
+	recvbuf unsafe.Pointer, rcounts, rdispls []int, rtypes []*dtype, request *C.MPI_Request, fn string) C.int {
 	sb, sts, err := wBuffer(sendbuf, scounts, sdispls, stypes)
 	if err != nil {
 		return fail(c, mpi.Class(err), fn+": send: "+err.Error())
@@ -108,6 +110,9 @@ func neighborW(c *mpi.Comm, sendbuf unsafe.Pointer, scounts, sdispls []int, styp
 	rb, rts, err := wBuffer(recvbuf, rcounts, rdispls, rtypes)
 	if err != nil {
 		return fail(c, mpi.Class(err), fn+": receive: "+err.Error())
+	}
+	if request != nil {
+		return outReq{request}.set(mpi.IneighborAlltoallw(c, sb, scounts, sdispls, sts, rb, rcounts, rdispls, rts))
 	}
 	return code(mpi.NeighborAlltoallw(c, sb, scounts, sdispls, sts, rb, rcounts, rdispls, rts))
 }
@@ -126,7 +131,19 @@ func scaled(p *C.int, n, k int) []int {
 
 //export capi_Neighbor_allgather
 func capi_Neighbor_allgather(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcount C.int, rtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	const fn = "MPI_Neighbor_allgather"
+	return neighborAllgather(sendbuf, scount, stype, recvbuf, rcount, rtype, comm, nil, "MPI_Neighbor_allgather")
+}
+
+//export capi_Ineighbor_allgather
+func capi_Ineighbor_allgather(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcount C.int, rtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	if request == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Ineighbor_allgather: NULL request")
+	}
+	return neighborAllgather(sendbuf, scount, stype, recvbuf, rcount, rtype, comm, request, "MPI_Ineighbor_allgather")
+}
+
+// neighborAllgather is MPI_Neighbor_allgather, or MPI_Ineighbor_allgather when request is not nil.
+func neighborAllgather(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcount C.int, rtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request, fn string) C.int {
 	c, in, out, rc := neighborArgs(comm, sendbuf, fn)
 	if c == nil {
 		return rc
@@ -143,19 +160,35 @@ func capi_Neighbor_allgather(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_D
 		return fail(c, mpi.ErrCount, fn+": negative count")
 	}
 	if st.contig && rt.contig {
-		return code(mpi.NeighborAllgather(c, bytesAt(sendbuf, int(scount)*st.size), bytesAt(recvbuf, in*int(rcount)*rt.size)))
+		sb, rb := bytesAt(sendbuf, int(scount)*st.size), bytesAt(recvbuf, in*int(rcount)*rt.size)
+		if request != nil {
+			return outReq{request}.set(mpi.IneighborAllgather(c, sb, rb))
+		}
+		return code(mpi.NeighborAllgather(c, sb, rb))
 	}
 	rdispls := make([]int, in)
 	for j := range rdispls {
 		rdispls[j] = j * int(rcount) * rt.d.Extent()
 	}
 	return neighborW(c, sendbuf, fill(out, int(scount)), make([]int, out), fill(out, st),
-		recvbuf, fill(in, int(rcount)), rdispls, fill(in, rt), fn)
+		recvbuf, fill(in, int(rcount)), rdispls, fill(in, rt), request, fn)
 }
 
 //export capi_Neighbor_allgatherv
 func capi_Neighbor_allgatherv(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts, displs *C.int, rtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	const fn = "MPI_Neighbor_allgatherv"
+	return neighborAllgatherv(sendbuf, scount, stype, recvbuf, rcounts, displs, rtype, comm, nil, "MPI_Neighbor_allgatherv")
+}
+
+//export capi_Ineighbor_allgatherv
+func capi_Ineighbor_allgatherv(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts, displs *C.int, rtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	if request == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Ineighbor_allgatherv: NULL request")
+	}
+	return neighborAllgatherv(sendbuf, scount, stype, recvbuf, rcounts, displs, rtype, comm, request, "MPI_Ineighbor_allgatherv")
+}
+
+// neighborAllgatherv is MPI_Neighbor_allgatherv, or MPI_Ineighbor_allgatherv when request is not nil.
+func neighborAllgatherv(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts, displs *C.int, rtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request, fn string) C.int {
 	c, in, out, rc := neighborArgs(comm, sendbuf, fn)
 	if c == nil {
 		return rc
@@ -183,16 +216,32 @@ func capi_Neighbor_allgatherv(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_
 		for j, k := range counts {
 			n = max(n, int(unsafe.Slice(displs, in)[j])+k)
 		}
-		return code(mpi.NeighborAllgatherv(c, bytesAt(sendbuf, int(scount)*st.size), bytesAt(recvbuf, n*rt.size),
-			scaled(rcounts, in, rt.size), scaled(displs, in, rt.size)))
+		sb, rb := bytesAt(sendbuf, int(scount)*st.size), bytesAt(recvbuf, n*rt.size)
+		bc, bd := scaled(rcounts, in, rt.size), scaled(displs, in, rt.size)
+		if request != nil {
+			return outReq{request}.set(mpi.IneighborAllgatherv(c, sb, rb, bc, bd))
+		}
+		return code(mpi.NeighborAllgatherv(c, sb, rb, bc, bd))
 	}
 	return neighborW(c, sendbuf, fill(out, int(scount)), make([]int, out), fill(out, st),
-		recvbuf, counts, scaled(displs, in, rt.d.Extent()), fill(in, rt), fn)
+		recvbuf, counts, scaled(displs, in, rt.d.Extent()), fill(in, rt), request, fn)
 }
 
 //export capi_Neighbor_alltoall
 func capi_Neighbor_alltoall(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcount C.int, rtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	const fn = "MPI_Neighbor_alltoall"
+	return neighborAlltoall(sendbuf, scount, stype, recvbuf, rcount, rtype, comm, nil, "MPI_Neighbor_alltoall")
+}
+
+//export capi_Ineighbor_alltoall
+func capi_Ineighbor_alltoall(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcount C.int, rtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	if request == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Ineighbor_alltoall: NULL request")
+	}
+	return neighborAlltoall(sendbuf, scount, stype, recvbuf, rcount, rtype, comm, request, "MPI_Ineighbor_alltoall")
+}
+
+// neighborAlltoall is MPI_Neighbor_alltoall, or MPI_Ineighbor_alltoall when request is not nil.
+func neighborAlltoall(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcount C.int, rtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request, fn string) C.int {
 	c, in, out, rc := neighborArgs(comm, sendbuf, fn)
 	if c == nil {
 		return rc
@@ -209,7 +258,11 @@ func capi_Neighbor_alltoall(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Da
 		return fail(c, mpi.ErrCount, fn+": negative count")
 	}
 	if st.contig && rt.contig {
-		return code(mpi.NeighborAlltoall(c, bytesAt(sendbuf, out*int(scount)*st.size), bytesAt(recvbuf, in*int(rcount)*rt.size)))
+		sb, rb := bytesAt(sendbuf, out*int(scount)*st.size), bytesAt(recvbuf, in*int(rcount)*rt.size)
+		if request != nil {
+			return outReq{request}.set(mpi.IneighborAlltoall(c, sb, rb))
+		}
+		return code(mpi.NeighborAlltoall(c, sb, rb))
 	}
 	sdispls, rdispls := make([]int, out), make([]int, in)
 	for i := range sdispls {
@@ -219,12 +272,24 @@ func capi_Neighbor_alltoall(sendbuf unsafe.Pointer, scount C.int, stype C.MPI_Da
 		rdispls[j] = j * int(rcount) * rt.d.Extent()
 	}
 	return neighborW(c, sendbuf, fill(out, int(scount)), sdispls, fill(out, st),
-		recvbuf, fill(in, int(rcount)), rdispls, fill(in, rt), fn)
+		recvbuf, fill(in, int(rcount)), rdispls, fill(in, rt), request, fn)
 }
 
 //export capi_Neighbor_alltoallv
 func capi_Neighbor_alltoallv(sendbuf unsafe.Pointer, scounts, sdispls *C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts, rdispls *C.int, rtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	const fn = "MPI_Neighbor_alltoallv"
+	return neighborAlltoallv(sendbuf, scounts, sdispls, stype, recvbuf, rcounts, rdispls, rtype, comm, nil, "MPI_Neighbor_alltoallv")
+}
+
+//export capi_Ineighbor_alltoallv
+func capi_Ineighbor_alltoallv(sendbuf unsafe.Pointer, scounts, sdispls *C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts, rdispls *C.int, rtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	if request == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Ineighbor_alltoallv: NULL request")
+	}
+	return neighborAlltoallv(sendbuf, scounts, sdispls, stype, recvbuf, rcounts, rdispls, rtype, comm, request, "MPI_Ineighbor_alltoallv")
+}
+
+// neighborAlltoallv is MPI_Neighbor_alltoallv, or MPI_Ineighbor_alltoallv when request is not nil.
+func neighborAlltoallv(sendbuf unsafe.Pointer, scounts, sdispls *C.int, stype C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts, rdispls *C.int, rtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request, fn string) C.int {
 	c, in, out, rc := neighborArgs(comm, sendbuf, fn)
 	if c == nil {
 		return rc
@@ -248,12 +313,15 @@ func capi_Neighbor_alltoallv(sendbuf unsafe.Pointer, scounts, sdispls *C.int, st
 			}
 			return e
 		}
-		return code(mpi.NeighborAlltoallv(c,
-			bytesAt(sendbuf, end(scounts, sdispls, out)*st.size), scaled(scounts, out, st.size), scaled(sdispls, out, st.size),
-			bytesAt(recvbuf, end(rcounts, rdispls, in)*rt.size), scaled(rcounts, in, rt.size), scaled(rdispls, in, rt.size)))
+		sb, sc, sd := bytesAt(sendbuf, end(scounts, sdispls, out)*st.size), scaled(scounts, out, st.size), scaled(sdispls, out, st.size)
+		rb, rn, rd := bytesAt(recvbuf, end(rcounts, rdispls, in)*rt.size), scaled(rcounts, in, rt.size), scaled(rdispls, in, rt.size)
+		if request != nil {
+			return outReq{request}.set(mpi.IneighborAlltoallv(c, sb, sc, sd, rb, rn, rd))
+		}
+		return code(mpi.NeighborAlltoallv(c, sb, sc, sd, rb, rn, rd))
 	}
 	return neighborW(c, sendbuf, scaled(scounts, out, 1), scaled(sdispls, out, st.d.Extent()), fill(out, st),
-		recvbuf, scaled(rcounts, in, 1), scaled(rdispls, in, rt.d.Extent()), fill(in, rt), fn)
+		recvbuf, scaled(rcounts, in, 1), scaled(rdispls, in, rt.d.Extent()), fill(in, rt), request, fn)
 }
 
 // aints is the n MPI_Aints at p as Go ints.
@@ -285,7 +353,19 @@ func typesArg(c *mpi.Comm, p *C.MPI_Datatype, n int, fn string) ([]*dtype, C.int
 
 //export capi_Neighbor_alltoallw
 func capi_Neighbor_alltoallw(sendbuf unsafe.Pointer, scounts *C.int, sdispls *C.MPI_Aint, stypes *C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts *C.int, rdispls *C.MPI_Aint, rtypes *C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	const fn = "MPI_Neighbor_alltoallw"
+	return neighborAlltoallw(sendbuf, scounts, sdispls, stypes, recvbuf, rcounts, rdispls, rtypes, comm, nil, "MPI_Neighbor_alltoallw")
+}
+
+//export capi_Ineighbor_alltoallw
+func capi_Ineighbor_alltoallw(sendbuf unsafe.Pointer, scounts *C.int, sdispls *C.MPI_Aint, stypes *C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts *C.int, rdispls *C.MPI_Aint, rtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) C.int {
+	if request == nil {
+		return fail(nil, mpi.ErrArg, "MPI_Ineighbor_alltoallw: NULL request")
+	}
+	return neighborAlltoallw(sendbuf, scounts, sdispls, stypes, recvbuf, rcounts, rdispls, rtypes, comm, request, "MPI_Ineighbor_alltoallw")
+}
+
+// neighborAlltoallw is MPI_Neighbor_alltoallw, or MPI_Ineighbor_alltoallw when request is not nil.
+func neighborAlltoallw(sendbuf unsafe.Pointer, scounts *C.int, sdispls *C.MPI_Aint, stypes *C.MPI_Datatype, recvbuf unsafe.Pointer, rcounts *C.int, rdispls *C.MPI_Aint, rtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request, fn string) C.int {
 	c, in, out, rc := neighborArgs(comm, sendbuf, fn)
 	if c == nil {
 		return rc
@@ -302,5 +382,5 @@ func capi_Neighbor_alltoallw(sendbuf unsafe.Pointer, scounts *C.int, sdispls *C.
 		return rc
 	}
 	return neighborW(c, sendbuf, scaled(scounts, out, 1), aints(sdispls, out), sts,
-		recvbuf, scaled(rcounts, in, 1), aints(rdispls, in), rts, fn)
+		recvbuf, scaled(rcounts, in, 1), aints(rdispls, in), rts, request, fn)
 }

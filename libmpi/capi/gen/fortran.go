@@ -45,6 +45,9 @@ var notBuffers = map[string]bool{
 	"Grequest_start": true, "Address": true, "Get_address": true,
 }
 
+// cOnly are the functions MPI gives no Fortran binding.
+var cOnly = map[string]bool{"Status_c2f": true, "Status_f2c": true}
+
 // mpi1Addresses are MPI-1 functions whose address arguments are MPI_Aint
 // in C but plain INTEGER in Fortran 77: they need conversions written by
 // hand (fortran_dt.c).
@@ -106,7 +109,7 @@ func renderFortran(ds []decl, special map[string]bool) []byte {
 	var unbound []string
 	for _, d := range ds {
 		lower := strings.ToLower(d.name)
-		if special[lower] {
+		if special[lower] || cOnly[d.name] {
 			continue
 		}
 		if d.ret != "int" || mpi1Addresses[d.name] {

@@ -328,11 +328,13 @@ LAMGO_DECL(int, Init_thread, (int *argc, char ***argv, int required, int *provid
 LAMGO_DECL(int, Query_thread, (int *provided));
 LAMGO_DECL(int, Is_thread_main, (int *flag));
 LAMGO_DECL(int, Get_library_version, (char *version, int *resultlen));
+LAMGO_DECL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+LAMGO_DECL(int, Free_mem, (void *base));
 /* Variadic, so not a LAMGO_DECL (pcontrol.c defines it). */
 int MPI_Pcontrol(const int level, ...);
 int PMPI_Pcontrol(const int level, ...);
 
-/* == Point-to-point and requests (p2p.go) == */
+/* == Point-to-point and requests (p2p.go, request.go, grequest.go) == */
 LAMGO_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 LAMGO_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status));
 LAMGO_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
@@ -373,6 +375,13 @@ LAMGO_DECL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message
 LAMGO_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request));
 LAMGO_DECL(int, Buffer_attach, (void *buffer, int size));
 LAMGO_DECL(int, Buffer_detach, (void *buffer_addr, int *size));
+LAMGO_DECL(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+LAMGO_DECL(int, Grequest_complete, (MPI_Request request));
+LAMGO_DECL(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count));
+LAMGO_DECL(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count));
+LAMGO_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag));
+LAMGO_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
+LAMGO_DECL(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
 
 /* == Collectives and operations (coll.go, op.go) == */
 LAMGO_DECL(int, Barrier, (MPI_Comm comm));
@@ -423,6 +432,9 @@ LAMGO_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
 LAMGO_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
 LAMGO_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 LAMGO_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+LAMGO_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+LAMGO_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
 LAMGO_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
 LAMGO_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
 LAMGO_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
@@ -468,6 +480,16 @@ LAMGO_DECL(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Da
 LAMGO_DECL(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
 LAMGO_DECL(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
 LAMGO_DECL(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+LAMGO_DECL(int, Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+LAMGO_DECL(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request));
+
+/* Type classes of MPI_Type_match_size (MPI-2's, numbered as MPICH and Open MPI do). */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 /* == Datatypes (datatype.go) == */
 #define MPI_COMBINER_HINDEXED_BLOCK 18 /* MPI-3's; LAM had none */
@@ -498,6 +520,9 @@ LAMGO_DECL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, in
 LAMGO_DECL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]));
 LAMGO_DECL(int, Address, (const void *location, MPI_Aint *address));
 LAMGO_DECL(int, Get_address, (const void *location, MPI_Aint *address));
+LAMGO_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
+LAMGO_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
+LAMGO_DECL(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
 LAMGO_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
 LAMGO_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
 LAMGO_DECL(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));

@@ -1,0 +1,80 @@
+C     A generalized request from Fortran as a singleton: the query, free
+C     and cancel subroutines get EXTRA_STATE; MPI_WAIT completes it.
+      PROGRAM FGREQ
+      INCLUDE 'mpif.h'
+      EXTERNAL QFN, FFN, CFN
+      INTEGER IERR, REQ, N, ST(MPI_STATUS_SIZE)
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      LOGICAL FLAG
+      INTEGER NFAIL, NQ, NF, NC, LASTC
+      COMMON /GREQ/ NQ, NF, NC, LASTC
+      NFAIL = 0
+      NQ = 0
+      NF = 0
+      NC = 0
+      LASTC = -1
+      CALL MPI_INIT(IERR)
+      EXTRA = 42
+      CALL MPI_GREQUEST_START(QFN, FFN, CFN, EXTRA, REQ, IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'start')
+      CALL MPI_TEST(REQ, FLAG, ST, IERR)
+      IF (FLAG) CALL FAIL(NFAIL, 'complete before complete')
+      CALL MPI_CANCEL(REQ, IERR)
+      IF (NC .NE. 1 .OR. LASTC .NE. 0) CALL FAIL(NFAIL, 'cancel')
+      CALL MPI_GREQUEST_COMPLETE(REQ, IERR)
+      CALL MPI_WAIT(REQ, ST, IERR)
+      IF (IERR .NE. MPI_SUCCESS .OR. REQ .NE. MPI_REQUEST_NULL)
+     &    CALL FAIL(NFAIL, 'wait')
+      IF (NQ .NE. 1 .OR. NF .NE. 1) CALL FAIL(NFAIL, 'query/free')
+      CALL MPI_GET_COUNT(ST, MPI_INTEGER, N, IERR)
+      IF (N .NE. 42) CALL FAIL(NFAIL, 'count from extra_state')
+      CALL MPI_TEST_CANCELLED(ST, FLAG, IERR)
+      IF (.NOT. FLAG) CALL FAIL(NFAIL, 'cancelled')
+      CALL MPI_FINALIZE(IERR)
+      IF (NFAIL .EQ. 0) PRINT *, 'ok fgreq'
+      IF (NFAIL .NE. 0) CALL EXIT(1)
+      END
+
+C     The query reports EXTRA_STATE integers, cancelled if CFN ran.
+      SUBROUTINE QFN(EXTRA, STATUS, IERR)
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      INTEGER STATUS(MPI_STATUS_SIZE), IERR
+      INTEGER NQ, NF, NC, LASTC
+      COMMON /GREQ/ NQ, NF, NC, LASTC
+      NQ = NQ + 1
+      CALL MPI_STATUS_SET_ELEMENTS(STATUS, MPI_INTEGER, INT(EXTRA),
+     &    IERR)
+      CALL MPI_STATUS_SET_CANCELLED(STATUS, NC .GT. 0, IERR)
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE FFN(EXTRA, IERR)
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      INTEGER IERR
+      INTEGER NQ, NF, NC, LASTC
+      COMMON /GREQ/ NQ, NF, NC, LASTC
+      IF (EXTRA .EQ. 42) NF = NF + 1
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE CFN(EXTRA, COMPLETE, IERR)
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      LOGICAL COMPLETE
+      INTEGER IERR
+      INTEGER NQ, NF, NC, LASTC
+      COMMON /GREQ/ NQ, NF, NC, LASTC
+      IF (EXTRA .EQ. 42) NC = NC + 1
+      LASTC = 0
+      IF (COMPLETE) LASTC = 1
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE FAIL(NFAIL, WHAT)
+      INTEGER NFAIL
+      CHARACTER*(*) WHAT
+      PRINT *, 'FAIL ', WHAT
+      NFAIL = NFAIL + 1
+      END
