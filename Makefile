@@ -17,7 +17,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 FUZZTIME ?= 20s
 
-TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean \
+TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean tkill \
          lamexec lamgrow lamshrink mpitask mpimsg lamtrace mpirun mpiexec laminfo \
          crcheckpoint crrestart mpicc
 # The wrapper compiler's other names (symbolic links to mpicc).

@@ -45,7 +45,7 @@ func run(m *testing.M) (int, error) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	tools := []string{"lamboot", "lamd", "hboot", "lamhalt", "lamnodes", "tping", "lamwipe", "recon",
-		"lamclean", "lamexec", "lamgrow", "lamshrink", "mpirun", "mpiexec", "laminfo",
+		"lamclean", "tkill", "lamexec", "lamgrow", "lamshrink", "mpirun", "mpiexec", "laminfo",
 		"examples/hello", "examples/ring", "libmpi/internal/testprog"}
 	args := []string{"build", "-o", filepath.Join(dir, "bin") + "/"}
 	for _, t := range tools {

@@ -1,0 +1,12 @@
+module github.com/lamgo/lam/tkill
+
+go 1.26.0
+
+require github.com/lamgo/lam/shared v0.0.0
+
+require (
+	github.com/alecthomas/kong v1.17.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
+
+replace github.com/lamgo/lam/shared => ../shared
