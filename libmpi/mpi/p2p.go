@@ -195,6 +195,11 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	if task.Tracing() { // a trace has every receive, waiting or not
+		defer enterP2P[T](task.Recv, c, source, tag, len(buf)).Leave()
+		src, rtag, n, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context, nil)
+		return result(c, src, rtag, n, false, err)
+	}
 	var m task.Mark // mpitask's record, only while the receive waits
 	src, rtag, n, err := e.RecvNow(context.Background(), bytesOf(buf), source, tag, c.context, func(begin bool) {
 		if begin {
@@ -203,8 +208,7 @@ func recvNow[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 			m.Leave()
 		}
 	})
-	tag = rtag
-	return result(c, src, tag, n, false, err)
+	return result(c, src, rtag, n, false, err)
 }
 
 // report returns the status of a request waited for (with the wait's
