@@ -6,12 +6,15 @@
 # Needs the real LAM (Debian 12: apt-get install -y lam-runtime lam4-dev)
 # and runs it as an unprivileged user (LAM refuses root): as root, give the
 # user id to run as in LAMUSER (default 65534, nobody).
+# The goldens were recorded with LAM 7.1.4-7+b1 (Debian bookworm) on
+# 2026-11-25, on one node booted from the schema "localhost".
 #
 # Normalisation (norm below; the test applies the same rules to ours):
 #   - the absolute paths of the programs become EXIT and NOINIT, the
 #     scratch directory DIR;
 #   - this host's name (a whole word) becomes HOST;
-#   - a process id (a number of 2 or more digits standing where LAM writes
+#   - an IPv4 address becomes ADDR;
+#   - a process id (a number standing where LAM writes
 #     a pid: "PID 123", "n0/123", "n0 123 ", "123 (n0)", "pid 123",
 #     "process 123") becomes PID.
 set -eu
@@ -44,6 +47,7 @@ asuser() {
 norm() {
 	sed -e "s#$dir/EXIT#EXIT#g" -e "s#$dir/NOINIT#NOINIT#g" -e "s#$dir#DIR#g" \
 		-e "s#\\b$host\\b#HOST#g" \
+		-e 's#[0-9]\{1,3\}\.[0-9]\{1,3\}\.[0-9]\{1,3\}\.[0-9]\{1,3\}#ADDR#g' \
 		-e 's#PID [0-9][0-9]*#PID PID#g' -e 's#pid [0-9][0-9]*#pid PID#g' \
 		-e 's#process [0-9][0-9]*#process PID#g' \
 		-e 's#\(n[0-9][0-9]*\)/[0-9][0-9]*#\1/PID#g' \
