@@ -131,6 +131,18 @@ var goldenDeviations = map[string]goldenDeviation{
 	"lamnodes-bogus":        {"the usage text documents LAM/Go's lamnodes", framedUsageAlone("lamnodes")},
 	"tping-noargs":          {"the usage text documents LAM/Go's tping", framedUsageAlone("tping")},
 	"laminfo-param-bogus":   {"the usage text documents LAM/Go's laminfo (its SSI types and paths)", framedUsageAlone("laminfo")},
+	"nofinalize": {
+		"a rank that called MPI_Init and exited 0 without MPI_Finalize fails the job here (exit 1, LAM's mpirun:no-finalize text, the other ranks stopped); LAM 7.1.4 said nothing, waited for the other ranks and exited 0, hiding the bug",
+		func(ours, lam result) error {
+			if lam.code != 0 || lam.stdout != "" || lam.stderr != "" {
+				return fmt.Errorf("the golden is no longer LAM's silent exit 0")
+			}
+			if ours.code != 1 || ours.stdout != "" || !strings.HasPrefix(ours.stderr, rule+"\nOne of the processes started by mpirun has apparently exited without\ninvoking MPI_FINALIZE") {
+				return fmt.Errorf("want exit 1 and LAM's no-finalize text alone")
+			}
+			return nil
+		},
+	},
 	"lamexec-unknown-option": {
 		"LAM 7.1.4's lamexec prints a one-line unframed synopsis (its fallback when the help text is missing); ours prints its framed usage, as mpirun's; the exit code is LAM's",
 		func(ours, lam result) error {
