@@ -89,11 +89,15 @@ func TestMpirunLAMCommandLines(t *testing.T) {
 		t.Errorf("mpirun -sf of a failing job: %v", r)
 	}
 	// Framed usage alone, as LAM's, for command lines that cannot be read.
-	for _, c := range [][]string{{"mpirun"}, {"mpirun", "-np"}, {"lamnodes", "bogus"}, {"tping"}, {"laminfo", "-param", "rpi"}} {
+	for _, c := range [][]string{{"mpirun"}, {"lamnodes", "bogus"}, {"tping"}, {"laminfo", "-param", "rpi"}} {
 		r := l.run(ctx, c[0], c[1:]...)
 		if r.code != 226 || !strings.HasPrefix(r.stderr, rule+"\nSynopsis:") || !strings.HasSuffix(r.stderr, rule+"\n") {
 			t.Errorf("%s: %v\nwant exit 226 and the framed usage alone", strings.Join(c, " "), r)
 		}
+	}
+	// An option without its value: LAM's "Invalid argument", exit 22.
+	if r := l.run(ctx, "mpirun", "-np"); r.code != 22 || r.stderr != "mpirun: Invalid argument\n" {
+		t.Errorf("mpirun -np: %v\nwant exit 22 and LAM's Invalid argument", r)
 	}
 	noneLeft(t, "hello")
 }

@@ -11,6 +11,7 @@ import (
 // low byte). Tools keep them so that scripts that test them keep working.
 const (
 	ExitUsage       = 226 // EUSAGE: bad command line
+	ExitSignaled    = 255 // lamexec: a process was killed by a signal
 	ExitNoKernel    = 215 // ENOKERNEL: no lamd (tping, mpirun, lamexec, lamshrink)
 	ExitNoDaemon    = 253 // LAM_EEXIT: no lamd (lamnodes, lamhalt, lamclean, mpitask, mpimsg, lamgrow)
 	ExitBadNode     = 229 // EBADNODE: a node that is not in the universe

@@ -39,9 +39,6 @@ func TestRewrite(t *testing.T) {
 		{"exact beats letters", "-c2c prog", mpirunSyntax, "--c2c -- prog", false},
 		{"short flags kept", "-v -c 3 prog", mpirunSyntax, "-v -c 3 -- prog", false},
 		{"explicit dashes", "-np 2 -- prog -np 3", mpirunSyntax, "--np=2 -- prog -np 3", false},
-		{"missing value", "-np", mpirunSyntax, "", true},
-		{"missing second value", "-ssi rpi", mpirunSyntax, "", true},
-		{"missing gnu second value", "--ssi rpi", mpirunSyntax, "", true},
 		{"no program mode", "-c n0 n1", Syntax{Long: map[string]int{}}, "-c n0 n1", false},
 		{"ssi value with spaces", `-ssi boot_rsh_agent ssh_-x`, Syntax{Long: map[string]int{"ssi": 2}}, "--ssi=boot_rsh_agent=ssh_-x", false},
 		{"empty", "", mpirunSyntax, "", false},
@@ -52,6 +49,17 @@ func TestRewrite(t *testing.T) {
 		{"help kept", "-h -np 2 ./hello", mpirunSyntax, "-h --np=2 -- ./hello", false},
 		{"gnu help kept", "--help", mpirunSyntax, "--help", false},
 		{"short flags left to kong without a program", "-vz n0", Syntax{Long: map[string]int{}}, "-vz n0", false},
+	}
+	// A missing value is LAM's "Invalid argument", exit 22, for mpirun and
+	// lamexec; a usage error for the other tools.
+	for _, in := range []string{"-np", "-ssi rpi", "--ssi rpi"} {
+		var ee *ExitError
+		if _, err := Rewrite(strings.Fields(in), mpirunSyntax); !errors.As(err, &ee) || ee.Code != 22 || ee.Err.Error() != "Invalid argument" {
+			t.Errorf("Rewrite(%q): %v; want exit 22, Invalid argument", in, err)
+		}
+	}
+	if _, err := Rewrite([]string{"-ssi", "rpi"}, Syntax{Long: map[string]int{"ssi": 2}}); !errors.Is(err, ErrUsage) {
+		t.Errorf("Rewrite(-ssi rpi) without a program: %v; want a usage error", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -151,8 +151,12 @@ func LaunchExit(env *Env, err error) error {
 		return ExitQuiet(xe.Code())
 	case errors.As(err, &xe):
 		// lamexec prints a process's failure on standard output, without
-		// the tool's name, as LAM's does.
+		// the tool's name, and exits 255 for one killed by a signal, as
+		// LAM 7.1.4 does.
 		fmt.Fprintln(env.Stdout, xe)
+		if xe.Signal != 0 {
+			return ExitQuiet(ExitSignaled)
+		}
 		return ExitQuiet(xe.Code())
 	case errors.As(err, &ni):
 		msg.Show(env.Stderr, "mpirun", "no-init", fmt.Sprint(ni.Node))

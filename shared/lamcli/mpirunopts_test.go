@@ -163,11 +163,14 @@ var mpirunLines = []struct {
 	{line: "-sa -sf N prog", code: ExitUsage},
 	{line: "-w -nw N prog", code: ExitUsage},
 	{line: "-wd /tmp -D N prog", code: ExitUsage},
-	{line: "-frob N prog", code: ExitUsage, stderr: []string{"unknown option -frob"}},
-	{line: "N -frob prog", code: ExitUsage, stderr: []string{"unknown option -frob"}},
-	{line: "-np", code: ExitUsage},
-	{line: "-ssi rpi", code: ExitUsage},
-	{line: "-client 0", code: ExitUsage},
+	// LAM 7.1.4 prints its framed usage alone for an unknown option, and
+	// "mpirun: Invalid argument" (exit 22) for a missing value
+	// (shared/integration/testdata/lam-7.1.4).
+	{line: "-frob N prog", code: ExitUsage, stderr: []string{"\nSynopsis:"}},
+	{line: "N -frob prog", code: ExitUsage, stderr: []string{"\nSynopsis:"}},
+	{line: "-np", code: 22, stderr: []string{"mpirun: Invalid argument\n"}},
+	{line: "-ssi rpi", code: 22, stderr: []string{"mpirun: Invalid argument\n"}},
+	{line: "-client 0", code: 22, stderr: []string{"mpirun: Invalid argument\n"}},
 	{line: "", code: ExitUsage},
 	{line: "N", code: ExitUsage},
 	{line: "-np 2", code: ExitUsage},

@@ -1,8 +1,10 @@
 package lamcli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 )
 
 // Syntax describes a tool's LAM-style command line for Rewrite.
@@ -40,8 +42,9 @@ type Syntax struct {
 //
 // With Program set, Long lists every option of the tool (LAM's mpirun and
 // lamexec match options whole): an option before the program that is not
-// in Long (save -h, -help and --help) is a usage error "unknown option
-// -frob". Left to kong, it would be read as short flags ("-f" "-rob") whose
+// in Long (save -h, -help and --help) is a usage error: LAM's framed
+// usage alone, exit 226, with no line naming the option (LAM 7.1.4 has
+// none: shared/integration/testdata/lam-7.1.4). Left to kong, it would be read as short flags ("-f" "-rob") whose
 // rest becomes the first of the passed-through arguments, the program.
 func Rewrite(args []string, s Syntax) ([]string, error) {
 	if s.Raw {
@@ -68,11 +71,11 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 		case strings.HasPrefix(a, "--") && len(a) > 2:
 			name, _, hasEq := strings.Cut(a[2:], "=")
 			if _, ok := s.Long[name]; !ok && s.Program && a != "--help" {
-				return nil, Usagef("unknown option %s", a)
+				return nil, Usage()
 			}
 			if n, ok := s.Long[name]; ok && n == 2 && !hasEq {
 				if i+2 >= len(args) {
-					return nil, Usage()
+					return nil, missingValue(s)
 				}
 				out = append(out, "--"+name+"="+args[i+1]+"="+args[i+2])
 				i += 2
@@ -87,7 +90,7 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 			n, ok := s.Long[a[1:]]
 			if !ok {
 				if s.Program && a != "-h" && a != "-help" {
-					return nil, Usagef("unknown option %s", a)
+					return nil, Usage()
 				}
 				out = append(out, a) // kong's short flags
 				continue
@@ -97,7 +100,7 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 				// A short flag: keep it, but step over its values so they
 				// are not taken for the program name.
 				if i+n >= len(args) {
-					return nil, Usage()
+					return nil, missingValue(s)
 				}
 				out = append(out, args[i:i+n+1]...)
 				i += n
@@ -108,14 +111,14 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 				out = append(out, "--"+name)
 			case 1:
 				if i+1 >= len(args) {
-					return nil, Usage()
+					return nil, missingValue(s)
 				}
 				// "=" keeps a value that starts with "-" from being read as a flag.
 				out = append(out, "--"+name+"="+args[i+1])
 				i++
 			case 2:
 				if i+2 >= len(args) {
-					return nil, Usage()
+					return nil, missingValue(s)
 				}
 				out = append(out, "--"+name+"="+args[i+1]+"="+args[i+2])
 				i += 2
@@ -138,3 +141,17 @@ func Rewrite(args []string, s Syntax) ([]string, error) {
 	}
 	return out, nil
 }
+
+// missingValue is the error of an option whose value is missing at the end
+// of the command line: for mpirun and lamexec (Program) LAM's "mpirun:
+// Invalid argument" and exit 22 (EINVAL, from its option parser), the
+// framed usage for the other tools.
+func missingValue(s Syntax) error {
+	if s.Program {
+		return Exit(int(syscall.EINVAL), errInvalidArgument)
+	}
+	return Usage()
+}
+
+// errInvalidArgument is LAM's text for EINVAL.
+var errInvalidArgument = errors.New("Invalid argument")

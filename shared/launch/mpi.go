@@ -252,16 +252,25 @@ func (w *wireup) exited(ctx context.Context, p *Proc) error {
 }
 
 // printStatus prints LAM's -sa/-sf lines: prefix, node, pid, whether a
-// signal killed it, and its exit status or signal.
+// signal killed it, and its exit status or signal. As LAM 7.1.4's, the
+// processes that ended by themselves come first, then those mpirun
+// stopped after a failure, which LAM reports as "0 1" (exit status 1).
 func printStatus(w io.Writer, prefix string, procs []*Proc) {
-	for _, p := range procs {
-		killed, status := 0, -1
-		if p.Exit != nil {
-			status = int(p.Exit.Status)
-			if p.Exit.Signal != 0 {
-				killed, status = 1, int(p.Exit.Signal)
-			}
-		}
+	line := func(p *Proc, killed, status int) {
 		fmt.Fprintf(w, "%s n%d %d %d %d\n", prefix, p.Node, p.PID, killed, status)
+	}
+	for _, p := range procs {
+		switch {
+		case p.Exit == nil:
+		case p.Exit.Signal != 0:
+			line(p, 1, int(p.Exit.Signal))
+		default:
+			line(p, 0, int(p.Exit.Status))
+		}
+	}
+	for _, p := range procs {
+		if p.Exit == nil {
+			line(p, 0, 1)
+		}
 	}
 }
