@@ -343,7 +343,7 @@ func (r *Request) Wait() (Status, error) {
 		return emptyStatus, nil
 	}
 	r.waited = true
-	defer enterWait(task.Wait, r.comm).Leave()
+	defer enterWaitFor(task.Wait, r.comm, r.r).Leave()
 	if err := st.engine.Wait(context.Background(), r.r); err != nil {
 		return Status{}, r.comm.fail(fromCore(err))
 	}
@@ -384,13 +384,17 @@ func (r *Request) Cancel() error {
 // statuses) and returns their statuses; if any failed, the error has class
 // ErrInStatus and each status carries its own request's error.
 func Waitall(reqs ...*Request) ([]Status, error) {
-	defer enterWait(task.Waitall, nil).Leave()
+	var m task.Mark // recorded at the first request that is not done yet
+	defer func() { m.Leave() }()
 	out := make([]Status, len(reqs))
 	var failed *Comm
 	for i, r := range reqs {
 		if r.inactive() {
 			out[i] = emptyStatus
 			continue
+		}
+		if m == (task.Mark{}) {
+			m = enterWaitFor(task.Waitall, nil, r.r)
 		}
 		r.waited = true
 		if err := st.engine.Wait(context.Background(), r.r); err != nil {

@@ -64,6 +64,17 @@ func enterWait(fn task.Fn, c *Comm) task.Mark {
 	return task.Enter(fn, commKind(c), c.context, task.NoPeer, -1, task.NoTag, 0, task.TypeNone)
 }
 
+// enterWaitFor records a wait on r (of c, or of several communicators if
+// c is nil) only if r has not completed yet, or while tracing (a trace
+// shows every call): a wait for a request already done costs nothing
+// more. Its zero Mark's Leave does nothing.
+func enterWaitFor(fn task.Fn, c *Comm, r *core.Request) task.Mark {
+	if r.Done() && !task.Tracing() {
+		return task.Mark{}
+	}
+	return enterWait(fn, c)
+}
+
 // enterColl records a blocking collective.
 func enterColl(k *call) task.Mark {
 	p, w := task.NoPeer, int32(-1)

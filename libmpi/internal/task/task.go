@@ -125,8 +125,11 @@ func Enter(fn Fn, commKind uint8, ctx uint32, peer, peerWorld, tag int32, count 
 }
 
 // Leave ends the call Enter recorded (unless another goroutine's call
-// has replaced it meanwhile).
+// has replaced it meanwhile); the zero Mark's Leave does nothing.
 func (m Mark) Leave() {
+	if m.hdr == 0 {
+		return // the zero Mark: nothing was recorded
+	}
 	cur.hdr.CompareAndSwap(m.hdr, 0)
 	if fn := Fn(m.hdr >> 24); tracing.Load() && !isSend(fn) {
 		addEvent(Event{Fn: fn, Peer: -1})
