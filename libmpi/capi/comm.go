@@ -30,14 +30,24 @@ func commArg(h C.MPI_Comm, fn string) (c *mpi.Comm, rc C.int) {
 	return c, C.MPI_SUCCESS
 }
 
+// commOut is commArg for a call that stores a result in *out: a NULL out
+// (what names it in the error) is MPI_ERR_ARG through c's handler.
+func commOut[T any](h C.MPI_Comm, out *T, fn, what string) (*mpi.Comm, C.int) {
+	c, rc := commArg(h, fn)
+	if c == nil {
+		return nil, rc
+	}
+	if out == nil {
+		return nil, fail(c, mpi.ErrArg, fn+": NULL "+what)
+	}
+	return c, C.MPI_SUCCESS
+}
+
 //export capi_Comm_rank
 func capi_Comm_rank(comm C.MPI_Comm, rank *C.int) C.int {
-	c, rc := commArg(comm, "MPI_Comm_rank")
+	c, rc := commOut(comm, rank, "MPI_Comm_rank", "rank")
 	if c == nil {
 		return rc
-	}
-	if rank == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_rank: NULL rank")
 	}
 	*rank = C.int(c.Rank())
 	return C.MPI_SUCCESS
@@ -45,12 +55,9 @@ func capi_Comm_rank(comm C.MPI_Comm, rank *C.int) C.int {
 
 //export capi_Comm_size
 func capi_Comm_size(comm C.MPI_Comm, size *C.int) C.int {
-	c, rc := commArg(comm, "MPI_Comm_size")
+	c, rc := commOut(comm, size, "MPI_Comm_size", "size")
 	if c == nil {
 		return rc
-	}
-	if size == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_size: NULL size")
 	}
 	*size = C.int(c.Size())
 	return C.MPI_SUCCESS
@@ -117,12 +124,9 @@ func cCompare(r int) C.int {
 
 //export capi_Comm_remote_size
 func capi_Comm_remote_size(comm C.MPI_Comm, size *C.int) C.int {
-	c, rc := commArg(comm, "MPI_Comm_remote_size")
+	c, rc := commOut(comm, size, "MPI_Comm_remote_size", "size")
 	if c == nil {
 		return rc
-	}
-	if size == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_remote_size: NULL size")
 	}
 	n, err := c.RemoteSize()
 	if err != nil {
@@ -134,12 +138,9 @@ func capi_Comm_remote_size(comm C.MPI_Comm, size *C.int) C.int {
 
 //export capi_Comm_test_inter
 func capi_Comm_test_inter(comm C.MPI_Comm, flag *C.int) C.int {
-	c, rc := commArg(comm, "MPI_Comm_test_inter")
+	c, rc := commOut(comm, flag, "MPI_Comm_test_inter", "flag")
 	if c == nil {
 		return rc
-	}
-	if flag == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_test_inter: NULL flag")
 	}
 	*flag = cBool(c.TestInter())
 	return C.MPI_SUCCESS
@@ -238,12 +239,9 @@ func capi_Comm_create_group(comm C.MPI_Comm, group C.MPI_Group, tag C.int, newco
 
 //export capi_Comm_split
 func capi_Comm_split(comm C.MPI_Comm, color, key C.int, newcomm *C.MPI_Comm) C.int {
-	c, rc := commArg(comm, "MPI_Comm_split")
+	c, rc := commOut(comm, newcomm, "MPI_Comm_split", "newcomm")
 	if c == nil {
 		return rc
-	}
-	if newcomm == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_split: NULL newcomm")
 	}
 	n, err := c.Split(int(color), int(key))
 	if err != nil {
@@ -302,12 +300,9 @@ func capi_Comm_free(comm *C.MPI_Comm) C.int {
 
 //export capi_Intercomm_create
 func capi_Intercomm_create(local C.MPI_Comm, localLeader C.int, peer C.MPI_Comm, remoteLeader, tag C.int, newcomm *C.MPI_Comm) C.int {
-	c, rc := commArg(local, "MPI_Intercomm_create")
+	c, rc := commOut(local, newcomm, "MPI_Intercomm_create", "newintercomm")
 	if c == nil {
 		return rc
-	}
-	if newcomm == nil {
-		return fail(c, mpi.ErrArg, "MPI_Intercomm_create: NULL newintercomm")
 	}
 	// The peer matters at the leaders only: elsewhere it may be anything,
 	// MPI_COMM_NULL included (the Go API then checks nothing of it).
@@ -323,12 +318,9 @@ func capi_Intercomm_create(local C.MPI_Comm, localLeader C.int, peer C.MPI_Comm,
 
 //export capi_Intercomm_merge
 func capi_Intercomm_merge(inter C.MPI_Comm, high C.int, newcomm *C.MPI_Comm) C.int {
-	c, rc := commArg(inter, "MPI_Intercomm_merge")
+	c, rc := commOut(inter, newcomm, "MPI_Intercomm_merge", "newintracomm")
 	if c == nil {
 		return rc
-	}
-	if newcomm == nil {
-		return fail(c, mpi.ErrArg, "MPI_Intercomm_merge: NULL newintracomm")
 	}
 	n, err := c.Merge(high != 0)
 	if err != nil {
@@ -341,12 +333,9 @@ func capi_Intercomm_merge(inter C.MPI_Comm, high C.int, newcomm *C.MPI_Comm) C.i
 
 //export capi_Comm_set_name
 func capi_Comm_set_name(comm C.MPI_Comm, name *C.char) C.int {
-	c, rc := commArg(comm, "MPI_Comm_set_name")
+	c, rc := commOut(comm, name, "MPI_Comm_set_name", "name")
 	if c == nil {
 		return rc
-	}
-	if name == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_set_name: NULL name")
 	}
 	if err := c.SetName(C.GoString(name)); err != nil {
 		return code(err)

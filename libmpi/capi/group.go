@@ -63,12 +63,9 @@ func putInts(p *C.int, vs []int) {
 
 //export capi_Comm_group
 func capi_Comm_group(comm C.MPI_Comm, group *C.MPI_Group) C.int {
-	c, rc := commArg(comm, "MPI_Comm_group")
+	c, rc := commOut(comm, group, "MPI_Comm_group", "group")
 	if c == nil {
 		return rc
-	}
-	if group == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_group: NULL group")
 	}
 	g, err := c.Group()
 	if err != nil {
@@ -80,12 +77,9 @@ func capi_Comm_group(comm C.MPI_Comm, group *C.MPI_Group) C.int {
 
 //export capi_Comm_remote_group
 func capi_Comm_remote_group(comm C.MPI_Comm, group *C.MPI_Group) C.int {
-	c, rc := commArg(comm, "MPI_Comm_remote_group")
+	c, rc := commOut(comm, group, "MPI_Comm_remote_group", "group")
 	if c == nil {
 		return rc
-	}
-	if group == nil {
-		return fail(c, mpi.ErrArg, "MPI_Comm_remote_group: NULL group")
 	}
 	g, err := c.RemoteGroup()
 	if err != nil {

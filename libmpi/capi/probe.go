@@ -36,12 +36,9 @@ func capi_Probe(source, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int 
 
 //export capi_Iprobe
 func capi_Iprobe(source, tag C.int, comm C.MPI_Comm, flag *C.int, status *C.MPI_Status) C.int {
-	c, rc := commArg(comm, "MPI_Iprobe")
+	c, rc := commOut(comm, flag, "MPI_Iprobe", "flag")
 	if c == nil {
 		return rc
-	}
-	if flag == nil {
-		return fail(c, mpi.ErrArg, "MPI_Iprobe: NULL flag")
 	}
 	s, ok, err := mpi.Iprobe(c, int(source), int(tag))
 	*flag = cBool(ok)
@@ -62,12 +59,9 @@ func putMessage(out *C.MPI_Message, m *mpi.Message) {
 
 //export capi_Mprobe
 func capi_Mprobe(source, tag C.int, comm C.MPI_Comm, message *C.MPI_Message, status *C.MPI_Status) C.int {
-	c, rc := commArg(comm, "MPI_Mprobe")
+	c, rc := commOut(comm, message, "MPI_Mprobe", "message")
 	if c == nil {
 		return rc
-	}
-	if message == nil {
-		return fail(c, mpi.ErrArg, "MPI_Mprobe: NULL message")
 	}
 	m, s, err := mpi.Mprobe(c, int(source), int(tag))
 	if err != nil {

@@ -34,12 +34,9 @@ func isWeightsEmpty(p *C.int) bool { return uintptr(unsafe.Pointer(p)) == 3 }
 
 //export capi_Topo_test
 func capi_Topo_test(comm C.MPI_Comm, status *C.int) C.int {
-	c, rc := commArg(comm, "MPI_Topo_test")
+	c, rc := commOut(comm, status, "MPI_Topo_test", "status")
 	if c == nil {
 		return rc
-	}
-	if status == nil {
-		return fail(c, mpi.ErrArg, "MPI_Topo_test: NULL status")
 	}
 	k, err := c.TopoTest()
 	if err != nil {
@@ -121,12 +118,9 @@ func capi_Cart_map(comm C.MPI_Comm, ndims C.int, dims, periods *C.int, newrank *
 
 //export capi_Cartdim_get
 func capi_Cartdim_get(comm C.MPI_Comm, ndims *C.int) C.int {
-	c, rc := commArg(comm, "MPI_Cartdim_get")
+	c, rc := commOut(comm, ndims, "MPI_Cartdim_get", "ndims")
 	if c == nil {
 		return rc
-	}
-	if ndims == nil {
-		return fail(c, mpi.ErrArg, "MPI_Cartdim_get: NULL ndims")
 	}
 	n, err := c.CartdimGet()
 	if err != nil {
@@ -269,12 +263,9 @@ func graphArgs(c *mpi.Comm, nnodes C.int, index, edges *C.int, fn string) (ix, e
 
 //export capi_Graph_create
 func capi_Graph_create(comm C.MPI_Comm, nnodes C.int, index, edges *C.int, reorder C.int, newcomm *C.MPI_Comm) C.int {
-	c, rc := commArg(comm, "MPI_Graph_create")
+	c, rc := commOut(comm, newcomm, "MPI_Graph_create", "comm_graph")
 	if c == nil {
 		return rc
-	}
-	if newcomm == nil {
-		return fail(c, mpi.ErrArg, "MPI_Graph_create: NULL comm_graph")
 	}
 	ix, es, rc := graphArgs(c, nnodes, index, edges, "MPI_Graph_create")
 	if rc != C.MPI_SUCCESS {
@@ -291,12 +282,9 @@ func capi_Graph_create(comm C.MPI_Comm, nnodes C.int, index, edges *C.int, reord
 
 //export capi_Graph_map
 func capi_Graph_map(comm C.MPI_Comm, nnodes C.int, index, edges *C.int, newrank *C.int) C.int {
-	c, rc := commArg(comm, "MPI_Graph_map")
+	c, rc := commOut(comm, newrank, "MPI_Graph_map", "newrank")
 	if c == nil {
 		return rc
-	}
-	if newrank == nil {
-		return fail(c, mpi.ErrArg, "MPI_Graph_map: NULL newrank")
 	}
 	ix, es, rc := graphArgs(c, nnodes, index, edges, "MPI_Graph_map")
 	if rc != C.MPI_SUCCESS {
@@ -348,12 +336,9 @@ func capi_Graph_get(comm C.MPI_Comm, maxindex, maxedges C.int, index, edges *C.i
 
 //export capi_Graph_neighbors_count
 func capi_Graph_neighbors_count(comm C.MPI_Comm, rank C.int, n *C.int) C.int {
-	c, rc := commArg(comm, "MPI_Graph_neighbors_count")
+	c, rc := commOut(comm, n, "MPI_Graph_neighbors_count", "nneighbors")
 	if c == nil {
 		return rc
-	}
-	if n == nil {
-		return fail(c, mpi.ErrArg, "MPI_Graph_neighbors_count: NULL nneighbors")
 	}
 	k, err := c.GraphNeighborsCount(int(rank))
 	if err != nil {
