@@ -162,6 +162,10 @@ func New(cfg Config) (*Kernel, error) {
 		return nil, err
 	}
 	k.local = l
+	// Run's token: Stop (the session watcher may call it before Run
+	// begins) waits for Run's goroutines, so Run must have added them
+	// before that wait can see none; Run gives the token back once it has.
+	k.wg.Add(1)
 	// Watch before anything else can happen to the directory.
 	if k.stopWatch, err = k.watchSession(); err != nil {
 		l.Close()
@@ -194,6 +198,7 @@ func (k *Kernel) Run(ctx context.Context) error {
 		k.wg.Add(1)
 		go func() { defer k.wg.Done(); k.heartbeats(time.Duration(hb) * time.Millisecond) }()
 	}
+	k.wg.Done() // the token New took: every goroutine of Run's is counted now
 	select {
 	case <-ctx.Done():
 		k.Stop(fmt.Errorf("stopped: %w", context.Cause(ctx)))
