@@ -18,6 +18,10 @@ func TestGolden(t *testing.T) {
 	decTable := func(b []byte) error { _, err := DecodeTable(b); return err }
 	decAbort := func(b []byte) error { _, err := DecodeAbort(b); return err }
 	decRank := func(b []byte) error { _, err := DecodeRank(b); return err }
+	decCkpt := func(b []byte) error { _, err := DecodeCheckpoint(b); return err }
+	decReply := func(b []byte) error { _, err := DecodeCheckpointReply(b); return err }
+	decCRRank := func(b []byte) error { _, err := DecodeCRRank(b); return err }
+	decCRDone := func(b []byte) error { _, err := DecodeCRDone(b); return err }
 	samples := []struct {
 		name   string
 		b      []byte
@@ -31,6 +35,12 @@ func TestGolden(t *testing.T) {
 		{"abort", (&Abort{Rank: 0, Code: -1 << 31, Msg: ""}).Encode(), decAbort},
 		{"rank", EncodeRank(9), decRank},
 		{"rank", EncodeRank(0), decRank},
+		{"init", (&Init{Rank: 1, PID: 5, RPI: "lamd 7.1", NoCR: "rpi lamd cannot be checkpointed"}).Encode(), decInit},
+		{"checkpoint", (&Checkpoint{ReplyEvent: -99, ReplyType: 512, Deadline: 1 << 40, Stop: true}).Encode(), decCkpt},
+		{"checkpoint-reply", (&CheckpointReply{Seq: 3, Dir: "/home/u/ckpt/3", Err: ""}).Encode(), decReply},
+		{"checkpoint-reply", (&CheckpointReply{Err: "rank 2: rpi lamd cannot be checkpointed"}).Encode(), decReply},
+		{"cr-rank", (&CRRank{Seq: 1, Dir: "/tmp/x.partial", Deadline: -1}).Encode(), decCRRank},
+		{"cr-done", (&CRDone{Rank: 4, Seq: 2, Bytes: 1 << 33, Err: "disk full"}).Encode(), decCRDone},
 	}
 	var got strings.Builder
 	for i, s := range samples {

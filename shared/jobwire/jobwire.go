@@ -99,6 +99,10 @@ type Init struct {
 	Node int32
 	RPI  string // module name and version, e.g. "tcp 0.1"
 	Addr string
+	// NoCR is empty when this rank can be checkpointed, else why not
+	// (e.g. "rpi lamd cannot be checkpointed"); mpirun refuses a job
+	// started with a cr module when a rank says so (no-cr-support).
+	NoCR string
 }
 
 func (m *Init) fields(c *wire.Codec) {
@@ -107,6 +111,7 @@ func (m *Init) fields(c *wire.Codec) {
 	node(c, &m.Node)
 	c.String(&m.RPI, "rpi", maxString)
 	c.String(&m.Addr, "address", maxString)
+	c.String(&m.NoCR, "checkpoint refusal", maxString)
 }
 
 // Encode returns the message's bytes.

@@ -44,6 +44,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add((&Init{Rank: 1, PID: 2, RPI: "tcp"}).Encode())
 	f.Add((&Abort{Rank: 1, Code: 3, Msg: "x"}).Encode())
 	f.Add(EncodeRank(4))
+	f.Add((&CRRank{Seq: 1, Dir: "d"}).Encode())
+	f.Add((&CRDone{Rank: 1, Seq: 1, Err: "x"}).Encode())
+	f.Add((&Checkpoint{ReplyEvent: 1, Stop: true}).Encode())
+	f.Add((&CheckpointReply{Seq: 1, Dir: "d"}).Encode())
 	// Whatever decodes must encode back to the same bytes.
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if m, err := DecodeInit(b); err == nil && !bytes.Equal(m.Encode(), b) {
@@ -57,6 +61,18 @@ func FuzzDecode(f *testing.F) {
 		}
 		if r, err := DecodeRank(b); err == nil && !bytes.Equal(EncodeRank(r), b) {
 			t.Fatalf("rank %d does not round-trip", r)
+		}
+		if m, err := DecodeCheckpoint(b); err == nil && !bytes.Equal(m.Encode(), b) {
+			t.Fatalf("Checkpoint %+v does not round-trip", m)
+		}
+		if m, err := DecodeCheckpointReply(b); err == nil && !bytes.Equal(m.Encode(), b) {
+			t.Fatalf("CheckpointReply %+v does not round-trip", m)
+		}
+		if m, err := DecodeCRRank(b); err == nil && !bytes.Equal(m.Encode(), b) {
+			t.Fatalf("CRRank %+v does not round-trip", m)
+		}
+		if m, err := DecodeCRDone(b); err == nil && !bytes.Equal(m.Encode(), b) {
+			t.Fatalf("CRDone %+v does not round-trip", m)
 		}
 	})
 }
@@ -74,6 +90,9 @@ func TestMalformed(t *testing.T) {
 		{"pid range", func() error { _, err := DecodeInit((&Init{PID: 0}).Encode()); return err }(), "pid 0 out of range"},
 		{"left over", func() error { _, err := DecodeInit(append(in, 0)); return err }(), "left over"},
 		{"truncated", func() error { _, err := DecodeInit(in[:len(in)-1]); return err }(), "truncated"},
+		{"cr empty dir", func() error { _, err := DecodeCRRank((&CRRank{Seq: 1}).Encode()); return err }(), "empty checkpoint directory"},
+		{"cr seq", func() error { _, err := DecodeCRDone((&CRDone{Seq: 0}).Encode()); return err }(), "checkpoint number 0 out of range"},
+		{"cr size", func() error { _, err := DecodeCRDone((&CRDone{Seq: 1, Bytes: -1}).Encode()); return err }(), "negative checkpoint size"},
 		{"empty table", func() error { _, err := DecodeTable((&Table{RPI: "tcp"}).Encode()); return err }(), "empty table"},
 		{"huge table", func() error { _, err := DecodeTable(patch(tab, 11, 0x10, 0, 0, 0)); return err }(), "exceed"},
 		{"lying table", func() error { _, err := DecodeTable(patch(tab, 11, 0, 0, 1, 0)); return err }(), "do not fit"},
@@ -85,5 +104,19 @@ func TestMalformed(t *testing.T) {
 		if tt.err == nil || !errors.Is(tt.err, wire.ErrMalformed) || !strings.Contains(tt.err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.name, tt.err, tt.want)
 		}
+	}
+}
+
+func TestCRRoundTrip(t *testing.T) {
+	r := &CRRank{Seq: 7, Dir: "/c/7.partial", Deadline: 123, Stop: true}
+	if got, err := DecodeCRRank(r.Encode()); err != nil || *got != *r {
+		t.Errorf("CRRank: %+v %v", got, err)
+	}
+	d := &CRDone{Rank: 3, Seq: 7, Bytes: 4096}
+	if got, err := DecodeCRDone(d.Encode()); err != nil || *got != *d {
+		t.Errorf("CRDone: %+v %v", got, err)
+	}
+	if got := RankFile("/c/7", 12); got != "/c/7/rank-12.ckpt" {
+		t.Errorf("RankFile = %q", got)
 	}
 }
