@@ -5,7 +5,6 @@ go 1.26.0
 require github.com/lamgo/lam/libmpi v0.0.0
 
 require (
-	github.com/alecthomas/kong v1.17.0 // indirect
 	github.com/lamgo/lam/shared v0.0.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )

@@ -11,16 +11,15 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
 	"github.com/lamgo/lam/shared/boot"
 	"github.com/lamgo/lam/shared/kernel"
 	"github.com/lamgo/lam/shared/lamcli"
 	"github.com/lamgo/lam/shared/linkauth"
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/session"
 	"github.com/lamgo/lam/shared/ssi"
 )
@@ -93,7 +92,7 @@ func (c *cmd) Run(ctx context.Context, env *lamcli.Env) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	return kernel.Join(ctx, kernel.JoinConfig{
-		Booter: net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), Secret: secret, Session: dir,
+		Booter: linknet.JoinHostPort(c.Host, c.Port), Secret: secret, Session: dir,
 		Node: c.Node, CPUs: c.CPUs, Timeout: timeout, Log: log,
 		MaxClients: maxClients, MaxLinkAttempts: maxLinkAttempts,
 	})

@@ -23,8 +23,9 @@
 //     no "/" before it is a key=value, not a host, and the line is
 //     rejected with a message saying so. The host must be what a resolver
 //     accepts (see [CheckHost]): a host name of ASCII letters, digits and
-//     hyphens in dot-separated labels (RFC 1123), or an IP address. There
-//     is no user@host form; the user is given with user=.
+//     hyphens in dot-separated labels (RFC 1123), an IP address, or
+//     vsock:CID[:port] for a virtual machine reached over AF_VSOCK (not in
+//     LAM). There is no user@host form; the user is given with user=.
 //   - Every other token is key=value, with no spaces around "=". Keys are
 //     case-insensitive and stored lower-cased. Known keys: cpu (a positive
 //     decimal integer, at most [MaxCPU]; 1 when absent), user (non-empty,

@@ -2,6 +2,7 @@ package bhost
 
 import (
 	"errors"
+	"github.com/lamgo/lam/shared/linknet"
 	"net/netip"
 	"reflect"
 	"strconv"
@@ -115,7 +116,7 @@ func checkSchema(t *testing.T, s *Schema, lines int) {
 // without a warning.
 func FuzzCheckHost(f *testing.F) {
 	for _, s := range []string{"localhost", "a.b.c", "node-1.example.org.", "10.0.0.1", "::1", "fe80::1%eth0",
-		"\xff\xfe", "-x", "a..b", "alice@node1", "1.2.3", "[::1]", "my_node", name253, "x" + name253, "h\u00f4te"} {
+		"\xff\xfe", "-x", "a..b", "alice@node1", "1.2.3", "[::1]", "my_node", "vsock:3", "vsock:4:22", "vsock:1", name253, "x" + name253, "h\u00f4te"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
@@ -126,7 +127,11 @@ func FuzzCheckHost(f *testing.F) {
 			}
 			return
 		}
-		if _, aerr := netip.ParseAddr(name); aerr != nil {
+		if linknet.IsVsock(name) {
+			if _, _, verr := linknet.ParseVsock(name); verr != nil {
+				t.Fatalf("CheckHost accepts %q: %v", name, verr)
+			}
+		} else if _, aerr := netip.ParseAddr(name); aerr != nil {
 			h := strings.TrimSuffix(name, ".")
 			if h == "" || len(h) > MaxHostName || strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != "" {
 				t.Fatalf("CheckHost accepts %q", name)

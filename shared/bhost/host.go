@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -39,7 +40,9 @@ var ErrHostName = errors.New("invalid host name")
 // hostWant says what a host name may be, for the messages of CheckHost.
 const hostWant = "want a host name (letters, digits and hyphens, in labels separated by dots) or an IP address"
 
-// CheckHost checks that name is what a resolver accepts: an IP address
+// CheckHost checks that name is what a resolver accepts, or a virtual
+// machine reached over AF_VSOCK written vsock:CID[:port] (the port is the
+// remote shell's there, 22 when absent; see linknet.ParseVsock): an IP address
 // (IPv4, or IPv6 with an optional %zone), or a host name of RFC 1123:
 // labels of ASCII letters, digits and hyphens, separated by dots, neither
 // beginning nor ending with a hyphen, at most 63 bytes each and 253 in
@@ -58,6 +61,13 @@ func CheckHost(name string) error {
 func hostReason(name string) string {
 	if name == "" {
 		return "empty"
+	}
+	if linknet.IsVsock(name) {
+		if _, _, err := linknet.ParseVsock(name); err != nil {
+			_, why, _ := strings.Cut(err.Error(), ": ")
+			return why
+		}
+		return ""
 	}
 	if a, err := netip.ParseAddr(name); err == nil {
 		if z := a.Zone(); z != "" && !printableASCII(z) {

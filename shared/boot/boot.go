@@ -46,7 +46,7 @@ func init() {
 type Node struct {
 	ID       int32
 	Host     string // as the boot schema names it
-	Addr     string // resolved IP address ("" until resolved)
+	Addr     string // resolved IP address, or vsock:CID ("" until resolved)
 	User     string // remote user ("" = the same)
 	CPUs     int32
 	Schedule bool

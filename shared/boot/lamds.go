@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/shared/linkauth"
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -101,15 +102,15 @@ func (b *Lamds) Boot(ctx context.Context) (Result, error) {
 // boot is Boot without the clean-up after a failure.
 func (b *Lamds) boot(ctx context.Context, launchFn func(context.Context, *Node, []string, []byte) error) (Result, error) {
 	var res Result
-	srv, err := Listen(net.JoinHostPort(b.ListenAddr, "0"), b.Secret)
+	callback, srv, err := b.listen()
 	if err != nil {
 		return res, err
 	}
 	defer srv.Close()
-	port := srv.Addr().Port
 	secret := []byte(b.Secret.String() + "\n")
 	launch := func(ctx context.Context, n *Node) error {
-		return launchFn(ctx, n, b.HbootArgv(n, port), secret)
+		c := callback[linknet.IsVsock(n.Addr)]
+		return launchFn(ctx, n, b.HbootArgv(n, c.host, c.port), secret)
 	}
 	cbs, err := Start(ctx, b.Nodes, srv, launch, b.Options)
 	if err != nil {
@@ -179,9 +180,70 @@ func (b *Lamds) boot(ctx context.Context, launchFn func(context.Context, *Node, 
 	return res, first
 }
 
-// HbootArgv is the command that starts node n's lamd, calling back port.
-func (b *Lamds) HbootArgv(n *Node, port int) []string {
-	topo := []string{"-H", b.ListenAddr, "-P", strconv.Itoa(port), "-n", strconv.Itoa(int(n.ID)), "-o", strconv.Itoa(int(b.Origin))}
+// callback is where new lamds call back: a host and port.
+type callback struct {
+	host string
+	port int
+}
+
+// listen opens the rendezvous on ListenAddr and, when nodes are reached
+// over vsock from a host on TCP, on this machine's vsock context id too;
+// it returns the callback address for TCP nodes (false) and vsock nodes
+// (true).
+func (b *Lamds) listen() (map[bool]callback, *Server, error) {
+	vsockSelf := linknet.IsVsock(b.ListenAddr)
+	spec := b.ListenAddr
+	if !vsockSelf {
+		spec = net.JoinHostPort(b.ListenAddr, "0")
+	}
+	srv, err := Listen(spec, b.Secret)
+	if err != nil {
+		return nil, nil, err
+	}
+	cb := map[bool]callback{vsockSelf: {b.ListenAddr, port(srv.Addr())}}
+	for i := range b.Nodes {
+		n := &b.Nodes[i]
+		v := linknet.IsVsock(n.Addr)
+		if n.Origin || v == vsockSelf {
+			continue
+		}
+		if _, ok := cb[v]; ok {
+			continue
+		}
+		if !v {
+			srv.Close()
+			return nil, nil, fmt.Errorf("%s is reached over TCP, but this host is named by a vsock address (%s): "+
+				"name this host by its IP address or host name in the boot schema", n, b.ListenAddr)
+		}
+		cid, err := linknet.LocalCID()
+		if err == nil {
+			var a net.Addr
+			if a, err = srv.Also(linknet.VsockHost(cid)); err == nil {
+				cb[true] = callback{linknet.VsockHost(cid), port(a)}
+				continue
+			}
+		}
+		srv.Close()
+		return nil, nil, fmt.Errorf("%s is reached over vsock: %w", n, err)
+	}
+	return cb, srv, nil
+}
+
+// port is a listener address's port.
+func port(a net.Addr) int {
+	switch v := a.(type) {
+	case *net.TCPAddr:
+		return v.Port
+	case *linknet.Addr:
+		return int(v.Port)
+	}
+	return 0
+}
+
+// HbootArgv is the command that starts node n's lamd, calling back
+// host:port.
+func (b *Lamds) HbootArgv(n *Node, host string, port int) []string {
+	topo := []string{"-H", host, "-P", strconv.Itoa(port), "-n", strconv.Itoa(int(n.ID)), "-o", strconv.Itoa(int(b.Origin))}
 	if b.Heartbeat > 0 {
 		topo = append(topo, "-x")
 	}

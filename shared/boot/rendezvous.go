@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/lamgo/lam/shared/linkauth"
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -20,26 +22,46 @@ import (
 
 // Server is the booting tool's end of the rendezvous.
 type Server struct {
-	l   net.Listener
+	l   *multiListener
 	tls *tls.Config
 }
 
-// Listen opens the rendezvous listener on addr (host:port; port 0 picks
-// one).
+// Listen opens the rendezvous listener on addr: host:port for TCP (port 0
+// picks one), or vsock:CID for AF_VSOCK (a port is picked).
 func Listen(addr string, secret linkauth.Secret) (*Server, error) {
 	cfg, err := secret.TLS(true)
 	if err != nil {
 		return nil, err
 	}
-	l, err := net.Listen("tcp", addr)
+	s := &Server{l: newMultiListener(), tls: cfg}
+	if linknet.IsVsock(addr) {
+		_, err = s.Also(addr)
+	} else {
+		var l net.Listener
+		if l, err = net.Listen("tcp", addr); err == nil {
+			s.l.add(l)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("rendezvous listener: %w", err)
 	}
-	return &Server{l: l, tls: cfg}, nil
+	return s, nil
 }
 
-// Addr returns the listener's address.
-func (s *Server) Addr() *net.TCPAddr { return s.l.Addr().(*net.TCPAddr) }
+// Also listens on host too (an IP address or vsock:CID, port picked),
+// for new lamds that reach this host another way (guests over vsock), and
+// returns that listener's address.
+func (s *Server) Also(host string) (net.Addr, error) {
+	l, err := linknet.Listen(host)
+	if err != nil {
+		return nil, fmt.Errorf("rendezvous listener on %s: %w", host, err)
+	}
+	s.l.add(l)
+	return l.Addr(), nil
+}
+
+// Addr returns the first listener's address.
+func (s *Server) Addr() net.Addr { return s.l.first().Addr() }
 
 // Close stops listening. Pending callbacks stay open.
 func (s *Server) Close() error { return s.l.Close() }
@@ -154,18 +176,33 @@ func Dial(ctx context.Context, addr string, secret linkauth.Secret) (*Caller, er
 	if err != nil {
 		return nil, err
 	}
-	d := tls.Dialer{NetDialer: &net.Dialer{Timeout: 10 * time.Second}, Config: cfg}
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	tc, err := DialTLS(ctx, addr, cfg, 10*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("call back %s: %w", addr, err)
 	}
-	tc := nc.(*tls.Conn)
 	return &Caller{c: wire.NewConn(tc), tc: tc}, nil
 }
 
-// LocalIP is the address this host used to reach the booting tool: the
-// one its peers can reach it on.
-func (c *Caller) LocalIP() net.IP { return c.tc.LocalAddr().(*net.TCPAddr).IP }
+// DialTLS connects to addr (host:port or vsock:CID:port) and completes a
+// TLS handshake, within timeout and ctx.
+func DialTLS(ctx context.Context, addr string, cfg *tls.Config, timeout time.Duration) (*tls.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	nc, err := linknet.Dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return tc, nil
+}
+
+// LocalHost is the host this lamd used to reach the booting tool (an IP
+// address, or vsock:CID): the one its peers can reach it on.
+func (c *Caller) LocalHost() string { return linknet.Host(c.tc.LocalAddr()) }
 
 // Hello reports this lamd and waits (bounded by ctx) for the universe.
 func (c *Caller) Hello(ctx context.Context, h *wire.BootHello) (*wire.Universe, error) {
@@ -197,4 +234,74 @@ func (c *Caller) Ack(err error) error {
 		m = &wire.Error{Code: wire.CodeFailed, Msg: err.Error()}
 	}
 	return c.c.Write(0, 0, m, 10*time.Second)
+}
+
+// multiListener accepts from several listeners (TCP and vsock) as one.
+type multiListener struct {
+	mu     sync.Mutex
+	ls     []net.Listener
+	conns  chan net.Conn
+	done   chan struct{}
+	closed bool
+}
+
+func newMultiListener() *multiListener {
+	return &multiListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (m *multiListener) add(l net.Listener) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		l.Close()
+		return
+	}
+	m.ls = append(m.ls, l)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				time.Sleep(10 * time.Millisecond) // e.g. out of descriptors: try again
+				continue
+			}
+			select {
+			case m.conns <- c:
+			case <-m.done:
+				c.Close()
+				return
+			}
+		}
+	}()
+}
+
+func (m *multiListener) first() net.Listener {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ls[0]
+}
+
+func (m *multiListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-m.conns:
+		return c, nil
+	case <-m.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (m *multiListener) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	close(m.done)
+	for _, l := range m.ls {
+		l.Close()
+	}
+	return nil
 }

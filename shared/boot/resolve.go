@@ -8,6 +8,7 @@ import (
 	"net/netip"
 
 	"github.com/lamgo/lam/shared/bhost"
+	"github.com/lamgo/lam/shared/linknet"
 )
 
 // ErrNoOrigin means no node of the schema is this host.
@@ -29,6 +30,17 @@ func Resolve(ctx context.Context, nodes []Node, names bool) error {
 	origin := -1
 	for i := range nodes {
 		n := &nodes[i]
+		if linknet.IsVsock(n.Host) {
+			cid, _, err := linknet.ParseVsock(n.Host)
+			if err != nil {
+				return fmt.Errorf("n%d: %w", n.ID, err)
+			}
+			n.Addr = linknet.VsockHost(cid)
+			if self, err := linknet.LocalCID(); origin < 0 && err == nil && self == cid {
+				origin = i
+			}
+			continue
+		}
 		addr, err := lookupNode(ctx, n)
 		if err != nil {
 			return err
@@ -111,8 +123,14 @@ func lookupNode(ctx context.Context, n *Node) (netip.Addr, error) {
 	return addr, nil
 }
 
-// IsLocal reports whether addr belongs to this host.
+// IsLocal reports whether addr (an IP address or vsock:CID) belongs to
+// this host.
 func IsLocal(addr string) bool {
+	if linknet.IsVsock(addr) {
+		cid, _, err := linknet.ParseVsock(addr)
+		self, serr := linknet.LocalCID()
+		return err == nil && serr == nil && cid == self
+	}
 	a, err := netip.ParseAddr(addr)
 	if err != nil {
 		return false

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"time"
 
 	"github.com/lamgo/lam/shared/boot"
 	"github.com/lamgo/lam/shared/linkauth"
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/session"
 	"github.com/lamgo/lam/shared/wire"
 )
@@ -54,7 +54,7 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 	if err != nil {
 		return err
 	}
-	links, err := net.Listen("tcp", net.JoinHostPort(caller.LocalIP().String(), "0"))
+	links, err := linknet.Listen(caller.LocalHost())
 	if err != nil {
 		caller.Ack(err)
 		return fmt.Errorf("link listener: %w", err)
@@ -64,7 +64,7 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 	// ctx ends (a signal), tell the booter, which closes the connection and
 	// so ends the wait.
 	abandon := context.AfterFunc(ctx, func() { caller.Ack(fmt.Errorf("lamd n%d stopped: %w", cfg.Node, context.Cause(ctx))) })
-	u, err := caller.Hello(jctx, &wire.BootHello{Node: cfg.Node, Link: links.Addr().String(), CPUs: cfg.CPUs, PID: int32(os.Getpid()), Host: host})
+	u, err := caller.Hello(jctx, &wire.BootHello{Node: cfg.Node, Link: linknet.AddrString(links.Addr()), CPUs: cfg.CPUs, PID: int32(os.Getpid()), Host: host})
 	if !abandon() {
 		err = context.Cause(ctx) // the booter was told
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lamgo/lam/shared/boot"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -249,15 +250,11 @@ func (k *Kernel) dialLink(n wire.Node) error {
 			case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
 			}
 		}
-		ctx, cancel := context.WithTimeout(k.ctx, linkHandshakeTimeout)
-		d := tls.Dialer{Config: cfg}
-		nc, err := d.DialContext(ctx, "tcp", n.Link)
-		cancel()
+		tc, err := boot.DialTLS(k.ctx, n.Link, cfg, linkHandshakeTimeout)
 		if err != nil {
 			last = err
 			continue
 		}
-		tc := nc.(*tls.Conn)
 		_ = tc.SetDeadline(time.Now().Add(linkHandshakeTimeout))
 		c := wire.NewConn(tc)
 		if err := c.Write(0, 0, &wire.LinkHello{Version: wire.Version, Universe: k.cfg.Universe.ID, Node: k.cfg.Self}, linkHandshakeTimeout); err != nil {

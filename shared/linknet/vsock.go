@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/mdlayher/vsock"
 	"golang.org/x/sys/unix"
@@ -25,6 +26,15 @@ type listener struct {
 }
 
 func (l *listener) Addr() net.Addr { return l.addr }
+
+// SetDeadline bounds Accept, as a TCP listener's does.
+func (l *listener) SetDeadline(t time.Time) error {
+	d, ok := l.Listener.(interface{ SetDeadline(time.Time) error })
+	if !ok {
+		return fmt.Errorf("linknet: a %T has no deadline", l.Listener)
+	}
+	return d.SetDeadline(t)
+}
 
 func (l *listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()

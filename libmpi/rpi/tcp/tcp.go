@@ -22,6 +22,7 @@ import (
 
 	"github.com/lamgo/lam/libmpi/rpi"
 	"github.com/lamgo/lam/shared/buildinfo"
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/ssi"
 )
 
@@ -68,11 +69,16 @@ func (m Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	l, err := linknet.Listen(host) // TCP, or AF_VSOCK for a vsock:CID host
 	if err != nil {
 		return nil, fmt.Errorf("rpi tcp: listen: %w", err)
 	}
-	return &transport{job: job, l: l.(*net.TCPListener), short: int(short), sockbuf: sockbuf, counting: m.counting}, nil
+	dl, ok := l.(deadlineListener)
+	if !ok {
+		l.Close()
+		return nil, fmt.Errorf("rpi tcp: a %T listener has no deadline", l)
+	}
+	return &transport{job: job, l: dl, short: int(short), sockbuf: sockbuf, counting: m.counting}, nil
 }
 
 type transport struct {
@@ -80,12 +86,18 @@ type transport struct {
 	job      *rpi.Job
 	secret   []byte
 	peers    []rpi.Peer
-	l        *net.TCPListener
+	l        deadlineListener
 	short    int
 	sockbuf  int
 }
 
-func (t *transport) Addr() string { return t.l.Addr().String() }
+// deadlineListener is a TCP or vsock listener.
+type deadlineListener interface {
+	net.Listener
+	SetDeadline(time.Time) error
+}
+
+func (t *transport) Addr() string { return linknet.AddrString(t.l.Addr()) }
 func (t *transport) Short() int   { return t.short }
 func (t *transport) Close() error { return t.l.Close() }
 
@@ -159,13 +171,13 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 			}()
 			type result struct {
 				rank int
-				c    *net.TCPConn
+				c    net.Conn
 			}
 			done := make(chan result)
 			go func() {
 				defer close(acceptor)
 				for {
-					c, err := t.l.AcceptTCP()
+					c, err := t.l.Accept()
 					if err != nil {
 						return
 					}
@@ -246,12 +258,11 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 	return links, nil
 }
 
-func (t *transport) dial(ctx context.Context, p rpi.Peer) (*net.TCPConn, error) {
-	var d net.Dialer
+func (t *transport) dial(ctx context.Context, p rpi.Peer) (net.Conn, error) {
 	var c net.Conn
 	var err error
 	for attempt := 0; ; attempt++ {
-		c, err = d.DialContext(ctx, "tcp", p.Addr)
+		c, err = linknet.Dial(ctx, p.Addr)
 		if err == nil || ctx.Err() != nil || attempt > 50 {
 			break
 		}
@@ -260,7 +271,7 @@ func (t *transport) dial(ctx context.Context, p rpi.Peer) (*net.TCPConn, error) 
 	if err != nil {
 		return nil, err
 	}
-	tc := c.(*net.TCPConn)
+	tc := c
 	if dl, ok := ctx.Deadline(); ok {
 		tc.SetDeadline(dl)
 	}
@@ -291,7 +302,7 @@ func (t *transport) dial(ctx context.Context, p rpi.Peer) (*net.TCPConn, error) 
 
 // accept runs the acceptor's half of the handshake and returns the peer's
 // rank.
-func (t *transport) accept(c *net.TCPConn) (int, error) {
+func (t *transport) accept(c net.Conn) (int, error) {
 	nonce := make([]byte, nonceSize)
 	if _, err := rand.Read(nonce); err != nil {
 		return 0, err
@@ -319,14 +330,16 @@ func (t *transport) accept(c *net.TCPConn) (int, error) {
 
 // link turns an authenticated connection into a non-blocking link on its
 // own descriptor, outside Go's network poller.
-func (t *transport) link(c *net.TCPConn) (rpi.Link, error) {
+func (t *transport) link(c net.Conn) (rpi.Link, error) {
 	defer c.Close()
-	c.SetNoDelay(true)
-	if t.sockbuf > 0 {
-		c.SetReadBuffer(t.sockbuf)
-		c.SetWriteBuffer(t.sockbuf)
+	if tc, ok := c.(*net.TCPConn); ok { // vsock has no Nagle and sizes its own buffers
+		tc.SetNoDelay(true)
+		if t.sockbuf > 0 {
+			tc.SetReadBuffer(t.sockbuf)
+			tc.SetWriteBuffer(t.sockbuf)
+		}
 	}
-	f, err := c.File()
+	f, err := linknet.File(c)
 	if err != nil {
 		return nil, fmt.Errorf("rpi tcp: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/lamgo/lam/shared/bhost"
 	"github.com/lamgo/lam/shared/boot"
 	"github.com/lamgo/lam/shared/buildinfo"
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/ssi"
 )
 
@@ -147,12 +148,27 @@ func (m *Module) Launch(ctx context.Context, n *boot.Node, argv []string, stdin 
 }
 
 func (m *Module) agentCmd(ctx context.Context, n *boot.Node, agent []string, remote string) *exec.Cmd {
-	args := append(append([]string(nil), agent[1:]...), n.Host)
+	args := append(append([]string(nil), agent[1:]...), agentHost(agent, n.Host)...)
 	if n.User != "" {
 		args = append(args, "-l", n.User)
 	}
 	args = append(args, remote)
 	return exec.CommandContext(ctx, agent[0], args...)
+}
+
+// agentHost is how the agent is told the host. ssh reaches a vsock guest
+// (vsock:CID[:port], port 22 when absent) through socat as its proxy, under
+// the name vsock-CID (the name its known_hosts and ssh_config see); any
+// other agent is given the host as written.
+func agentHost(agent []string, host string) []string {
+	cid, port, err := linknet.ParseVsock(host)
+	if err != nil || path.Base(agent[0]) != "ssh" {
+		return []string{host}
+	}
+	if port == 0 {
+		port = 22
+	}
+	return []string{"-o", fmt.Sprintf("ProxyCommand=socat - VSOCK-CONNECT:%d:%d", cid, port), fmt.Sprintf("vsock-%d", cid)}
 }
 
 // remoteShell asks the host which login shell it runs.

@@ -170,3 +170,22 @@ func TestNodes(t *testing.T) {
 		t.Errorf("lamgrow host: %+v %v", nodes, err)
 	}
 }
+
+func TestAgentHost(t *testing.T) {
+	tests := []struct {
+		agent []string
+		host  string
+		want  string
+	}{
+		{[]string{"ssh", "-x"}, "node1", "node1"},
+		{[]string{"ssh", "-x"}, "vsock:5", "-o ProxyCommand=socat - VSOCK-CONNECT:5:22 vsock-5"},
+		{[]string{"/usr/bin/ssh"}, "vsock:7:2222", "-o ProxyCommand=socat - VSOCK-CONNECT:7:2222 vsock-7"},
+		{[]string{"rsh"}, "vsock:5", "vsock:5"},
+		{[]string{"ssh"}, "10.0.0.1", "10.0.0.1"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(agentHost(tt.agent, tt.host), " "); got != tt.want {
+			t.Errorf("agentHost(%q, %q) = %q, want %q", tt.agent, tt.host, got, tt.want)
+		}
+	}
+}
