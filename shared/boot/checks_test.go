@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/shared/bhost"
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -73,5 +74,24 @@ func TestNodeTableSize(t *testing.T) {
 	bad[1].CPUs = wire.MaxCPUs + 1
 	if err := checkNodes(bad); err == nil || !strings.Contains(err.Error(), "cpu count") {
 		t.Errorf("cpu count %d: %v", bad[1].CPUs, err)
+	}
+}
+
+func TestResolveVsock(t *testing.T) {
+	t.Setenv(linknet.EnvFake, t.TempDir())
+	t.Setenv(linknet.EnvFakeCID, "6")
+	nodes := []Node{{ID: 0, Host: "vsock:5"}, {ID: 1, Host: "vsock:6:2222"}}
+	if err := Resolve(t.Context(), nodes, false); err != nil {
+		t.Fatal(err)
+	}
+	if nodes[0].Addr != "vsock:5" || nodes[1].Addr != "vsock:6" || nodes[0].Origin || !nodes[1].Origin {
+		t.Errorf("resolved %+v", nodes)
+	}
+	n := Node{ID: 3, Host: "vsock:1"}
+	if err := ResolveHost(t.Context(), &n); err == nil || !strings.Contains(err.Error(), "n3: invalid vsock address") {
+		t.Errorf("ResolveHost(vsock:1) = %v", err)
+	}
+	if err := Resolve(t.Context(), []Node{{Host: "vsock:7"}}, false); !errors.Is(err, ErrNoOrigin) {
+		t.Errorf("a schema of other guests only: %v", err)
 	}
 }

@@ -31,12 +31,10 @@ func Resolve(ctx context.Context, nodes []Node, names bool) error {
 	for i := range nodes {
 		n := &nodes[i]
 		if linknet.IsVsock(n.Host) {
-			cid, _, err := linknet.ParseVsock(n.Host)
-			if err != nil {
-				return fmt.Errorf("n%d: %w", n.ID, err)
+			if err := resolveVsock(n); err != nil {
+				return err
 			}
-			n.Addr = linknet.VsockHost(cid)
-			if self, err := linknet.LocalCID(); origin < 0 && err == nil && self == cid {
+			if origin < 0 && IsLocal(n.Addr) {
 				origin = i
 			}
 			continue
@@ -102,6 +100,9 @@ func localAddrs() (map[netip.Addr]bool, error) {
 
 // ResolveHost fills in one node's address (lamgrow's new host).
 func ResolveHost(ctx context.Context, n *Node) error {
+	if linknet.IsVsock(n.Host) {
+		return resolveVsock(n)
+	}
 	addr, err := lookupNode(ctx, n)
 	if err != nil {
 		return err
@@ -137,4 +138,15 @@ func IsLocal(addr string) bool {
 	}
 	local, err := localAddrs()
 	return err == nil && (a.IsLoopback() || local[a.Unmap()])
+}
+
+// resolveVsock sets the address of a node named vsock:CID[:port]:
+// vsock:CID (the port is the remote shell's, not the node's).
+func resolveVsock(n *Node) error {
+	cid, _, err := linknet.ParseVsock(n.Host)
+	if err != nil {
+		return fmt.Errorf("n%d: %w", n.ID, err)
+	}
+	n.Addr = linknet.VsockHost(cid)
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/lamgo/lam/shared/kernel"
 	"github.com/lamgo/lam/shared/lamclient"
 	"github.com/lamgo/lam/shared/linkauth"
+	"github.com/lamgo/lam/shared/linknet"
 	"github.com/lamgo/lam/shared/session"
 	"github.com/lamgo/lam/shared/wire"
 )
@@ -22,11 +23,18 @@ import (
 // directories, and the channel each Join's result arrives on.
 func joining(t *testing.T, ctx context.Context, n int) (*boot.Server, linkauth.Secret, []session.Dir, []chan error) {
 	t.Helper()
+	return joiningAt(t, ctx, n, "127.0.0.1:0")
+}
+
+// joiningAt is joining with the rendezvous on listen (host:port or
+// vsock:CID).
+func joiningAt(t *testing.T, ctx context.Context, n int, listen string) (*boot.Server, linkauth.Secret, []session.Dir, []chan error) {
+	t.Helper()
 	secret, err := linkauth.NewSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := boot.Listen("127.0.0.1:0", secret)
+	srv, err := boot.Listen(listen, secret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +52,7 @@ func joining(t *testing.T, ctx context.Context, n int) (*boot.Server, linkauth.S
 		errs = append(errs, errc)
 		go func() {
 			errc <- kernel.Join(ctx, kernel.JoinConfig{
-				Booter: srv.Addr().String(), Secret: secret, Session: dir,
+				Booter: linknet.AddrString(srv.Addr()), Secret: secret, Session: dir,
 				Node: int32(i), CPUs: int32(i + 1), Timeout: 10 * time.Second,
 			})
 		}()
@@ -66,8 +74,19 @@ func joined(t *testing.T, errc chan error) error {
 // Lamds join through the boot rendezvous: each calls back with its link
 // address and CPU count, gets the node table, links to the others and
 // acknowledges; then they serve until halted.
-func TestJoin(t *testing.T) {
-	srv, secret, dirs, errs := joining(t, ctx(t), 2)
+func TestJoin(t *testing.T) { testJoin(t, "127.0.0.1:0", "127.0.0.1") }
+
+// The same over AF_VSOCK: the rendezvous, the link listeners and the links
+// between the lamds (linknet's Unix-socket fake: this machine has no vsock
+// loopback).
+func TestJoinVsock(t *testing.T) {
+	t.Setenv(linknet.EnvFake, t.TempDir())
+	t.Setenv(linknet.EnvFakeCID, "5")
+	testJoin(t, "vsock:5", "vsock:5")
+}
+
+func testJoin(t *testing.T, listen, host string) {
+	srv, secret, dirs, errs := joiningAt(t, ctx(t), 2, listen)
 	var cbs []*boot.Callback
 	u := &wire.Universe{ID: secret.ID()}
 	for range 2 {
@@ -76,10 +95,10 @@ func TestJoin(t *testing.T) {
 			t.Fatal(err)
 		}
 		cbs = append(cbs, cb)
-		u.Nodes = append(u.Nodes, wire.Node{ID: cb.Hello.Node, Host: cb.Hello.Host, Addr: "127.0.0.1", Link: cb.Hello.Link, CPUs: cb.Hello.CPUs})
+		u.Nodes = append(u.Nodes, wire.Node{ID: cb.Hello.Node, Host: cb.Hello.Host, Addr: host, Link: cb.Hello.Link, CPUs: cb.Hello.CPUs})
 	}
 	for _, n := range u.Nodes {
-		if n.CPUs != n.ID+1 || !strings.HasPrefix(n.Link, "127.0.0.1:") {
+		if n.CPUs != n.ID+1 || !strings.HasPrefix(n.Link, host+":") {
 			t.Errorf("hello %+v", n)
 		}
 	}
