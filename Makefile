@@ -22,6 +22,8 @@ TOOLS := lamboot lamd hboot lamhalt lamnodes tping lamwipe recon lamclean tkill 
          crcheckpoint crrestart mpicc
 # The wrapper compiler's other names (symbolic links to mpicc).
 WRAPPERS := hcc mpiCC mpic++ hcp mpif77 hf77
+# LAM's names of the checkpoint tools (symbolic links).
+CRLINKS := lamcheckpoint:crcheckpoint lamrestart:crrestart
 LIBS  := shared libmpi
 EXAMPLES := hello ring pi
 BENCHES := pingpong coll
@@ -44,6 +46,7 @@ build:
 	@mkdir -p bin
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ $(TOOLS:%=./%) $(EXAMPLES:%=./examples/%) $(BENCHES:%=./bench/%)
 	@for w in $(WRAPPERS); do ln -sfn mpicc bin/$$w; done
+	@for l in $(CRLINKS); do ln -sfn $${l#*:} bin/$${l%%:*}; done
 	$(MAKE) --no-print-directory capi
 
 # The C interface: lib/libmpi.so and include/mpi.h (libmpi/capi).
@@ -70,6 +73,7 @@ install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
 	install -m 0755 $(TOOLS:%=bin/%) $(DESTDIR)$(PREFIX)/bin/
 	for w in $(WRAPPERS); do ln -sfn mpicc $(DESTDIR)$(PREFIX)/bin/$$w; done
+	for l in $(CRLINKS); do ln -sfn $${l#*:} $(DESTDIR)$(PREFIX)/bin/$${l%%:*}; done
 	install -m 0644 etc/lam-bhost.def etc/lam-conf.lamd $(DESTDIR)$(SYSCONFDIR)/
 	install -m 0644 docs/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/man/man5/*.5 $(DESTDIR)$(MANDIR)/man5/
@@ -132,7 +136,7 @@ check-deps:
 
 # Every tool binary answers -h with its framed usage (exit 0; 226 for lamd
 # and laminfo, as LAM). A tool that has not landed must say so and fail.
-STUBS := crcheckpoint crrestart
+STUBS := crrestart
 check-tools: build
 	@set -e; for t in $(TOOLS); do \
 		want=0; case $$t in lamd|laminfo) want=226;; esac; \

@@ -127,6 +127,7 @@ func LaunchExit(env *Env, err error) error {
 		ie *launch.InterruptedError
 		ni *launch.NoInitError
 		nf *launch.NoFinalizeError
+		nc *launch.NoCRError
 	)
 	switch {
 	case err == nil:
@@ -163,6 +164,9 @@ func LaunchExit(env *Env, err error) error {
 		return ExitQuiet(launch.ExitNoInit)
 	case errors.As(err, &nf):
 		msg.Show(env.Stderr, "mpirun", "no-finalize", fmt.Sprint(nf.PID), nf.NodeName(), "0")
+		return ExitQuiet(1)
+	case errors.As(err, &nc):
+		msg.Show(env.Stderr, "mpirun", "no-cr-support", fmt.Sprint(nc.Rank), fmt.Sprintf("n%d", nc.Node), nc.Why)
 		return ExitQuiet(1)
 	case errors.As(err, &ae):
 		return Exit(ae.ExitCode(), err)

@@ -1,9 +1,11 @@
 package lamcli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/lamgo/lam/shared/appschema"
@@ -21,6 +23,7 @@ var mpirunLong = map[string]int{
 	"ssi": 2, "nx": 0, "O": 0, "sa": 0, "sf": 0, "p": 1, "tag-output": 0,
 	"t": 0, "ton": 0, "toff": 0, "l": 0, "b": 0, "ger": 0, "nger": 0, "sigs": 0, "nsigs": 0,
 	"lamd": 0, "c2c": 0, "vv": 0, "tv": 0, "rmschema": 0, "client": 2, "server": 1,
+	"cr-period": 1,
 }
 
 // MPIRunSyntax is mpirun's command line.
@@ -48,6 +51,7 @@ type MPIRunOptions struct {
 	TraceOff      bool   `name:"toff" xor:"trace" help:"Trace, message recording initially off."`
 	VeryVerbose   bool   `name:"vv" help:"Very verbose: -v, and a line as each rank finalizes."`
 	RmSchema      bool   `name:"rmschema" help:"Remove the app schema file once it is read."`
+	CRPeriod      string `name:"cr-period" help:"Take a checkpoint every so often (seconds, or a Go duration); as the SSI parameter cr_base_period."`
 	LAMD          bool   `name:"lamd" xor:"rpi" help:"Deprecated: -ssi rpi lamd."`
 	C2C           bool   `name:"c2c" xor:"rpi" help:"Deprecated: -ssi rpi tcp."`
 	LineBuffered  bool   `short:"l" help:"No effect: output is forwarded line by line."`
@@ -134,9 +138,13 @@ func (o *MPIRunOptions) runner(env *Env) func(context.Context, *lamclient.Client
 		if err != nil {
 			return err
 		}
+		cr, err := o.crOptions(env)
+		if err != nil {
+			return err
+		}
 		err = launch.RunMPI(ctx, cl, lo, launch.MPIOptions{
 			StatusAll: o.StatusAll, StatusFail: o.StatusFail, StatusPrefix: o.StatusPrefix,
-			TagOutput: o.TagOutput, VeryVerbose: o.VeryVerbose, MaxClients: maxClients,
+			TagOutput: o.TagOutput, VeryVerbose: o.VeryVerbose, MaxClients: maxClients, CR: cr,
 		})
 		var xe *launch.ExitError
 		if (o.StatusAll || o.StatusFail) && errors.As(err, &xe) {
@@ -145,6 +153,36 @@ func (o *MPIRunOptions) runner(env *Env) func(context.Context, *lamclient.Client
 		}
 		return err
 	}
+}
+
+// crOptions are the job's checkpoint settings: the SSI parameters, with
+// -cr-period over cr_base_period; -v reports each checkpoint taken.
+func (o *MPIRunOptions) crOptions(env *Env) (launch.CROptions, error) {
+	cr, err := launch.CRSettings(env.SSI, env.Getenv("HOME"))
+	if err != nil {
+		return cr, Usagef("%v", err)
+	}
+	if o.CRPeriod != "" {
+		if cr.Period, err = ssi.ParseDuration(o.CRPeriod); err != nil || cr.Period < 0 {
+			return cr, Usagef("-cr-period %q: give seconds or a Go duration (500ms, 2m)", o.CRPeriod)
+		}
+	}
+	cr.Log = env.Stderr
+	if !o.Verbose && !o.VeryVerbose {
+		cr.Log = periodicOnly{env.Stderr}
+	}
+	return cr, nil
+}
+
+// periodicOnly passes on the log's warnings (a periodic checkpoint that
+// failed) and drops its reports of checkpoints taken, which -v shows.
+type periodicOnly struct{ w io.Writer }
+
+func (p periodicOnly) Write(b []byte) (int, error) {
+	if bytes.HasPrefix(b, []byte("mpirun: warning: ")) {
+		return p.w.Write(b)
+	}
+	return len(b), nil
 }
 
 // removeSchemaFile removes an app schema read with -rmschema; failing to

@@ -98,6 +98,7 @@ type Job struct {
 // Proc is one process of a job.
 type Proc struct {
 	Rank    int
+	App     int // its line in Options.Lines
 	Node    int32
 	PID     int32
 	Program string
@@ -209,7 +210,7 @@ func run(ctx context.Context, cl *lamclient.Client, o Options, cfg hooks) error 
 			}
 			return se
 		}
-		proc := &Proc{Rank: pr.Rank, Node: p.Node, PID: p.PID, Program: l.Program, Addr: nodeAddr(table, p.Node), p: p}
+		proc := &Proc{Rank: pr.Rank, App: lineOf(lines, l), Node: p.Node, PID: p.PID, Program: l.Program, Addr: nodeAddr(table, p.Node), p: p}
 		started = append(started, proc)
 		if o.Verbose {
 			fmt.Fprintf(o.Stdout, "%d %s running on %s\n", p.PID, l.Program, nodespec.Format(pr.Node, nodes))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,8 @@ type MPIOptions struct {
 	// its node's lamd, so a job with more ranks on a node is refused
 	// before it starts instead of failing in MPI_Init.
 	MaxClients int
+	// CR are the job's checkpoint settings (see CRSettings).
+	CR CROptions
 }
 
 // LAMEnviron returns the LAM_MPI_* variables of environ that mpirun passes
@@ -57,14 +60,20 @@ func RunMPI(ctx context.Context, cl *lamclient.Client, o Options, m MPIOptions) 
 	if m.VeryVerbose {
 		w.verbose = o.Stdout
 	}
+	w.cr = &crState{opts: m.CR, lines: o, noCR: map[int]string{}, stopped: map[int]bool{}}
 	np := 0
 	h := hooks{
-		Count: func(n int, self int32) { np, w.id.Node = n, self },
+		Count: func(n int, self int32) {
+			np, w.id.Node = n, self
+			if m.CR.Dir != "" {
+				w.cr.jobDir = filepath.Join(m.CR.Dir, jobDirName(self, os.Getpid(), time.Now()))
+			}
+		},
 		EnvFor: func(rank, app int) []string {
 			return []string{jobwire.EnvRank + "=" + fmt.Sprint(rank), jobwire.EnvWorld + "=" + fmt.Sprint(np), jobwire.EnvJob + "=" + w.id.String(),
 				jobwire.EnvAppNum + "=" + fmt.Sprint(app)}
 		},
-		Started:  w.run,
+		Started:  w.start,
 		Exited:   w.exited,
 		Failed:   w.failed,
 		Describe: func(p *Proc) string { return fmt.Sprintf("rank %d (pid %d) on n%d", p.Rank, p.PID, p.Node) },
@@ -104,13 +113,16 @@ type wireup struct {
 	inited    map[int]bool
 	finalized map[int]bool
 	aborted   map[int]*AbortError // the report of a rank that called MPI_Abort
+	tableSent bool                // every rank called MPI_Init and has the table
+	cr        *crState
 
 	verbose io.Writer // -vv: LAM's progress lines go here (nil: none)
 }
 
 func newWireup(id jobwire.JobID, secret []byte) *wireup {
 	return &wireup{id: id, secret: secret, changed: make(chan struct{}),
-		inited: map[int]bool{}, finalized: map[int]bool{}, aborted: map[int]*AbortError{}}
+		inited: map[int]bool{}, finalized: map[int]bool{}, aborted: map[int]*AbortError{},
+		cr: &crState{noCR: map[int]string{}, stopped: map[int]bool{}}}
 }
 
 // record applies a report and wakes those waiting for one.
@@ -144,6 +156,23 @@ func (w *wireup) await(ctx context.Context, d time.Duration, cond func() bool) b
 	}
 }
 
+// start runs the wire-up (run) and, beside it, the checkpoint
+// coordinator (serveCR) until the wire-up is over: every rank finalized,
+// or a checkpoint with Stop ended the job.
+func (w *wireup) start(ctx context.Context, j *Job) error {
+	runCtx, endRun := context.WithCancel(ctx)
+	defer endRun()
+	crCtx, endCR := context.WithCancel(ctx)
+	crErr := make(chan error, 1)
+	go func() { crErr <- w.serveCR(crCtx, j, endRun) }()
+	err := w.run(runCtx, j)
+	endCR()
+	if cerr := <-crErr; err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // run collects every rank's Init, sends every rank the table, then
 // follows the ranks' Finalize and Abort messages.
 func (w *wireup) run(ctx context.Context, j *Job) error {
@@ -167,8 +196,21 @@ func (w *wireup) run(ctx context.Context, j *Job) error {
 			rpiName = in.RPI
 		}
 		procs[in.Rank] = jobwire.Proc{Node: in.Node, PID: in.PID, Addr: in.Addr}
-		w.record(func() { w.inited[int(in.Rank)] = true })
+		w.record(func() {
+			w.inited[int(in.Rank)] = true
+			w.cr.noCR[int(in.Rank)] = in.NoCR
+		})
 	}
+	if w.cr.opts.Requested {
+		for r, p := range procs {
+			if why := w.cr.noCR[r]; why != "" {
+				return &NoCRError{Rank: r, Node: p.Node, Why: why}
+			}
+		}
+	}
+	// From here on a checkpoint may be asked: its requests reach each
+	// rank after the table.
+	w.record(func() { w.tableSent, w.cr.rpi = true, rpiName })
 	table := (&jobwire.Table{RPI: rpiName, Secret: w.secret, Procs: procs}).Encode()
 	for _, p := range procs {
 		if err := cl.Send(ctx, p.Node, jobwire.RankEvent(int(p.PID)), jobwire.TypeTable, table); err != nil {
@@ -233,10 +275,11 @@ func (w *wireup) failed(ctx context.Context, p *Proc) error {
 	return nil
 }
 
-// exited checks a rank that exited with status 0: its Finalize may still
-// be on its way through the lamd.
+// exited checks a rank that exited with status 0: its Finalize (or its
+// answer to a checkpoint with Stop, after which it exits without
+// finalizing) may still be on its way through the lamd.
 func (w *wireup) exited(ctx context.Context, p *Proc) error {
-	if w.await(ctx, finalizeGrace, func() bool { return w.finalized[p.Rank] }) {
+	if w.await(ctx, finalizeGrace, func() bool { return w.finalized[p.Rank] || w.cr.stopped[p.Rank] }) {
 		return nil
 	}
 	if ctx.Err() != nil {

@@ -1,0 +1,264 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/shared/crset"
+)
+
+var (
+	crToolsOnce sync.Once
+	crToolsErr  error
+)
+
+// buildCRTools builds crcheckpoint (and its lamcheckpoint link),
+// crrestart (and lamrestart) and the stand-in rank crrank into the test
+// prefix (the shared build list predates them).
+func buildCRTools(t *testing.T) {
+	t.Helper()
+	crToolsOnce.Do(func() {
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		cmd := exec.Command("go", "build", "-o", filepath.Join(prefix, "bin")+"/", "./crcheckpoint", "./crrestart", "./shared/integration/testdata/crrank")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			crToolsErr = &buildError{err: err, out: string(out)}
+			return
+		}
+		for link, target := range map[string]string{"lamcheckpoint": "crcheckpoint", "lamrestart": "crrestart"} {
+			os.Remove(bin(link))
+			if err := os.Symlink(target, bin(link)); err != nil {
+				crToolsErr = err
+				return
+			}
+		}
+	})
+	if crToolsErr != nil {
+		t.Fatal(crToolsErr)
+	}
+}
+
+// crJob is an mpirun running in the background, its output read line by
+// line.
+type crJob struct {
+	cmd    *exec.Cmd
+	lines  chan string
+	stderr strings.Builder
+	out    strings.Builder
+	done   chan struct{}
+	code   int
+}
+
+// startCRJob starts mpirun with args and waits until want ranks print
+// "running".
+func startCRJob(t *testing.T, ctx context.Context, l *local, ranks int, args ...string) *crJob {
+	t.Helper()
+	j := &crJob{lines: make(chan string, 100), done: make(chan struct{})}
+	j.cmd = exec.CommandContext(ctx, bin("mpirun"), args...)
+	j.cmd.Env, j.cmd.Dir = l.env, l.prefix
+	j.cmd.Stderr = &j.stderr
+	j.cmd.WaitDelay = 5 * time.Second
+	out, err := j.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			j.out.WriteString(sc.Text() + "\n")
+			select {
+			case j.lines <- sc.Text():
+			default:
+			}
+		}
+		err := j.cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); ok {
+			j.code = ee.ExitCode()
+		} else if err != nil {
+			j.code = -1
+		}
+		close(j.done)
+	}()
+	t.Cleanup(func() {
+		j.cmd.Process.Kill()
+		<-j.done
+	})
+	for running := 0; running < ranks; {
+		select {
+		case s := <-j.lines:
+			if strings.HasSuffix(s, " running") {
+				running++
+			}
+		case <-j.done:
+			t.Fatalf("mpirun ended before its ranks ran: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+		case <-ctx.Done():
+			t.Fatal("the ranks did not start")
+		}
+	}
+	return j
+}
+
+// wait waits for mpirun to end.
+func (j *crJob) wait(t *testing.T, ctx context.Context) {
+	t.Helper()
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		t.Fatal("mpirun did not end")
+	}
+}
+
+// noPartial fails if a partial set is left under base.
+func noPartial(t *testing.T, base string) {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(base, "*", ".partial-*"))
+	if len(matches) > 0 {
+		t.Errorf("partial sets left: %v", matches)
+	}
+}
+
+// TestCRCheckpointSets takes checkpoints of a running job of stand-in
+// ranks: numbered complete sets with every rank's file and the job's
+// description, LAM's lamcheckpoint form, retention, then a checkpoint
+// with -stop that ends the job with status 0.
+func TestCRCheckpointSets(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	base := t.TempDir()
+	j := startCRJob(t, ctx, l, 3, "-ssi", "cr_base_dir", base, "-ssi", "cr_base_keep", "2", "-np", "3", bin("crrank"), "ok", "60")
+	pid := strconv.Itoa(j.cmd.Process.Pid)
+	var dirs []string
+	for i, args := range [][]string{{"crcheckpoint", pid}, {"lamcheckpoint", "-ssi", "cr", "self", "-pid", pid}, {"crcheckpoint", "0:" + pid}} {
+		r := l.run(ctx, args[0], args[1:]...)
+		if r.code != 0 {
+			t.Fatalf("%s: %v", strings.Join(args, " "), r)
+		}
+		dir := strings.TrimSpace(r.stdout)
+		if want := crset.Name(i + 1); filepath.Base(dir) != want || !strings.HasPrefix(dir, base+"/n0-"+pid+"-") {
+			t.Errorf("%s printed %q, want <base>/n0-%s-<time>/%s", args[0], dir, pid, want)
+		}
+		d, err := crset.Load(dir)
+		if err != nil {
+			t.Fatalf("set %d: %v", i+1, err)
+		}
+		if d.World != 3 || d.Seq != i+1 || len(d.Apps) != 1 || d.Apps[0].Program != bin("crrank") || strings.Join(d.Apps[0].Args, " ") != "ok 60" || d.RPI != "fake 1.0" {
+			t.Errorf("set %d description: %+v", i+1, d)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "rank-2.ckpt"))
+		if string(b) != fmt.Sprintf("rank 2 checkpoint %d\n", i+1) {
+			t.Errorf("set %d rank 2's file: %q", i+1, b)
+		}
+		dirs = append(dirs, dir)
+	}
+	if st, err := os.Stat(filepath.Dir(dirs[0])); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("job directory mode: %v %v", st, err)
+	}
+	// cr_base_keep 2: the first set is gone.
+	sets, _ := crset.List(filepath.Dir(dirs[0]))
+	if len(sets) != 2 || sets[0].Seq != 2 || sets[1].Seq != 3 {
+		t.Errorf("sets kept: %+v", sets)
+	}
+	r := l.run(ctx, "crcheckpoint", "-stop", "-pid", pid)
+	if r.code != 0 || filepath.Base(strings.TrimSpace(r.stdout)) != crset.Name(4) {
+		t.Fatalf("crcheckpoint -stop: %v", r)
+	}
+	j.wait(t, ctx)
+	if j.code != 0 || strings.Count(j.out.String(), " stopped\n") != 3 {
+		t.Errorf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	noPartial(t, base)
+}
+
+// TestCRCheckpointRefused: a rank that refuses, a rank that never
+// answers (bounded), a job that cannot be checkpointed, no such mpirun;
+// no partial set is left and the job goes on.
+func TestCRCheckpointRefused(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	base := t.TempDir()
+	t.Run("err", func(t *testing.T) {
+		j := startCRJob(t, ctx, l, 2, "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "err", "3")
+		r := l.run(ctx, "crcheckpoint", strconv.Itoa(j.cmd.Process.Pid))
+		if r.code != 1 || !strings.Contains(r.stderr, "rank 1 (n0) refused the checkpoint: the fake rank refuses") {
+			t.Errorf("crcheckpoint: %v", r)
+		}
+		j.wait(t, ctx)
+		if j.code != 0 {
+			t.Errorf("mpirun after a refused checkpoint: exit %d\n%s", j.code, j.stderr.String())
+		}
+	})
+	t.Run("silent", func(t *testing.T) {
+		j := startCRJob(t, ctx, l, 2, "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "silent", "20")
+		start := time.Now()
+		r := l.run(ctx, "crcheckpoint", "-timeout", "1.5", strconv.Itoa(j.cmd.Process.Pid))
+		if r.code != 1 || !strings.Contains(r.stderr, "rank 1 did not answer in time") {
+			t.Errorf("crcheckpoint: %v", r)
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("crcheckpoint -timeout 1.5 took %v", d)
+		}
+		j.cmd.Process.Kill()
+	})
+	t.Run("nocr", func(t *testing.T) {
+		j := startCRJob(t, ctx, l, 2, "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "nocr", "3")
+		r := l.run(ctx, "crcheckpoint", strconv.Itoa(j.cmd.Process.Pid))
+		if r.code != 1 || !strings.Contains(r.stderr, "rank 1 cannot be checkpointed: rpi fake cannot be drained") {
+			t.Errorf("crcheckpoint: %v", r)
+		}
+		j.wait(t, ctx)
+		if j.code != 0 {
+			t.Errorf("mpirun: exit %d\n%s", j.code, j.stderr.String())
+		}
+		// Asked for a cr module, mpirun refuses the job at start.
+		r = l.run(ctx, "mpirun", "-ssi", "cr", "self", "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "nocr", "3")
+		if r.code != 1 || !strings.Contains(r.stderr, "rank 1 (on n0) cannot be checkpointed") || !strings.Contains(r.stderr, "rpi fake cannot be drained") {
+			t.Errorf("mpirun -ssi cr self: %v", r)
+		}
+	})
+	t.Run("nompirun", func(t *testing.T) {
+		if r := l.run(ctx, "crcheckpoint", "-pid", "999999999"); r.code != 2 && r.code != 3 && r.code != 226 {
+			t.Errorf("crcheckpoint of no process: %v", r)
+		}
+		if r := l.run(ctx, "lamcheckpoint", "-ssi", "cr", "blcr", "-pid", "1"); r.code != 1 || !strings.Contains(r.stderr, `cr module "blcr" is not available`) {
+			t.Errorf("lamcheckpoint -ssi cr blcr: %v", r)
+		}
+	})
+	noPartial(t, base)
+	if sets, _ := filepath.Glob(filepath.Join(base, "*", "ckpt-*")); len(sets) != 0 {
+		t.Errorf("sets written by refused checkpoints: %v", sets)
+	}
+}
+
+// TestCRPeriodic: mpirun -cr-period takes checkpoints by itself.
+func TestCRPeriodic(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	base := t.TempDir()
+	r := l.run(ctx, "mpirun", "-v", "-cr-period", "0.4", "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "ok", "2")
+	if r.code != 0 || !strings.Contains(r.stderr, "mpirun: checkpoint 1 written to "+base) {
+		t.Fatalf("mpirun -cr-period: %v", r)
+	}
+	sets, _ := filepath.Glob(filepath.Join(base, "*", "ckpt-*"))
+	if len(sets) < 2 {
+		t.Errorf("%d sets in 2 s at one per 0.4 s: %v", len(sets), sets)
+	}
+	for _, s := range sets {
+		if _, err := crset.Load(s); err != nil {
+			t.Error(err)
+		}
+	}
+}
