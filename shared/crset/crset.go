@@ -137,9 +137,6 @@ func Decode(b []byte) (*Desc, error) {
 	if err := dec.Decode(&d); err != nil {
 		return nil, fmt.Errorf("job description: %w", err)
 	}
-	if dec.More() {
-		return nil, errors.New("job description: data after the end")
-	}
 	if err := d.Check(); err != nil {
 		return nil, err
 	}
