@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -260,5 +261,81 @@ func TestCRPeriodic(t *testing.T) {
 		if _, err := crset.Load(s); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestCRRestart restarts a job of stand-in ranks (two programs, by an
+// app schema) from its set: every rank finds its own file through
+// LAMCRRESTART and keeps its program and arguments, and the job runs to
+// its end as under mpirun; a job's directory means its newest set; LAM's
+// lamrestart forms; sets that cannot be restarted are refused.
+func TestCRRestart(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	base := t.TempDir()
+	schema := filepath.Join(t.TempDir(), "app")
+	os.WriteFile(schema, []byte(fmt.Sprintf("-np 2 -x CRTEST=ab %[1]s ok 30\n-np 1 %[1]s ok 31\n", bin("crrank"))), 0o644)
+	j := startCRJob(t, ctx, l, 3, "-ssi", "cr_base_dir", base, "-ssi", "rpi", "tcp", schema)
+	pid := strconv.Itoa(j.cmd.Process.Pid)
+	first := l.run(ctx, "crcheckpoint", pid)
+	last := l.run(ctx, "crcheckpoint", "-stop", pid)
+	if first.code != 0 || last.code != 0 {
+		t.Fatalf("crcheckpoint: %v\n%v", first, last)
+	}
+	j.wait(t, ctx)
+	set := strings.TrimSpace(last.stdout)
+	d, err := crset.Load(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Apps) != 2 || d.Apps[0].NP != 2 || d.Apps[1].NP != 1 || strings.Join(d.Apps[1].Args, " ") != "ok 31" ||
+		!slices.Contains(d.Apps[0].Export, "CRTEST=ab") || !slices.Contains(d.SSI, "rpi=tcp") {
+		t.Errorf("description: %+v", d)
+	}
+	for _, c := range []struct{ tool, arg string }{{"crrestart", set}, {"crrestart", filepath.Dir(set)}, {"lamrestart", set}} {
+		r := l.run(ctx, c.tool, "-sa", c.arg)
+		if r.code != 0 {
+			t.Fatalf("%s %s: %v", c.tool, c.arg, r)
+		}
+		for rank := range 3 {
+			if want := fmt.Sprintf("rank %d restored: rank %d checkpoint 2\n", rank, rank); !strings.Contains(r.stdout, want) {
+				t.Errorf("%s %s: no %q in\n%s", c.tool, c.arg, want, r.stdout)
+			}
+		}
+		if strings.Count(r.stdout, " done\n") != 3 || strings.Count(r.stdout, "mpirun: n0 ") != 3 {
+			t.Errorf("%s: the restarted job did not run to its end:\n%s", c.tool, r.stdout)
+		}
+	}
+	// Refusals.
+	partial, err := crset.Begin(filepath.Dir(set), 99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(filepath.Dir(set), "ckpt-100")
+	os.CopyFS(other, os.DirFS(set))
+	b, _ := os.ReadFile(filepath.Join(other, "job.json"))
+	os.WriteFile(filepath.Join(other, "job.json"), []byte(strings.Replace(string(b), `"format": 1`, `"format": 2`, 1)), 0o600)
+	lost := filepath.Join(filepath.Dir(set), "ckpt-101")
+	os.CopyFS(lost, os.DirFS(set))
+	os.Remove(filepath.Join(lost, "rank-2.ckpt"))
+	for _, c := range []struct{ dir, want string }{
+		{partial.Dir, "incomplete checkpoint set"},
+		{other, "format version 2"},
+		{lost, "the files of rank 2 (rank-2.ckpt) are missing"},
+		{filepath.Dir(set), "ckpt-101"}, // the newest set is the one refused
+		{filepath.Join(base, "nope"), "no such file or directory"},
+	} {
+		r := l.run(ctx, "crrestart", c.dir)
+		if r.code != 1 || !strings.Contains(r.stderr, "crrestart: cannot restart: ") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("crrestart %s: %v", c.dir, r)
+		}
+	}
+	if r := l.run(ctx, "crrestart"); r.code != 226 {
+		t.Errorf("crrestart without a set: %v", r)
+	}
+	// LAM's self restart: mpirun runs cr_restart_args again.
+	r := l.run(ctx, "lamrestart", "-ssi", "cr", "self", "-ssi", "cr_restart_args", "-np 2 '"+bin("crrank")+"' ok 0.2")
+	if r.code != 0 || strings.Count(r.stdout, " done\n") != 2 {
+		t.Errorf("lamrestart cr_restart_args: %v", r)
 	}
 }

@@ -32,6 +32,9 @@ const (
 	// ParamCRTimeout bounds one checkpoint: every rank must have written
 	// its state by then, or the set is discarded.
 	ParamCRTimeout = "cr_base_timeout"
+	// ParamCRRestartArgs is LAM's cr_restart_args: the mpirun arguments
+	// lamrestart runs again (LAM's self module).
+	ParamCRRestartArgs = "cr_restart_args"
 )
 
 // DefaultCRDir is the sets' directory under $HOME when ParamCRDir is not
@@ -48,6 +51,10 @@ func init() {
 			Help: "Take a checkpoint of the job this often, in seconds or as a Go duration (0: only when asked)"},
 		ssi.Param{Name: "timeout", Default: "60", Type: ssi.Duration,
 			Help: "Longest a checkpoint may take before mpirun gives it up and discards its set"},
+	)
+	ssi.RegisterParams(ssi.CR, "",
+		ssi.Param{Name: "restart_args", Type: ssi.String,
+			Help: "lamrestart: the mpirun arguments to run again, as LAM's self module did (crrestart takes a checkpoint set instead)"},
 	)
 }
 

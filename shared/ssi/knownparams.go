@@ -34,6 +34,7 @@ var knownParams = []string{
 	"cr_base_keep",
 	"cr_base_period",
 	"cr_base_timeout",
+	"cr_restart_args",
 	"cr_verbose",
 	"launch_max_per_node",
 	"rpi",

@@ -9,7 +9,7 @@
 // (every rank writes its file and answers), err (rank 1 refuses),
 // silent (rank 1 never answers), nocr (rank 1 reports at MPI_Init that
 // it cannot be checkpointed). A restarted rank (LAMCRRESTART set) prints
-// the state it finds in its file first.
+// the state it finds in its file and finalizes at once.
 package main
 
 import (
@@ -52,6 +52,7 @@ func run() error {
 			return fmt.Errorf("restart: %w", err)
 		}
 		fmt.Printf("rank %d restored: %s", rank, b)
+		secs = 0
 	}
 	ctx := context.Background()
 	dir, err := session.Resolve(session.Options{})
