@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -338,4 +339,46 @@ func TestCRRestart(t *testing.T) {
 	if r.code != 0 || strings.Count(r.stdout, " done\n") != 2 {
 		t.Errorf("lamrestart cr_restart_args: %v", r)
 	}
+}
+
+// TestCRRankKilled: a rank killed during a checkpoint ends the job, which
+// mpirun reports; the checkpoint fails at once (not at its timeout), its
+// partial set is removed and the previous set is intact.
+func TestCRRankKilled(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	base := t.TempDir()
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "once", "60")
+	pid := strconv.Itoa(j.cmd.Process.Pid)
+	r := l.run(ctx, "crcheckpoint", pid)
+	if r.code != 0 {
+		t.Fatalf("first checkpoint: %v", r)
+	}
+	first := strings.TrimSpace(r.stdout)
+	d, err := crset.Load(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan result, 1)
+	start := time.Now()
+	go func() { second <- l.run(ctx, "crcheckpoint", "-timeout", "40", pid) }()
+	time.Sleep(time.Second) // rank 1 sits on the request
+	if err := syscall.Kill(int(d.Ranks[1].PID), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r = <-second
+	if r.code != 1 || !strings.Contains(r.stderr, "checkpoint 2 not taken: the job ended during the checkpoint") {
+		t.Errorf("second checkpoint: %v", r)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("the failed checkpoint took %v, as if it waited for its timeout", el)
+	}
+	j.wait(t, ctx)
+	if j.code != 9 || !strings.Contains(j.stderr.String(), "due to signal 9") {
+		t.Errorf("mpirun: exit %d\n%s", j.code, j.stderr.String())
+	}
+	if _, err := crset.Load(first); err != nil {
+		t.Errorf("the previous set: %v", err)
+	}
+	noPartial(t, base)
 }

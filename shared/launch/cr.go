@@ -164,6 +164,9 @@ func (w *wireup) serveCR(ctx context.Context, j *Job, end func()) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick:
+			if w.ending() {
+				continue // the job is finalizing: no warning for that
+			}
 			seq, dir, err := w.checkpoint(ctx, j, time.Now().Add(w.timeout()), false)
 			w.logCR(seq, dir, err, true)
 		case m, ok := <-reqs:
@@ -352,6 +355,13 @@ func (w *wireup) checkpointable(n int) error {
 		return errors.New("the job was stopped by its last checkpoint")
 	}
 	return nil
+}
+
+// ending says a rank has finalized or aborted.
+func (w *wireup) ending() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.finalized) > 0 || len(w.aborted) > 0
 }
 
 // missing lists the ranks not answered.

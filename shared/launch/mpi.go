@@ -89,7 +89,9 @@ func RunMPI(ctx context.Context, cl *lamclient.Client, o Options, m MPIOptions) 
 			}
 		}
 	}
-	return run(ctx, cl, o, h)
+	err := run(ctx, cl, o, h)
+	w.waitCR()
+	return err
 }
 
 // The bounds of mpirun's waits for reports that travel apart from a rank's
@@ -115,6 +117,7 @@ type wireup struct {
 	aborted   map[int]*AbortError // the report of a rank that called MPI_Abort
 	tableSent bool                // every rank called MPI_Init and has the table
 	cr        *crState
+	crDone    chan struct{} // closed when the checkpoint coordinator ends
 
 	verbose io.Writer // -vv: LAM's progress lines go here (nil: none)
 }
@@ -164,13 +167,30 @@ func (w *wireup) start(ctx context.Context, j *Job) error {
 	defer endRun()
 	crCtx, endCR := context.WithCancel(ctx)
 	crErr := make(chan error, 1)
-	go func() { crErr <- w.serveCR(crCtx, j, endRun) }()
+	w.mu.Lock()
+	w.crDone = make(chan struct{})
+	w.mu.Unlock()
+	go func() {
+		defer close(w.crDone)
+		crErr <- w.serveCR(crCtx, j, endRun)
+	}()
 	err := w.run(runCtx, j)
 	endCR()
 	if cerr := <-crErr; err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// waitCR waits for the checkpoint coordinator to end (the job's failure
+// ends it): a checkpoint it was taking is then discarded and answered.
+func (w *wireup) waitCR() {
+	w.mu.Lock()
+	done := w.crDone
+	w.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 // run collects every rank's Init, sends every rank the table, then

@@ -7,7 +7,8 @@
 //
 // runs for <seconds> serving checkpoints, then finalizes. Modes: ok
 // (every rank writes its file and answers), err (rank 1 refuses),
-// silent (rank 1 never answers), nocr (rank 1 reports at MPI_Init that
+// silent (rank 1 never answers), once (rank 1 answers the first
+// checkpoint only), nocr (rank 1 reports at MPI_Init that
 // it cannot be checkpointed). A restarted rank (LAMCRRESTART set) prints
 // the state it finds in its file and finalizes at once.
 package main
@@ -34,7 +35,7 @@ func main() {
 
 func run() error {
 	if len(os.Args) != 3 {
-		return fmt.Errorf("usage: crrank ok|err|silent|nocr <seconds>")
+		return fmt.Errorf("usage: crrank ok|err|silent|once|nocr <seconds>")
 	}
 	mode := os.Args[1]
 	secs, err := strconv.ParseFloat(os.Args[2], 64)
@@ -89,7 +90,7 @@ func run() error {
 		}
 		done := &jobwire.CRDone{Rank: int32(rank), Seq: req.Seq}
 		switch {
-		case mode == "silent" && rank == 1:
+		case mode == "silent" && rank == 1, mode == "once" && rank == 1 && req.Seq > 1:
 			continue
 		case mode == "err" && rank == 1:
 			done.Err = "the fake rank refuses"
