@@ -66,9 +66,16 @@ type crJob struct {
 // "running".
 func startCRJob(t *testing.T, ctx context.Context, l *local, ranks int, args ...string) *crJob {
 	t.Helper()
-	j := &crJob{lines: make(chan string, 100), done: make(chan struct{})}
-	j.cmd = exec.CommandContext(ctx, bin("mpirun"), args...)
-	j.cmd.Env, j.cmd.Dir = l.env, l.prefix
+	cmd := exec.CommandContext(ctx, bin("mpirun"), args...)
+	cmd.Env, cmd.Dir = l.env, l.prefix
+	return startCRCmd(t, ctx, cmd, ranks)
+}
+
+// startCRCmd starts an mpirun command and waits until want ranks print
+// "running".
+func startCRCmd(t *testing.T, ctx context.Context, cmd *exec.Cmd, ranks int) *crJob {
+	t.Helper()
+	j := &crJob{lines: make(chan string, 100), done: make(chan struct{}), cmd: cmd}
 	j.cmd.Stderr = &j.stderr
 	j.cmd.WaitDelay = 5 * time.Second
 	out, err := j.cmd.StdoutPipe()
@@ -381,4 +388,62 @@ func TestCRRankKilled(t *testing.T) {
 		t.Errorf("the previous set: %v", err)
 	}
 	noPartial(t, base)
+}
+
+// TestCRRestartElsewhere checkpoints a job of one rank per host on three
+// namespace hosts, then restarts it on a universe of two (lamshrink):
+// the world keeps its three ranks, now placed over two nodes, each rank
+// with its own state.
+func TestCRRestartElsewhere(t *testing.T) {
+	buildCRTools(t)
+	ctx := testContext(t, 4*time.Minute)
+	h := newHosts(t, 3)
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, h.schema(nil)); r.code != 0 {
+		t.Fatalf("lamboot: %v", r)
+	}
+	base, err := os.MkdirTemp("", "lamgo-crsets-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	cmd := h.c.Command(ctx, 0, bin("mpirun"), "-ssi", "cr_base_dir", base, "N", bin("crrank"), "ok", "60")
+	cmd.Env = h.env
+	j := startCRCmd(t, ctx, cmd, 3)
+	r := h.run(ctx, 1, "crcheckpoint", "-stop", "0:"+strconv.Itoa(j.cmd.Process.Pid)) // from another node
+	if r.code != 0 {
+		t.Fatalf("crcheckpoint -stop from n1: %v", r)
+	}
+	j.wait(t, ctx)
+	set := strings.TrimSpace(r.stdout)
+	d, err := crset.Load(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rk := range d.Ranks {
+		if rk.Node != int32(i) {
+			t.Errorf("rank %d ran on n%d, want n%d", i, rk.Node, i)
+		}
+	}
+	if r := h.run(ctx, 0, "lamshrink", "n2"); r.code != 0 {
+		t.Fatalf("lamshrink n2: %v", r)
+	}
+	r = h.run(ctx, 0, "crrestart", set)
+	if r.code != 0 {
+		t.Fatalf("crrestart on two nodes: %v", r)
+	}
+	nodes := map[string]int{}
+	for rank := range 3 {
+		if want := fmt.Sprintf("rank %d restored: rank %d checkpoint 1\n", rank, rank); !strings.Contains(r.stdout, want) {
+			t.Errorf("no %q in\n%s", want, r.stdout)
+		}
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if _, node, ok := strings.Cut(line, " restarted on "); ok {
+			nodes[node]++
+		}
+	}
+	if len(nodes) != 2 || nodes["n0"]+nodes["n1"] != 3 {
+		t.Errorf("restarted ranks by node: %v, want 3 ranks over n0 and n1\n%s", nodes, r.stdout)
+	}
+	h.run(ctx, 0, "lamhalt", "-H")
 }

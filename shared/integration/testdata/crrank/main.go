@@ -55,6 +55,7 @@ func run() error {
 		fmt.Printf("rank %d restored: %s", rank, b)
 		secs = 0
 	}
+	restarted := os.Getenv(jobwire.EnvRestart) != ""
 	ctx := context.Background()
 	dir, err := session.Resolve(session.Options{})
 	if err != nil {
@@ -77,6 +78,9 @@ func run() error {
 		return err
 	}
 	fmt.Printf("rank %d running\n", rank)
+	if restarted {
+		fmt.Printf("rank %d restarted on n%d\n", rank, cl.Node())
+	}
 	until, cancel := context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
 	defer cancel()
 	for {
