@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/shared/crset"
+	"github.com/lamgo/lam/shared/testenv"
 )
 
 var (
@@ -446,4 +447,69 @@ func TestCRRestartElsewhere(t *testing.T) {
 		t.Errorf("restarted ranks by node: %v, want 3 ranks over n0 and n1\n%s", nodes, r.stdout)
 	}
 	h.run(ctx, 0, "lamhalt", "-H")
+}
+
+// TestCRCheckpointInInit: a checkpoint asked while the ranks are still
+// in MPI_Init is refused at once, and the job then runs to its end.
+func TestCRCheckpointInInit(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	base := t.TempDir()
+	cmd := exec.CommandContext(ctx, bin("mpirun"), "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "late", "0.5")
+	cmd.Env, cmd.Dir = l.env, l.prefix
+	j := startCRCmd(t, ctx, cmd, 0)
+	time.Sleep(500 * time.Millisecond)
+	r := l.run(ctx, "crcheckpoint", strconv.Itoa(j.cmd.Process.Pid))
+	if r.code != 1 || !strings.Contains(r.stderr, "the job is starting: 0 of 2 ranks have called MPI_Init") {
+		t.Errorf("crcheckpoint during MPI_Init: %v", r)
+	}
+	j.wait(t, ctx)
+	if j.code != 0 || strings.Count(j.out.String(), " done\n") != 2 {
+		t.Errorf("mpirun: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	noPartial(t, base)
+}
+
+// TestCRFullDisk: sets on a full file system (a small tmpfs): the
+// checkpoint fails with the reason, its partial set is removed, the
+// previous set is intact and the job goes on.
+func TestCRFullDisk(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	base := t.TempDir()
+	if err := syscall.Mount("tmpfs", base, "tmpfs", 0, "size=256k,mode=0700"); err != nil {
+		testenv.Skip(t, "cannot mount a tmpfs: "+err.Error())
+	}
+	t.Cleanup(func() { syscall.Unmount(base, syscall.MNT_DETACH) })
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "ok", "3")
+	pid := strconv.Itoa(j.cmd.Process.Pid)
+	r := l.run(ctx, "crcheckpoint", pid)
+	if r.code != 0 {
+		t.Fatalf("first checkpoint: %v", r)
+	}
+	first := strings.TrimSpace(r.stdout)
+	// Fill the file system.
+	f, err := os.Create(filepath.Join(base, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break
+		}
+	}
+	f.Close()
+	r = l.run(ctx, "crcheckpoint", pid)
+	if r.code != 1 || !strings.Contains(r.stderr, "checkpoint 2 not taken: ") || !strings.Contains(r.stderr, "no space left on device") {
+		t.Errorf("checkpoint on a full disk: %v", r)
+	}
+	if _, err := crset.Load(first); err != nil {
+		t.Errorf("the previous set: %v", err)
+	}
+	noPartial(t, base)
+	j.wait(t, ctx)
+	if j.code != 0 {
+		t.Errorf("mpirun after a failed checkpoint: exit %d\n%s", j.code, j.stderr.String())
+	}
 }

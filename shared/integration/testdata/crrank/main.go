@@ -8,7 +8,7 @@
 // runs for <seconds> serving checkpoints, then finalizes. Modes: ok
 // (every rank writes its file and answers), err (rank 1 refuses),
 // silent (rank 1 never answers), once (rank 1 answers the first
-// checkpoint only), nocr (rank 1 reports at MPI_Init that
+// checkpoint only), late (as ok, after 3 s before MPI_Init), nocr (rank 1 reports at MPI_Init that
 // it cannot be checkpointed). A restarted rank (LAMCRRESTART set) prints
 // the state it finds in its file and finalizes at once.
 package main
@@ -35,7 +35,7 @@ func main() {
 
 func run() error {
 	if len(os.Args) != 3 {
-		return fmt.Errorf("usage: crrank ok|err|silent|once|nocr <seconds>")
+		return fmt.Errorf("usage: crrank ok|err|silent|once|late|nocr <seconds>")
 	}
 	mode := os.Args[1]
 	secs, err := strconv.ParseFloat(os.Args[2], 64)
@@ -56,6 +56,9 @@ func run() error {
 		secs = 0
 	}
 	restarted := os.Getenv(jobwire.EnvRestart) != ""
+	if mode == "late" {
+		time.Sleep(3 * time.Second)
+	}
 	ctx := context.Background()
 	dir, err := session.Resolve(session.Options{})
 	if err != nil {
