@@ -102,3 +102,21 @@ func TestAlive(t *testing.T) {
 		t.Errorf("alive(no such pid): %v", err)
 	}
 }
+
+func FuzzParseTarget(f *testing.F) {
+	for _, s := range []string{"4711", "0:4711", "n3:12", "-1:5", ":", "1:2:3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := ParseTarget(s)
+		if err != nil {
+			return
+		}
+		if tg.PID <= 0 || tg.Node < -1 {
+			t.Fatalf("ParseTarget(%q) accepted %+v", s, tg)
+		}
+		if !strings.Contains(s, ":") && tg.Node != -1 {
+			t.Fatalf("ParseTarget(%q) found a node in a bare pid", s)
+		}
+	})
+}

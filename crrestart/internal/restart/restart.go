@@ -176,49 +176,48 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// Split divides a command line into words: blanks separate them, '...'
-// and "..." quote (no escapes inside single quotes; \ escapes the next
-// character elsewhere).
+// Split divides a command line into words: blanks (space, tab, newline)
+// separate them, '...' and "..." quote (no escapes inside single quotes;
+// \ escapes the next byte elsewhere). Other bytes are kept as they are.
 func Split(s string) ([]string, error) {
 	var (
 		out   []string
-		cur   strings.Builder
+		cur   []byte
 		inTok bool
-		quote rune
+		quote byte
 	)
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case quote == '\'':
-			if r == '\'' {
+			if c == '\'' {
 				quote = 0
 			} else {
-				cur.WriteRune(r)
+				cur = append(cur, c)
 			}
-		case r == '\\':
-			if i+1 == len(rs) {
+		case c == '\\':
+			if i+1 == len(s) {
 				return nil, errors.New("a trailing backslash")
 			}
 			i++
-			cur.WriteRune(rs[i])
+			cur = append(cur, s[i])
 			inTok = true
 		case quote == '"':
-			if r == '"' {
+			if c == '"' {
 				quote = 0
 			} else {
-				cur.WriteRune(r)
+				cur = append(cur, c)
 			}
-		case r == '\'' || r == '"':
-			quote, inTok = r, true
-		case r == ' ' || r == '\t' || r == '\n':
+		case c == '\'' || c == '"':
+			quote, inTok = c, true
+		case isBlank(c):
 			if inTok {
-				out = append(out, cur.String())
-				cur.Reset()
+				out = append(out, string(cur))
+				cur = cur[:0]
 				inTok = false
 			}
 		default:
-			cur.WriteRune(r)
+			cur = append(cur, c)
 			inTok = true
 		}
 	}
@@ -226,7 +225,9 @@ func Split(s string) ([]string, error) {
 		return nil, fmt.Errorf("an unclosed %c quote", quote)
 	}
 	if inTok {
-		out = append(out, cur.String())
+		out = append(out, string(cur))
 	}
 	return out, nil
 }
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }

@@ -96,3 +96,27 @@ func TestCommandLine(t *testing.T) {
 		})
 	}
 }
+
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{`-np 4 ./a`, `"a b" 'c d' e\ f`, `"open`, `x\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		words, err := Split(s)
+		if err != nil {
+			return
+		}
+		// Words without blanks, quotes or backslashes come back as they
+		// were written, joined by one blank.
+		plain := true
+		for _, r := range s {
+			if strings.ContainsRune("\"'\\", r) {
+				plain = false
+			}
+		}
+		fields := strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && isBlank(byte(r)) })
+		if plain && strings.Join(words, " ") != strings.Join(fields, " ") {
+			t.Fatalf("Split(%q) = %q", s, words)
+		}
+	})
+}
