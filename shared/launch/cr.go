@@ -249,9 +249,11 @@ func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, sto
 	cl := j.Client()
 	n := len(j.Procs)
 	w.mu.Lock()
-	w.cr.seq++
-	seq = w.cr.seq
+	seq = w.cr.seq + 1
 	why := w.checkpointable(n)
+	if why == nil {
+		w.cr.seq = seq // an attempt: its number is used, whatever comes of it
+	}
 	w.mu.Unlock()
 	defer func() {
 		if err != nil {
