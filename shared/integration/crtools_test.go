@@ -561,3 +561,33 @@ func BenchmarkCRCoordination(b *testing.B) {
 		})
 	}
 }
+
+// TestCRCheckpointQueued: requests that arrive together are served one
+// after the other, each with its own set.
+func TestCRCheckpointQueued(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 2*time.Minute)
+	base := t.TempDir()
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr_base_dir", base, "-np", "2", bin("crrank"), "ok", "60")
+	pid := strconv.Itoa(j.cmd.Process.Pid)
+	results := make(chan result, 3)
+	for range 3 {
+		go func() { results <- l.run(ctx, "crcheckpoint", pid) }()
+	}
+	var got []string
+	for range 3 {
+		r := <-results
+		if r.code != 0 {
+			t.Errorf("crcheckpoint: %v", r)
+			continue
+		}
+		got = append(got, filepath.Base(strings.TrimSpace(r.stdout)))
+	}
+	slices.Sort(got)
+	if strings.Join(got, " ") != "ckpt-1 ckpt-2 ckpt-3" {
+		t.Errorf("sets %v, want ckpt-1 ckpt-2 ckpt-3", got)
+	}
+	j.cmd.Process.Kill()
+	j.wait(t, ctx)
+	noPartial(t, base)
+}
