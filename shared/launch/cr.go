@@ -164,8 +164,8 @@ func (w *wireup) serveCR(ctx context.Context, j *Job, end func()) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick:
-			if w.ending() {
-				continue // the job is finalizing: no warning for that
+			if w.outsideMPI() {
+				continue // the job is starting or finalizing: no warning for that
 			}
 			seq, dir, err := w.checkpoint(ctx, j, time.Now().Add(w.timeout()), false)
 			w.logCR(seq, dir, err, true)
@@ -359,11 +359,12 @@ func (w *wireup) checkpointable(n int) error {
 	return nil
 }
 
-// ending says a rank has finalized or aborted.
-func (w *wireup) ending() bool {
+// outsideMPI says the ranks are not all between MPI_Init and
+// MPI_Finalize: the job is starting, or a rank has finalized or aborted.
+func (w *wireup) outsideMPI() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.finalized) > 0 || len(w.aborted) > 0
+	return !w.tableSent || len(w.finalized) > 0 || len(w.aborted) > 0
 }
 
 // missing lists the ranks not answered.
