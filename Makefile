@@ -103,7 +103,7 @@ export LAM_TEST_STRICT
 test-suite: fmt-check vet check-modules check-deps test-unit test-race check-tools test-faults
 
 test-unit:
-	$(GO) test -count=1 $(MODULES:%=./%/...)
+	$(GO) test -count=1 -timeout 30m $(MODULES:%=./%/...)
 
 # The race detector on the core packages (the integration tests run the
 # real binaries and are covered by test-unit).
