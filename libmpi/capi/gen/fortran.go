@@ -180,7 +180,7 @@ var (
 // whose first three elements are MPI_SOURCE, MPI_TAG, MPI_ERROR).
 var fortranOnly = [][2]string{
 	{"MPI_STATUS_SIZE", "6"}, {"MPI_SOURCE", "1"}, {"MPI_TAG", "2"}, {"MPI_ERROR", "3"},
-	{"MPI_ADDRESS_KIND", "8"}, {"MPI_OFFSET_KIND", "8"}, {"MPI_INTEGER_KIND", "4"},
+	{"MPI_ADDRESS_KIND", "8"}, {"MPI_OFFSET_KIND", "8"}, {"MPI_COUNT_KIND", "8"}, {"MPI_INTEGER_KIND", "4"},
 }
 
 // renderMpif writes mpif.h: every integer constant of mpi.h as an INTEGER
