@@ -54,7 +54,7 @@ done
 # truncates, nor fenv.f, whose MPI_WTIME > 0 check Open MPI's clock
 # origin fails).
 f77dir="$dir/../libmpi/capi/testdata/f77"
-for prog in fattr fcomm fcover fdtype fdtype1 fgreq fmisc fp2p; do
+for prog in fattr fcomm fcover fcover2 fdtype fdtype1 fgreq fmisc fp2p; do
 	$MPIF77 -fallow-argument-mismatch -o "$work/$prog" "$f77dir/$prog.f"
 	rc=0
 	# shellcheck disable=SC2086
