@@ -3,8 +3,8 @@
 // definition, which calls the implementation capi_<Name> (a Go function
 // exported with //export, or a C function in a hand-written .c file), and
 // the weak MPI_ alias, as the MPI profiling interface expects. It also
-// writes fortran.c and include/mpif.h (fortran.go) and the test program
-// testdata/comm_null.c (commnull.go).
+// writes fortran.c and include/mpif.h (fortran.go) and the test programs
+// testdata/*_null.c (commnull.go).
 //
 // Run from libmpi/capi (go generate does): gen [-check]. With -check it
 // writes nothing and fails when pmpi.c is stale or when a declared
@@ -98,7 +98,12 @@ func run(dir string, check bool) error {
 		{filepath.Join(dir, "pmpi.c"), render(decls)},
 		{filepath.Join(dir, "fortran.c"), renderFortran(decls, special)},
 		{filepath.Join(dir, "include", "mpif.h"), mpif},
-		{filepath.Join(dir, "testdata", "comm_null.c"), renderCommNull(decls)},
+	}
+	for path, b := range nullTestFiles(dir, decls) {
+		outs = append(outs, struct {
+			path string
+			b    []byte
+		}{path, b})
 	}
 	for _, o := range outs {
 		if check {
