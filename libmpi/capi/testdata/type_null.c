@@ -127,9 +127,9 @@ int main(int argc, char **argv)
 	check("MPI_Pack", MPI_Pack((void *)scratch, 1, MPI_DATATYPE_NULL, (void *)scratch, 1, (void *)scratch, MPI_COMM_SELF));
 	check("MPI_Unpack", MPI_Unpack((void *)scratch, 1, (void *)scratch, (void *)scratch, 1, MPI_DATATYPE_NULL, MPI_COMM_SELF));
 	check("MPI_Pack_size", MPI_Pack_size(1, MPI_DATATYPE_NULL, MPI_COMM_SELF, (void *)scratch));
-	check("MPI_Pack_external", MPI_Pack_external((void *)scratch, (void *)scratch, 1, MPI_DATATYPE_NULL, (void *)scratch, 0, (void *)scratch));
-	check("MPI_Unpack_external", MPI_Unpack_external((void *)scratch, (void *)scratch, 0, (void *)scratch, (void *)scratch, 1, MPI_DATATYPE_NULL));
-	check("MPI_Pack_external_size", MPI_Pack_external_size((void *)scratch, 1, MPI_DATATYPE_NULL, (void *)scratch));
+	check("MPI_Pack_external", MPI_Pack_external("external32", (void *)scratch, 1, MPI_DATATYPE_NULL, (void *)scratch, 0, (void *)scratch));
+	check("MPI_Unpack_external", MPI_Unpack_external("external32", (void *)scratch, 0, (void *)scratch, (void *)scratch, 1, MPI_DATATYPE_NULL));
+	check("MPI_Pack_external_size", MPI_Pack_external_size("external32", 1, MPI_DATATYPE_NULL, (void *)scratch));
 	check("MPI_Type_set_attr", MPI_Type_set_attr(MPI_DATATYPE_NULL, 1, (void *)scratch));
 	check("MPI_Type_get_attr", MPI_Type_get_attr(MPI_DATATYPE_NULL, 1, (void *)scratch, (void *)scratch));
 	check("MPI_Type_delete_attr", MPI_Type_delete_attr(MPI_DATATYPE_NULL, 1));
