@@ -4,7 +4,7 @@
 // exported with //export, or a C function in a hand-written .c file), and
 // the weak MPI_ alias, as the MPI profiling interface expects. It also
 // writes fortran.c and include/mpif.h (fortran.go) and the test programs
-// testdata/*_null.c (commnull.go).
+// testdata/*_null.c (nulltest.go).
 //
 // Run from libmpi/capi (go generate does): gen [-check]. With -check it
 // writes nothing and fails when pmpi.c is stale or when a declared

@@ -2,7 +2,7 @@
 
 /* Every function of mpi.h that takes an MPI_Op by value, called with
    MPI_OP_NULL there (14 functions): each returns MPI_ERR_OP after an error
-   handler ran once for it. The other arguments are valid (gen/commnull.go
+   handler ran once for it. The other arguments are valid (gen/nulltest.go
    says which). */
 #include <stdio.h>
 #include <mpi.h>

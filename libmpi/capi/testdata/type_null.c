@@ -2,7 +2,7 @@
 
 /* Every function of mpi.h that takes an MPI_Datatype by value, called with
    MPI_DATATYPE_NULL there (98 functions): each returns MPI_ERR_TYPE after an error
-   handler ran once for it. The other arguments are valid (gen/commnull.go
+   handler ran once for it. The other arguments are valid (gen/nulltest.go
    says which). */
 #include <stdio.h>
 #include <mpi.h>
