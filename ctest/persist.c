@@ -60,5 +60,39 @@ int main(int argc, char **argv)
     OK(MPI_Request_free(&r));
     SECTION("ssend_init");
 
+    /* A ready persistent send: every receive is posted (and the
+     * barrier says so) before any send starts, as MPI_Rsend needs. */
+    OK(MPI_Rsend_init(&sv, 1, MPI_INT, next, 7, MPI_COMM_WORLD, &r));
+    for (round = 0; round < 3; round++) {
+        sv = 1000 * round + rank;
+        rv = -1;
+        OK(MPI_Irecv(&rv, 1, MPI_INT, prev, 7, MPI_COMM_WORLD, &reqs[0]));
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Start(&r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Wait(&reqs[0], &st));
+        CHECK(rv == 1000 * round + prev && st.MPI_SOURCE == prev && st.MPI_TAG == 7,
+              "Rsend_init round %d: %d from %d tag %d", round, rv, st.MPI_SOURCE, st.MPI_TAG);
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    OK(MPI_Request_free(&r));
+    /* Its errors, returned: an invalid rank, a negative count, a null
+     * communicator (the world's handler). */
+    {
+        int rc, class;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        rc = MPI_Rsend_init(&sv, 1, MPI_INT, size, 7, MPI_COMM_WORLD, &r);
+        MPI_Error_class(rc, &class);
+        CHECK(class == MPI_ERR_RANK, "Rsend_init to rank %d: class %d", size, class);
+        rc = MPI_Rsend_init(&sv, -1, MPI_INT, next, 7, MPI_COMM_WORLD, &r);
+        MPI_Error_class(rc, &class);
+        CHECK(class == MPI_ERR_COUNT, "Rsend_init of -1: class %d", class);
+        rc = MPI_Rsend_init(&sv, 1, MPI_INT, next, 7, MPI_COMM_NULL, &r);
+        MPI_Error_class(rc, &class);
+        CHECK(class == MPI_ERR_COMM, "Rsend_init on MPI_COMM_NULL: class %d", class);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    SECTION("rsend_init");
+
     return ct_finish();
 }

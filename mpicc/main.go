@@ -8,6 +8,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/lamgo/lam/shared/buildinfo"
 	"github.com/lamgo/lam/shared/msg"
@@ -25,7 +27,7 @@ import (
 const exitNoCompiler = 255
 
 func main() {
-	os.Exit(run(os.Args, os.Getenv, os.Stdout, os.Stderr, syscall.Exec))
+	os.Exit(run(os.Args, os.Getenv, os.Stdout, os.Stderr, syscall.Exec, compilerVersion))
 }
 
 // execFunc replaces the process with a program (syscall.Exec).
@@ -34,14 +36,15 @@ type execFunc func(path string, argv, env []string) error
 // run is the wrapper: it prints usage or -showme's line, or replaces
 // itself with the compiler (so the compiler's status and signals are the
 // wrapper's). It returns an exit status only when it does not exec.
-func run(argv []string, getenv func(string) string, stdout, stderr io.Writer, execve execFunc) int {
+// probe asks the compiler its version (compilerVersion).
+func run(argv []string, getenv func(string) string, stdout, stderr io.Writer, execve execFunc, probe versionProbe) int {
 	name := filepath.Base(argv[0])
 	args := argv[1:]
 	if slices.Contains(args, "-h") || slices.Contains(args, "-help") {
 		msg.Show(stderr, "compile", "usage", buildinfo.CC, buildinfo.CXX, buildinfo.FC)
 		return 0
 	}
-	p := build(languageOf(name), args, paths(getenv), getenv)
+	p := build(languageOf(name), args, paths(getenv), getenv, probe)
 	if p.show.any() {
 		fmt.Fprint(stdout, p.shown())
 		return 0
@@ -64,3 +67,19 @@ func run(argv []string, getenv func(string) string, stdout, stderr io.Writer, ex
 	fmt.Fprintf(stderr, "%s: cannot run %s: %v\n", name, path, err)
 	return exitNoCompiler
 }
+
+// compilerVersion runs the compiler with --version (bounded: a compiler
+// that does not answer in probeTimeout counts as unknown).
+func compilerVersion(compiler []string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	argv := append(slices.Clip(compiler), "--version")
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// probeTimeout bounds compilerVersion.
+const probeTimeout = 10 * time.Second

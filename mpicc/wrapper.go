@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/lamgo/lam/shared/buildinfo"
@@ -123,8 +124,11 @@ func isShowme(a string) (what string, ok bool) {
 //   - -lpmpi is dropped: the profiling names (PMPI_…) are in libmpi;
 //   - the include directory is not passed when it is /usr/include (the
 //     compiler looks there already), except to Fortran, nor the library
-//     directory when it is /usr/lib.
-func build(lang language, args []string, paths install.Paths, getenv func(string) string) plan {
+//     directory when it is /usr/lib;
+//   - Fortran compiled by gfortran 10 or later gets
+//     -fallow-argument-mismatch (see mismatchFlag); probe runs the
+//     compiler to ask its version.
+func build(lang language, args []string, paths install.Paths, getenv func(string) string, probe versionProbe) plan {
 	var p plan
 	wantFlags, link := false, true
 	for _, a := range args {
@@ -160,6 +164,9 @@ func build(lang language, args []string, paths install.Paths, getenv func(string
 	if !lang.fortran {
 		p.cflags = append(p.cflags, "-D_REENTRANT")
 	}
+	if lang.fortran && needsMismatchFlag(p.compiler, p.user, probe) {
+		p.cflags = append(p.cflags, mismatchFlag)
+	}
 	if !link {
 		return p
 	}
@@ -168,6 +175,54 @@ func build(lang language, args []string, paths install.Paths, getenv func(string
 	}
 	p.libs = []string{"-lmpi", "-lpthread"}
 	return p
+}
+
+// mismatchFlag lets gfortran 10 and later compile classic Fortran 77 MPI
+// code, which passes buffers of several types to one routine (MPI_SEND of
+// an INTEGER here, of a DOUBLE PRECISION there): without it gfortran
+// rejects such a file. It only turns that error into a warning.
+const mismatchFlag = "-fallow-argument-mismatch"
+
+// A versionProbe runs the compiler command with --version and returns
+// what it printed ("" when it cannot run).
+type versionProbe func(compiler []string) string
+
+// needsMismatchFlag reports whether the wrapper adds mismatchFlag: the
+// compiler says it is GNU Fortran 10 or later, and the user's arguments
+// do not already choose (-fallow-argument-mismatch or
+// -fno-allow-argument-mismatch, which keeps gfortran's error).
+func needsMismatchFlag(compiler, user []string, probe versionProbe) bool {
+	for _, a := range user {
+		if a == mismatchFlag || a == "-fno-allow-argument-mismatch" {
+			return false
+		}
+	}
+	major, ok := gfortranMajor(probe(compiler))
+	return ok && major >= 10
+}
+
+// gfortranMajor is the major version in gfortran's --version output,
+// whose first line is "GNU Fortran (<vendor's text>) 12.2.0 …"; ok is
+// false for any other compiler.
+func gfortranMajor(out string) (major int, ok bool) {
+	line, _, _ := strings.Cut(out, "\n")
+	rest, found := strings.CutPrefix(line, "GNU Fortran ")
+	if !found {
+		return 0, false
+	}
+	if strings.HasPrefix(rest, "(") {
+		_, rest, _ = strings.Cut(rest, ")")
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return 0, false
+	}
+	m, _, _ := strings.Cut(f[0], ".")
+	n, err := strconv.Atoi(m)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // compiler is the compiler command: the first of lang's variables that

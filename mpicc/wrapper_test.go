@@ -87,7 +87,7 @@ func TestBuild(t *testing.T) {
 		{"mpif77", []string{"a.f"}, env(), install.Paths{Prefix: "/usr", Bindir: "/usr/bin", Libdir: "/usr/lib", Incdir: "/usr/include"}, "gfortran -I/usr/include a.f -lmpi -lpthread"},
 	}
 	for _, tt := range tests {
-		p := build(languageOf(tt.name), tt.args, tt.paths, tt.getenv)
+		p := build(languageOf(tt.name), tt.args, tt.paths, tt.getenv, noProbe)
 		if got := strings.Join(p.argv(), " "); got != tt.want {
 			t.Errorf("%s %s:\n got %s\nwant %s", tt.name, strings.Join(tt.args, " "), got, tt.want)
 		}
@@ -126,7 +126,7 @@ func TestShowme(t *testing.T) {
 		{"mpiCC", []string{"-showme:compile"}, inc + " -D_REENTRANT \n"},
 	}
 	for _, tt := range tests {
-		p := build(languageOf(tt.name), tt.args, opt, env())
+		p := build(languageOf(tt.name), tt.args, opt, env(), noProbe)
 		if got := p.shown(); !p.show.any() || got != tt.want {
 			t.Errorf("%s %s:\n got %q\nwant %q", tt.name, strings.Join(tt.args, " "), got, tt.want)
 		}
@@ -141,27 +141,27 @@ func TestRun(t *testing.T) {
 	}
 	// -h: the framed usage on stderr, status 0, nothing run.
 	var o, e bytes.Buffer
-	if code := run([]string{"mpicc", "-h"}, env(), &o, &e, fake); code != 0 || !strings.Contains(e.String(), "Synopsis:") ||
+	if code := run([]string{"mpicc", "-h"}, env(), &o, &e, fake, noProbe); code != 0 || !strings.Contains(e.String(), "Synopsis:") ||
 		!strings.HasPrefix(e.String(), strings.Repeat("-", 77)+"\n") || o.Len() != 0 || ran != nil {
 		t.Errorf("mpicc -h: status %d, stdout %q, stderr %q, ran %q", code, o.String(), e.String(), ran)
 	}
 	// -showme: the line on stdout.
 	o.Reset()
 	e.Reset()
-	if code := run([]string{"hf77", "-showme:compile"}, env("LAMHOME", "/opt/lam"), &o, &e, fake); code != 0 || o.String() != inc+" \n" || ran != nil {
+	if code := run([]string{"hf77", "-showme:compile"}, env("LAMHOME", "/opt/lam"), &o, &e, fake, noProbe); code != 0 || o.String() != inc+" \n" || ran != nil {
 		t.Errorf("hf77 -showme:compile: status %d, stdout %q, stderr %q", code, o.String(), e.String())
 	}
 	// A compiler that is not there: LAM's message and status.
 	o.Reset()
 	e.Reset()
-	if code := run([]string{"mpicc", "a.c"}, env("LAMMPICC", "no-such-compiler-xyz"), &o, &e, fake); code != exitNoCompiler ||
+	if code := run([]string{"mpicc", "a.c"}, env("LAMMPICC", "no-such-compiler-xyz"), &o, &e, fake, noProbe); code != exitNoCompiler ||
 		!strings.Contains(e.String(), `could not find the compiler "no-such-compiler-xyz"`) || ran != nil {
 		t.Errorf("missing compiler: status %d, stderr %q, ran %q", code, e.String(), ran)
 	}
 	// Otherwise the compiler replaces the wrapper, found in PATH.
 	o.Reset()
 	e.Reset()
-	code := run([]string{"mpicc", "-c", "a.c"}, env("LAMMPICC", "sh", "LAMHOME", "/opt/lam"), &o, &e, fake)
+	code := run([]string{"mpicc", "-c", "a.c"}, env("LAMMPICC", "sh", "LAMHOME", "/opt/lam"), &o, &e, fake, noProbe)
 	if len(ran) < 2 || !strings.HasSuffix(ran[0], "/sh") || !slices.Equal(ran[1:], []string{"sh", inc, "-D_REENTRANT", "-c", "a.c"}) {
 		t.Errorf("exec: %q", ran)
 	}
@@ -172,12 +172,12 @@ func TestRun(t *testing.T) {
 	// the compiler all the same.
 	e.Reset()
 	ran = nil
-	run([]string{"mpicc", "a.c"}, env("LAMMPICC", "sh", "LAMHOME", t.TempDir()), &o, &e, fake)
+	run([]string{"mpicc", "a.c"}, env("LAMMPICC", "sh", "LAMHOME", t.TempDir()), &o, &e, fake, noProbe)
 	if !strings.Contains(e.String(), "WARNING: mpicc expected to find ") || ran == nil {
 		t.Errorf("missing libmpi.so: stderr %q, ran %q", e.String(), ran)
 	}
 	e.Reset()
-	run([]string{"mpicc", "-c", "a.c"}, env("LAMMPICC", "sh", "LAMHOME", t.TempDir()), &o, &e, fake)
+	run([]string{"mpicc", "-c", "a.c"}, env("LAMMPICC", "sh", "LAMHOME", t.TempDir()), &o, &e, fake, noProbe)
 	if strings.Contains(e.String(), "WARNING") {
 		t.Errorf("compiling only warned about the library: %q", e.String())
 	}
@@ -224,7 +224,7 @@ func FuzzBuild(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, name, joined string) {
 		args := strings.Split(joined, "\x00")
-		p := build(languageOf(name), args, install.At("/opt/lam"), env())
+		p := build(languageOf(name), args, install.At("/opt/lam"), env(), gfortran12)
 		var want []string
 		for _, a := range args {
 			if _, ok := isShowme(a); !ok && a != "-lpmpi" {
@@ -240,4 +240,149 @@ func FuzzBuild(f *testing.F) {
 		}
 		_ = p.shown()
 	})
+}
+
+// noProbe is a compiler that does not say its version.
+func noProbe([]string) string { return "" }
+
+// gfortran12 is Debian 12's gfortran.
+func gfortran12([]string) string {
+	return "GNU Fortran (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright (C) 2022 Free Software Foundation, Inc.\n"
+}
+
+func TestGfortranMajor(t *testing.T) {
+	tests := []struct {
+		out   string
+		major int
+		ok    bool
+	}{
+		{"GNU Fortran (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright", 12, true},
+		{"GNU Fortran (GCC) 10.2.1 20200825 (Red Hat 10.2.1-3)\n", 10, true},
+		{"GNU Fortran (Ubuntu 9.4.0-1ubuntu1~20.04.2) 9.4.0\n", 9, true},
+		{"GNU Fortran (GCC) 4.8.5 20150623 (Red Hat 4.8.5-44)\n", 4, true},
+		{"GNU Fortran 13.1.0\n", 13, true},
+		{"GNU Fortran 13.1.0 (a build)\n", 13, true},
+		{"GNU Fortran (Homebrew GCC 14.1.0) 14.1.0", 14, true},
+		{"flang-new version 17.0.6\n", 0, false},
+		{"ifort (IFORT) 2021.10.0 20230609\n", 0, false},
+		{"GNU Fortran (broken\n", 0, false},
+		{"GNU Fortran () x.y\n", 0, false},
+		{"GNU Fortran (x) -3.1\n", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		if m, ok := gfortranMajor(tt.out); m != tt.major || ok != tt.ok {
+			t.Errorf("gfortranMajor(%q) = %d, %v; want %d, %v", tt.out, m, ok, tt.major, tt.ok)
+		}
+	}
+}
+
+func FuzzGfortranMajor(f *testing.F) {
+	for _, s := range []string{"GNU Fortran (Debian 12.2.0-14+deb12u1) 12.2.0\n", "GNU Fortran 9", "GNU Fortran ()", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		if m, ok := gfortranMajor(out); ok != (m > 0) || ok && !strings.HasPrefix(out, "GNU Fortran ") {
+			t.Fatalf("gfortranMajor(%q) = %d, %v", out, m, ok)
+		}
+	})
+}
+
+// mpif77 adds -fallow-argument-mismatch when the compiler is gfortran 10
+// or later, compiling or linking, unless the user chose; mpicc never asks.
+func TestMismatchFlag(t *testing.T) {
+	opt := install.At("/opt/lam")
+	version := func(out string) versionProbe { return func([]string) string { return out } }
+	gf9 := version("GNU Fortran (Ubuntu 9.4.0-1ubuntu1~20.04.2) 9.4.0\n")
+	gf10 := version("GNU Fortran (GCC) 10.2.1 20200825 (Red Hat 10.2.1-3)\n")
+	flang := version("flang-new version 17.0.6\n")
+	link := " " + lib + " " + rpth + " -lmpi -lpthread"
+	tests := []struct {
+		name  string
+		args  []string
+		probe versionProbe
+		want  string
+	}{
+		{"mpif77", []string{"-o", "ring", "ring.f"}, gfortran12, "gfortran " + inc + " -fallow-argument-mismatch -o ring ring.f" + link},
+		{"hf77", []string{"-c", "ring.f"}, gf10, "gfortran " + inc + " -fallow-argument-mismatch -c ring.f"},
+		{"mpif77", []string{"-c", "ring.f"}, gf9, "gfortran " + inc + " -c ring.f"},
+		{"mpif77", []string{"-c", "ring.f"}, flang, "gfortran " + inc + " -c ring.f"},
+		{"mpif77", []string{"-c", "ring.f"}, noProbe, "gfortran " + inc + " -c ring.f"},
+		// The user's choice wins, either way.
+		{"mpif77", []string{"-fno-allow-argument-mismatch", "-c", "ring.f"}, gfortran12, "gfortran " + inc + " -fno-allow-argument-mismatch -c ring.f"},
+		{"mpif77", []string{"-c", "ring.f", "-fallow-argument-mismatch"}, gfortran12, "gfortran " + inc + " -c ring.f -fallow-argument-mismatch"},
+		// No MPI flags at all ("mpif77 --version"): nothing added.
+		{"mpif77", []string{"--version"}, gfortran12, "gfortran --version"},
+		{"mpicc", []string{"-c", "a.c"}, gfortran12, "gcc " + inc + " -D_REENTRANT -c a.c"},
+	}
+	for _, tt := range tests {
+		p := build(languageOf(tt.name), tt.args, opt, env(), tt.probe)
+		if got := strings.Join(p.argv(), " "); got != tt.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", tt.name, strings.Join(tt.args, " "), got, tt.want)
+		}
+	}
+	// -showme and -showme:compile show it.
+	p := build(languageOf("mpif77"), []string{"-showme:compile"}, opt, env(), gfortran12)
+	if got, want := p.shown(), inc+" -fallow-argument-mismatch \n"; got != want {
+		t.Errorf("mpif77 -showme:compile: got %q, want %q", got, want)
+	}
+	// The probe asks the compiler the environment names.
+	var asked []string
+	build(languageOf("mpif77"), []string{"a.f"}, opt, env("LAMMPIF77", "ccache gfortran-12"), func(c []string) string {
+		asked = c
+		return ""
+	})
+	if !slices.Equal(asked, []string{"ccache", "gfortran-12"}) {
+		t.Errorf("probed %q, want the LAMMPIF77 command", asked)
+	}
+}
+
+// TestMismatchReal compiles, with the built wrapper and the real
+// gfortran, a Fortran 77 file passing an INTEGER and a DOUBLE PRECISION
+// buffer to MPI_SEND: it must compile with no flag from the user when
+// gfortran is 10 or later (and fail with -fno-allow-argument-mismatch,
+// which shows the test tests something).
+func TestMismatchReal(t *testing.T) {
+	if _, err := exec.LookPath("gfortran"); err != nil {
+		t.Skip("no gfortran")
+	}
+	if m, ok := gfortranMajor(compilerVersion([]string{"gfortran"})); !ok || m < 10 {
+		t.Skipf("gfortran %d needs no flag", m)
+	}
+	dir := t.TempDir()
+	wrapper := filepath.Join(dir, "bin", "mpif77")
+	if out, err := exec.Command("go", "build", "-o", wrapper, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	os.MkdirAll(filepath.Join(dir, "include"), 0o755)
+	mpif, err := os.ReadFile("../libmpi/capi/include/mpif.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "include", "mpif.h"), mpif, 0o644)
+	src := `      PROGRAM MIX
+      INCLUDE 'mpif.h'
+      INTEGER I, IERR
+      DOUBLE PRECISION D
+      CALL MPI_SEND(I, 1, MPI_INTEGER, 0, 0, MPI_COMM_WORLD, IERR)
+      CALL MPI_SEND(D, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD,
+     &    IERR)
+      END
+`
+	os.WriteFile(filepath.Join(dir, "mix.f"), []byte(src), 0o644)
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(wrapper, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "LAMHOME="+dir)
+		return cmd.CombinedOutput()
+	}
+	if out, err := run("-c", "mix.f"); err != nil {
+		t.Fatalf("mpif77 -c mix.f: %v\n%s", err, out)
+	}
+	if out, err := run("-fno-allow-argument-mismatch", "-c", "mix.f"); err == nil {
+		t.Errorf("mpif77 -fno-allow-argument-mismatch -c mix.f compiled:\n%s", out)
+	}
+	if out, _ := run("-showme"); !strings.Contains(string(out), "-fallow-argument-mismatch") {
+		t.Errorf("mpif77 -showme: %s", out)
+	}
 }

@@ -65,18 +65,19 @@ func typeHandle(d *mpi.Datatype) C.MPI_Datatype {
 	return C.MPI_DATATYPE_NULL
 }
 
-// newCommKeyval makes a communicator keyval calling the C functions
-// copyFn and delFn (NULL: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN).
-func newCommKeyval(copyFn, delFn unsafe.Pointer, extra unsafe.Pointer) C.int {
+// newCommKeyval makes a communicator keyval calling the functions copyFn
+// and delFn (C's NULL: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN) of
+// language lang (LAMGO_LANG_C or one of the Fortran ones).
+func newCommKeyval(copyFn, delFn unsafe.Pointer, extra uintptr, lang C.int) C.int {
 	kv := &keyval{}
-	x := C.uintptr_t(uintptr(extra))
+	x := C.uintptr_t(extra)
 	var cp func(*mpi.Comm, uintptr) (uintptr, bool, error)
 	var del func(*mpi.Comm, uintptr) error
 	if copyFn != nil {
 		cp = func(old *mpi.Comm, v uintptr) (uintptr, bool, error) {
 			var out C.uintptr_t
 			var flag C.int
-			rc := C.lamgo_comm_copy(copyFn, commHandle(old), kv.h, x, C.uintptr_t(v), &out, &flag)
+			rc := C.lamgo_comm_copy(copyFn, lang, commHandle(old), kv.h, x, C.uintptr_t(v), &out, &flag)
 			if err := callbackError(rc, "the copy function"); err != nil {
 				return 0, false, err
 			}
@@ -85,7 +86,7 @@ func newCommKeyval(copyFn, delFn unsafe.Pointer, extra unsafe.Pointer) C.int {
 	}
 	if delFn != nil {
 		del = func(c *mpi.Comm, v uintptr) error {
-			return callbackError(C.lamgo_comm_delete(delFn, commHandle(c), kv.h, C.uintptr_t(v), x), "the delete function")
+			return callbackError(C.lamgo_comm_delete(delFn, lang, commHandle(c), kv.h, C.uintptr_t(v), x), "the delete function")
 		}
 	}
 	kv.comm = mpi.NewKeyval(cp, del)
@@ -94,16 +95,16 @@ func newCommKeyval(copyFn, delFn unsafe.Pointer, extra unsafe.Pointer) C.int {
 }
 
 // newTypeKeyval is newCommKeyval for datatypes.
-func newTypeKeyval(copyFn, delFn unsafe.Pointer, extra unsafe.Pointer) C.int {
+func newTypeKeyval(copyFn, delFn unsafe.Pointer, extra uintptr, lang C.int) C.int {
 	kv := &keyval{}
-	x := C.uintptr_t(uintptr(extra))
+	x := C.uintptr_t(extra)
 	var cp func(*mpi.Datatype, uintptr) (uintptr, bool, error)
 	var del func(*mpi.Datatype, uintptr) error
 	if copyFn != nil {
 		cp = func(old *mpi.Datatype, v uintptr) (uintptr, bool, error) {
 			var out C.uintptr_t
 			var flag C.int
-			rc := C.lamgo_type_copy(copyFn, typeHandle(old), kv.h, x, C.uintptr_t(v), &out, &flag)
+			rc := C.lamgo_type_copy(copyFn, lang, typeHandle(old), kv.h, x, C.uintptr_t(v), &out, &flag)
 			if err := callbackError(rc, "the copy function"); err != nil {
 				return 0, false, err
 			}
@@ -112,7 +113,7 @@ func newTypeKeyval(copyFn, delFn unsafe.Pointer, extra unsafe.Pointer) C.int {
 	}
 	if delFn != nil {
 		del = func(d *mpi.Datatype, v uintptr) error {
-			return callbackError(C.lamgo_type_delete(delFn, typeHandle(d), kv.h, C.uintptr_t(v), x), "the delete function")
+			return callbackError(C.lamgo_type_delete(delFn, lang, typeHandle(d), kv.h, C.uintptr_t(v), x), "the delete function")
 		}
 	}
 	kv.typ = mpi.NewTypeKeyval(cp, del)
@@ -268,7 +269,7 @@ func capi_Comm_create_keyval(copyFn *C.MPI_Comm_copy_attr_function, delFn *C.MPI
 	if keyval == nil {
 		return fail(nil, mpi.ErrArg, "MPI_Comm_create_keyval: NULL keyval")
 	}
-	*keyval = newCommKeyval(unsafe.Pointer(copyFn), unsafe.Pointer(delFn), extra)
+	*keyval = newCommKeyval(unsafe.Pointer(copyFn), unsafe.Pointer(delFn), uintptr(extra), C.LAMGO_LANG_C)
 	return C.MPI_SUCCESS
 }
 
@@ -277,7 +278,31 @@ func capi_Keyval_create(copyFn *C.MPI_Copy_function, delFn *C.MPI_Delete_functio
 	if keyval == nil {
 		return fail(nil, mpi.ErrArg, "MPI_Keyval_create: NULL keyval")
 	}
-	*keyval = newCommKeyval(unsafe.Pointer(copyFn), unsafe.Pointer(delFn), extra)
+	*keyval = newCommKeyval(unsafe.Pointer(copyFn), unsafe.Pointer(delFn), uintptr(extra), C.LAMGO_LANG_C)
+	return C.MPI_SUCCESS
+}
+
+// lamgo_fortran_keyval makes a keyval whose copy and delete functions are
+// Fortran subroutines of language lang (LAMGO_LANG_F77 or LAMGO_LANG_F90),
+// for the communicator or, when forType is set, the datatype calls; fn
+// names the Fortran call in errors. The Fortran bindings (fortran_attr.c)
+// call it. MPI's predefined copy and delete functions are real Fortran
+// subroutines there, called as the program's own.
+//
+//export lamgo_fortran_keyval
+func lamgo_fortran_keyval(copyFn, delFn unsafe.Pointer, extra C.MPI_Aint, lang, forType C.int, keyval *C.MPI_Fint, fn *C.char) C.int {
+	if copyFn == nil || delFn == nil {
+		return fail(nil, mpi.ErrArg, C.GoString(fn)+": a copy or delete subroutine is missing")
+	}
+	if lang != C.LAMGO_LANG_F77 && lang != C.LAMGO_LANG_F90 {
+		return fail(nil, mpi.ErrArg, fmt.Sprintf("%s: unknown callback language %d", C.GoString(fn), int(lang)))
+	}
+	x := uintptr(extra)
+	if forType != 0 {
+		*keyval = C.MPI_Fint(newTypeKeyval(copyFn, delFn, x, lang))
+	} else {
+		*keyval = C.MPI_Fint(newCommKeyval(copyFn, delFn, x, lang))
+	}
 	return C.MPI_SUCCESS
 }
 
@@ -326,7 +351,7 @@ func capi_Type_create_keyval(copyFn *C.MPI_Type_copy_attr_function, delFn *C.MPI
 	if keyval == nil {
 		return fail(nil, mpi.ErrArg, "MPI_Type_create_keyval: NULL keyval")
 	}
-	*keyval = newTypeKeyval(unsafe.Pointer(copyFn), unsafe.Pointer(delFn), extra)
+	*keyval = newTypeKeyval(unsafe.Pointer(copyFn), unsafe.Pointer(delFn), uintptr(extra), C.LAMGO_LANG_C)
 	return C.MPI_SUCCESS
 }
 

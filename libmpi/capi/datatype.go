@@ -363,8 +363,17 @@ func capi_Get_elements(status *C.MPI_Status, datatype C.MPI_Datatype, count *C.i
 	if status == nil || count == nil {
 		return fail(nil, mpi.ErrArg, "MPI_Get_elements: NULL status or count")
 	}
-	*count = C.int(elements(status, t))
+	*count = intCount(int64(elements(status, t)))
 	return C.MPI_SUCCESS
+}
+
+// intCount is a count as MPI_Get_count and MPI_Get_elements return it: an
+// int, or MPI_UNDEFINED when it does not fit one (the _x forms have it).
+func intCount(n int64) C.int {
+	if n > math.MaxInt32 || n < math.MinInt32 {
+		return C.MPI_UNDEFINED
+	}
+	return C.int(n)
 }
 
 // The MPI-3 _x forms answer in MPI_Count.

@@ -3,17 +3,6 @@
 // The Fortran 77 bindings (gfortran's names: mpi_send_), each a strong
 // pmpi_ symbol and a weak mpi_ alias. They call the C MPI_ functions, so
 // a C profiling library sees Fortran calls too.
-//
-// Not bound for Fortran (see gen/fortran.go):
-//   MPI_Aint_add
-//   MPI_Aint_diff
-//   MPI_Attr_put
-//   MPI_Comm_create_keyval
-//   MPI_Comm_set_attr
-//   MPI_Keyval_create
-//   MPI_Type_create_keyval
-//   MPI_Type_get_attr
-//   MPI_Type_set_attr
 
 #include "mpi.h"
 #include "fortran.h"

@@ -98,11 +98,10 @@ void pmpi_error_string_(MPI_Fint *code, char *string, MPI_Fint *resultlen, MPI_F
 }
 #pragma weak mpi_error_string_ = pmpi_error_string_
 
-/* Names, Info and attribute values (the groups, communicators and
-   attributes family). Strings are copied into buffers a little longer
-   than MPI's limits, so that one too long is still too long for the C
-   call (MPI_ERR_INFO_KEY …) instead of silently cut. */
-#include "attrcb.h"
+/* Names and Info (the groups, communicators and attributes family;
+   attributes are in fortran_attr.c). Strings are copied into buffers a
+   little longer than MPI's limits, so that one too long is still too
+   long for the C call (MPI_ERR_INFO_KEY …) instead of silently cut. */
 
 void pmpi_comm_set_name_(MPI_Fint *comm, char *name, MPI_Fint *ierr, size_t name_len)
 {
@@ -200,40 +199,16 @@ void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierr, size_t key_len
 }
 #pragma weak mpi_info_delete_ = pmpi_info_delete_
 
-/* An attribute value as Fortran gets it: the int a predefined attribute
-   points to, else the value itself (what Fortran stored, or a C
-   pointer's bits). */
-static MPI_Aint lamgo_attr_value(int keyval, void *v)
+/* MPI_AINT_ADD and MPI_AINT_DIFF are functions returning
+   INTEGER(KIND=MPI_ADDRESS_KIND) values (mpif.h declares them). */
+MPI_Aint pmpi_aint_add_(MPI_Aint *base, MPI_Aint *disp)
 {
-	if (keyval >= 0 && keyval < LAMGO_PREDEFINED_KEYVALS)
-		return *(int *)v;
-	return (MPI_Aint)v;
+	return MPI_Aint_add(*base, *disp);
 }
+#pragma weak mpi_aint_add_ = pmpi_aint_add_
 
-/* MPI-1's ATTR_GET: an INTEGER value. */
-void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr)
+MPI_Aint pmpi_aint_diff_(MPI_Aint *addr1, MPI_Aint *addr2)
 {
-	void *v = NULL;
-	int f = 0;
-	*ierr = MPI_Attr_get((MPI_Comm)*comm, *keyval, &v, &f);
-	if (*ierr == MPI_SUCCESS) {
-		*flag = f;
-		if (f)
-			*value = (MPI_Fint)lamgo_attr_value(*keyval, v);
-	}
+	return MPI_Aint_diff(*addr1, *addr2);
 }
-#pragma weak mpi_attr_get_ = pmpi_attr_get_
-
-/* MPI-2's COMM_GET_ATTR: an INTEGER(KIND=MPI_ADDRESS_KIND) value. */
-void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr)
-{
-	void *v = NULL;
-	int f = 0;
-	*ierr = MPI_Comm_get_attr((MPI_Comm)*comm, *keyval, &v, &f);
-	if (*ierr == MPI_SUCCESS) {
-		*flag = f;
-		if (f)
-			*value = lamgo_attr_value(*keyval, v);
-	}
-}
-#pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
+#pragma weak mpi_aint_diff_ = pmpi_aint_diff_

@@ -99,7 +99,7 @@ func capi_Get_count(status *C.MPI_Status, datatype C.MPI_Datatype, count *C.int)
 	case n%int64(t.size) != 0:
 		*count = C.MPI_UNDEFINED
 	default:
-		*count = C.int(n / int64(t.size))
+		*count = intCount(n / int64(t.size))
 	}
 	return C.MPI_SUCCESS
 }

@@ -2,7 +2,9 @@
 // function declared there with LAMGO_DECL it writes the strong PMPI_
 // definition, which calls the implementation capi_<Name> (a Go function
 // exported with //export, or a C function in a hand-written .c file), and
-// the weak MPI_ alias, as the MPI profiling interface expects.
+// the weak MPI_ alias, as the MPI profiling interface expects. It also
+// writes fortran.c and include/mpif.h (fortran.go) and the test programs
+// testdata/*_null.c (nulltest.go).
 //
 // Run from libmpi/capi (go generate does): gen [-check]. With -check it
 // writes nothing and fails when pmpi.c is stale or when a declared
@@ -96,6 +98,12 @@ func run(dir string, check bool) error {
 		{filepath.Join(dir, "pmpi.c"), render(decls)},
 		{filepath.Join(dir, "fortran.c"), renderFortran(decls, special)},
 		{filepath.Join(dir, "include", "mpif.h"), mpif},
+	}
+	for path, b := range nullTestFiles(dir, decls) {
+		outs = append(outs, struct {
+			path string
+			b    []byte
+		}{path, b})
 	}
 	for _, o := range outs {
 		if check {

@@ -57,6 +57,7 @@ func TestMissingImplementation(t *testing.T) {
 		}
 	}
 	must(os.MkdirAll(filepath.Join(dir, "include"), 0o755))
+	must(os.MkdirAll(filepath.Join(dir, "testdata"), 0o755))
 	must(os.WriteFile(filepath.Join(dir, "include", "mpi.h"), []byte("LAMGO_DECL(int, Foo, (int x));\nLAMGO_DECL(double, Bar, (void));\n"), 0o644))
 	must(os.WriteFile(filepath.Join(dir, "a.go"), []byte("package main\n\n//export capi_Foo\nfunc capi_Foo() {}\n\n//export capi_Baz\nfunc capi_Baz() {}\n"), 0o644))
 	err := run(dir, false)

@@ -203,6 +203,30 @@ int main(int argc, char **argv)
 		MPI_Type_create_hindexed(2, bl, dl, MPI_SHORT, &hidx);
 		bounds("hindexed", hidx, -8, 34, -8, 34, 6);
 		envelope("hindexed", hidx, 3, 2, 1, MPI_COMBINER_HINDEXED);
+		/* MPI-1's MPI_Type_hindexed: the same type, and its errors. */
+		{
+			MPI_Datatype h1;
+			int rc, class, neg[2] = {1, -1};
+			MPI_Type_hindexed(2, bl, dl, MPI_SHORT, &h1);
+			bounds("MPI-1 hindexed", h1, -8, 34, -8, 34, 6);
+			envelope("MPI-1 hindexed", h1, 3, 2, 1, MPI_COMBINER_HINDEXED);
+			MPI_Type_free(&h1);
+			MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+			rc = MPI_Type_hindexed(-1, bl, dl, MPI_SHORT, &h1);
+			MPI_Error_class(rc, &class);
+			CHECK(class == MPI_ERR_COUNT, "hindexed count -1: class %d", class);
+			rc = MPI_Type_hindexed(2, neg, dl, MPI_SHORT, &h1);
+			MPI_Error_class(rc, &class);
+			/* MPI names no class; ours is MPI_ERR_COUNT for every
+			   constructor's negative block length (Open MPI's is
+			   MPI_ERR_ARG). */
+			CHECK(class == MPI_ERR_COUNT, "hindexed blocklength -1: class %d", class);
+			rc = MPI_Type_hindexed(2, bl, dl, MPI_DATATYPE_NULL, &h1);
+			MPI_Error_class(rc, &class);
+			CHECK(class == MPI_ERR_TYPE, "hindexed of MPI_DATATYPE_NULL: class %d", class);
+			MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+			printf("ok MPI-1 hindexed\n");
+		}
 		MPI_Type_create_indexed_block(3, 2, il, MPI_FLOAT, &iblk);
 		bounds("indexed_block", iblk, 0, 24, 0, 24, 24);
 		envelope("indexed_block", iblk, 5, 0, 1, MPI_COMBINER_INDEXED_BLOCK);

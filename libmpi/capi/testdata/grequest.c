@@ -1,6 +1,6 @@
 /* Generalized requests as a singleton: the query, free and cancel
    functions with their extra_state, completed by MPI_Wait and MPI_Test;
-   MPI_Status_set_elements and MPI_Status_set_cancelled. */
+   MPI_Status_set_elements(_x) and MPI_Status_set_cancelled. */
 #include <stdio.h>
 #include <mpi.h>
 
@@ -112,6 +112,29 @@ int main(int argc, char **argv)
 	MPI_Status_set_elements(&st, MPI_DOUBLE, 0);
 	MPI_Get_count(&st, MPI_DOUBLE, &n);
 	CHECK(n == 0, "count 0: %d", n);
+	/* The _x form: a count wider than an int (5e9 bytes of MPI_BYTE),
+	   and the errors it reports (the world returns them here). */
+	{
+		MPI_Count big = 5000000000LL, x = 0;
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		rc = MPI_Status_set_elements_x(&st, MPI_BYTE, big);
+		MPI_Get_elements_x(&st, MPI_BYTE, &x);
+		CHECK(rc == MPI_SUCCESS && x == big, "set_elements_x %lld: rc %d, %lld", big, rc, x);
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		CHECK(n == MPI_UNDEFINED, "count of 5e9 bytes in an int: %d", n);
+		MPI_Get_elements(&st, MPI_BYTE, &n);
+		CHECK(n == MPI_UNDEFINED, "elements of 5e9 bytes in an int: %d", n);
+		rc = MPI_Status_set_elements_x(&st, three, 4);
+		MPI_Get_elements_x(&st, three, &x);
+		CHECK(rc == MPI_SUCCESS && x == 4, "set_elements_x of threes: rc %d, %lld", rc, x);
+		rc = MPI_Status_set_elements_x(&st, MPI_DATATYPE_NULL, 1);
+		MPI_Error_class(rc, &class);
+		CHECK(class == MPI_ERR_TYPE, "set_elements_x of MPI_DATATYPE_NULL: class %d", class);
+		rc = MPI_Status_set_elements_x(&st, MPI_INT, -1);
+		MPI_Error_class(rc, &class);
+		CHECK(rc != MPI_SUCCESS && class == MPI_ERR_COUNT, "set_elements_x of -1: class %d", class);
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	}
 	MPI_Type_free(&three);
 
 	MPI_Finalize();

@@ -1,0 +1,302 @@
+C     Attribute caching from Fortran as a singleton: MPI-1 keyvals with
+C     INTEGER values and MPI-2 communicator and datatype keyvals with
+C     INTEGER(KIND=MPI_ADDRESS_KIND) values, the program's copy and
+C     delete subroutines and MPI's predefined ones, the callbacks' order
+C     (a replaced or deleted value's delete first; MPI_COMM_SELF's
+C     attributes deleted in the reverse order they were set when
+C     MPI_FINALIZE starts) and a copy subroutine's error.
+      PROGRAM FATTR
+      INCLUDE 'mpif.h'
+      EXTERNAL CPY1, DEL1, CPY2, DEL2, CPYERR, TCPY, TDEL
+      INTEGER IERR, NFAIL, COMM, DUP, T, T2, CLS, I
+      INTEGER K1, K2, K3, K4, K5, K6, K7, K8, K9, K10, KS1, KS2
+      INTEGER VAL, KOUT
+      INTEGER(KIND=MPI_ADDRESS_KIND) BIG, AVAL, AEX
+      LOGICAL FOUND
+      INTEGER NLOG, LOGV(16), OLDH
+      INTEGER(KIND=MPI_ADDRESS_KIND) LASTV, WANTX
+      COMMON /ALOG/ LASTV, WANTX, NLOG, LOGV, OLDH
+      NFAIL = 0
+      NLOG = 0
+      BIG = 65536
+      BIG = BIG * BIG * 256 + 5
+      WANTX = BIG + 1
+      CALL MPI_INIT(IERR)
+
+C     MPI-1: MPI_KEYVAL_CREATE, MPI_ATTR_PUT/GET/DELETE, INTEGER values.
+      CALL MPI_KEYVAL_CREATE(CPY1, DEL1, K1, 1, IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'keyval_create')
+      CALL MPI_KEYVAL_CREATE(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, K2,
+     &    2, IERR)
+      CALL MPI_KEYVAL_CREATE(MPI_DUP_FN, DEL1, K3, 3, IERR)
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, COMM, IERR)
+      CALL MPI_ATTR_PUT(COMM, K1, 10, IERR)
+      CALL MPI_ATTR_PUT(COMM, K2, 20, IERR)
+      CALL MPI_ATTR_PUT(COMM, K3, -30, IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'attr_put')
+      CALL MPI_ATTR_GET(COMM, K1, VAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. VAL .NE. 10) CALL FAIL(NFAIL, 'attr_get')
+      OLDH = COMM
+      CALL MPI_COMM_DUP(COMM, DUP, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. 101)
+     &    CALL FAIL(NFAIL, 'copy subroutine runs once on dup')
+      CALL MPI_ATTR_GET(DUP, K1, VAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. VAL .NE. 20) CALL FAIL(NFAIL, 'copied x2')
+      CALL MPI_ATTR_GET(DUP, K2, VAL, FOUND, IERR)
+      IF (FOUND) CALL FAIL(NFAIL, 'MPI_NULL_COPY_FN copied')
+      CALL MPI_ATTR_GET(DUP, K3, VAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. VAL .NE. -30) CALL FAIL(NFAIL, 'MPI_DUP_FN')
+C     Replacing a value runs its delete subroutine first.
+      NLOG = 0
+      CALL MPI_ATTR_PUT(COMM, K1, 11, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. 201 .OR. LASTV .NE. 10)
+     &    CALL FAIL(NFAIL, 'delete on replace')
+      NLOG = 0
+      CALL MPI_ATTR_DELETE(COMM, K3, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. 203 .OR. LASTV .NE. -30)
+     &    CALL FAIL(NFAIL, 'attr_delete')
+      CALL MPI_ATTR_GET(COMM, K3, VAL, FOUND, IERR)
+      IF (FOUND) CALL FAIL(NFAIL, 'deleted value found')
+      NLOG = 0
+      CALL MPI_COMM_FREE(COMM, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. 201 .OR. LASTV .NE. 11)
+     &    CALL FAIL(NFAIL, 'delete on comm_free')
+C     A freed keyval: the value on DUP keeps its delete subroutine.
+      CALL MPI_KEYVAL_FREE(K1, IERR)
+      IF (K1 .NE. MPI_KEYVAL_INVALID) CALL FAIL(NFAIL, 'keyval_free')
+      CALL MPI_KEYVAL_FREE(K2, IERR)
+      CALL MPI_KEYVAL_FREE(K3, IERR)
+      NLOG = 0
+      CALL MPI_COMM_FREE(DUP, IERR)
+      IF (NLOG .NE. 2 .OR. LOGV(1)+LOGV(2) .NE. 404)
+     &    CALL FAIL(NFAIL, 'deletes after keyval_free')
+C     A predefined attribute, and the predefined subroutines called.
+      CALL MPI_ATTR_GET(MPI_COMM_WORLD, MPI_TAG_UB, VAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. VAL .LT. 32767) CALL FAIL(NFAIL, 'TAG_UB')
+      CALL MPI_DUP_FN(MPI_COMM_WORLD, 0, 0, 5, VAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. VAL .NE. 5 .OR. IERR .NE. MPI_SUCCESS)
+     &    CALL FAIL(NFAIL, 'CALL MPI_DUP_FN')
+      CALL MPI_NULL_COPY_FN(MPI_COMM_WORLD, 0, 0, 5, VAL, FOUND, IERR)
+      IF (FOUND) CALL FAIL(NFAIL, 'CALL MPI_NULL_COPY_FN')
+      AVAL = 0
+      CALL MPI_COMM_DUP_FN(MPI_COMM_WORLD, 0, AVAL, BIG, AEX, FOUND,
+     &    IERR)
+      IF (.NOT. FOUND .OR. AEX .NE. BIG)
+     &    CALL FAIL(NFAIL, 'CALL MPI_COMM_DUP_FN')
+
+C     MPI-2: communicator keyvals, values wider than an INTEGER.
+      CALL MPI_COMM_CREATE_KEYVAL(CPY2, DEL2, K4, WANTX, IERR)
+      CALL MPI_COMM_CREATE_KEYVAL(MPI_COMM_DUP_FN,
+     &    MPI_COMM_NULL_DELETE_FN, K5, WANTX, IERR)
+      CALL MPI_COMM_CREATE_KEYVAL(MPI_COMM_NULL_COPY_FN, DEL2, K6,
+     &    WANTX, IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'comm_create_keyval')
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, COMM, IERR)
+      CALL MPI_COMM_SET_ATTR(COMM, K4, BIG, IERR)
+      CALL MPI_COMM_SET_ATTR(COMM, K5, BIG + 2, IERR)
+      AVAL = 7
+      CALL MPI_COMM_SET_ATTR(COMM, K6, AVAL, IERR)
+      CALL MPI_COMM_GET_ATTR(COMM, K4, AVAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. AVAL .NE. BIG) CALL FAIL(NFAIL, 'get_attr')
+      NLOG = 0
+      OLDH = COMM
+      CALL MPI_COMM_DUP(COMM, DUP, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. 102)
+     &    CALL FAIL(NFAIL, 'MPI-2 copy subroutine on dup')
+      CALL MPI_COMM_GET_ATTR(DUP, K4, AVAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. AVAL .NE. BIG + 1)
+     &    CALL FAIL(NFAIL, 'MPI-2 copied +1')
+      CALL MPI_COMM_GET_ATTR(DUP, K5, AVAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. AVAL .NE. BIG + 2)
+     &    CALL FAIL(NFAIL, 'MPI_COMM_DUP_FN')
+      CALL MPI_COMM_GET_ATTR(DUP, K6, AVAL, FOUND, IERR)
+      IF (FOUND) CALL FAIL(NFAIL, 'MPI_COMM_NULL_COPY_FN copied')
+      NLOG = 0
+      CALL MPI_COMM_DELETE_ATTR(DUP, K4, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. K4 .OR. LASTV .NE. BIG + 1)
+     &    CALL FAIL(NFAIL, 'comm_delete_attr')
+      CALL MPI_COMM_FREE(DUP, IERR)
+      NLOG = 0
+      CALL MPI_COMM_FREE(COMM, IERR)
+      IF (NLOG .NE. 2) CALL FAIL(NFAIL, 'MPI-2 deletes on comm_free')
+C     A copy subroutine's error fails the duplication.
+      CALL MPI_COMM_CREATE_KEYVAL(CPYERR, MPI_COMM_NULL_DELETE_FN, K7,
+     &    WANTX, IERR)
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, COMM, IERR)
+      CALL MPI_COMM_SET_ERRHANDLER(COMM, MPI_ERRORS_RETURN, IERR)
+      CALL MPI_COMM_SET_ATTR(COMM, K7, BIG, IERR)
+      CALL MPI_COMM_DUP(COMM, DUP, IERR)
+      CALL MPI_ERROR_CLASS(IERR, CLS, I)
+      IF (CLS .NE. MPI_ERR_OTHER) CALL FAIL(NFAIL, 'copy error')
+      CALL MPI_COMM_FREE(COMM, IERR)
+      CALL MPI_COMM_FREE_KEYVAL(K4, IERR)
+      IF (K4 .NE. MPI_KEYVAL_INVALID) CALL FAIL(NFAIL, 'free_keyval')
+      CALL MPI_COMM_FREE_KEYVAL(K5, IERR)
+      CALL MPI_COMM_FREE_KEYVAL(K6, IERR)
+      CALL MPI_COMM_FREE_KEYVAL(K7, IERR)
+
+C     Datatype keyvals.
+      CALL MPI_TYPE_CONTIGUOUS(2, MPI_INTEGER, T, IERR)
+      CALL MPI_TYPE_CREATE_KEYVAL(TCPY, TDEL, K8, WANTX, IERR)
+      CALL MPI_TYPE_CREATE_KEYVAL(MPI_TYPE_DUP_FN,
+     &    MPI_TYPE_NULL_DELETE_FN, K9, WANTX, IERR)
+      CALL MPI_TYPE_CREATE_KEYVAL(MPI_TYPE_NULL_COPY_FN,
+     &    MPI_TYPE_NULL_DELETE_FN, K10, WANTX, IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'type_create_keyval')
+      AVAL = 5
+      CALL MPI_TYPE_SET_ATTR(T, K8, AVAL, IERR)
+      CALL MPI_TYPE_SET_ATTR(T, K9, BIG, IERR)
+      CALL MPI_TYPE_SET_ATTR(T, K10, AVAL, IERR)
+      IF (IERR .NE. MPI_SUCCESS) CALL FAIL(NFAIL, 'type_set_attr')
+      CALL MPI_TYPE_GET_ATTR(T, K8, AVAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. AVAL .NE. 5) CALL FAIL(NFAIL, 'type_get')
+      NLOG = 0
+      OLDH = T
+      CALL MPI_TYPE_DUP(T, T2, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. 400)
+     &    CALL FAIL(NFAIL, 'type copy subroutine')
+      CALL MPI_TYPE_GET_ATTR(T2, K8, AVAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. AVAL .NE. 15) CALL FAIL(NFAIL, 'type x3')
+      CALL MPI_TYPE_GET_ATTR(T2, K9, AVAL, FOUND, IERR)
+      IF (.NOT. FOUND .OR. AVAL .NE. BIG)
+     &    CALL FAIL(NFAIL, 'MPI_TYPE_DUP_FN')
+      CALL MPI_TYPE_GET_ATTR(T2, K10, AVAL, FOUND, IERR)
+      IF (FOUND) CALL FAIL(NFAIL, 'MPI_TYPE_NULL_COPY_FN copied')
+      NLOG = 0
+      CALL MPI_TYPE_DELETE_ATTR(T2, K8, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. 500 .OR. LASTV .NE. 15)
+     &    CALL FAIL(NFAIL, 'type_delete_attr')
+C     (Open MPI runs T's delete when T2, made from T, is freed too.)
+      NLOG = 0
+      CALL MPI_TYPE_FREE(T, IERR)
+      CALL MPI_TYPE_FREE(T2, IERR)
+      IF (NLOG .NE. 1 .OR. LOGV(1) .NE. 500 .OR. LASTV .NE. 5)
+     &    CALL FAIL(NFAIL, 'delete on type_free')
+      CALL MPI_TYPE_FREE_KEYVAL(K8, IERR)
+      IF (K8 .NE. MPI_KEYVAL_INVALID) CALL FAIL(NFAIL, 'type keyval')
+      CALL MPI_TYPE_FREE_KEYVAL(K9, IERR)
+      CALL MPI_TYPE_FREE_KEYVAL(K10, IERR)
+
+C     MPI_COMM_SELF's attributes go first in MPI_FINALIZE, the last set
+C     first.
+      CALL MPI_COMM_CREATE_KEYVAL(MPI_COMM_NULL_COPY_FN, DEL2, KS1,
+     &    WANTX, IERR)
+      CALL MPI_COMM_CREATE_KEYVAL(MPI_COMM_NULL_COPY_FN, DEL2, KS2,
+     &    WANTX, IERR)
+      CALL MPI_COMM_SET_ATTR(MPI_COMM_SELF, KS1, BIG, IERR)
+      CALL MPI_COMM_SET_ATTR(MPI_COMM_SELF, KS2, BIG, IERR)
+      NLOG = 0
+      CALL MPI_FINALIZE(IERR)
+      IF (NLOG .NE. 2 .OR. LOGV(1) .NE. KS2 .OR. LOGV(2) .NE. KS1)
+     &    CALL FAIL(NFAIL, 'COMM_SELF deletes in MPI_FINALIZE')
+      KOUT = NFAIL
+      IF (KOUT .EQ. 0) PRINT *, 'ok fattr'
+      IF (KOUT .NE. 0) CALL EXIT(1)
+      END
+
+C     MPI-1 copy: logs 100+EXTRA, doubles the value.
+      SUBROUTINE CPY1(OLD, KEY, EXTRA, VIN, VOUT, FLAG, IERR)
+      INTEGER OLD, KEY, EXTRA, VIN, VOUT, IERR
+      LOGICAL FLAG
+      INTEGER NLOG, LOGV(16), OLDH
+      INTEGER(KIND=8) LASTV, WANTX
+      COMMON /ALOG/ LASTV, WANTX, NLOG, LOGV, OLDH
+      IF (OLD .NE. OLDH) PRINT *, 'FAIL copy: old handle', OLD, OLDH
+      NLOG = NLOG + 1
+      LOGV(NLOG) = 100 + EXTRA
+      VOUT = 2 * VIN
+      FLAG = .TRUE.
+      IERR = 0
+      END
+
+C     MPI-1 delete: logs 200+EXTRA, keeps the value.
+      SUBROUTINE DEL1(COMM, KEY, VAL, EXTRA, IERR)
+      INTEGER COMM, KEY, VAL, EXTRA, IERR
+      INTEGER NLOG, LOGV(16), OLDH
+      INTEGER(KIND=8) LASTV, WANTX
+      COMMON /ALOG/ LASTV, WANTX, NLOG, LOGV, OLDH
+      NLOG = NLOG + 1
+      LOGV(NLOG) = 200 + EXTRA
+      LASTV = VAL
+      IERR = 0
+      END
+
+C     MPI-2 copy: checks EXTRA, logs 102, adds one.
+      SUBROUTINE CPY2(OLD, KEY, EXTRA, VIN, VOUT, FLAG, IERR)
+      INCLUDE 'mpif.h'
+      INTEGER OLD, KEY, IERR
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA, VIN, VOUT
+      LOGICAL FLAG
+      INTEGER NLOG, LOGV(16), OLDH
+      INTEGER(KIND=MPI_ADDRESS_KIND) LASTV, WANTX
+      COMMON /ALOG/ LASTV, WANTX, NLOG, LOGV, OLDH
+      IF (OLD .NE. OLDH) PRINT *, 'FAIL copy2: old handle'
+      IF (EXTRA .NE. WANTX) PRINT *, 'FAIL copy2: extra_state'
+      NLOG = NLOG + 1
+      LOGV(NLOG) = 102
+      VOUT = VIN + 1
+      FLAG = .TRUE.
+      IERR = MPI_SUCCESS
+      END
+
+C     MPI-2 delete: logs the keyval.
+      SUBROUTINE DEL2(COMM, KEY, VAL, EXTRA, IERR)
+      INCLUDE 'mpif.h'
+      INTEGER COMM, KEY, IERR
+      INTEGER(KIND=MPI_ADDRESS_KIND) VAL, EXTRA
+      INTEGER NLOG, LOGV(16), OLDH
+      INTEGER(KIND=MPI_ADDRESS_KIND) LASTV, WANTX
+      COMMON /ALOG/ LASTV, WANTX, NLOG, LOGV, OLDH
+      IF (EXTRA .NE. WANTX) PRINT *, 'FAIL delete2: extra_state'
+      NLOG = NLOG + 1
+      LOGV(NLOG) = KEY
+      LASTV = VAL
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE CPYERR(OLD, KEY, EXTRA, VIN, VOUT, FLAG, IERR)
+      INCLUDE 'mpif.h'
+      INTEGER OLD, KEY, IERR
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA, VIN, VOUT
+      LOGICAL FLAG
+      FLAG = .FALSE.
+      IERR = MPI_ERR_OTHER
+      END
+
+C     Datatype copy (logs 400, triples) and delete (logs 500).
+      SUBROUTINE TCPY(OLD, KEY, EXTRA, VIN, VOUT, FLAG, IERR)
+      INCLUDE 'mpif.h'
+      INTEGER OLD, KEY, IERR
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA, VIN, VOUT
+      LOGICAL FLAG
+      INTEGER NLOG, LOGV(16), OLDH
+      INTEGER(KIND=MPI_ADDRESS_KIND) LASTV, WANTX
+      COMMON /ALOG/ LASTV, WANTX, NLOG, LOGV, OLDH
+      IF (OLD .NE. OLDH) PRINT *, 'FAIL type copy: old handle'
+      IF (EXTRA .NE. WANTX) PRINT *, 'FAIL type copy: extra_state'
+      NLOG = NLOG + 1
+      LOGV(NLOG) = 400
+      VOUT = 3 * VIN
+      FLAG = .TRUE.
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE TDEL(T, KEY, VAL, EXTRA, IERR)
+      INCLUDE 'mpif.h'
+      INTEGER T, KEY, IERR
+      INTEGER(KIND=MPI_ADDRESS_KIND) VAL, EXTRA
+      INTEGER NLOG, LOGV(16), OLDH
+      INTEGER(KIND=MPI_ADDRESS_KIND) LASTV, WANTX
+      COMMON /ALOG/ LASTV, WANTX, NLOG, LOGV, OLDH
+      NLOG = NLOG + 1
+      LOGV(NLOG) = 500
+      LASTV = VAL
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE FAIL(NFAIL, WHAT)
+      INTEGER NFAIL
+      CHARACTER*(*) WHAT
+      PRINT *, 'FAIL ', WHAT
+      NFAIL = NFAIL + 1
+      END
