@@ -66,6 +66,7 @@ type Engine struct {
 	pass     uint64   // progress passes
 	mixed    bool     // links polled by calls and descriptors both
 	free     *Request // a request for RecvNow
+	hold     bool     // a checkpoint holds new frames (cr.go)
 }
 
 // Config sets up an engine.
