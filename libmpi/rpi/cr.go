@@ -30,7 +30,7 @@ func Drainable(name string, t Transport) error {
 		return fmt.Errorf("rpi %s cannot be drained for a checkpoint", name)
 	}
 	if err := d.Drainable(); err != nil {
-		return fmt.Errorf("rpi %s: %w", name, err)
+		return fmt.Errorf("rpi %s %w", name, err) // err says what the module does not do
 	}
 	return nil
 }

@@ -33,8 +33,10 @@ type Announcement struct {
 func (e *Engine) Quiesce() (resume func()) {
 	e.mu.Lock()
 	e.hold = true
+	e.quiesced.Store(true)
 	return func() {
 		e.hold = false
+		e.quiesced.Store(false)
 		e.progress() // what was held goes as the links take it
 		e.mu.Unlock()
 	}
