@@ -14,7 +14,7 @@ import (
 // The cr suite: a checkpointable iterative job for the checkpoint/restart
 // tests (shared/integration/cr_test.go).
 //
-//	testprog cr <op> <elements> <iterations>
+//	testprog cr <op> <elements> <iterations> [<gate>]
 //
 // Every iteration does one operation (<op>: sendrecv, send, ssend, rsend,
 // isend, issend, irsend, recv, wait, barrier, bcast, gather, gatherv,
@@ -24,6 +24,9 @@ import (
 // Allreduce. Each rank folds what it received into an accumulator; at the
 // end rank 0 prints "result <hex>" (the accumulators of every rank,
 // combined), which is the same whether or not checkpoints were taken.
+// With a gate, every rank waits after its last iteration (at most two
+// minutes) until the file <gate> exists, so that a test can take its
+// checkpoints however slowly before the job ends.
 //
 // At a checkpoint each rank writes its communicator and the state after
 // its last two iterations and prints "rank R checkpoint N in <call>"
@@ -98,8 +101,8 @@ func init() {
 }
 
 func crSuite(rank, size int) {
-	if len(os.Args) != 5 {
-		fail("usage: testprog cr <op> <elements> <iterations>")
+	if len(os.Args) != 5 && len(os.Args) != 6 {
+		fail("usage: testprog cr <op> <elements> <iterations> [<gate>]")
 	}
 	op := os.Args[2]
 	n, err1 := strconv.Atoi(os.Args[3])
@@ -153,6 +156,17 @@ func crSuite(rank, size int) {
 		crRun.prev = crRun.cur
 		crRun.cur = crIter{Iter: i + 1, Acc: crRun.cur.Acc*1099511628211 + got + uint64(out[0])}
 		crRun.mu.Unlock()
+	}
+	if len(os.Args) == 6 {
+		crRun.call.Store("")
+		for end := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(os.Args[5]); err == nil {
+				break
+			}
+			if time.Now().After(end) {
+				fail("no gate %s after two minutes", os.Args[5])
+			}
+		}
 	}
 	crRun.mu.Lock()
 	acc := crRun.cur.Acc

@@ -154,9 +154,6 @@ func (p *Process) serveCR() {
 			continue // mpirun has given it up
 		}
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		if os.Getenv("CRDEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "DEBUG rank %d got CRRank %d\n", p.Rank, req.Seq)
-		}
 		done := &jobwire.CRDone{Rank: int32(p.Rank), Seq: req.Seq}
 		resume, err := p.checkpoint(ctx, req)
 		if err != nil {
@@ -165,9 +162,6 @@ func (p *Process) serveCR() {
 			done.Bytes = resume.size
 		}
 		serr := p.client.Send(ctx, p.job.Node, p.job.PID, jobwire.TypeCRDone, done.Encode())
-		if os.Getenv("CRDEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "DEBUG rank %d done %+v send %v\n", p.Rank, done, serr)
-		}
 		cancel()
 		if resume == nil {
 			continue
