@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/libmpi/cr"
+	_ "github.com/lamgo/lam/libmpi/cr/all" // the cr modules a job chooses from
 	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/rpi"
 	"github.com/lamgo/lam/shared/jobwire"
