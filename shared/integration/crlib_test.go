@@ -249,3 +249,66 @@ func BenchmarkCRLibCoordination(b *testing.B) {
 		})
 	}
 }
+
+// TestCRLibTwoHosts: a job on two hosts (network namespaces), shared
+// memory inside each and tcp between them (usysv), checkpointed twice,
+// killed and restarted — on one host only the second time — with the
+// result of a run without checkpoints.
+func TestCRLibTwoHosts(t *testing.T) {
+	testUser(t)
+	needShm(t)
+	buildCRTools(t)
+	ctx := testContext(t, 5*time.Minute)
+	h := newHosts(t, 2)
+	schema := h.schema(map[int]string{0: "cpu=2", 1: "cpu=2"})
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
+		t.Fatalf("lamboot: %v", r)
+	}
+	args := []string{bin("testprog"), "cr", "sendrecv", "8", "2000"}
+	r := h.run(ctx, 0, "mpirun", append([]string{"-np", "4", "n0", "n0", "n1", "n1"}, args...)...)
+	want := resultRE.FindString(r.stdout)
+	if r.code != 0 || want == "" {
+		t.Fatalf("reference run: %v", r)
+	}
+	base := t.TempDir()
+	gate := filepath.Join(t.TempDir(), "gate")
+	cmd := h.c.Command(ctx, 0, bin("mpirun"), append([]string{"-ssi", "cr", "self", "-ssi", "cr_base_dir", base, "n0", "n0", "n1", "n1"},
+		append(args, gate)...)...)
+	cmd.Env = h.env
+	j := startCRCmd(t, ctx, cmd, 4)
+	var set string
+	for range 2 {
+		r := h.run(ctx, 0, "crcheckpoint", "-timeout", "30", strconv.Itoa(j.cmd.Process.Pid))
+		if r.code != 0 {
+			t.Fatalf("crcheckpoint: %v", r)
+		}
+		set = strings.TrimSpace(r.stdout)
+	}
+	j.cmd.Process.Signal(syscall.SIGTERM)
+	j.wait(t, ctx)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Both hosts, then the second alone (the world keeps its size).
+	r = h.run(ctx, 0, "crrestart", set)
+	if r.code != 0 || resultRE.FindString(r.stdout) != want {
+		t.Fatalf("crrestart on two hosts: want %s\n%v", want, r)
+	}
+	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
+		t.Errorf("lamhalt: %v", r)
+	}
+	h.noLamds()
+	one := filepath.Join(h.prefix, "one")
+	if err := os.WriteFile(one, []byte(h.c.Hosts[1].Name+" cpu=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.run(ctx, 1, "lamboot", "-prefix", prefix, one); r.code != 0 {
+		t.Fatalf("lamboot on the second host: %v", r)
+	}
+	r = h.run(ctx, 1, "crrestart", set)
+	if r.code != 0 || resultRE.FindString(r.stdout) != want {
+		t.Fatalf("crrestart on one host: want %s\n%v", want, r)
+	}
+	h.run(ctx, 1, "lamhalt")
+	noSegments(t)
+}
