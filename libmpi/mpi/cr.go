@@ -358,8 +358,8 @@ func restoreComm(s crComm) (*Comm, error) {
 
 // crStart is Init's part of checkpoint/restart, with the library set up:
 // it restores a restarted process's state and returns the restart
-// callback's call (nil: none), to be made once Init is done; then the
-// process answers checkpoints.
+// callback's call (nil: none), to be made once Init is done; after it
+// the process answers checkpoints (crReady).
 func crStart(p *wireup.Process) (func() error, error) {
 	crHooks.mu.Lock()
 	f := crHooks.restart
@@ -386,9 +386,12 @@ func crStart(p *wireup.Process) (func() error, error) {
 	case f != nil && p.CRJob() != nil && p.CRJob().Restart():
 		call = func() error { return f(&CheckpointReader{r: bufio.NewReader(eofReader{})}) }
 	}
-	p.SetCheckpointer(crCheckpointer())
 	return call, nil
 }
+
+// crReady makes the process answer checkpoints: Init is done, and a
+// restarted process has its state back.
+func crReady() { st.proc.SetCheckpointer(crCheckpointer()) }
 
 // eofReader holds nothing.
 type eofReader struct{}

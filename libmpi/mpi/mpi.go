@@ -94,14 +94,18 @@ func Init() error {
 // concurrent use.
 func InitThread(required int) (int, error) {
 	level, restart, err := initThread(required)
-	if err == nil && restart != nil {
+	if err != nil {
+		return level, err
+	}
+	if restart != nil {
 		// A restarted process: the program reads its state back
 		// (cr.go), with MPI usable.
-		if rerr := restart(); rerr != nil {
-			return 0, errorf(ErrOther, "MPI_Init: the program's restart callback: %w", rerr)
+		if err := restart(); err != nil {
+			return 0, errorf(ErrOther, "MPI_Init: the program's restart callback: %w", err)
 		}
 	}
-	return level, err
+	crReady()
+	return level, nil
 }
 
 func initThread(required int) (int, func() error, error) {
