@@ -120,9 +120,7 @@ func runCRCase(t *testing.T, ctx context.Context, l *local, c crCase) {
 	if _, err := crset.Load(set); err != nil {
 		t.Fatalf("set %s: %v", set, err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	r := l.run(rctx, "crrestart", set)
+	r := l.run(ctx, "crrestart", set)
 	if r.code != 0 || resultRE.FindString(r.stdout) != want {
 		t.Fatalf("crrestart %s: want %s\n%v", set, want, r)
 	}
