@@ -262,7 +262,7 @@ func TestCRLibTwoHosts(t *testing.T) {
 	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
 		t.Fatalf("lamboot: %v", r)
 	}
-	args := []string{bin("testprog"), "cr", "sendrecv", "8", "2000"}
+	args := []string{bin("testprog"), "cr", "sendrecv", "8", "300"}
 	r := h.run(ctx, 0, "mpirun", append([]string{"-np", "4", "n0", "n0", "n1", "n1"}, args...)...)
 	want := resultRE.FindString(r.stdout)
 	if r.code != 0 || want == "" {
