@@ -93,20 +93,36 @@ func Init() error {
 // level provided: always ThreadMultiple, since every function is safe for
 // concurrent use.
 func InitThread(required int) (int, error) {
+	level, restart, err := initThread(required)
+	if err != nil {
+		return level, err
+	}
+	if restart != nil {
+		// A restarted process: the program reads its state back
+		// (cr.go), with MPI usable.
+		if err := restart(); err != nil {
+			return 0, errorf(ErrOther, "MPI_Init: the program's restart callback: %w", err)
+		}
+	}
+	crReady()
+	return level, nil
+}
+
+func initThread(required int) (int, func() error, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.initialized {
-		return 0, errorf(ErrOther, "MPI_Init called twice")
+		return 0, nil, errorf(ErrOther, "MPI_Init called twice")
 	}
 	if st.finalized {
-		return 0, errorf(ErrOther, "MPI_Init called after MPI_Finalize")
+		return 0, nil, errorf(ErrOther, "MPI_Init called after MPI_Finalize")
 	}
 	if required < ThreadSingle || required > ThreadMultiple {
-		return 0, errorf(ErrArg, "unknown thread level %d", required)
+		return 0, nil, errorf(ErrArg, "unknown thread level %d", required)
 	}
 	p, err := wireup.Start(context.Background())
 	if err != nil {
-		return 0, errorf(classOf(err), "MPI_Init: %w", err)
+		return 0, nil, errorf(classOf(err), "MPI_Init: %w", err)
 	}
 	st.proc, st.engine, st.comms = p, p.Engine, comm.New(p.Engine)
 	st.rank, st.nodes = p.Rank, p.Nodes
@@ -116,9 +132,13 @@ func InitThread(required int) (int, error) {
 	}
 	World.init(comm.WorldContext, group, p.Rank)
 	Self.init(comm.SelfContext, []int{p.Rank}, 0)
+	restart, err := crStart(p)
+	if err != nil {
+		return 0, nil, errorf(ErrOther, "MPI_Init: restart: %w", err)
+	}
 	st.initialized, st.thread = true, ThreadMultiple
 	mainGoroutine.Store(goroutineID())
-	return ThreadMultiple, nil
+	return ThreadMultiple, restart, nil
 }
 
 // Finalize ends MPI (MPI_Finalize): it delivers what is still queued,

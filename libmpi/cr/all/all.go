@@ -7,3 +7,5 @@
 // A module is added here, by a blank import, only once it works; none is
 // listed that cannot run.
 package all
+
+import _ "github.com/lamgo/lam/libmpi/cr/self" // application-level checkpoints (-ssi cr self)

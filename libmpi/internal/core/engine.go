@@ -66,6 +66,10 @@ type Engine struct {
 	pass     uint64   // progress passes
 	mixed    bool     // links polled by calls and descriptors both
 	free     *Request // a request for RecvNow
+	hold     bool     // a checkpoint holds new frames (cr.go)
+	// quiesced is set while a checkpoint holds the progress lock: a
+	// waiter then sleeps on the lock instead of polling (cr.go).
+	quiesced atomic.Bool
 }
 
 // Config sets up an engine.

@@ -38,6 +38,10 @@ type peer struct {
 	skip    uint64 // body bytes to discard (truncation)
 	bodyFor *Request
 	bodyU   *unexpected
+
+	// Bytes written to and read from the link, for a checkpoint's drain
+	// (cr.go).
+	sent, recvd uint64
 }
 
 // outFrame is a frame waiting to be written.
@@ -66,7 +70,7 @@ func (p *peer) pending() bool { return p.outHead < len(p.out) }
 // queued for flush. A failed write is left to flush, which fails the
 // peer and what waits on it.
 func (e *Engine) send(p *peer, h *header, body []byte, done *Request) {
-	if p.outHead == len(p.out) && p.dead == nil {
+	if p.outHead == len(p.out) && p.dead == nil && !e.hold {
 		n, err := e.writeFrame(p, h, body)
 		if err == nil && n == headerSize+len(body) {
 			if done != nil {
@@ -115,6 +119,7 @@ func (e *Engine) writeFrame(p *peer, h *header, body []byte) (int, error) {
 	}
 	if err == nil && n > 0 {
 		e.activity++
+		p.sent += uint64(n)
 	}
 	return n, err
 }
@@ -134,6 +139,9 @@ const stageSize = 64 << 10
 func (e *Engine) flush(p *peer) {
 	for p.dead == nil && p.outHead < len(p.out) {
 		f := &p.out[p.outHead]
+		if e.hold && f.hdrN == 0 {
+			return // a checkpoint holds frames not yet begun (cr.go)
+		}
 		if p.vw != nil && f.hdrN == 0 && len(f.body) > 0 {
 			// Header and body in one system call.
 			n, err := p.vw.Write2(f.hdr[:], f.body)
@@ -145,6 +153,7 @@ func (e *Engine) flush(p *peer) {
 				return
 			}
 			e.activity++
+			p.sent += uint64(n)
 			h := min(n, headerSize)
 			f.hdrN, f.n = h, n-h
 		}
@@ -155,6 +164,7 @@ func (e *Engine) flush(p *peer) {
 				return
 			}
 			f.hdrN += n
+			p.sent += uint64(n)
 			e.activity += uint64(n)
 			if f.hdrN < headerSize {
 				return
@@ -170,6 +180,7 @@ func (e *Engine) flush(p *peer) {
 				return
 			}
 			e.activity++
+			p.sent += uint64(n)
 			f.n += n
 		}
 		if f.done != nil {
@@ -198,6 +209,7 @@ func (e *Engine) fill(p *peer) bool {
 		return false
 	}
 	p.rend += n
+	p.recvd += uint64(n)
 	e.activity += uint64(n)
 	return n > 0
 }
@@ -253,6 +265,7 @@ func (e *Engine) read(p *peer) {
 				return
 			}
 			e.activity++
+			p.recvd += uint64(n)
 			p.dstN += n
 		case p.skip > 0 && avail > 0:
 			n := int(min(uint64(avail), p.skip))
@@ -285,6 +298,7 @@ func (e *Engine) inPlace(p *peer, v []byte) bool {
 		return false
 	}
 	e.activity++
+	p.recvd += uint64(len(v))
 	h := &p.hdr
 	if h.typ == frameEager {
 		// The common case first: a small message for a posted receive.

@@ -95,6 +95,10 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) erro
 				// pace counts from when they stop.
 				i, start = 0, time.Time{}
 			}
+		} else if e.quiesced.Load() {
+			e.mu.Lock() // a checkpoint: wait for its end asleep
+			e.mu.Unlock()
+			continue
 		}
 		if i&63 == 63 {
 			if err := ctx.Err(); err != nil {

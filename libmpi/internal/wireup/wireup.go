@@ -36,6 +36,8 @@ type Process struct {
 	watch     *lamdWatch        // ends the process if client closes under it
 	transport rpi.Transport
 	job       jobwire.JobID
+	oob       rpi.OOB
+	cr        *crState // checkpoints (cr.go)
 }
 
 // Start wires this process up: into the job mpirun started it in, or, for
@@ -124,7 +126,11 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 			t.Close()
 		}
 	}()
-	in := &jobwire.Init{Rank: int32(rank), PID: int32(pid), Node: nodes.Self, RPI: rpiName, Addr: t.Addr()}
+	crs, err := crSetup(ctx, settings, info.Name, t)
+	if err != nil {
+		return nil, err
+	}
+	in := &jobwire.Init{Rank: int32(rank), PID: int32(pid), Node: nodes.Self, RPI: rpiName, Addr: t.Addr(), NoCR: crs.noCR}
 	if err := cl.Send(ctx, job.Node, job.PID, jobwire.TypeInit, in.Encode()); err != nil {
 		return nil, fmt.Errorf("report to mpirun: %w", err)
 	}
@@ -143,7 +149,9 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 		return nil, fmt.Errorf("every process must use the same rpi module: this one chose %s, the job %s", rpiName, table.RPI)
 	}
 	peers := make([]rpi.Peer, size)
-	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, AppNum: appNum(), client: cl, watch: watch, transport: t, job: job}
+	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, AppNum: appNum(), client: cl, watch: watch, transport: t, job: job,
+		oob: oob, cr: crs}
+	crs.procs, crs.in = table.Procs, make(chan drainMsg, 64)
 	onNode := 0
 	for i, pr := range table.Procs {
 		peers[i] = rpi.Peer{Rank: i, Node: pr.Node, Addr: pr.Addr}
@@ -167,6 +175,7 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	p.Engine = core.New(cfg)
 	startTrace()
 	go p.answer()
+	go p.serveCR()
 	ok = true
 	return p, nil
 }

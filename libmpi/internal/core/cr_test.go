@@ -1,0 +1,186 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// drainAll checkpoints every engine at once, as the ranks of a job do: each
+// quiesces, drains with the counters the others announce to it, and waits
+// until every one has drained; then check runs with all of them still
+// quiesced, and they resume.
+func drainAll(t *testing.T, es []*Engine, check func()) {
+	t.Helper()
+	n := len(es)
+	inbox := make([]chan Announcement, n)
+	for i := range inbox {
+		inbox[i] = make(chan Announcement, n)
+	}
+	resumes := make([]func(), n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, e := range es {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resumes[i] = e.Quiesce()
+			announce := func(sent []uint64) error {
+				for j := range es {
+					if j != i {
+						inbox[j] <- Announcement{Rank: i, Sent: sent[j]}
+					}
+				}
+				return nil
+			}
+			errs[i] = e.Drain(ctx(t), announce, inbox[i])
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: drain: %v", i, err)
+		}
+	}
+	// Nothing is in flight: every byte written has been read.
+	for i, e := range es {
+		for j, p := range e.peers {
+			if p != nil && p.sent != es[j].peers[i].recvd {
+				t.Errorf("link %d→%d: %d bytes written, %d read", i, j, p.sent, es[j].peers[i].recvd)
+			}
+		}
+	}
+	check()
+	for _, r := range resumes {
+		r()
+	}
+}
+
+// TestDrain: eager messages, a synchronous send and rendezvous messages
+// (one matched, whose body is under way, one not) are in flight when
+// three engines drain; nothing is lost, unmatched messages are what a
+// checkpoint saves, and everything completes after the resume.
+func TestDrain(t *testing.T) {
+	const short = 4096
+	es := job(t, 3, short)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB: rendezvous
+	for k := 0; k < 3; k++ {
+		r := es[0].NewSend([]byte{byte(k), 1, 2}, 1, 1, 0, 7, 0, Standard)
+		es[0].Start(r)
+	}
+	ssend := es[2].NewSend([]byte("sync"), 0, 0, 2, 9, 0, Sync)
+	es[2].Start(ssend)
+	long := es[1].NewSend(big, 2, 2, 1, 3, 0, Standard)
+	es[1].Start(long)
+	got := make([]byte, len(big))
+	posted := irecv(es[2], got, 1, 3)
+	unmatched := es[0].NewSend(big[:100000], 2, 2, 0, 4, 0, Standard)
+	es[0].Start(unmatched)
+	time.Sleep(10 * time.Millisecond) // let some of it move
+	drainAll(t, es, func() {
+		msgs, rts := es[1].Unmatched()
+		if len(msgs) != 3 || rts != 0 {
+			t.Fatalf("rank 1 unmatched: %d messages, %d rendezvous", len(msgs), rts)
+		}
+		for k, m := range msgs {
+			if m.From != 0 || m.Tag != 7 || !bytes.Equal(m.Body, []byte{byte(k), 1, 2}) {
+				t.Errorf("rank 1 message %d: %+v", k, m)
+			}
+		}
+		if msgs, _ := es[0].Unmatched(); len(msgs) != 1 || string(msgs[0].Body) != "sync" || msgs[0].From != 2 {
+			t.Errorf("rank 0 unmatched: %+v", msgs)
+		}
+		if _, rts := es[2].Unmatched(); rts != 1 {
+			t.Errorf("rank 2: %d rendezvous messages waiting, want 1", rts)
+		}
+	})
+	for k := 0; k < 3; k++ {
+		buf := make([]byte, 3)
+		if st := wait(t, es[1], irecv(es[1], buf, 0, 7)); st.Count != 3 || buf[0] != byte(k) {
+			t.Errorf("message %d after the drain: %v %v", k, st, buf)
+		}
+	}
+	// Each engine makes progress only while a goroutine waits on it.
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); es[1].Wait(ctx(t), long) }()
+	go func() { defer wg.Done(); es[2].Wait(ctx(t), ssend) }()
+	go func() { defer wg.Done(); es[0].Wait(ctx(t), unmatched) }()
+	if st := wait(t, es[2], posted); st.Count != len(big) || !bytes.Equal(got, big) {
+		t.Errorf("the long message: %+v", st)
+	}
+	buf := make([]byte, 4)
+	wait(t, es[0], irecv(es[0], buf, 2, 9))
+	rest := make([]byte, 100000)
+	wait(t, es[2], irecv(es[2], rest, 0, 4))
+	wg.Wait()
+	if !long.Done() || !ssend.Done() || !unmatched.Done() || !bytes.Equal(rest, big[:100000]) || string(buf) != "sync" {
+		t.Error("the sends after the drain")
+	}
+}
+
+// TestDrainErrors: a peer that says it wrote less than was read is a
+// protocol error; a peer that never says is waited for until ctx ends,
+// and named.
+func TestDrainErrors(t *testing.T) {
+	es := job(t, 2, 4096)
+	r := es[0].NewSend([]byte("x"), 1, 1, 0, 1, 0, Standard)
+	es[0].Start(r)
+	wait(t, es[0], r)
+	for _, c := range []struct {
+		name string
+		ann  []Announcement
+		want string
+	}{
+		{"short", []Announcement{{Rank: 0, Sent: 0}}, "says it wrote 0"},
+		{"silent", nil, "rank 0's counters"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := make(chan Announcement, 1)
+			for _, a := range c.ann {
+				in <- a
+			}
+			resume := es[1].Quiesce()
+			defer resume()
+			dctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			deadline := time.Now().Add(2 * time.Second)
+			for es[1].peers[0].recvd == 0 && time.Now().Before(deadline) {
+				es[1].progress()
+			}
+			err := es[1].Drain(dctx, func([]uint64) error { return nil }, in)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("drain: %v, want %q", err, c.want)
+			}
+			if c.name == "short" && !errors.Is(err, ErrProtocol) {
+				t.Errorf("drain: %v, want ErrProtocol", err)
+			}
+		})
+	}
+}
+
+// TestRestore: saved messages come back in order, before later ones, to
+// receives posted before or after.
+func TestRestore(t *testing.T) {
+	es := job(t, 2, 4096)
+	early := irecv(es[1], make([]byte, 8), 0, 5)
+	es[1].Restore([]SavedMessage{
+		{From: 0, Context: 0, Source: 0, Tag: 5, Body: []byte("first")},
+		{From: 0, Context: 0, Source: 0, Tag: 5, Body: []byte("second")},
+	})
+	if st := wait(t, es[1], early); st.Count != 5 || string(early.Buffer()[:5]) != "first" {
+		t.Errorf("receive posted before: %+v %q", st, early.Buffer())
+	}
+	send(t, es[0], []byte("third"), 1, 5, Standard)
+	for _, want := range []string{"second", "third"} {
+		buf := make([]byte, 8)
+		st := wait(t, es[1], irecv(es[1], buf, 0, 5))
+		if string(buf[:st.Count]) != want {
+			t.Errorf("got %q, want %q", buf[:st.Count], want)
+		}
+	}
+}

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// The cr suite: a checkpointable iterative job for the checkpoint/restart
+// tests (shared/integration/cr_test.go).
+//
+//	testprog cr <op> <elements> <iterations> [<gate>]
+//
+// Every iteration does one operation (<op>: sendrecv, send, ssend, rsend,
+// isend, issend, irsend, recv, wait, barrier, bcast, gather, gatherv,
+// scatter, reduce, allreduce, alltoall) on a communicator duplicated from
+// World, with <elements> int32s per process, one rank (turn by turn)
+// arriving late so that the others wait inside the operation; then an
+// Allreduce. Each rank folds what it received into an accumulator; at the
+// end rank 0 prints "result <hex>" (the accumulators of every rank,
+// combined), which is the same whether or not checkpoints were taken.
+// With a gate, every rank waits after its last iteration (at most two
+// minutes) until the file <gate> exists, so that a test can take its
+// checkpoints however slowly before the job ends.
+//
+// At a checkpoint each rank writes its communicator and the state after
+// its last two iterations and prints "rank R checkpoint N in <call>"
+// (the call its main goroutine was in); it prints "rank R continued" in
+// the continue callback. A restarted rank reads them back, drops the
+// messages saved with the checkpoint, and the ranks go back to the last
+// iteration every one of them completed (they differ by one at most: each
+// iteration ends with an Allreduce), then run on from there.
+
+type crIter struct {
+	Iter int // iterations completed
+	Acc  uint64
+}
+
+var crRun struct {
+	mu        sync.Mutex
+	cur, prev crIter
+	work      *mpi.Comm
+	restarted bool
+	ckpts     int
+	call      atomic.Value // string: the call the main goroutine is in
+}
+
+func init() {
+	suites["cr"] = crSuite
+	if len(os.Args) < 2 || os.Args[1] != "cr" {
+		return
+	}
+	mpi.OnCheckpoint(func(w *mpi.CheckpointWriter) error {
+		crRun.mu.Lock()
+		defer crRun.mu.Unlock()
+		crRun.ckpts++
+		call, _ := crRun.call.Load().(string)
+		fmt.Printf("rank %d checkpoint %d in %s\n", mpi.World.Rank(), crRun.ckpts, call)
+		if err := w.Comm(crRun.work); err != nil {
+			return err
+		}
+		if err := w.Encode(crRun.prev); err != nil {
+			return err
+		}
+		if err := w.Encode(crRun.cur); err != nil {
+			return err
+		}
+		_, err := w.Write([]byte("end"))
+		return err
+	})
+	mpi.OnContinue(func() error {
+		fmt.Printf("rank %d continued\n", mpi.World.Rank())
+		return nil
+	})
+	mpi.OnRestart(func(r *mpi.CheckpointReader) error {
+		crRun.mu.Lock()
+		defer crRun.mu.Unlock()
+		var err error
+		if crRun.work, err = r.Comm(); err != nil {
+			return err
+		}
+		if err := r.Decode(&crRun.prev); err != nil {
+			return err
+		}
+		if err := r.Decode(&crRun.cur); err != nil {
+			return err
+		}
+		end := make([]byte, 3)
+		if _, err := r.Read(end); err != nil || string(end) != "end" {
+			return fmt.Errorf("the raw bytes after the values: %q, %v", end, err)
+		}
+		r.DiscardMessages()
+		crRun.restarted = true
+		return nil
+	})
+}
+
+func crSuite(rank, size int) {
+	if len(os.Args) != 5 && len(os.Args) != 6 {
+		fail("usage: testprog cr <op> <elements> <iterations> [<gate>]")
+	}
+	op := os.Args[2]
+	n, err1 := strconv.Atoi(os.Args[3])
+	iters, err2 := strconv.Atoi(os.Args[4])
+	if err1 != nil || err2 != nil || n < 1 || iters < 1 {
+		fail("bad arguments %q", os.Args[2:])
+	}
+	fmt.Printf("rank %d running\n", rank)
+	start := 0
+	if crRun.restarted {
+		// Back to the last iteration every rank completed.
+		mine := []int64{int64(crRun.cur.Iter)}
+		least := make([]int64, 1)
+		if err := mpi.Allreduce(mpi.World, mine, least, mpi.Min); err != nil {
+			fail("restart agreement: %v", err)
+		}
+		crRun.mu.Lock()
+		switch int(least[0]) {
+		case crRun.cur.Iter:
+		case crRun.prev.Iter:
+			crRun.cur = crRun.prev
+		default:
+			fail("restart at iteration %d: this rank has %d and %d", least[0], crRun.prev.Iter, crRun.cur.Iter)
+		}
+		start = crRun.cur.Iter
+		crRun.mu.Unlock()
+		fmt.Printf("rank %d restarted at iteration %d\n", rank, start)
+		if crRun.work == nil || crRun.work.Size() != size || crRun.work.Rank() != rank {
+			fail("restored communicator: %v", crRun.work)
+		}
+	} else {
+		w, err := mpi.World.Dup()
+		if err != nil {
+			fail("dup: %v", err)
+		}
+		crRun.work = w
+	}
+	c := crRun.work
+	for i := start; i < iters; i++ {
+		if i%size == rank {
+			time.Sleep(time.Millisecond) // the others wait inside the operation
+		}
+		got := crOp(c, op, rank, size, n, i)
+		crRun.call.Store("MPI_Allreduce")
+		in, out := []int64{int64(got)}, make([]int64, 1)
+		if err := mpi.Allreduce(c, in, out, mpi.Sum); err != nil {
+			fail("iteration %d: allreduce: %v", i, err)
+		}
+		crRun.call.Store("")
+		crRun.mu.Lock()
+		crRun.prev = crRun.cur
+		crRun.cur = crIter{Iter: i + 1, Acc: crRun.cur.Acc*1099511628211 + got + uint64(out[0])}
+		crRun.mu.Unlock()
+	}
+	if len(os.Args) == 6 {
+		crRun.call.Store("")
+		for end := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(os.Args[5]); err == nil {
+				break
+			}
+			if time.Now().After(end) {
+				fail("no gate %s after two minutes", os.Args[5])
+			}
+		}
+	}
+	crRun.mu.Lock()
+	acc := crRun.cur.Acc
+	crRun.mu.Unlock()
+	all := make([]uint64, size)
+	if err := mpi.Gather(mpi.World, []uint64{acc}, all, 0); err != nil {
+		fail("gather: %v", err)
+	}
+	if rank == 0 {
+		fmt.Printf("result %x\n", all)
+	}
+}
+
+// crOp does iteration i's operation and returns the sum of what this
+// rank received.
+func crOp(c *mpi.Comm, op string, rank, size, n, i int) uint64 {
+	right, left := (rank+1)%size, (rank+size-1)%size
+	send := make([]int32, n)
+	for k := range send {
+		send[k] = int32(rank*7919 + i*31 + k)
+	}
+	recv := make([]int32, n)
+	var err error
+	call := "MPI_" + op
+	crRun.call.Store(call)
+	check := func(e error) {
+		if e != nil && err == nil {
+			err = e
+		}
+	}
+	wait := func(rs ...*mpi.Request) {
+		crRun.call.Store("MPI_Waitall")
+		_, e := mpi.Waitall(rs...)
+		check(e)
+	}
+	// pair sends to the right and receives from the left, in an order
+	// that cannot deadlock whatever the message's size (even ranks send
+	// first, odd ones receive first; size is even or 1).
+	pair := func(sendf func() error) {
+		if rank%2 == 0 {
+			check(sendf())
+			_, e := mpi.Recv(c, recv, left, i)
+			check(e)
+		} else {
+			_, e := mpi.Recv(c, recv, left, i)
+			check(e)
+			check(sendf())
+		}
+	}
+	switch op {
+	case "sendrecv":
+		_, err = mpi.Sendrecv(c, send, right, i, recv, left, i)
+	case "send":
+		pair(func() error { return mpi.Send(c, send, right, i) })
+	case "ssend":
+		pair(func() error { return mpi.Ssend(c, send, right, i) })
+	case "recv":
+		// Rank 0 waits in Recv while the last rank takes its time.
+		if rank == size-1 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		pair(func() error { return mpi.Send(c, send, right, i) })
+	case "rsend", "irsend":
+		r, e := mpi.Irecv(c, recv, left, i)
+		check(e)
+		crRun.call.Store("MPI_Barrier")
+		check(mpi.Barrier(c))
+		crRun.call.Store(call)
+		if op == "rsend" {
+			check(mpi.Rsend(c, send, right, i))
+			wait(r)
+		} else {
+			s, e := mpi.Irsend(c, send, right, i)
+			check(e)
+			wait(r, s)
+		}
+	case "isend", "issend", "wait":
+		r, e := mpi.Irecv(c, recv, left, i)
+		check(e)
+		var s *mpi.Request
+		if op == "issend" {
+			s, e = mpi.Issend(c, send, right, i)
+		} else {
+			s, e = mpi.Isend(c, send, right, i)
+		}
+		check(e)
+		if op == "wait" {
+			crRun.call.Store("MPI_Wait")
+			_, e = r.Wait()
+			check(e)
+			_, e = s.Wait()
+			check(e)
+		} else {
+			wait(r, s)
+		}
+	case "barrier":
+		err = mpi.Barrier(c)
+		copy(recv, send)
+	case "bcast":
+		if rank == i%size {
+			copy(recv, send)
+		}
+		err = mpi.Bcast(c, recv, i%size)
+	case "gather", "gatherv":
+		all := make([]int32, n*size)
+		if op == "gather" {
+			err = mpi.Gather(c, send, all, i%size)
+		} else {
+			counts, displs := make([]int, size), make([]int, size)
+			for k := range counts {
+				counts[k], displs[k] = n, k*n
+			}
+			err = mpi.Gatherv(c, send, all, counts, displs, i%size)
+		}
+		recv = all
+	case "scatter":
+		all := make([]int32, n*size)
+		for k := range all {
+			all[k] = int32(i*13 + k)
+		}
+		err = mpi.Scatter(c, all, recv, i%size)
+	case "reduce":
+		err = mpi.Reduce(c, send, recv, mpi.Sum, i%size)
+	case "allreduce":
+		err = mpi.Allreduce(c, send, recv, mpi.Sum)
+	case "alltoall":
+		all, got := make([]int32, n*size), make([]int32, n*size)
+		for k := range all {
+			all[k] = int32(rank*7919 + i*31 + k)
+		}
+		err = mpi.Alltoall(c, all, got)
+		recv = got
+	default:
+		fail("unknown operation %q", op)
+	}
+	if err != nil {
+		fail("iteration %d: %s: %v", i, op, err)
+	}
+	var sum uint64
+	for _, v := range recv {
+		sum += uint64(uint32(v))
+	}
+	return sum
+}

@@ -1,0 +1,399 @@
+package mpi
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/lamgo/lam/libmpi/internal/comm"
+	"github.com/lamgo/lam/libmpi/internal/core"
+	"github.com/lamgo/lam/libmpi/internal/topo"
+	"github.com/lamgo/lam/libmpi/internal/wireup"
+	"github.com/lamgo/lam/shared/jobwire"
+)
+
+// Checkpoint/restart with the self cr module (mpirun -ssi cr self, with a
+// drainable rpi: crtcp, usysv, sysv or lamd). A program registers what it
+// does at a checkpoint:
+//
+//	mpi.OnCheckpoint(func(w *mpi.CheckpointWriter) error {
+//		mu.Lock(); defer mu.Unlock()
+//		if err := w.Comm(grid); err != nil { return err }
+//		return w.Encode(state)
+//	})
+//	mpi.OnRestart(func(r *mpi.CheckpointReader) error {
+//		var err error
+//		if grid, err = r.Comm(); err != nil { return err }
+//		return r.Decode(&state)
+//	})
+//	mpi.Init()
+//
+// When crcheckpoint asks, a goroutine of the library quiesces it (every
+// MPI call of the program waits, a blocked one where it waits), drains the
+// links with the other processes, and calls the checkpoint callback on
+// that goroutine, while the program's own goroutines run on outside MPI:
+// the callback must take what it writes consistently (under the program's
+// lock) and must not call MPI. The continue callback runs once the library
+// has resumed. A process started again from the checkpoint (crrestart)
+// starts from main; its Init restores the library's state and calls the
+// restart callback, which reads back what the checkpoint callback wrote,
+// in the same order, before Init returns.
+//
+// What the library saves and restores itself: the messages that had
+// arrived and that no receive had taken (they are received after the
+// restart as if they had just come), and the communicators the checkpoint
+// callback wrote with CheckpointWriter.Comm (intracommunicators — World,
+// Self and those made by Dup, Split, Create and the topology
+// constructors —, with their context ids, groups, topologies and names;
+// an error handler of the program's becomes MPI_ERRORS_ARE_FATAL). It
+// does not restore what lives on the program's goroutines, which a
+// restart does not bring back: calls under way and the requests of
+// non-blocking operations, and a rendezvous (long) message whose sender
+// was blocked. The program's state must therefore say where it stopped
+// in a way it can resume from (examples/crsolver keeps the last two
+// iterates and the ranks agree at restart on the one they all have).
+//
+// The restart callback is called in Init only for a process started from
+// a checkpoint set, or, with cr_self_do_restart=1 (LAM's self restart:
+// the program was started again by lamrestart and reads its own files),
+// with a reader that holds nothing.
+
+var crHooks struct {
+	mu         sync.Mutex
+	checkpoint func(*CheckpointWriter) error
+	cont       func() error
+	restart    func(*CheckpointReader) error
+}
+
+// OnCheckpoint registers the function that writes the program's state at
+// a checkpoint (nil: none; the library still saves its own). It runs on a
+// goroutine of the library, with MPI quiesced.
+func OnCheckpoint(f func(w *CheckpointWriter) error) {
+	crHooks.mu.Lock()
+	defer crHooks.mu.Unlock()
+	crHooks.checkpoint = f
+}
+
+// OnContinue registers the function called after a checkpoint once MPI
+// has resumed (the job goes on in the same processes).
+func OnContinue(f func() error) {
+	crHooks.mu.Lock()
+	defer crHooks.mu.Unlock()
+	crHooks.cont = f
+}
+
+// OnRestart registers the function that reads the program's state back in
+// Init of a process restarted from a checkpoint. Register it before Init.
+func OnRestart(f func(r *CheckpointReader) error) {
+	crHooks.mu.Lock()
+	defer crHooks.mu.Unlock()
+	crHooks.restart = f
+}
+
+// CheckpointWriter is where the checkpoint callback writes the program's
+// state: bytes (Write), Go values (Encode, with encoding/gob) and
+// references to communicators (Comm), in any mix; the restart callback
+// reads them back in the same order.
+type CheckpointWriter struct {
+	buf   bytes.Buffer
+	enc   *gob.Encoder
+	comms []*Comm
+}
+
+// Write writes raw bytes.
+func (w *CheckpointWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
+
+// Encode writes a Go value with encoding/gob.
+func (w *CheckpointWriter) Encode(v any) error {
+	if w.enc == nil {
+		w.enc = gob.NewEncoder(&w.buf)
+	}
+	if err := w.enc.Encode(v); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+// Comm writes a reference to a communicator; the library saves the
+// communicator itself, once however often it is written. A nil
+// communicator (MPI_COMM_NULL) reads back as nil. Intercommunicators
+// cannot be saved.
+func (w *CheckpointWriter) Comm(c *Comm) error {
+	ref := 0 // nil
+	switch {
+	case c == nil:
+	case c == World:
+		ref = -1
+	case c == Self:
+		ref = -2
+	case c.inter != nil:
+		return errorf(ErrComm, "checkpoint: %s is an intercommunicator, which cannot be saved", c.name)
+	case !c.ready:
+		return errorf(ErrComm, "checkpoint: %s is not a valid communicator", c.name)
+	default:
+		i := 0
+		for i < len(w.comms) && w.comms[i] != c {
+			i++
+		}
+		if i == len(w.comms) {
+			w.comms = append(w.comms, c)
+		}
+		ref = i + 1
+	}
+	return w.Encode(ref)
+}
+
+// CheckpointReader is where the restart callback reads back what the
+// checkpoint callback wrote.
+type CheckpointReader struct {
+	r       *bufio.Reader
+	dec     *gob.Decoder
+	comms   []*Comm
+	dir     string
+	msgs    []core.SavedMessage
+	discard bool
+}
+
+// Read reads raw bytes.
+func (r *CheckpointReader) Read(p []byte) (int, error) { return r.r.Read(p) }
+
+// Decode reads a Go value written with Encode.
+func (r *CheckpointReader) Decode(v any) error {
+	if r.dec == nil {
+		r.dec = gob.NewDecoder(r.r) // a bufio.Reader: gob reads no further than it needs
+	}
+	if err := r.dec.Decode(v); err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	return nil
+}
+
+// Comm reads a communicator reference written with CheckpointWriter.Comm
+// and returns the communicator, restored.
+func (r *CheckpointReader) Comm() (*Comm, error) {
+	var ref int
+	if err := r.Decode(&ref); err != nil {
+		return nil, err
+	}
+	switch {
+	case ref == 0:
+		return nil, nil
+	case ref == -1:
+		return World, nil
+	case ref == -2:
+		return Self, nil
+	case ref < 0 || ref > len(r.comms):
+		return nil, errorf(ErrComm, "restart: communicator reference %d, but the checkpoint saved %d", ref, len(r.comms))
+	}
+	return r.comms[ref-1], nil
+}
+
+// Messages is the number of messages the checkpoint saved that had
+// arrived and that no receive had taken. They are queued when the
+// restart callback returns, to be received as if they had just come
+// (after any message the callback itself receives).
+func (r *CheckpointReader) Messages() int { return len(r.msgs) }
+
+// DiscardMessages drops the saved messages instead: for a program that
+// resumes from an earlier point than where it stopped, at which those
+// messages had not been sent (examples/crsolver: the ranks go back to the
+// last iteration every one of them completed, and send again what
+// followed).
+func (r *CheckpointReader) DiscardMessages() { r.discard = true }
+
+// Dir is the checkpoint set the process was restarted from ("" with
+// cr_self_do_restart and no set).
+func (r *CheckpointReader) Dir() string { return r.dir }
+
+// The rank file: crMagic, the length of the library's part (8 bytes,
+// little endian), the library's part (gob: crLibrary), then the program's
+// part as its callback wrote it.
+const crMagic = "LAMGOCR\x01"
+
+// crLibrary is the library's part of a rank's checkpoint.
+type crLibrary struct {
+	Rank, Size int
+	Comms      []crComm
+	Messages   []core.SavedMessage
+	// Rendezvous is how many long messages had announced themselves and
+	// could not be saved (their senders held the data).
+	Rendezvous int
+}
+
+// crComm is a saved intracommunicator.
+type crComm struct {
+	Name    string
+	Context uint32
+	Group   []int
+	Topo    *topo.Topo
+	Return  bool // its error handler was MPI_ERRORS_RETURN
+}
+
+// crCheckpointer is what the wire-up calls at a checkpoint.
+func crCheckpointer() *wireup.Checkpointer {
+	return &wireup.Checkpointer{Save: saveState, Continue: func() error {
+		crHooks.mu.Lock()
+		f := crHooks.cont
+		crHooks.mu.Unlock()
+		if f == nil {
+			return nil
+		}
+		return f()
+	}}
+}
+
+// saveState writes this process's checkpoint: the program's state first
+// (it says which communicators to save), then the library's. The engine
+// is quiesced and drained.
+func saveState(out io.Writer) error {
+	crHooks.mu.Lock()
+	f := crHooks.checkpoint
+	crHooks.mu.Unlock()
+	w := &CheckpointWriter{}
+	if f != nil {
+		if err := f(w); err != nil {
+			return fmt.Errorf("the program's checkpoint callback: %w", err)
+		}
+	}
+	lib := crLibrary{Rank: st.rank, Size: World.Size()}
+	lib.Messages, lib.Rendezvous = st.engine.Unmatched()
+	for _, c := range w.comms {
+		lib.Comms = append(lib.Comms, crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo,
+			Return: c.Errhandler() == ErrorsReturn})
+	}
+	var libBuf bytes.Buffer
+	if err := gob.NewEncoder(&libBuf).Encode(&lib); err != nil {
+		return fmt.Errorf("the library's state: %w", err)
+	}
+	var head [len(crMagic) + 8]byte
+	copy(head[:], crMagic)
+	binary.LittleEndian.PutUint64(head[len(crMagic):], uint64(libBuf.Len()))
+	for _, b := range [][]byte{head[:], libBuf.Bytes(), w.buf.Bytes()} {
+		if _, err := out.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxCRLibrary bounds the library's part of a rank file.
+const maxCRLibrary = 1 << 40
+
+// restoreState reads this process's checkpoint from the set dir, restores
+// the library's state and returns the reader of the program's part
+// (which the caller closes after the restart callback).
+func restoreState(dir string) (*CheckpointReader, io.Closer, error) {
+	path := jobwire.RankFile(dir, st.rank)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := readState(f, path)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	r.dir = dir
+	return r, f, nil
+}
+
+// readState reads a rank file's library part from f (named path) and
+// restores it.
+func readState(f io.Reader, path string) (*CheckpointReader, error) {
+	br := bufio.NewReader(f)
+	var head [len(crMagic) + 8]byte
+	if _, err := io.ReadFull(br, head[:]); err != nil || string(head[:len(crMagic)]) != crMagic {
+		return nil, fmt.Errorf("%s is not a LAM/Go checkpoint of a rank", path)
+	}
+	n := binary.LittleEndian.Uint64(head[len(crMagic):])
+	if n > maxCRLibrary {
+		return nil, fmt.Errorf("%s: library state of %d bytes", path, n)
+	}
+	var lib crLibrary
+	if err := gob.NewDecoder(io.LimitReader(br, int64(n))).Decode(&lib); err != nil {
+		return nil, fmt.Errorf("%s: the library's state: %w", path, err)
+	}
+	if lib.Rank != st.rank || lib.Size != World.Size() {
+		return nil, fmt.Errorf("%s holds rank %d of %d, this is rank %d of %d", path, lib.Rank, lib.Size, st.rank, World.Size())
+	}
+	r := &CheckpointReader{r: br}
+	for _, s := range lib.Comms {
+		c, err := restoreComm(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r.comms = append(r.comms, c)
+	}
+	r.msgs = lib.Messages
+	return r, nil
+}
+
+// restoreComm makes a saved intracommunicator again.
+func restoreComm(s crComm) (*Comm, error) {
+	rank := Undefined
+	for i, w := range s.Group {
+		if w < 0 || w >= World.Size() {
+			return nil, fmt.Errorf("communicator %q: world rank %d in a world of %d", s.Name, w, World.Size())
+		}
+		if w == st.rank {
+			rank = i
+		}
+	}
+	if rank == Undefined || s.Context < 4 || s.Context%comm.IntraIDs != 0 {
+		return nil, fmt.Errorf("communicator %q (context %d) is not one of this process's", s.Name, s.Context)
+	}
+	c := &Comm{name: s.Name, errh: ErrorsAreFatal, topo: s.Topo}
+	if s.Return {
+		c.errh = ErrorsReturn
+	}
+	c.init(s.Context, s.Group, rank)
+	st.comms.Reserve(s.Context)
+	return c, nil
+}
+
+// crStart is Init's part of checkpoint/restart, with the library set up:
+// it restores a restarted process's state and returns the restart
+// callback's call (nil: none), to be made once Init is done; after it
+// the process answers checkpoints (crReady).
+func crStart(p *wireup.Process) (func() error, error) {
+	crHooks.mu.Lock()
+	f := crHooks.restart
+	crHooks.mu.Unlock()
+	var call func() error
+	switch dir := p.RestartDir(); {
+	case dir != "":
+		r, closer, err := restoreState(dir)
+		if err != nil {
+			return nil, err
+		}
+		call = func() error {
+			defer closer.Close()
+			if f != nil {
+				if err := f(r); err != nil {
+					return err
+				}
+			}
+			if !r.discard {
+				st.engine.Restore(r.msgs)
+			}
+			return nil
+		}
+	case f != nil && p.CRJob() != nil && p.CRJob().Restart():
+		call = func() error { return f(&CheckpointReader{r: bufio.NewReader(eofReader{})}) }
+	}
+	return call, nil
+}
+
+// crReady makes the process answer checkpoints: Init is done, and a
+// restarted process has its state back.
+func crReady() { st.proc.SetCheckpointer(crCheckpointer()) }
+
+// eofReader holds nothing.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
