@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/internal/futex"
 )
 
 // The segment one node's processes of a job share:
@@ -56,9 +58,9 @@ type segment struct {
 func (s *segment) u64(off int) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&s.mem[off])) }
 func (s *segment) u32(off int) *atomic.Uint32 { return (*atomic.Uint32)(unsafe.Pointer(&s.mem[off])) }
 
-func (s *segment) bell(i int) bell {
+func (s *segment) bell(i int) futex.Bell {
 	off := offBells + i*line
-	return bell{sleepers: (*atomic.Int32)(unsafe.Pointer(&s.mem[off])), seq: s.u32(off + 4)}
+	return futex.At(unsafe.Pointer(&s.mem[off]))
 }
 
 // ring returns one side of channel from→to.
