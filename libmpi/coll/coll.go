@@ -173,6 +173,18 @@ type Transport interface {
 	Name() string
 }
 
+// Sharer is implemented by transports whose communicator's processes of
+// one node can share memory (the shmem module needs it).
+type Sharer interface {
+	// SharedPath is a path, unique to the communicator and this node
+	// within the job, under which the communicator's processes of the node
+	// may create a shared-memory area ("" if they cannot).
+	SharedPath() string
+	// PID is the process id of a rank of the local group (0 if unknown),
+	// so that a module can notice a peer that died.
+	PID(rank int) int
+}
+
 // Receiver is implemented by transports with a blocking receive cheaper
 // than Irecv and Wait. Its error is as Request.Wait's.
 type Receiver interface {
