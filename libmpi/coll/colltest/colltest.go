@@ -178,7 +178,7 @@ func (t *transport) SharedPath() string {
 	if t.w.shared == "" || t.remote != nil {
 		return ""
 	}
-	return fmt.Sprintf("%sctx%d-n%d", t.w.shared, t.ctx, t.Node(t.rank))
+	return fmt.Sprintf("%sctx%d-n%d-%d", t.w.shared, t.ctx, t.Node(t.rank), t.group[0])
 }
 
 // PID is the pid of every process: they are goroutines of this one.

@@ -21,7 +21,8 @@ import (
 // An area's layout, in lines of 128 bytes (so that the adjacent-line
 // prefetcher does not make two processes' flags share one):
 //
-//	header   magic, process count, buffer size, buffer count
+//	header   magic, process count, buffer size, buffer count, a digest
+//	         of the processes (their pids in rank order)
 //	bell     the futex sleepers wait on
 //	posts    one line per process: the last round whose input it posted,
 //	         and the last whose reduced slice it posted
@@ -34,6 +35,7 @@ const (
 	offN      = 8
 	offChunk  = 16
 	offSegs   = 24
+	offGroup  = 32
 	offBell   = line
 	offPosts  = 2 * line
 	offReduce = 8 // within a post line
@@ -109,6 +111,10 @@ func attach(c *coll.Comm, cfg config) (*area, error) {
 	path := sh.SharedPath()
 	n, me := c.Size(), c.Rank()
 	g := newGeometry(n, cfg)
+	group := uint64(0xcbf29ce484222325)
+	for r := range n {
+		group = (group ^ uint64(sh.PID(r))) * 0x100000001b3
+	}
 	fns := basic.Functions(c)
 	var mem []byte
 	var why error
@@ -122,6 +128,7 @@ func attach(c *coll.Comm, cfg config) (*area, error) {
 			a.u64(offN).Store(uint64(n))
 			a.u64(offChunk).Store(uint64(g.chunk))
 			a.u64(offSegs).Store(uint64(g.segs))
+			a.u64(offGroup).Store(group)
 			a.u64(offMagic).Store(magic)
 			flag[0] = 1
 		}
@@ -136,6 +143,8 @@ func attach(c *coll.Comm, cfg config) (*area, error) {
 			if a.u64(offMagic).Load() != magic || a.u64(offN).Load() != uint64(n) ||
 				a.u64(offChunk).Load() != uint64(g.chunk) || a.u64(offSegs).Load() != uint64(g.segs) {
 				why = fmt.Errorf("shared area %s was made for another geometry (do the processes disagree on %s or %s?)", path, ParamPoolSize, ParamSegments)
+			} else if a.u64(offGroup).Load() != group {
+				why = fmt.Errorf("shared area %s was made for other processes", path)
 			}
 		}
 	} else if me != 0 {

@@ -59,13 +59,14 @@ func (t *Transport) Node(r int) int32 {
 }
 
 // SharedPath names the communicator's shared-memory area on this node:
-// the job's prefix, the node and the communicator's context id, which no
-// other communicator of the job holds at the same time.
+// the job's prefix, the node, the communicator's context id and the world
+// rank of its rank 0. Disjoint communicators may share a context id (the
+// groups of a Split), but not a context id and a process.
 func (t *Transport) SharedPath() string {
-	if t.Shared == "" || len(t.Remote) > 0 {
+	if t.Shared == "" || len(t.Remote) > 0 || len(t.Comm.Group) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%sn%d-coll-%x", t.Shared, t.Node(t.Comm.Rank), t.Comm.Context)
+	return fmt.Sprintf("%sn%d-coll-%x-%d", t.Shared, t.Node(t.Comm.Rank), t.Comm.Context, t.Comm.Group[0])
 }
 
 // PID is the process id of rank r, 0 if unknown.
