@@ -255,3 +255,42 @@ func asColl(err error, ce **coll.Error) bool {
 	*ce = e
 	return ok
 }
+
+// BenchmarkAllreduce is an 8-byte and a 64 KiB Allreduce between two
+// goroutine "processes" (allocations per operation matter here; times do
+// not stand for two processes).
+func BenchmarkAllreduce(b *testing.B) {
+	for _, size := range []int{8, 64 << 10} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			w := colltest.NewWorld(make([]int32, 2), time.Minute, "coll_base_check", "0")
+			w.Share(fmt.Sprintf("/dev/shm/lam-bench-%d-", os.Getpid()))
+			defer w.Close()
+			comms := []*coll.Comm{w.Comm(0), w.Comm(1)}
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			errs := w.Each(func(r int) error {
+				c := comms[r]
+				send, recv := coll.Buffer(size), coll.Buffer(size)
+				sig := coll.Sig{Kind: coll.Allreduce, Send: int64(size), Op: 1}
+				f := func(a *coll.Actions) error { return a.Allreduce(c, send, recv, &colltest.Sum) }
+				if err := c.Run(sig, f); err != nil { // set up outside the timing
+					return err
+				}
+				if r == 0 {
+					b.ResetTimer()
+				}
+				for range b.N {
+					if err := c.Run(sig, f); err != nil {
+						return err
+					}
+				}
+				return c.Free()
+			})
+			for _, err := range errs {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
