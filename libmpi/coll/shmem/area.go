@@ -48,7 +48,8 @@ type geometry struct {
 }
 
 func newGeometry(n int, cfg config) geometry {
-	chunk := max(cfg.pool/cfg.segs/line*line, line)
+	// At least 64 bytes per process, for Scatter's and Alltoall's pieces.
+	chunk := max(cfg.pool/cfg.segs/line*line, (n*64+line-1)/line*line)
 	return geometry{n: n, chunk: chunk, segs: cfg.segs}
 }
 

@@ -1,6 +1,9 @@
 package shmem
 
-import "github.com/lamgo/lam/libmpi/coll"
+import (
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/basic"
+)
 
 // rounds is how many rounds of at most per bytes move size bytes (one,
 // without data, for none: the round still synchronises).
@@ -204,7 +207,8 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 // rather than one slice (two).
 const smallReduce = 2048
 
-// reduction is Reduce (all false) and Allreduce (all true): each round,
+// reduction is Reduce (all false) and Allreduce (all true) of ops whose
+// elements fit a buffer (larger ones are lam_basic's): each round,
 // every process posts its piece of input; then either the processes that
 // need the result combine the whole piece (small rounds), or each
 // combines one slice of it into its output buffer and the processes that
@@ -274,6 +278,9 @@ func (a *area) combine(p plan, s uint64, lo, hi int, dst []byte) {
 }
 
 func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	if op.Size > c.Data.(*area).chunk {
+		return basic.Functions(c).Reduce(c, send, recv, op, root)
+	}
 	mine := send
 	if mine == nil {
 		mine = recv // in place at the root
@@ -286,6 +293,9 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 }
 
 func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	if op.Size > c.Data.(*area).chunk {
+		return basic.Functions(c).Allreduce(c, send, recv, op)
+	}
 	mine := send
 	if mine == nil {
 		mine = recv // in place: the input is copied out before recv is written

@@ -294,3 +294,28 @@ func BenchmarkAllreduce(b *testing.B) {
 		})
 	}
 }
+
+// An element larger than a buffer: lam_basic reduces it.
+func TestHugeElements(t *testing.T) {
+	big := coll.Op{Size: 4096, Commutative: true, Exact: true, Apply: colltest.Sum.Apply}
+	w := world(t, make([]int32, 3), "coll_base_shmem_message_pool_size", "2048", "coll_base_shmem_num_segments", "2")
+	errs := w.Each(func(r int) error {
+		c := w.Comm(r)
+		send, recv := colltest.Ints(r, 1024), coll.Buffer(8192)
+		if err := c.Run(coll.Sig{Kind: coll.Allreduce, Send: 8192, Op: 1}, func(a *coll.Actions) error { return a.Allreduce(c, send, recv, &big) }); err != nil {
+			return err
+		}
+		want := coll.Clone(colltest.Ints(2, 1024))
+		colltest.Sum.Apply(colltest.Ints(1, 1024), want)
+		colltest.Sum.Apply(colltest.Ints(0, 1024), want)
+		if !slices.Equal(recv, want) {
+			return fmt.Errorf("wrong sum")
+		}
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
