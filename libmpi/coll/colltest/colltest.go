@@ -184,6 +184,17 @@ func (t *transport) SharedPath() string {
 // PID is the pid of every process: they are goroutines of this one.
 func (t *transport) PID(int) int { return os.Getpid() }
 
+// NodeProcs counts the world's processes on this one's node.
+func (t *transport) NodeProcs() int {
+	n := 0
+	for _, node := range t.w.nodes {
+		if node == t.Node(t.rank) {
+			n++
+		}
+	}
+	return n
+}
+
 func (t *transport) Rank() int          { return t.rank }
 func (t *transport) Size() int          { return len(t.group) }
 func (t *transport) RemoteSize() int    { return len(t.remote) }

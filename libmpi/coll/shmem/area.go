@@ -199,11 +199,11 @@ func newArea(c *coll.Comm, g geometry, mem []byte, sh coll.Sharer) *area {
 			}
 		}
 	}
-	// Processes that share the processors with more of their communicator
+	// Processes that share the node's processors with more of their job
 	// than there are processors poll once and yield from the start: a
 	// spinning waiter would hold the processor the one it waits for needs.
 	a.spinPolls, a.yieldFor = 20000, 10*time.Millisecond
-	if n > runtime.NumCPU() {
+	if max(n, sh.NodeProcs()) > runtime.NumCPU() {
 		a.spinPolls, a.yieldFor = 1, 20*time.Millisecond
 	}
 	return a

@@ -77,6 +77,18 @@ func (t *Transport) PID(r int) int {
 	return int(t.PIDs[t.Comm.Group[r]])
 }
 
+// NodeProcs counts the job's processes on this process's node.
+func (t *Transport) NodeProcs() int {
+	me := t.Node(t.Comm.Rank)
+	n := 0
+	for _, node := range t.Nodes {
+		if node == me {
+			n++
+		}
+	}
+	return n
+}
+
 func (t *Transport) Split(color, key int) (*coll.Comm, error) { return t.Owner.Split(color, key) }
 func (t *Transport) Local() *coll.Comm                        { return t.Owner.Local() }
 func (t *Transport) Free() error                              { return t.Owner.Free() }
