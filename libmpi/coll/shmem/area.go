@@ -70,8 +70,10 @@ type area struct {
 	step    uint64   // the last round begun (the same on every process)
 	lastUse []uint64 // buffer → the last round this process wrote it in
 
-	// Pace: spinPolls polls, then yields for yieldFor, then sleeps.
+	// Pace: spinPolls polls and spinFor of polling, then yields for
+	// yieldFor, then sleeps.
 	spinPolls int
+	spinFor   time.Duration
 	yieldFor  time.Duration
 	pidfds    []int // process → pidfd, -1 if none
 	lastCheck time.Time
@@ -202,9 +204,11 @@ func newArea(c *coll.Comm, g geometry, mem []byte, sh coll.Sharer) *area {
 	// Processes that share the node's processors with more of their job
 	// than there are processors poll once and yield from the start: a
 	// spinning waiter would hold the processor the one it waits for needs.
-	a.spinPolls, a.yieldFor = 20000, 10*time.Millisecond
+	// Others spin a while first (a yield may cost a scheduling round
+	// when the machine is busy with other work).
+	a.spinPolls, a.spinFor, a.yieldFor = 4096, 200*time.Microsecond, 10*time.Millisecond
 	if max(n, sh.NodeProcs()) > runtime.NumCPU() {
-		a.spinPolls, a.yieldFor = 1, 20*time.Millisecond
+		a.spinPolls, a.spinFor, a.yieldFor = 1, 0, 20*time.Millisecond
 	}
 	return a
 }
@@ -270,7 +274,16 @@ func (a *area) awaitSlow(f *atomic.Uint64, s uint64, who int) error {
 			return nil
 		}
 	}
-	start, sleeping := time.Now(), false
+	start := time.Now()
+	for a.spinFor > 0 && time.Since(start) < a.spinFor {
+		for range 1024 {
+			if f.Load() >= s {
+				return nil
+			}
+		}
+		runtime.Gosched() // cheap when the process has nothing else to run
+	}
+	sleeping := false
 	for i := 0; ; i++ {
 		if f.Load() >= s {
 			return nil
