@@ -240,6 +240,12 @@ type Actions struct {
 	Scan               func(c *Comm, send, recv []byte, op *Op) error
 	// Exscan leaves rank 0's recv alone.
 	Exscan func(c *Comm, send, recv []byte, op *Op) error
+	// Agree, if a module has it, is the argument check's first step on
+	// an intracommunicator: it reports whether every process gave the same
+	// digest of its call, the same answer on every process, waiting for
+	// every process as a Barrier does. Without it the check reduces the
+	// digests with Allreduce.
+	Agree func(c *Comm, digest uint64) (bool, error)
 }
 
 // fill replaces a's nil functions with those of b.
@@ -297,6 +303,9 @@ func (a *Actions) fill(b *Actions) {
 	}
 	if a.Exscan == nil {
 		a.Exscan = b.Exscan
+	}
+	if a.Agree == nil {
+		a.Agree = b.Agree
 	}
 }
 

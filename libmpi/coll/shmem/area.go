@@ -25,7 +25,8 @@ import (
 //	         of the processes (their pids in rank order)
 //	bell     the futex sleepers wait on
 //	posts    one line per process: the last round whose input it posted,
-//	         and the last whose reduced slice it posted
+//	         the last whose reduced slice it posted, and two digests of
+//	         the argument check (used in turn)
 //	dones    one line per process: the last round it finished reading
 //	pools    per process, segs input buffers then segs output buffers
 const (
@@ -38,7 +39,8 @@ const (
 	offGroup  = 32
 	offBell   = line
 	offPosts  = 2 * line
-	offReduce = 8 // within a post line
+	offReduce = 8  // within a post line
+	offDigest = 16 // within a post line: two digests of the argument check
 )
 
 type geometry struct {
@@ -61,14 +63,15 @@ func (g geometry) size() int        { return g.poolAt(g.n) }
 // area is one process's view of a communicator's area.
 type area struct {
 	geometry
-	mem     []byte
-	me      int
-	posted  []*atomic.Uint64 // process → last round it posted input for
-	reduced []*atomic.Uint64 // process → last round it posted a reduced slice for
-	done    []*atomic.Uint64 // process → last round it finished
-	bell    futex.Bell
-	step    uint64   // the last round begun (the same on every process)
-	lastUse []uint64 // buffer → the last round this process wrote it in
+	mem        []byte
+	me         int
+	posted     []*atomic.Uint64 // process → last round it posted input for
+	reduced    []*atomic.Uint64 // process → last round it posted a reduced slice for
+	done       []*atomic.Uint64 // process → last round it finished
+	bell       futex.Bell
+	step       uint64    // the last round begun (the same on every process)
+	lastUse    []uint64  // buffer → the last round this process wrote it in
+	lastDigest [2]uint64 // digest slot → the last round this process wrote it in
 
 	// Pace: spinPolls polls and spinFor of polling, then yields for
 	// yieldFor, then sleeps.
@@ -252,6 +255,11 @@ func (a *area) claim(s uint64) error {
 	}
 	a.lastUse[b] = s
 	return nil
+}
+
+// digest is process i's digest slot for round s.
+func (a *area) digest(i int, s uint64) *atomic.Uint64 {
+	return a.u64(a.postAt(i) + offDigest + 8*int(s&1))
 }
 
 // publish raises a flag of this process to round s and wakes sleepers.

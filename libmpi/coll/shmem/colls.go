@@ -27,6 +27,40 @@ func barrier(c *coll.Comm) error {
 	return nil
 }
 
+// agree is the argument check's comparison of digests: one round in which
+// each process writes its digest beside its flag (in the slot of the
+// round's parity, once every process finished the round that last used
+// it) and reads every other's.
+func agree(c *coll.Comm, digest uint64) (bool, error) {
+	a := c.Data.(*area)
+	s := a.next()
+	slot := s & 1
+	if u := a.lastDigest[slot]; u > 0 {
+		for q := range a.n {
+			if q != a.me {
+				if err := a.await(a.done[q], u, q); err != nil {
+					return false, err
+				}
+			}
+		}
+	}
+	a.lastDigest[slot] = s
+	a.digest(a.me, s).Store(digest)
+	a.publish(a.posted[a.me], s)
+	same := true
+	for q := range a.n {
+		if q == a.me {
+			continue
+		}
+		if err := a.await(a.posted[q], s, q); err != nil {
+			return false, err
+		}
+		same = same && a.digest(q, s).Load() == digest
+	}
+	a.finish(s)
+	return same, nil
+}
+
 // finish ends a data round of this process.
 func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 

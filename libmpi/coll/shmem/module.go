@@ -140,6 +140,7 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Alltoall:  alltoall,
 		Reduce:    reduce,
 		Allreduce: allreduce,
+		Agree:     agree,
 	}, nil
 }
 

@@ -256,13 +256,18 @@ func asColl(err error, ce **coll.Error) bool {
 	return ok
 }
 
-// BenchmarkAllreduce is an 8-byte and a 64 KiB Allreduce between two
+// BenchmarkAllreduce is an 8-byte (with the argument check and without)
+// and a 64 KiB Allreduce between two
 // goroutine "processes" (allocations per operation matter here; times do
 // not stand for two processes).
 func BenchmarkAllreduce(b *testing.B) {
-	for _, size := range []int{8, 64 << 10} {
-		b.Run(fmt.Sprint(size), func(b *testing.B) {
-			w := colltest.NewWorld(make([]int32, 2), time.Minute, "coll_base_check", "0")
+	for _, bench := range []struct {
+		size  int
+		check string
+	}{{8, "0"}, {8, "1"}, {64 << 10, "0"}} {
+		size := bench.size
+		b.Run(fmt.Sprintf("%d/check=%s", size, bench.check), func(b *testing.B) {
+			w := colltest.NewWorld(make([]int32, 2), time.Minute, "coll_base_check", bench.check)
 			w.Share(fmt.Sprintf("/dev/shm/lam-bench-%d-", os.Getpid()))
 			defer w.Close()
 			comms := []*coll.Comm{w.Comm(0), w.Comm(1)}
