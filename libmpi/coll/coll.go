@@ -111,6 +111,7 @@ const (
 	ErrTruncate
 	ErrIntern
 	ErrRank
+	ErrProcFailed // a process the collective waited for died
 )
 
 // Error is a collective's error.

@@ -105,7 +105,7 @@ func (o collOwner) Free() error { return o.c.Free() }
 var collClasses = map[coll.Class]ErrorClass{
 	coll.ErrOther: ErrOther, coll.ErrCount: ErrCount, coll.ErrRoot: ErrRoot, coll.ErrOp: ErrOp,
 	coll.ErrType: ErrType, coll.ErrArg: ErrArg, coll.ErrBuffer: ErrBuffer, coll.ErrComm: ErrComm,
-	coll.ErrTruncate: ErrTruncate, coll.ErrIntern: ErrIntern, coll.ErrRank: ErrRank,
+	coll.ErrTruncate: ErrTruncate, coll.ErrIntern: ErrIntern, coll.ErrRank: ErrRank, coll.ErrProcFailed: ErrProcFailed,
 }
 
 func toColl(e *Error) *coll.Error {

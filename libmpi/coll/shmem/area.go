@@ -336,7 +336,7 @@ func (a *area) alive(who int, now time.Time) error {
 	}
 	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	if n, err := unix.Poll(pfd, 0); err == nil && n > 0 {
-		return &coll.Error{Class: coll.ErrOther, Msg: fmt.Sprintf("%s: rank %d died during a collective", a.name, who), Err: ErrPeerGone}
+		return &coll.Error{Class: coll.ErrProcFailed, Msg: fmt.Sprintf("%s: rank %d died during a collective", a.name, who), Err: ErrPeerGone}
 	}
 	return nil
 }
