@@ -7,11 +7,21 @@
 #   bench/side-by-side.sh tcp     LAM/Go tcp, Open MPI tcp, LAM 7.1.4 tcp
 #   bench/side-by-side.sh shm     LAM/Go usysv and sysv, Open MPI vader,
 #                                 LAM 7.1.4 usysv and sysv
-#   bench/side-by-side.sh coll    collectives on NP (default 4) processes of
-#                                 this host: Allreduce of 4 MiB float32,
-#                                 Bcast of 4 MiB, Barrier (bench/coll and
-#                                 bench/c/coll.c); LAM/Go and LAM 7.1.4 over
-#                                 usysv, Open MPI over vader
+#   bench/side-by-side.sh coll    collectives on NPS (default "2 3 4 8")
+#                                 processes of this host: OPS (default
+#                                 Barrier, Allreduce of float32, Bcast,
+#                                 Gather, Scatter, Allgather, Alltoall) at
+#                                 CSIZES bytes (default "0 8 4096 65536
+#                                 1048576 4194304"; per rank's block for
+#                                 Gather, Scatter, Allgather and Alltoall)
+#                                 (bench/coll and bench/c/coll.c): LAM/Go
+#                                 with its default coll modules (shmem on
+#                                 one host) and with lam_basic (-ssi coll
+#                                 lam_basic,smp), over usysv, and Open MPI
+#                                 over vader; COLL_EXTRA=1 adds LAM 7.1.4
+#                                 and the LAM/Go C columns. The ratio is the
+#                                 median of the per-round ratios LAM/Go
+#                                 default / Open MPI.
 #
 # Each LAM/Go column comes twice when make build made LAM/Go's C interface
 # (lib/libmpi.so): the Go program, and its C twin from bench/c built with
@@ -146,54 +156,78 @@ shm)
 	fi
 	;;
 coll)
-	# OP is replaced by each operation in turn.
-	add "LAM/Go lam_basic" "$repo/bin/mpirun -ssi rpi usysv -np $NP $repo/bin/coll -iters ITERS OP"
-	$ompi && add "Open MPI" "$ompi_env mpirun -np $NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS OP"
-	$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np $NP $work/coll-lam -iters ITERS OP'"
-	$ourc && add "LAM/Go C" "$repo/bin/mpirun -ssi rpi usysv -np $NP $work/coll-lamgo -iters ITERS OP"
+	# NP, OP, SIZES and ITERS are replaced in each run.
+	run="mpirun -ssi rpi usysv -np NP"
+	add "LAM/Go" "$repo/bin/$run $repo/bin/coll -iters ITERS -sizes SIZES OP"
+	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $repo/bin/coll -iters ITERS -sizes SIZES OP"
+	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS -sizes SIZES OP"
+	if [ "${COLL_EXTRA:-0}" = 1 ]; then
+		$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np NP $work/coll-lam -iters ITERS -sizes SIZES OP'"
+		$ourc && add "LAM/Go C" "$repo/bin/$run $work/coll-lamgo -iters ITERS -sizes SIZES OP"
+	fi
 	;;
 esac
 
 if [ "$set_name" = coll ]; then
-	ops="allreduce bcast barrier"
+	NPS=${NPS:-"2 3 4 8"}
+	OPS=${OPS:-"barrier allreduce bcast gather scatter allgather alltoall"}
+	CSIZES=${CSIZES:-"0 8 4096 65536 1048576 4194304"}
+	list=${CSIZES// /,}
 	for ((r = 1; r <= ROUNDS; r++)); do
-		for op in $ops; do
-			n=$ITERS
-			[ "$op" = barrier ] && n=$((ITERS * 100))
-			for i in "${!names[@]}"; do
-				cmd=${cmds[$i]//ITERS/$n}
-				if ! eval "${cmd//OP/$op}" >"$work/out/$i.$op.$r" 2>"$work/out/$i.$op.$r.err"; then
-					note "${names[$i]} $op failed in round $r: $(tail -n 3 "$work/out/$i.$op.$r.err" | tr '\n' ' ')"
-				fi
+		for np in $NPS; do
+			for op in $OPS; do
+				for i in "${!names[@]}"; do
+					cmd=${cmds[$i]//ITERS/$ITERS}
+					cmd=${cmd//SIZES/$list}
+					cmd=${cmd//NP/$np}
+					if ! eval "${cmd//OP/$op}" >"$work/out/$i.$np.$op.$r" 2>"$work/out/$i.$np.$op.$r.err"; then
+						note "${names[$i]} $op on $np failed in round $r: $(tail -n 3 "$work/out/$i.$np.$op.$r.err" | tr '\n' ' ')"
+					fi
+				done
 			done
 		done
 	done
-	echo "Collectives on $NP processes of this host, µs per operation (OSU's average over the ranks), median of $ROUNDS interleaved rounds; ratio = LAM/Go / Open MPI."
+	# value <column> <np> <op> <round> <size>
+	value() { awk -v s="$5" '$1 == s && NF == 2 { print $2 }' "$work/out/$1.$2.$3.$4" 2>/dev/null; }
+	med() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+	ref=-1
+	for i in "${!names[@]}"; do
+		[ "${names[$i]}" = "Open MPI" ] && ref=$i
+	done
+	echo "Collectives on processes of this host, µs per operation (OSU's average over the ranks), medians of $ROUNDS interleaved rounds; ratio = median of the per-round ratios LAM/Go / Open MPI."
 	echo
-	header="| operation |"
-	rule="|---|"
+	header="| np | operation | bytes |"
+	rule="|---|---|---|"
 	for i in "${!names[@]}"; do
 		header="$header ${names[$i]} |"
 		rule="$rule---|"
 	done
 	echo "$header ratio |"
 	echo "$rule---|"
-	for op in $ops; do
-		line="| $op |"
-		vals=()
-		for i in "${!names[@]}"; do
-			v=$(for f in "$work/out/$i.$op".[0-9]*; do [ -f "$f" ] && tail -n 1 "$f" | awk 'NF == 2 { print $2 }'; done | sort -g |
-				awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-			vals+=("$v")
-			line="$line $v |"
+	for np in $NPS; do
+		for op in $OPS; do
+			sizes=$CSIZES
+			[ "$op" = barrier ] && sizes=0
+			for s in $sizes; do
+				line="| $np | $op | $s |"
+				for i in "${!names[@]}"; do
+					line="$line $(for ((r = 1; r <= ROUNDS; r++)); do value "$i" "$np" "$op" "$r" "$s"; done | med) |"
+				done
+				ratio=-
+				if [ "$ref" -ge 0 ]; then
+					ratio=$(for ((r = 1; r <= ROUNDS; r++)); do
+						a=$(value 0 "$np" "$op" "$r" "$s")
+						b=$(value "$ref" "$np" "$op" "$r" "$s")
+						[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.4f\n", a / b }'
+					done | med)
+					[ "$ratio" != - ] && ratio=$(printf "%.2f" "$ratio")
+				fi
+				echo "$line $ratio |"
+			done
 		done
-		ratio=-
-		$ompi && ratio=$(awk -v a="${vals[0]}" -v b="${vals[1]}" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }')
-		echo "$line $ratio |"
 	done
 	exit 0
 fi
-
 
 for ((r = 1; r <= ROUNDS; r++)); do
 	for i in "${!names[@]}"; do

@@ -3,17 +3,24 @@
  * the same loops and the same output (OSU's format).
  *
  *   mpicc -O2 -o coll bench/c/coll.c
- *   mpirun -np 4 ./coll [-min B] [-max B] [-iters N] allreduce|bcast|barrier
+ *   mpirun -np 4 ./coll [-min B] [-max B] [-sizes B,B...] [-iters N] \
+ *       allreduce|bcast|barrier|gather|scatter|allgather|alltoall
+ *
+ * For gather, scatter and allgather the size is each rank's block; for
+ * alltoall each block. Above 64 KiB a tenth as many iterations run, above
+ * 1 MiB a fortieth (at least 5).
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", NULL};
+
 int main(int argc, char **argv)
 {
-    long min = 4 << 20, max = 4 << 20;
-    int iters = 100;
+    long min = 4 << 20, max = 4 << 20, sizes[64];
+    int nsizes = 0, iters = 100, m = -1;
     const char *mode = "allreduce";
     int rank, size, i;
 
@@ -27,50 +34,96 @@ int main(int argc, char **argv)
             max = atol(argv[++i]);
         else if (strcmp(argv[i], "-iters") == 0 && i + 1 < argc)
             iters = atoi(argv[++i]);
-        else
+        else if (strcmp(argv[i], "-sizes") == 0 && i + 1 < argc) {
+            char *p = argv[++i];
+            max = 0;
+            while (*p && nsizes < 64) {
+                sizes[nsizes] = strtol(p, &p, 10);
+                if (sizes[nsizes] > max)
+                    max = sizes[nsizes];
+                nsizes++;
+                if (*p == ',')
+                    p++;
+                else
+                    break;
+            }
+        } else
             mode = argv[i];
     }
-    if (strcmp(mode, "allreduce") && strcmp(mode, "bcast") && strcmp(mode, "barrier")) {
+    for (i = 0; modes[i]; i++)
+        if (strcmp(mode, modes[i]) == 0)
+            m = i;
+    if (m < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: coll [-min B] [-max B] [-iters N] allreduce|bcast|barrier\n");
+            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    if (strcmp(mode, "barrier") == 0)
-        min = max = 0;
-    float *send = malloc(max > 0 ? max : 1), *recv = malloc(max > 0 ? max : 1);
+    if (m == 2) {
+        nsizes = 1;
+        sizes[0] = max = 0;
+    }
+    if (nsizes == 0)
+        for (long s = min; nsizes < 64; s = s * 2 > 0 ? s * 2 : 1) {
+            sizes[nsizes++] = s;
+            if (s >= max)
+                break;
+        }
+    size_t big = (size_t)(max > 0 ? max : 1) * size;
+    char *send = malloc(big), *recv = malloc(big);
     if (!send || !recv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (i = 0; i < max / 4; i++)
-        send[i] = (float)(rank + i % 7);
-    memset(recv, 0, max > 0 ? max : 1);
+        ((float *)send)[i] = (float)(rank + i % 7);
+    memset(recv, 0, big);
     if (rank == 0) {
         printf("# C MPI %s latency test, %d processes\n", mode, size);
         printf("%-10s%20s\n", "# Size", "Avg Latency(us)");
     }
-    for (long s = min;; s = s * 2 > 0 ? s * 2 : 1) {
-        int warm = iters / 10 > 0 ? iters / 10 : 1;
+    for (int k = 0; k < nsizes; k++) {
+        long s = sizes[k];
+        int n = iters;
+        if (s > (1 << 20))
+            n = iters / 40 > 5 ? iters / 40 : 5;
+        else if (s > (64 << 10))
+            n = iters / 10 > 5 ? iters / 10 : 5;
+        int warm = n / 10 > 0 ? n / 10 : 1;
         for (int pass = 0; pass < 2; pass++) {
-            int n = pass == 0 ? warm : iters;
+            int reps = pass == 0 ? warm : n;
             if (pass == 1)
                 MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            for (i = 0; i < n; i++) {
-                if (mode[0] == 'a')
+            for (i = 0; i < reps; i++) {
+                switch (m) {
+                case 0:
                     MPI_Allreduce(send, recv, (int)(s / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-                else if (mode[1] == 'c')
+                    break;
+                case 1:
                     MPI_Bcast(send, (int)s, MPI_BYTE, 0, MPI_COMM_WORLD);
-                else
+                    break;
+                case 2:
                     MPI_Barrier(MPI_COMM_WORLD);
+                    break;
+                case 3:
+                    MPI_Gather(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, 0, MPI_COMM_WORLD);
+                    break;
+                case 4:
+                    MPI_Scatter(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, 0, MPI_COMM_WORLD);
+                    break;
+                case 5:
+                    MPI_Allgather(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, MPI_COMM_WORLD);
+                    break;
+                case 6:
+                    MPI_Alltoall(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, MPI_COMM_WORLD);
+                    break;
+                }
             }
             if (pass == 1) {
-                double us = (MPI_Wtime() - t0) * 1e6 / iters, sum = 0;
+                double us = (MPI_Wtime() - t0) * 1e6 / reps, sum = 0;
                 MPI_Reduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
                 if (rank == 0)
                     printf("%-10ld%20.2f\n", s, sum / size);
             }
         }
-        if (s >= max)
-            break;
     }
     free(send);
     free(recv);

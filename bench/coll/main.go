@@ -6,11 +6,17 @@
 //	mpirun C coll allreduce    Allreduce of float32 sums
 //	mpirun C coll bcast        Bcast from rank 0
 //	mpirun C coll barrier      Barrier
+//	mpirun C coll gather       Gather to rank 0 (size: each rank's block)
+//	mpirun C coll scatter      Scatter from rank 0 (size: each rank's block)
+//	mpirun C coll allgather    Allgather (size: each rank's block)
+//	mpirun C coll alltoall     Alltoall (size: each block)
 //
 // Sizes (bytes) run from -min to -max, doubling (4 MiB by default for
-// both). The latency of a size is the time of -iters operations (a tenth
-// as many unmeasured ones first) divided by -iters, averaged over the
-// ranks, as OSU does. Rank 0 also prints the coll module World got.
+// both), or are those of -sizes (a comma-separated list). The latency of a
+// size is the time of -iters operations (a tenth as many above 64 KiB,
+// a fortieth above 1 MiB; a tenth as many unmeasured ones first) divided by
+// their number, averaged over the ranks, as OSU does. Rank 0 also prints
+// the coll module World got.
 package main
 
 import (
@@ -19,6 +25,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lamgo/lam/libmpi/mpi"
@@ -29,7 +37,27 @@ func main() {
 	maxSize := flag.Int("max", 4<<20, "largest message in bytes")
 	iters := flag.Int("iters", 100, "measured operations per size")
 	profile := flag.String("cpuprofile", "", "write rank 0's CPU profile to this file")
+	sizeList := flag.String("sizes", "", "comma-separated sizes in bytes (instead of -min and -max)")
 	flag.Parse()
+	var sizes []int
+	if *sizeList != "" {
+		for _, f := range strings.Split(*sizeList, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 0 {
+				fmt.Fprintf(os.Stderr, "coll: bad size %q in -sizes\n", f)
+				os.Exit(2)
+			}
+			sizes = append(sizes, n)
+			*maxSize = max(*maxSize, n)
+		}
+	} else {
+		for s := *minSize; ; s = max(2*s, 1) {
+			sizes = append(sizes, s)
+			if s >= *maxSize {
+				break
+			}
+		}
+	}
 	mode := "allreduce"
 	if flag.NArg() > 0 {
 		mode = flag.Arg(0)
@@ -53,6 +81,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	var op func(size int) error
+	n := c.Size()
 	switch mode {
 	case "allreduce":
 		send, recv := make([]float32, *maxSize/4), make([]float32, *maxSize/4)
@@ -64,10 +93,28 @@ func main() {
 		buf := make([]byte, *maxSize)
 		op = func(size int) error { return mpi.Bcast(c, buf[:size], 0) }
 	case "barrier":
-		*minSize, *maxSize = 0, 0
+		sizes = []int{0}
 		op = func(int) error { return mpi.Barrier(c) }
+	case "gather", "scatter":
+		block, all := make([]byte, *maxSize), make([]byte, n**maxSize)
+		op = func(size int) error {
+			var whole []byte
+			if rank == 0 {
+				whole = all[:n*size]
+			}
+			if mode == "gather" {
+				return mpi.Gather(c, block[:size], whole, 0)
+			}
+			return mpi.Scatter(c, whole, block[:size], 0)
+		}
+	case "allgather":
+		block, all := make([]byte, *maxSize), make([]byte, n**maxSize)
+		op = func(size int) error { return mpi.Allgather(c, block[:size], all[:n*size]) }
+	case "alltoall":
+		send, recv := make([]byte, n**maxSize), make([]byte, n**maxSize)
+		op = func(size int) error { return mpi.Alltoall(c, send[:n*size], recv[:n*size]) }
 	default:
-		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-iters N] allreduce|bcast|barrier")
+		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall")
 		mpi.Abort(c, 2)
 	}
 	if rank == 0 {
@@ -75,26 +122,28 @@ func main() {
 		fmt.Printf("%-10s%20s\n", "# Size", "Avg Latency(us)")
 	}
 	runtime.GC()
-	size := *minSize
-	for {
-		for i := 0; i < max(*iters/10, 1); i++ {
+	for _, size := range sizes {
+		iters := *iters
+		switch {
+		case size > 1<<20:
+			iters = max(iters/40, 5)
+		case size > 64<<10:
+			iters = max(iters/10, 5)
+		}
+		for i := 0; i < max(iters/10, 1); i++ {
 			must(op(size))
 		}
 		must(mpi.Barrier(c))
 		start := time.Now()
-		for i := 0; i < *iters; i++ {
+		for i := 0; i < iters; i++ {
 			must(op(size))
 		}
-		us := []float64{float64(time.Since(start).Microseconds()) / float64(*iters)}
+		us := []float64{float64(time.Since(start).Nanoseconds()) / 1e3 / float64(iters)}
 		sum := []float64{0}
 		must(mpi.Reduce(c, us, sum, mpi.Sum, 0))
 		if rank == 0 {
 			fmt.Printf("%-10d%20.2f\n", size, sum[0]/float64(c.Size()))
 		}
-		if size >= *maxSize {
-			break
-		}
-		size = max(size*2, 1)
 	}
 }
 

@@ -111,6 +111,7 @@ const (
 	ErrTruncate
 	ErrIntern
 	ErrRank
+	ErrProcFailed // a process the collective waited for died
 )
 
 // Error is a collective's error.
@@ -173,6 +174,21 @@ type Transport interface {
 	Name() string
 }
 
+// Sharer is implemented by transports whose communicator's processes of
+// one node can share memory (the shmem module needs it).
+type Sharer interface {
+	// SharedPath is a path, unique to the communicator and this node
+	// within the job, under which the communicator's processes of the node
+	// may create a shared-memory area ("" if they cannot).
+	SharedPath() string
+	// PID is the process id of a rank of the local group (0 if unknown),
+	// so that a module can notice a peer that died.
+	PID(rank int) int
+	// NodeProcs is how many processes of the job run on this node (a
+	// waiter that shares the processors with more should not spin).
+	NodeProcs() int
+}
+
 // Receiver is implemented by transports with a blocking receive cheaper
 // than Irecv and Wait. Its error is as Request.Wait's.
 type Receiver interface {
@@ -225,6 +241,12 @@ type Actions struct {
 	Scan               func(c *Comm, send, recv []byte, op *Op) error
 	// Exscan leaves rank 0's recv alone.
 	Exscan func(c *Comm, send, recv []byte, op *Op) error
+	// Agree, if a module has it, is the argument check's first step on
+	// an intracommunicator: it reports whether every process gave the same
+	// digest of its call, the same answer on every process, waiting for
+	// every process as a Barrier does. Without it the check reduces the
+	// digests with Allreduce.
+	Agree func(c *Comm, digest uint64) (bool, error)
 }
 
 // fill replaces a's nil functions with those of b.
@@ -282,6 +304,9 @@ func (a *Actions) fill(b *Actions) {
 	}
 	if a.Exscan == nil {
 		a.Exscan = b.Exscan
+	}
+	if a.Agree == nil {
+		a.Agree = b.Agree
 	}
 }
 

@@ -46,7 +46,8 @@ type collState struct {
 
 func (c *Comm) collComm() *coll.Comm {
 	c.cs.once.Do(func() {
-		t := &colladapter.Transport{Engine: st.engine, Comm: c.view(), Nodes: st.nodes, Label: c.name, Owner: collOwner{c}}
+		t := &colladapter.Transport{Engine: st.engine, Comm: c.view(), Nodes: st.nodes, Label: c.name, Owner: collOwner{c},
+			Shared: st.proc.Shared, PIDs: st.proc.PIDs}
 		if c.inter != nil {
 			t.Remote = c.inter.remote
 		}
@@ -104,7 +105,7 @@ func (o collOwner) Free() error { return o.c.Free() }
 var collClasses = map[coll.Class]ErrorClass{
 	coll.ErrOther: ErrOther, coll.ErrCount: ErrCount, coll.ErrRoot: ErrRoot, coll.ErrOp: ErrOp,
 	coll.ErrType: ErrType, coll.ErrArg: ErrArg, coll.ErrBuffer: ErrBuffer, coll.ErrComm: ErrComm,
-	coll.ErrTruncate: ErrTruncate, coll.ErrIntern: ErrIntern, coll.ErrRank: ErrRank,
+	coll.ErrTruncate: ErrTruncate, coll.ErrIntern: ErrIntern, coll.ErrRank: ErrRank, coll.ErrProcFailed: ErrProcFailed,
 }
 
 func toColl(e *Error) *coll.Error {

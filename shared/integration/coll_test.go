@@ -1,12 +1,20 @@
 package integration
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lamgo/lam/shared/jobwire"
 )
 
 // The collectives through the real binaries: every collective and every
@@ -31,16 +39,25 @@ func TestCollLocal(t *testing.T) {
 	ctx, l := bootLocal(t, 4*time.Minute)
 	// More ranks than cores; the linear and the binomial algorithms; the
 	// check off; over tcp and usysv.
-	for _, args := range [][]string{
-		{"-np", "1"},
-		{"-np", "4"},
-		{"-np", "5"},
-		{"-ssi", "coll_base_crossover", "1", "-ssi", "rpi", "tcp", "-np", "3"},
-		{"-ssi", "coll_base_check", "0", "-np", "4"},
+	// shmem serves every communicator of two or more processes on one
+	// node; with it excluded (-ssi coll lam_basic,smp) lam_basic does.
+	for _, tt := range []struct {
+		args   []string
+		module string
+	}{
+		{[]string{"-np", "1"}, "lam_basic"},
+		{[]string{"-np", "4"}, "shmem"},
+		{[]string{"-np", "5"}, "shmem"},
+		{[]string{"-np", "8"}, "shmem"},
+		{[]string{"-ssi", "coll_base_crossover", "1", "-ssi", "rpi", "tcp", "-np", "3"}, "shmem"},
+		{[]string{"-ssi", "coll_base_check", "0", "-np", "4"}, "shmem"},
+		{[]string{"-ssi", "coll_base_shmem_message_pool_size", "4096", "-ssi", "coll_base_shmem_num_segments", "2", "-np", "3"}, "shmem"},
+		{[]string{"-ssi", "coll", "lam_basic,smp", "-np", "4"}, "lam_basic"},
+		{[]string{"-ssi", "coll", "lam_basic,smp", "-ssi", "coll_base_check", "0", "-np", "5"}, "lam_basic"},
 	} {
-		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "coll")...)
-		if r.code != 0 || r.stdout != "coll ok lam_basic\n" {
-			t.Errorf("coll %v: %v", args, r)
+		r := l.run(ctx, "mpirun", append(tt.args, bin("testprog"), "coll")...)
+		if r.code != 0 || r.stdout != "coll ok "+tt.module+"\n" {
+			t.Errorf("coll %v: %v, want module %s", tt.args, r, tt.module)
 		}
 	}
 	// -ssi coll smp on one node: smp cannot serve, lam_basic does.
@@ -68,15 +85,21 @@ func TestCollLocal(t *testing.T) {
 			t.Errorf("collsum differs between runs: %q and %q", first, r.stdout)
 		}
 	}
+	// And the same bits from shmem as from lam_basic.
+	if r := l.run(ctx, "mpirun", "-ssi", "coll", "lam_basic", "-np", "5", bin("testprog"), "collsum"); r.code != 0 || r.stdout != first {
+		t.Errorf("collsum with lam_basic: %v, shmem gave %q", r, first)
+	}
 	// laminfo lists the modules and the parameters.
 	r := l.run(ctx, "laminfo", "-parsable", "-param", "coll", "all")
 	for _, s := range []string{"coll_base_crossover:4", "coll_base_reduce_crossover:512", "coll_base_associative:0", "coll_base_check:1",
-		"coll_lam_basic_priority:0", "coll_smp_priority:50"} {
+		"coll_lam_basic_priority:0", "coll_smp_priority:50", "coll_shmem_priority:50",
+		"coll_base_shmem_message_pool_size:131072", "coll_base_shmem_num_segments:8"} {
 		if r.code != 0 || !strings.Contains(r.stdout, s) {
 			t.Errorf("laminfo -param coll all lacks %s: %v", s, r)
 		}
 	}
-	if r := l.run(ctx, "laminfo"); r.code != 0 || !strings.Contains(r.stdout, "SSI coll: lam_basic") || !strings.Contains(r.stdout, "SSI coll: smp") {
+	if r := l.run(ctx, "laminfo"); r.code != 0 || !strings.Contains(r.stdout, "SSI coll: lam_basic") || !strings.Contains(r.stdout, "SSI coll: smp") ||
+		!strings.Contains(r.stdout, "SSI coll: shmem") {
 		t.Errorf("laminfo: %v", r)
 	}
 	noneLeft(t, "testprog")
@@ -96,8 +119,11 @@ func (c collCell) module() string {
 		nodes[n]++
 	}
 	for _, k := range nodes {
-		if k > 1 && len(nodes) > 1 {
+		switch {
+		case k > 1 && len(nodes) > 1:
 			return "smp"
+		case k > 1:
+			return "shmem"
 		}
 	}
 	return "lam_basic"
@@ -196,4 +222,56 @@ func matrixCells() []collCell {
 		}
 	}
 	return cells
+}
+
+// A rank killed in the middle of shmem collectives: mpirun reports it,
+// the others do not hang, and nothing is left in shared memory (the
+// area's name went as soon as every process had mapped it).
+func TestCollShmemKilled(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	for _, np := range []string{"3", "8"} {
+		cmd := exec.CommandContext(ctx, bin("mpirun"), "-np", np, bin("testprog"), "collloop")
+		cmd.Env = l.env
+		out, _ := cmd.StdoutPipe()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		if line != "looping shmem\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("collloop with %s ranks did not start: %q %s", np, line, stderr.String())
+		}
+		if m, _ := filepath.Glob(filepath.Join(jobwire.ShmDir, "lam-"+strconv.Itoa(os.Getuid())+"-*coll*")); len(m) > 0 {
+			t.Errorf("a running job's area still has a name: %v", m)
+		}
+		pids, _ := exec.Command("pgrep", "-f", "^"+bin("testprog")+" collloop").Output()
+		f := strings.Fields(string(pids))
+		if len(f) < 2 {
+			t.Fatalf("ranks: %q", pids)
+		}
+		time.Sleep(20 * time.Millisecond)
+		syscall.Kill(atoiOr0(f[1]), syscall.SIGKILL)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+			// mpirun reports the killed rank, or, when a survivor that
+			// noticed the death ended first, that survivor's error naming
+			// it.
+			killed := regexp.MustCompile(`PID \d+ failed on node n0( \([^)]*\))? due to signal 9\.`).MatchString(stderr.String())
+			noticed := regexp.MustCompile(`MPI_ERR_PROC_FAILED: MPI_COMM_WORLD: rank \d+ died during a collective`).MatchString(stderr.String())
+			if cmd.ProcessState.ExitCode() == 0 || !killed && !noticed {
+				t.Errorf("killed rank of %s: exit %d, %s", np, cmd.ProcessState.ExitCode(), stderr.String())
+			}
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("mpirun with %s ranks did not notice a killed rank", np)
+		}
+		noneLeft(t, "testprog")
+		noSegments(t)
+	}
 }

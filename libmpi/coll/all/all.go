@@ -10,5 +10,6 @@ package all
 
 import (
 	_ "github.com/lamgo/lam/libmpi/coll/basic" // lam_basic: every collective on point-to-point; the fallback
+	_ "github.com/lamgo/lam/libmpi/coll/shmem" // shmem: collectives through shared memory among one node's processes
 	_ "github.com/lamgo/lam/libmpi/coll/smp"   // smp: hierarchical Bcast, Barrier, Reduce, Allreduce, Allgather across nodes
 )

@@ -9,6 +9,7 @@ package colltest
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -32,7 +33,14 @@ type World struct {
 	splits   map[string]*splitTable
 	nextCtx  int
 	done     chan struct{}
+	shared   string // path prefix of shared-memory areas; "" for none
 }
+
+// Share lets the world's communicators have shared-memory areas, named
+// under prefix (a path and the start of a file name), as a job's processes
+// of one node can: the transports then implement coll.Sharer, every
+// process having this process's pid.
+func (w *World) Share(prefix string) { w.shared = prefix }
 
 type box struct {
 	msgs  []*message
@@ -162,6 +170,29 @@ type transport struct {
 	splits int
 	c      *coll.Comm
 	freed  bool
+}
+
+// SharedPath names the communicator's area on its node, if the world has
+// shared memory.
+func (t *transport) SharedPath() string {
+	if t.w.shared == "" || t.remote != nil {
+		return ""
+	}
+	return fmt.Sprintf("%sctx%d-n%d-%d", t.w.shared, t.ctx, t.Node(t.rank), t.group[0])
+}
+
+// PID is the pid of every process: they are goroutines of this one.
+func (t *transport) PID(int) int { return os.Getpid() }
+
+// NodeProcs counts the world's processes on this one's node.
+func (t *transport) NodeProcs() int {
+	n := 0
+	for _, node := range t.w.nodes {
+		if node == t.Node(t.rank) {
+			n++
+		}
+	}
+	return n
 }
 
 func (t *transport) Rank() int          { return t.rank }

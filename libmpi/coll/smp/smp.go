@@ -4,8 +4,10 @@
 //
 // Its Init splits the communicator into one hidden local communicator per
 // node and a hidden bridge communicator of the nodes' leaders (the lowest
-// rank of each node); each gets its own coll module (lam_basic, since
-// neither spans several nodes with several processes). Then:
+// rank of each node); each gets its own coll module (neither spans several
+// nodes with several processes: a local communicator of two or more gets
+// shmem, which moves the node's part through shared memory, where shmem is
+// built in; the bridge lam_basic). Then:
 //
 //   - Bcast: the root's node broadcasts locally (from the root) or over the
 //     bridge first (when the root leads its node), the leaders over the

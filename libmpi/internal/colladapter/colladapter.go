@@ -34,11 +34,16 @@ type Transport struct {
 	Nodes  []int32 // world rank → node
 	Label  string  // the communicator's name, for messages
 	Owner  Owner
+	// Shared is the job's path prefix for what its processes of a node
+	// share ("" outside a job), and PIDs the world ranks' process ids.
+	Shared string
+	PIDs   []int32
 }
 
 var _ interface {
 	coll.Transport
 	coll.Receiver
+	coll.Sharer
 } = (*Transport)(nil)
 
 func (t *Transport) Rank() int       { return t.Comm.Rank }
@@ -51,6 +56,37 @@ func (t *Transport) Node(r int) int32 {
 		return -1
 	}
 	return t.Nodes[t.Comm.Group[r]]
+}
+
+// SharedPath names the communicator's shared-memory area on this node:
+// the job's prefix, the node, the communicator's context id and the world
+// rank of its rank 0. Disjoint communicators may share a context id (the
+// groups of a Split), but not a context id and a process.
+func (t *Transport) SharedPath() string {
+	if t.Shared == "" || len(t.Remote) > 0 || len(t.Comm.Group) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%sn%d-coll-%x-%d", t.Shared, t.Node(t.Comm.Rank), t.Comm.Context, t.Comm.Group[0])
+}
+
+// PID is the process id of rank r, 0 if unknown.
+func (t *Transport) PID(r int) int {
+	if r < 0 || r >= len(t.Comm.Group) || t.Comm.Group[r] >= len(t.PIDs) {
+		return 0
+	}
+	return int(t.PIDs[t.Comm.Group[r]])
+}
+
+// NodeProcs counts the job's processes on this process's node.
+func (t *Transport) NodeProcs() int {
+	me := t.Node(t.Comm.Rank)
+	n := 0
+	for _, node := range t.Nodes {
+		if node == me {
+			n++
+		}
+	}
+	return n
 }
 
 func (t *Transport) Split(color, key int) (*coll.Comm, error) { return t.Owner.Split(color, key) }

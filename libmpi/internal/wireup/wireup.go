@@ -31,6 +31,10 @@ type Process struct {
 	// schema (MPI_APPNUM), -1 when mpirun did not say (a process started
 	// alone).
 	AppNum int
+	// Shared is the job's path prefix for shared-memory areas ("" for a
+	// process started alone), PIDs the world ranks' process ids.
+	Shared string
+	PIDs   []int32
 
 	client    *lamclient.Client // nil for a world of one
 	watch     *lamdWatch        // ends the process if client closes under it
@@ -115,9 +119,9 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	rpiName := info.Name + " " + info.Version.String()
 	pid := os.Getpid()
 	oob := NewOOB(cl, pid)
+	shared := filepath.Join(jobwire.ShmDir, jobwire.SegmentPrefix(os.Getuid(), job))
 	t, err := mod.Open(ctx, &rpi.Job{Rank: rank, Size: size, Node: nodes.Self, Host: host, Settings: settings,
-		Timeout: timeout, OOB: oob, PID: pid,
-		Shared: filepath.Join(jobwire.ShmDir, jobwire.SegmentPrefix(os.Getuid(), job))})
+		Timeout: timeout, OOB: oob, PID: pid, Shared: shared})
 	if err != nil {
 		return nil, fmt.Errorf("rpi %s: %w", info.Name, err)
 	}
@@ -150,12 +154,13 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	}
 	peers := make([]rpi.Peer, size)
 	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, AppNum: appNum(), client: cl, watch: watch, transport: t, job: job,
-		oob: oob, cr: crs}
+		oob: oob, cr: crs, Shared: shared, PIDs: make([]int32, size)}
 	crs.procs, crs.in = table.Procs, make(chan drainMsg, 64)
 	onNode := 0
 	for i, pr := range table.Procs {
 		peers[i] = rpi.Peer{Rank: i, Node: pr.Node, Addr: pr.Addr}
 		p.Nodes[i] = pr.Node
+		p.PIDs[i] = pr.PID
 		if pr.Node == nodes.Self {
 			onNode++
 		}

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/internal/futex"
 )
 
 // errPeerGone is what a link to a local peer that died reports.
@@ -15,9 +17,9 @@ var errPeerGone = errors.New("the process at the other end of the shared-memory 
 // the progress engine (under its lock) moves bytes on it.
 type link struct {
 	t          *transport
-	out        *ring // to the peer
-	in         *ring // from the peer
-	peer       bell  // the peer's doorbell
+	out        *ring      // to the peer
+	in         *ring      // from the peer
+	peer       futex.Bell // the peer's doorbell
 	pid        int
 	short      int
 	singleCopy int
@@ -39,7 +41,7 @@ func (l *link) Read(p []byte) (int, error) {
 		}
 	}
 	if n > 0 {
-		l.peer.ring()
+		l.peer.Ring()
 	}
 	return n, nil
 }
@@ -63,7 +65,7 @@ func (l *link) Peek() ([]byte, bool, error) {
 // waiting for room.
 func (l *link) Consume() {
 	l.in.consume()
-	l.peer.ring()
+	l.peer.Ring()
 }
 
 // Write puts what fits into the ring and wakes the peer if it sleeps.
@@ -84,7 +86,7 @@ func (l *link) Write2(a, b []byte) (int, error) {
 		n = l.out.write(a, b)
 	}
 	if n > 0 {
-		l.peer.ring()
+		l.peer.Ring()
 	}
 	return n, nil
 }

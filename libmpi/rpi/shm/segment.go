@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/internal/futex"
+	"github.com/lamgo/lam/libmpi/internal/shmfile"
 )
 
 // The segment one node's processes of a job share:
@@ -56,9 +58,9 @@ type segment struct {
 func (s *segment) u64(off int) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&s.mem[off])) }
 func (s *segment) u32(off int) *atomic.Uint32 { return (*atomic.Uint32)(unsafe.Pointer(&s.mem[off])) }
 
-func (s *segment) bell(i int) bell {
+func (s *segment) bell(i int) futex.Bell {
 	off := offBells + i*line
-	return bell{sleepers: (*atomic.Int32)(unsafe.Pointer(&s.mem[off])), seq: s.u32(off + 4)}
+	return futex.At(unsafe.Pointer(&s.mem[off]))
 }
 
 // ring returns one side of channel from→to.
@@ -71,24 +73,11 @@ func (s *segment) ring(from, to int, producer bool) *ring {
 
 // create makes and maps the segment; the node's first process does this.
 func create(path string, l layout) (*segment, error) {
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	mem, err := shmfile.Create(path, l.size())
 	if err != nil {
-		return nil, fmt.Errorf("create shared segment %s: %w", path, err)
-	}
-	defer unix.Close(fd)
-	if err := unix.Fchmod(fd, 0o600); err != nil { // whatever the umask
-		unix.Unlink(path)
-		return nil, fmt.Errorf("shared segment %s: %w", path, err)
-	}
-	if err := unix.Ftruncate(fd, int64(l.size())); err != nil {
-		unix.Unlink(path)
-		return nil, fmt.Errorf("size shared segment %s (%d bytes): %w", path, l.size(), err)
-	}
-	s, err := mapSegment(fd, path, l)
-	if err != nil {
-		unix.Unlink(path)
 		return nil, err
 	}
+	s := &segment{layout: l, mem: mem, path: path}
 	s.u64(offRing).Store(uint64(l.ringSize))
 	s.u32(offLocal).Store(uint32(l.n))
 	s.u64(offMagic).Store(magic) // last: the segment is ready
@@ -103,7 +92,7 @@ func open(ctx context.Context, path string, l layout) (*segment, error) {
 		if err == nil {
 			return s, nil
 		}
-		if !errors.Is(err, errNotYet) {
+		if !errors.Is(err, shmfile.ErrNotYet) {
 			return nil, err
 		}
 		select {
@@ -114,36 +103,15 @@ func open(ctx context.Context, path string, l layout) (*segment, error) {
 	}
 }
 
-var errNotYet = errors.New("not there yet")
-
 func tryOpen(path string, l layout) (*segment, error) {
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err == unix.ENOENT {
-		return nil, errNotYet
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open shared segment %s: %w", path, err)
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("shared segment %s: %w", path, err)
-	}
-	switch {
-	case int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return nil, fmt.Errorf("shared segment %s: not an owner-only file of this user; refusing it", path)
-	case st.Size < int64(l.size()):
-		return nil, errNotYet // still being sized
-	case st.Size > int64(l.size()):
-		return nil, fmt.Errorf("shared segment %s: %d bytes, expected %d (do the processes of the node disagree on the rpi parameters?)", path, st.Size, l.size())
-	}
-	s, err := mapSegment(fd, path, l)
+	mem, err := shmfile.Open(path, l.size())
 	if err != nil {
 		return nil, err
 	}
+	s := &segment{layout: l, mem: mem, path: path}
 	if s.u64(offMagic).Load() != magic {
 		s.unmap()
-		return nil, errNotYet
+		return nil, shmfile.ErrNotYet
 	}
 	if int(s.u32(offLocal).Load()) != l.n || int(s.u64(offRing).Load()) != l.ringSize {
 		s.unmap()
@@ -151,14 +119,6 @@ func tryOpen(path string, l layout) (*segment, error) {
 			path, s.u32(offLocal).Load(), s.u64(offRing).Load(), l.n, l.ringSize)
 	}
 	return s, nil
-}
-
-func mapSegment(fd int, path string, l layout) (*segment, error) {
-	mem, err := unix.Mmap(fd, 0, l.size(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("map shared segment %s: %w", path, err)
-	}
-	return &segment{layout: l, mem: mem, path: path}, nil
 }
 
 // attached counts this process in; the node's last process to attach

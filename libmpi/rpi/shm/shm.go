@@ -29,6 +29,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/lamgo/lam/libmpi/internal/futex"
 	"github.com/lamgo/lam/libmpi/rpi"
 	"github.com/lamgo/lam/libmpi/rpi/tcp"
 	"github.com/lamgo/lam/shared/buildinfo"
@@ -147,9 +148,9 @@ type transport struct {
 	job  *rpi.Job
 	tcp  rpi.Transport
 	seg  *segment
-	me   int   // this process's index on the node
-	bell bell  // this process's doorbell
-	pids []int // local index → pid
+	me   int        // this process's index on the node
+	bell futex.Bell // this process's doorbell
+	pids []int      // local index → pid
 
 	mu        sync.Mutex
 	links     []*link // local index → link
@@ -320,7 +321,7 @@ func (t *transport) Arm() uint32 {
 	if t.seg == nil {
 		return 0
 	}
-	return t.bell.arm()
+	return t.bell.Arm()
 }
 
 func (t *transport) Sleep(token uint32, d time.Duration) {
@@ -328,19 +329,19 @@ func (t *transport) Sleep(token uint32, d time.Duration) {
 		time.Sleep(d)
 		return
 	}
-	t.bell.sleep(token, d)
+	t.bell.Sleep(token, d)
 	t.checkPeers()
 }
 
 func (t *transport) Wake() {
 	if t.seg != nil {
-		t.bell.ring()
+		t.bell.Ring()
 	}
 }
 
 func (t *transport) Disarm() {
 	if t.seg != nil {
-		t.bell.disarm()
+		t.bell.Disarm()
 	}
 }
 

@@ -1,0 +1,338 @@
+package shmem
+
+import (
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/basic"
+)
+
+// rounds is how many rounds of at most per bytes move size bytes (one,
+// without data, for none: the round still synchronises).
+func rounds(size, per int) int { return max(1, (size+per-1)/per) }
+
+// span is round k's part [lo, hi) of size bytes cut in pieces of per.
+func span(k, per, size int) (int, int) { return min(k*per, size), min((k+1)*per, size) }
+
+// barrier: every process raises its flag and waits for every other's.
+func barrier(c *coll.Comm) error {
+	a := c.Data.(*area)
+	s := a.next()
+	a.publish(a.posted[a.me], s)
+	for q := range a.n {
+		if q != a.me {
+			if err := a.await(a.posted[q], s, q); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// agree is the argument check's comparison of digests: one round in which
+// each process writes its digest beside its flag (in the slot of the
+// round's parity, once every process finished the round that last used
+// it) and reads every other's.
+func agree(c *coll.Comm, digest uint64) (bool, error) {
+	a := c.Data.(*area)
+	s := a.next()
+	slot := s & 1
+	if u := a.lastDigest[slot]; u > 0 {
+		for q := range a.n {
+			if q != a.me {
+				if err := a.await(a.done[q], u, q); err != nil {
+					return false, err
+				}
+			}
+		}
+	}
+	a.lastDigest[slot] = s
+	a.digest(a.me, s).Store(digest)
+	a.publish(a.posted[a.me], s)
+	same := true
+	for q := range a.n {
+		if q == a.me {
+			continue
+		}
+		if err := a.await(a.posted[q], s, q); err != nil {
+			return false, err
+		}
+		same = same && a.digest(q, s).Load() == digest
+	}
+	a.finish(s)
+	return same, nil
+}
+
+// finish ends a data round of this process.
+func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
+
+// bcast: the root writes each round's piece, the others copy it out.
+func bcast(c *coll.Comm, buf []byte, root int) error {
+	a := c.Data.(*area)
+	for k := range rounds(len(buf), a.chunk) {
+		s := a.next()
+		lo, hi := span(k, a.chunk, len(buf))
+		if a.me == root {
+			if hi > lo {
+				if err := a.claim(s); err != nil {
+					return err
+				}
+				copy(a.in(a.me, s), buf[lo:hi])
+			}
+			a.publish(a.posted[a.me], s)
+		} else {
+			if err := a.await(a.posted[root], s, root); err != nil {
+				return err
+			}
+			copy(buf[lo:hi], a.in(root, s))
+		}
+		a.finish(s)
+	}
+	return nil
+}
+
+// gather: each process writes its block's piece, the root copies them.
+func gather(c *coll.Comm, send, recv []byte, root int) error {
+	a := c.Data.(*area)
+	m := len(send)
+	if a.me == root {
+		m = len(recv) / a.n
+		if send != nil {
+			copy(recv[a.me*m:(a.me+1)*m], send)
+		}
+	}
+	for k := range rounds(m, a.chunk) {
+		s := a.next()
+		lo, hi := span(k, a.chunk, m)
+		if a.me != root {
+			if hi > lo {
+				if err := a.claim(s); err != nil {
+					return err
+				}
+				copy(a.in(a.me, s), send[lo:hi])
+			}
+			a.publish(a.posted[a.me], s)
+		} else {
+			for q := range a.n {
+				if q == root {
+					continue
+				}
+				if err := a.await(a.posted[q], s, q); err != nil {
+					return err
+				}
+				copy(recv[q*m+lo:q*m+hi], a.in(q, s))
+			}
+		}
+		a.finish(s)
+	}
+	return nil
+}
+
+// scatter: the root writes every process's piece of each round into its
+// buffer, each process copies its own.
+func scatter(c *coll.Comm, send, recv []byte, root int) error {
+	a := c.Data.(*area)
+	m := len(recv)
+	if a.me == root {
+		m = len(send) / a.n
+		if recv != nil {
+			copy(recv, send[a.me*m:(a.me+1)*m])
+		}
+	}
+	per := a.chunk / a.n
+	for k := range rounds(m, per) {
+		s := a.next()
+		lo, hi := span(k, per, m)
+		if a.me == root {
+			if hi > lo {
+				if err := a.claim(s); err != nil {
+					return err
+				}
+				b := a.in(a.me, s)
+				for q := range a.n {
+					if q != root {
+						copy(b[q*per:], send[q*m+lo:q*m+hi])
+					}
+				}
+			}
+			a.publish(a.posted[a.me], s)
+		} else {
+			if err := a.await(a.posted[root], s, root); err != nil {
+				return err
+			}
+			copy(recv[lo:hi], a.in(root, s)[a.me*per:])
+		}
+		a.finish(s)
+	}
+	return nil
+}
+
+// allgather: each process writes its block's piece of each round, and
+// copies every other's.
+func allgather(c *coll.Comm, send, recv []byte) error {
+	a := c.Data.(*area)
+	m := len(recv) / a.n
+	if send == nil {
+		send = recv[a.me*m : (a.me+1)*m]
+	} else {
+		copy(recv[a.me*m:(a.me+1)*m], send)
+	}
+	for k := range rounds(m, a.chunk) {
+		s := a.next()
+		lo, hi := span(k, a.chunk, m)
+		if hi > lo {
+			if err := a.claim(s); err != nil {
+				return err
+			}
+			copy(a.in(a.me, s), send[lo:hi])
+		}
+		a.publish(a.posted[a.me], s)
+		for i := 1; i < a.n; i++ {
+			q := (a.me + i) % a.n
+			if err := a.await(a.posted[q], s, q); err != nil {
+				return err
+			}
+			copy(recv[q*m+lo:q*m+hi], a.in(q, s))
+		}
+		a.finish(s)
+	}
+	return nil
+}
+
+// alltoall: each process writes, each round, a piece of its block for
+// every other process, and copies the piece each other wrote for it. In
+// place (send nil), each round's pieces leave recv before others' land
+// there.
+func alltoall(c *coll.Comm, send, recv []byte) error {
+	a := c.Data.(*area)
+	if send == nil {
+		send = recv
+	}
+	m := len(send) / a.n
+	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
+	per := a.chunk / a.n
+	for k := range rounds(m, per) {
+		s := a.next()
+		lo, hi := span(k, per, m)
+		if hi > lo {
+			if err := a.claim(s); err != nil {
+				return err
+			}
+			b := a.in(a.me, s)
+			for q := range a.n {
+				if q != a.me {
+					copy(b[q*per:], send[q*m+lo:q*m+hi])
+				}
+			}
+		}
+		a.publish(a.posted[a.me], s)
+		for i := 1; i < a.n; i++ {
+			q := (a.me + i) % a.n
+			if err := a.await(a.posted[q], s, q); err != nil {
+				return err
+			}
+			copy(recv[q*m+lo:q*m+hi], a.in(q, s)[a.me*per:])
+		}
+		a.finish(s)
+	}
+	return nil
+}
+
+// smallReduce is the size of a reduction round up to which every process
+// that needs the result combines all of it itself (one exchange of flags)
+// rather than one slice (two).
+const smallReduce = 2048
+
+// reduction is Reduce (all false) and Allreduce (all true) of ops whose
+// elements fit a buffer (larger ones are lam_basic's): each round,
+// every process posts its piece of input; then either the processes that
+// need the result combine the whole piece (small rounds), or each
+// combines one slice of it into its output buffer and the processes that
+// need the result copy every slice.
+func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all bool) error {
+	a := c.Data.(*area)
+	size := len(mine)
+	p := planFor(c, op, size, root)
+	per := a.chunk / op.Size * op.Size
+	wants := all || a.me == root
+	for k := range rounds(size, per) {
+		s := a.next()
+		lo, hi := span(k, per, size)
+		if hi > lo {
+			if err := a.claim(s); err != nil {
+				return err
+			}
+			copy(a.in(a.me, s), mine[lo:hi])
+		}
+		a.publish(a.posted[a.me], s)
+		small := hi-lo <= smallReduce
+		if wants || !small {
+			for q := range a.n {
+				if q != a.me {
+					if err := a.await(a.posted[q], s, q); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if small {
+			if wants {
+				a.combine(p, s, 0, hi-lo, result[lo:hi])
+			}
+			a.finish(s)
+			continue
+		}
+		// This process's slice of the round, in whole elements.
+		elems := (hi - lo) / op.Size
+		slo, shi := a.me*elems/a.n*op.Size, (a.me+1)*elems/a.n*op.Size
+		a.combine(p, s, slo, shi, a.out(a.me, s)[slo:shi])
+		a.publish(a.reduced[a.me], s)
+		if wants {
+			for q := range a.n {
+				if q != a.me {
+					if err := a.await(a.reduced[q], s, q); err != nil {
+						return err
+					}
+				}
+				qlo, qhi := q*elems/a.n*op.Size, (q+1)*elems/a.n*op.Size
+				copy(result[lo+qlo:lo+qhi], a.out(q, s)[qlo:qhi])
+			}
+		}
+		a.finish(s)
+	}
+	return nil
+}
+
+// combine reduces bytes [lo, hi) of every process's input of round s
+// into dst.
+func (a *area) combine(p plan, s uint64, lo, hi int, dst []byte) {
+	for q := range a.n {
+		a.inputs[q] = a.in(q, s)[lo:hi]
+	}
+	e := evaluator{plan: p, x: a.inputs, regs: &a.regs}
+	e.run(dst)
+}
+
+func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	if op.Size > c.Data.(*area).chunk {
+		return basic.Functions(c).Reduce(c, send, recv, op, root)
+	}
+	mine := send
+	if mine == nil {
+		mine = recv // in place at the root
+	}
+	var result []byte
+	if c.Rank() == root {
+		result = recv[:len(mine)]
+	}
+	return reduction(c, mine, result, op, root, false)
+}
+
+func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	if op.Size > c.Data.(*area).chunk {
+		return basic.Functions(c).Allreduce(c, send, recv, op)
+	}
+	mine := send
+	if mine == nil {
+		mine = recv // in place: the input is copied out before recv is written
+	}
+	return reduction(c, mine, recv[:len(mine)], op, 0, true)
+}

@@ -1,0 +1,155 @@
+// Package shmem is the shmem coll module (LAM 7.1's name): the collectives
+// of a communicator whose processes all run on one node go through a
+// shared-memory area instead of messages.
+//
+// The area is made when the communicator's first collective runs (the
+// communicator's lowest rank creates it under the job's shared prefix,
+// owner-only; the others map it; its name is removed as soon as every
+// process has mapped it, so nothing is left behind whatever happens to the
+// job). It holds, for each process, a line of flags and a pool of
+// coll_base_shmem_num_segments buffers of
+// coll_base_shmem_message_pool_size/num_segments bytes each way. A
+// collective moves its data in rounds of one buffer: a process writes its
+// part into its buffer and raises its flag; the others wait for the flag
+// and read the part where it lies. Consecutive rounds use consecutive
+// buffers, so a large message is pipelined: a writer reuses a buffer only
+// once every process said it finished the round that last used it.
+//
+// Barrier, Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and
+// Allreduce are shmem's; the other collectives are lam_basic's. Reductions
+// are computed in place in the area, each process combining one slice of
+// every round (or, for small ones, every process the whole: one round
+// trip), in a fixed order: lam_basic's grouping for the same process count
+// and size when the op's result depends on grouping (floating point with
+// coll_base_associative=0), so that results are the same bits whatever the
+// module and the layout; any order otherwise.
+//
+// A waiting process polls, then yields the processor, then sleeps on a
+// futex in the area that writers ring; it checks that the process it waits
+// for is alive while it yields or sleeps, so a peer that dies makes the
+// collective fail instead of hang.
+package shmem
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/shared/buildinfo"
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// Priority is shmem's default priority, LAM's.
+const Priority = 50
+
+// Module is the shmem module.
+type Module struct{}
+
+func init() {
+	coll.Register(Module{})
+	ssi.RegisterParams(ssi.Coll, "base",
+		ssi.Param{Name: "shmem_message_pool_size", Default: "131072", Type: ssi.Size,
+			Help: "Bytes of buffers each process has in a shmem communicator's shared-memory area (more than 1024)"},
+		ssi.Param{Name: "shmem_num_segments", Default: "8", Type: ssi.Int,
+			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined (1 to 16)"},
+	)
+}
+
+// The parameters' full names.
+var (
+	ParamPoolSize = ssi.FullName(ssi.Coll, "base", "shmem_message_pool_size")
+	ParamSegments = ssi.FullName(ssi.Coll, "base", "shmem_num_segments")
+)
+
+// SSI describes the module.
+func (Module) SSI() ssi.Info {
+	return ssi.Info{Framework: ssi.Coll, Name: "shmem", API: ssi.APIVersion[ssi.Coll], Version: buildinfo.ModuleVersion, Priority: Priority}
+}
+
+// Query: shmem can run in any job; whether it serves a communicator
+// depends on where its processes are (QueryComm).
+func (Module) Query(context.Context, *ssi.Settings) (int, error) { return Priority, nil }
+
+// QueryComm: shmem serves an intracommunicator of two or more processes
+// that all run on this node, when the transport can name a shared area.
+func (Module) QueryComm(c *coll.Comm) (int, error) {
+	if c.Inter() {
+		return -1, fmt.Errorf("shmem serves intracommunicators only")
+	}
+	n := c.Size()
+	if n < 2 {
+		return -1, fmt.Errorf("%s has one process", c.T.Name())
+	}
+	node := c.T.Node(0)
+	for r := 1; r < n; r++ {
+		if c.T.Node(r) != node {
+			return -1, fmt.Errorf("%s spans several nodes", c.T.Name())
+		}
+	}
+	sh, ok := c.T.(coll.Sharer)
+	if !ok || sh.SharedPath() == "" {
+		return -1, fmt.Errorf("%s: no shared-memory area can be named outside a job", c.T.Name())
+	}
+	return Priority, nil
+}
+
+// config is the module's parameters.
+type config struct {
+	pool, segs int
+}
+
+func readConfig(s *ssi.Settings) (config, error) {
+	pool, err := s.Size(ParamPoolSize)
+	if err != nil {
+		return config{}, err
+	}
+	segs, err := s.Int(ParamSegments)
+	if err != nil {
+		return config{}, err
+	}
+	switch {
+	case pool <= 1024 || pool > 1<<30:
+		return config{}, fmt.Errorf("%s=%d: must be more than 1024 and at most 1 GiB", ParamPoolSize, pool)
+	case segs < 1 || segs > 16:
+		return config{}, fmt.Errorf("%s=%d: must be 1 to 16", ParamSegments, segs)
+	}
+	return config{pool: int(pool), segs: segs}, nil
+}
+
+// Init makes or maps the communicator's area. If that fails on any
+// process, every process falls back to lam_basic's functions.
+func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
+	cfg, err := readConfig(c.Settings())
+	if err != nil {
+		return nil, fmt.Errorf("shmem: %w", err)
+	}
+	a, err := attach(c, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("shmem: %w", err)
+	}
+	if a == nil {
+		return &coll.Actions{}, nil // lam_basic's
+	}
+	c.Data = a
+	return &coll.Actions{
+		Barrier:   barrier,
+		Bcast:     bcast,
+		Gather:    gather,
+		Scatter:   scatter,
+		Allgather: allgather,
+		Alltoall:  alltoall,
+		Reduce:    reduce,
+		Allreduce: allreduce,
+		Agree:     agree,
+	}, nil
+}
+
+// Finalize unmaps the area.
+func (Module) Finalize(c *coll.Comm) error {
+	a, ok := c.Data.(*area)
+	if !ok {
+		return nil
+	}
+	c.Data = nil
+	return a.close()
+}

@@ -1,0 +1,326 @@
+package shmem_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	_ "github.com/lamgo/lam/libmpi/coll/basic"
+	"github.com/lamgo/lam/libmpi/coll/colltest"
+	_ "github.com/lamgo/lam/libmpi/coll/shmem"
+	_ "github.com/lamgo/lam/libmpi/coll/smp"
+)
+
+// world makes a world whose communicators may share memory, with areas
+// named under a prefix of the test's own, and checks at the end that no
+// area's name is left.
+func world(t *testing.T, nodes []int32, params ...string) *colltest.World {
+	t.Helper()
+	w := colltest.NewWorld(nodes, 20*time.Second, params...)
+	prefix := fmt.Sprintf("/dev/shm/lam-test-%d-%s-", os.Getpid(), strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+	w.Share(prefix)
+	t.Cleanup(func() {
+		w.Close()
+		left, _ := filepath.Glob(prefix + "*")
+		for _, f := range left {
+			os.Remove(f)
+		}
+		if len(left) > 0 {
+			t.Errorf("areas left behind: %v", left)
+		}
+	})
+	return w
+}
+
+func TestChosen(t *testing.T) {
+	for _, tt := range []struct {
+		nodes  []int32
+		params []string
+		share  bool
+		want   string
+	}{
+		{[]int32{0, 0}, nil, true, "shmem"},
+		{[]int32{3, 3, 3, 3, 3}, nil, true, "shmem"},
+		{[]int32{0, 0, 1, 1}, nil, true, "smp"},
+		{[]int32{0, 1}, nil, true, "lam_basic"},
+		{[]int32{0}, nil, true, "lam_basic"},
+		{[]int32{0, 0, 0}, nil, false, "lam_basic"}, // no shared memory outside a job
+		{[]int32{0, 0, 0}, []string{"coll", "lam_basic,smp"}, true, "lam_basic"},
+	} {
+		var w *colltest.World
+		if tt.share {
+			w = world(t, tt.nodes, tt.params...)
+		} else {
+			w = colltest.NewWorld(tt.nodes, 5*time.Second, tt.params...)
+			defer w.Close()
+		}
+		if got := w.Comm(0).Module(); got != tt.want {
+			t.Errorf("%v %v share=%v: chose %s, want %s", tt.nodes, tt.params, tt.share, got, tt.want)
+		}
+	}
+	// An intercommunicator: shmem declines.
+	w := world(t, []int32{0, 0, 0, 0})
+	if got := w.Inter([]int{0, 1}, []int{2, 3}, 0).Module(); got == "shmem" {
+		t.Errorf("an intercommunicator got shmem")
+	}
+}
+
+func TestSuite(t *testing.T) {
+	small := []string{"coll_base_shmem_message_pool_size", "2048", "coll_base_shmem_num_segments", "2"}
+	for _, n := range []int{2, 3, 4, 5, 8} {
+		for _, params := range [][]string{nil, {"coll_base_crossover", "1"}, {"coll_base_check", "0"}, {"coll_base_associative", "1"}, small,
+			{"coll_base_shmem_num_segments", "1", "coll_base_shmem_message_pool_size", "4096"}} {
+			for _, k := range []int{1, 70, 700} {
+				for _, root := range []int{0, n - 1, 1} {
+					if t.Failed() {
+						return
+					}
+					t.Run(fmt.Sprintf("n=%d/%v/k=%d/root=%d", n, params, k, root), func(t *testing.T) {
+						w := world(t, make([]int32, n), params...)
+						errs := w.Each(func(r int) error {
+							c := w.Comm(r)
+							if m := c.Module(); m != "shmem" {
+								return fmt.Errorf("module %s", m)
+							}
+							if err := colltest.Suite(c, k, root); err != nil {
+								return err
+							}
+							return c.Free()
+						})
+						for r, err := range errs {
+							if err != nil {
+								t.Errorf("rank %d: %v", r, err)
+							}
+						}
+						if left := w.Leftover(); left != 0 {
+							t.Errorf("%d messages nobody received", left)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// smp over nodes whose local communicators are shmem's.
+func TestUnderSmp(t *testing.T) {
+	for _, nodes := range [][]int32{{0, 0, 1, 1}, {0, 1, 0, 1, 1}, {2, 2, 2, 0, 0, 1}} {
+		for _, params := range [][]string{nil, {"coll_base_associative", "1"}} {
+			w := world(t, nodes, params...)
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				if m := c.Module(); m != "smp" {
+					return fmt.Errorf("module %s", m)
+				}
+				return colltest.Suite(c, 33, len(nodes)-1)
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Errorf("%v %v rank %d: %v", nodes, params, r, err)
+				}
+			}
+		}
+	}
+}
+
+// twist is a float op that is neither commutative nor associative:
+// inout = in·¾ + inout.
+var twist = coll.Op{Size: 8, Apply: func(in, inout []byte) {
+	a, b := colltest.F64(in), colltest.F64(inout)
+	for i := range b {
+		b[i] = a[i]*0.75 + b[i]
+	}
+}}
+
+// reduced runs an Allreduce (root < 0) or a Reduce of floats and returns
+// every process's result.
+func reduced(t *testing.T, w *colltest.World, n, k, root int, op *coll.Op) [][]byte {
+	t.Helper()
+	out := make([][]byte, n)
+	errs := w.Each(func(r int) error {
+		c := w.Comm(r)
+		out[r] = coll.Buffer(8 * k)
+		if root < 0 {
+			return c.Run(coll.Sig{Kind: coll.Allreduce, Send: int64(8 * k), Op: 3}, func(a *coll.Actions) error {
+				return a.Allreduce(c, colltest.Floats(r, k), out[r], op)
+			})
+		}
+		return c.Run(coll.Sig{Kind: coll.Reduce, Root: root, Send: int64(8 * k), Op: 3}, func(a *coll.Actions) error {
+			return a.Reduce(c, colltest.Floats(r, k), out[r], op, root)
+		})
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	return out
+}
+
+// Float reductions give lam_basic's bits, for every process count, size
+// (linear, binomial, recursive halving; one round or many) and root.
+func TestSameBitsAsBasic(t *testing.T) {
+	for _, n := range []int{2, 3, 4, 5, 6, 7, 8, 9} {
+		for _, params := range [][]string{nil, {"coll_base_crossover", "2"}} {
+			for _, k := range []int{1, 65, 5000} {
+				for _, op := range []*coll.Op{&colltest.FSum, &twist} {
+					for _, root := range []int{-1, 0, n - 1} {
+						ref := func() [][]byte {
+							w := colltest.NewWorld(make([]int32, n), 10*time.Second, params...)
+							defer w.Close()
+							return reduced(t, w, n, k, root, op)
+						}()
+						got := reduced(t, world(t, make([]int32, n), params...), n, k, root, op)
+						for r := range n {
+							if (root < 0 || r == root) && !slices.Equal(got[r], ref[r]) {
+								t.Fatalf("n=%d %v k=%d root=%d commutative=%v: rank %d's result differs from lam_basic's", n, params, k, root, op.Commutative, r)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// Many communicators at once, each with its own area, made and freed.
+func TestManyComms(t *testing.T) {
+	const n = 4
+	w := world(t, make([]int32, n))
+	errs := w.Each(func(r int) error {
+		c := w.Comm(r)
+		var subs []*coll.Comm
+		for i := range 6 {
+			s, err := c.T.Split(i%2, -r)
+			if err != nil {
+				return err
+			}
+			subs = append(subs, s)
+		}
+		for round := range 3 {
+			for i, s := range subs {
+				buf := coll.Buffer(8)
+				if s.Rank() == 0 {
+					*(*int64)(unsafe.Pointer(&buf[0])) = int64(100*i + round)
+				}
+				if err := s.Run(coll.Sig{Kind: coll.Bcast, Send: 8}, func(a *coll.Actions) error { return a.Bcast(s, buf, 0) }); err != nil {
+					return err
+				}
+				if got := *(*int64)(unsafe.Pointer(&buf[0])); got != int64(100*i+round) {
+					return fmt.Errorf("comm %d round %d: got %d", i, round, got)
+				}
+				if m := s.Module(); m != "shmem" {
+					return fmt.Errorf("comm %d: module %s", i, m)
+				}
+			}
+		}
+		for _, s := range subs {
+			if err := s.Free(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
+// Mismatched arguments are still reported with the check on.
+func TestCheck(t *testing.T) {
+	w := world(t, make([]int32, 3))
+	errs := w.Each(func(r int) error {
+		c := w.Comm(r)
+		buf := coll.Buffer(8 * (1 + r%2))
+		return c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
+	})
+	for r, err := range errs {
+		var ce *coll.Error
+		if err == nil || !asColl(err, &ce) || ce.Class != coll.ErrCount {
+			t.Errorf("rank %d: %v, want a count mismatch", r, err)
+		}
+	}
+}
+
+func asColl(err error, ce **coll.Error) bool {
+	e, ok := err.(*coll.Error)
+	*ce = e
+	return ok
+}
+
+// BenchmarkAllreduce is an 8-byte (with the argument check and without)
+// and a 64 KiB Allreduce between two
+// goroutine "processes" (allocations per operation matter here; times do
+// not stand for two processes).
+func BenchmarkAllreduce(b *testing.B) {
+	for _, bench := range []struct {
+		size  int
+		check string
+	}{{8, "0"}, {8, "1"}, {64 << 10, "0"}} {
+		size := bench.size
+		b.Run(fmt.Sprintf("%d/check=%s", size, bench.check), func(b *testing.B) {
+			w := colltest.NewWorld(make([]int32, 2), time.Minute, "coll_base_check", bench.check)
+			w.Share(fmt.Sprintf("/dev/shm/lam-bench-%d-", os.Getpid()))
+			defer w.Close()
+			comms := []*coll.Comm{w.Comm(0), w.Comm(1)}
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			errs := w.Each(func(r int) error {
+				c := comms[r]
+				send, recv := coll.Buffer(size), coll.Buffer(size)
+				sig := coll.Sig{Kind: coll.Allreduce, Send: int64(size), Op: 1}
+				f := func(a *coll.Actions) error { return a.Allreduce(c, send, recv, &colltest.Sum) }
+				if err := c.Run(sig, f); err != nil { // set up outside the timing
+					return err
+				}
+				if r == 0 {
+					b.ResetTimer()
+				}
+				for range b.N {
+					if err := c.Run(sig, f); err != nil {
+						return err
+					}
+				}
+				return c.Free()
+			})
+			for _, err := range errs {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// An element larger than a buffer: lam_basic reduces it.
+func TestHugeElements(t *testing.T) {
+	big := coll.Op{Size: 4096, Commutative: true, Exact: true, Apply: colltest.Sum.Apply}
+	w := world(t, make([]int32, 3), "coll_base_shmem_message_pool_size", "2048", "coll_base_shmem_num_segments", "2")
+	errs := w.Each(func(r int) error {
+		c := w.Comm(r)
+		send, recv := colltest.Ints(r, 1024), coll.Buffer(8192)
+		if err := c.Run(coll.Sig{Kind: coll.Allreduce, Send: 8192, Op: 1}, func(a *coll.Actions) error { return a.Allreduce(c, send, recv, &big) }); err != nil {
+			return err
+		}
+		want := coll.Clone(colltest.Ints(2, 1024))
+		colltest.Sum.Apply(colltest.Ints(1, 1024), want)
+		colltest.Sum.Apply(colltest.Ints(0, 1024), want)
+		if !slices.Equal(recv, want) {
+			return fmt.Errorf("wrong sum")
+		}
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}

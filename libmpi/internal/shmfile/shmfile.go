@@ -1,0 +1,76 @@
+// Package shmfile creates and maps the shared-memory files a job's
+// processes of one node share (the usysv/sysv rpi segment, the shmem coll
+// module's areas): owner-only regular files in /dev/shm, created
+// exclusively, refused when another user could have made or changed them.
+package shmfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNotYet is what Open returns while the file does not exist or is
+// still being sized by its creator.
+var ErrNotYet = errors.New("not there yet")
+
+// Create makes the file at path, of size bytes, owner-only, and maps it.
+// It fails if the file exists. On failure nothing is left behind.
+func Create(path string, size int) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create shared segment %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Fchmod(fd, 0o600); err != nil { // whatever the umask
+		unix.Unlink(path)
+		return nil, fmt.Errorf("shared segment %s: %w", path, err)
+	}
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		unix.Unlink(path)
+		return nil, fmt.Errorf("size shared segment %s (%d bytes): %w", path, size, err)
+	}
+	mem, err := mapFd(fd, path, size)
+	if err != nil {
+		unix.Unlink(path)
+		return nil, err
+	}
+	return mem, nil
+}
+
+// Open maps the file at path that another process of the node creates:
+// ErrNotYet while it is missing or shorter than size; an error if it is
+// not an owner-only regular file of this user, or longer than size.
+func Open(path string, size int) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return nil, ErrNotYet
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open shared segment %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("shared segment %s: %w", path, err)
+	}
+	switch {
+	case int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return nil, fmt.Errorf("shared segment %s: not an owner-only file of this user; refusing it", path)
+	case st.Size < int64(size):
+		return nil, ErrNotYet // still being sized
+	case st.Size > int64(size):
+		return nil, fmt.Errorf("shared segment %s: %d bytes, expected %d (do the processes of the node disagree on the parameters?)", path, st.Size, size)
+	}
+	return mapFd(fd, path, size)
+}
+
+func mapFd(fd int, path string, size int) ([]byte, error) {
+	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map shared segment %s: %w", path, err)
+	}
+	return mem, nil
+}
