@@ -225,3 +225,18 @@ func TestRequestTableConcurrent(t *testing.T) {
 		t.Errorf("%d slots for at most 8 live requests", n)
 	}
 }
+
+// BenchmarkRequestHandle is a nonpersistent request's handle from birth
+// to MPI_REQUEST_NULL, as MPI_Isend and MPI_Wait use it (no message).
+func BenchmarkRequestHandle(b *testing.B) {
+	r := new(mpi.Request)
+	var q _Ctype_MPI_Request
+	for b.Loop() {
+		putRequest(&q, r, false, nil)
+		sl, _ := reqArg(&q, "MPI_Wait")
+		done(&q, sl)
+	}
+	if q != 0 {
+		b.Fatal("the handle is not MPI_REQUEST_NULL after done")
+	}
+}
