@@ -11,8 +11,11 @@
 # ours measures a tenth of that above 64 KiB, and so does the C twin. Run
 # from the repository after `make build`, as root, with Open MPI installed
 # (openmpi-bin libopenmpi-dev). Prints each round and the median ratio
-# (LAM/Go / Open MPI: below 1 is better). Everything it starts is stopped
-# when it ends.
+# (LAM/Go / Open MPI: below 1 is better). When make build made LAM/Go's C
+# interface (lib/libmpi.so), each round also runs bench/c/pingpong.c built
+# with LAM/Go's mpicc, and the medians of its ratios to Open MPI and to
+# the Go program are printed too. Everything it starts is stopped when it
+# ends.
 set -euo pipefail
 
 rpi=${1:-}
@@ -54,18 +57,42 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mpicc -O2 -o "$work/pp-ompi" "$repo/bench/c/pingpong.c"
+ourc=false
+if [ -f "$repo/lib/libmpi.so" ] && "$repo/bin/mpicc" -O2 -o "$work/pp-lamgo" "$repo/bench/c/pingpong.c" 2>"$work/mpicc.err"; then
+	ourc=true
+else
+	echo "note: bench/c/pingpong.c does not build with LAM/Go's mpicc (make build makes lib/libmpi.so): no C column" >&2
+fi
 "$repo/bin/lamboot" -H >/dev/null 2>&1
 up=true
 
 last() { tail -1 | awk '{print $2}'; }
-echo "# $rpi, $size bytes, $iters round trips a run; µs one-way: LAM/Go, Open MPI, ratio"
+median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m }'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.3f", a / b }'; }
+if $ourc; then
+	echo "# $rpi, $size bytes, $iters round trips a run; µs one-way: LAM/Go, Open MPI, ratio, LAM/Go C, C/Open MPI, C/Go"
+else
+	echo "# $rpi, $size bytes, $iters round trips a run; µs one-way: LAM/Go, Open MPI, ratio"
+fi
 ratios=()
+cratios=()
+cgratios=()
 for ((r = 1; r <= rounds; r++)); do
 	o=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --mca pml ob1 --mca btl "$btl" \
 		"$work/pp-ompi" "$size" "$iters" "$size" 2>/dev/null | last)
 	g=$("$repo/bin/mpirun" -ssi rpi "$rpi" -np 2 "$repo/bin/pingpong" -min "$size" -max "$size" -iters "$iters" latency 2>/dev/null | last)
-	ratio=$(awk -v g="$g" -v o="$o" 'BEGIN { printf "%.3f", g / o }')
+	ratio=$(div "$g" "$o")
 	ratios+=("$ratio")
-	echo "$g $o $ratio"
+	if $ourc; then
+		c=$("$repo/bin/mpirun" -ssi rpi "$rpi" -np 2 "$work/pp-lamgo" -min "$size" -max "$size" -iters "$iters" latency 2>/dev/null | last)
+		cratios+=("$(div "$c" "$o")")
+		cgratios+=("$(div "$c" "$g")")
+		echo "$g $o $ratio $c ${cratios[-1]} ${cgratios[-1]}"
+	else
+		echo "$g $o $ratio"
+	fi
 done
-printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "median ratio %.3f (%d rounds)\n", m, NR }'
+echo "median ratio $(printf '%s\n' "${ratios[@]}" | median) ($rounds rounds)"
+if $ourc; then
+	echo "median ratio C/Open MPI $(printf '%s\n' "${cratios[@]}" | median), C/Go $(printf '%s\n' "${cgratios[@]}" | median)"
+fi

@@ -382,6 +382,6 @@ func capi_Comm_idup(comm C.MPI_Comm, newcomm *C.MPI_Comm, request *C.MPI_Request
 		predef.Store(n, struct{}{})
 	}
 	putComm(n, newcomm)
-	*request = requests.add(r, false)
+	*request = C.MPI_Request(requests.add(r))
 	return C.MPI_SUCCESS
 }

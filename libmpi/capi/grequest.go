@@ -75,11 +75,11 @@ func capi_Grequest_start(queryFn *C.MPI_Grequest_query_function, freeFn *C.MPI_G
 
 //export capi_Grequest_complete
 func capi_Grequest_complete(request C.MPI_Request) C.int {
-	sl := requests.get(request)
+	sl := reqAt(request)
 	if sl == nil {
 		return fail(nil, mpi.ErrRequest, "MPI_Grequest_complete: invalid request")
 	}
-	if err := mpi.GrequestComplete(sl.r.Load()); err != nil {
+	if err := mpi.GrequestComplete(sl.v.Load()); err != nil {
 		return fail(nil, mpi.Class(err), "MPI_Grequest_complete: "+err.Error())
 	}
 	return C.MPI_SUCCESS

@@ -8,97 +8,21 @@ import "C"
 
 import (
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
 
-// A reqSlot is one entry of the request table: the Go request and
-// whether it is persistent (it keeps its handle when it completes).
-// Slots are made once and reused, so making a request allocates nothing
-// here beyond what the Go API allocates.
-type reqSlot struct {
-	r          atomic.Pointer[mpi.Request]
-	persistent atomic.Bool
-}
+// requests is the table of MPI_Request handles (0 is MPI_REQUEST_NULL);
+// a slot's keep flag says the request is persistent: its handle stays
+// when it completes.
+var requests table[mpi.Request]
 
-// reqTable is the table of MPI_Request handles: 0 is MPI_REQUEST_NULL
-// and freed handles are given out again first, so a loop of Isend and
-// Wait uses one handle. A lookup is two atomic loads and no lock.
-type reqTable struct {
-	mu    sync.Mutex
-	slots atomic.Pointer[[]*reqSlot]
-	free  []int
-	next  int
-}
+// reqSlot is one entry of the request table.
+type reqSlot = slot[mpi.Request]
 
-var requests reqTable
-
-// get returns the slot of handle h, or nil if h names no request.
-func (t *reqTable) get(h C.MPI_Request) *reqSlot {
-	s := t.slots.Load()
-	if s == nil || h <= 0 || int(h) >= len(*s) {
-		return nil
-	}
-	if sl := (*s)[h]; sl.r.Load() != nil {
-		return sl
-	}
-	return nil
-}
-
-// add stores r under a new handle and returns it.
-func (t *reqTable) add(r *mpi.Request, persistent bool) C.MPI_Request {
-	t.mu.Lock()
-	var h int
-	if n := len(t.free); n > 0 {
-		h, t.free = t.free[n-1], t.free[:n-1]
-	} else {
-		h = max(t.next, 1)
-		t.next = h + 1
-		t.grow(h + 1)
-	}
-	sl := (*t.slots.Load())[h]
-	sl.persistent.Store(persistent)
-	sl.r.Store(r)
-	t.mu.Unlock()
-	return C.MPI_Request(h)
-}
-
-// remove frees handle h.
-func (t *reqTable) remove(h C.MPI_Request) {
-	t.mu.Lock()
-	if s := t.slots.Load(); s != nil && h > 0 && int(h) < len(*s) && (*s)[h].r.Load() != nil {
-		(*s)[h].r.Store(nil)
-		t.free = append(t.free, int(h))
-	}
-	t.mu.Unlock()
-}
-
-// grow makes room for n handles; the caller holds mu.
-func (t *reqTable) grow(n int) {
-	old := t.slots.Load()
-	var cur []*reqSlot
-	if old != nil {
-		cur = *old
-	}
-	if n <= len(cur) {
-		return
-	}
-	next := make([]*reqSlot, max(n, 2*len(cur), 64))
-	copy(next, cur)
-	for i := len(cur); i < len(next); i++ {
-		next[i] = new(reqSlot)
-	}
-	t.slots.Store(&next)
-}
-
-// inUse is the number of handles naming a request (for tests).
-func (t *reqTable) inUse() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return max(t.next-1, 0) - len(t.free)
-}
+// reqAt returns the slot of handle h, or nil if h names no request.
+func reqAt(h C.MPI_Request) *reqSlot { return requests.entry(int(h)) }
 
 // putRequest stores the handle of a new request in *out (MPI_REQUEST_NULL
 // if the call failed) and returns the call's code. Every C call that
@@ -108,7 +32,7 @@ func putRequest(out *C.MPI_Request, r *mpi.Request, persistent bool, err error) 
 		*out = C.MPI_REQUEST_NULL
 		return code(err)
 	}
-	*out = requests.add(r, persistent)
+	*out = C.MPI_Request(requests.addKeep(r, persistent))
 	return C.MPI_SUCCESS
 }
 
@@ -116,8 +40,8 @@ func putRequest(out *C.MPI_Request, r *mpi.Request, persistent bool, err error) 
 // in a Wait or Test call: a nonpersistent request is freed and its
 // handle becomes MPI_REQUEST_NULL; a persistent one stays, inactive.
 func done(p *C.MPI_Request, sl *reqSlot) {
-	if sl != nil && !sl.persistent.Load() {
-		requests.remove(*p)
+	if sl != nil && !sl.keep.Load() {
+		requests.remove(int(*p))
 		*p = C.MPI_REQUEST_NULL
 	}
 }
@@ -156,12 +80,12 @@ func requestArray(arr *C.MPI_Request, n C.int, fn string) (handles []C.MPI_Reque
 			rs[i] = nil
 			continue
 		}
-		sl := requests.get(h)
+		sl := reqAt(h)
 		if sl == nil {
 			putScratch(sp, rs)
 			return nil, nil, nil, fail(nil, mpi.ErrRequest, fn+": invalid request")
 		}
-		rs[i] = sl.r.Load()
+		rs[i] = sl.v.Load()
 	}
 	return handles, rs, sp, C.MPI_SUCCESS
 }
@@ -196,7 +120,7 @@ func reqArg(p *C.MPI_Request, fn string) (sl *reqSlot, rc C.int) {
 	if *p == C.MPI_REQUEST_NULL {
 		return nil, C.MPI_SUCCESS
 	}
-	if sl = requests.get(*p); sl == nil {
+	if sl = reqAt(*p); sl == nil {
 		return nil, fail(nil, mpi.ErrRequest, fn+": invalid request")
 	}
 	return sl, C.MPI_SUCCESS
@@ -211,7 +135,7 @@ func capi_Wait(request *C.MPI_Request, status *C.MPI_Status) C.int {
 		}
 		return rc
 	}
-	s, err := sl.r.Load().Wait()
+	s, err := sl.v.Load().Wait()
 	putStatus(status, s, err)
 	done(request, sl)
 	return code(err)
@@ -230,7 +154,7 @@ func capi_Test(request *C.MPI_Request, flag *C.int, status *C.MPI_Status) C.int 
 		}
 		return rc
 	}
-	s, ok, err := sl.r.Load().Test()
+	s, ok, err := sl.v.Load().Test()
 	*flag = cBool(ok)
 	if !ok {
 		return code(err)
@@ -250,11 +174,11 @@ func capi_Request_get_status(request C.MPI_Request, flag *C.int, status *C.MPI_S
 		emptyStatus(status)
 		return C.MPI_SUCCESS
 	}
-	sl := requests.get(request)
+	sl := reqAt(request)
 	if sl == nil {
 		return fail(nil, mpi.ErrRequest, "MPI_Request_get_status: invalid request")
 	}
-	s, ok, err := mpi.RequestGetStatus(sl.r.Load())
+	s, ok, err := mpi.RequestGetStatus(sl.v.Load())
 	*flag = cBool(ok)
 	if ok {
 		putStatus(status, s, err)
@@ -274,8 +198,8 @@ func capi_Request_free(request *C.MPI_Request) C.int {
 		}
 		return rc
 	}
-	sl.r.Load().Free()
-	requests.remove(*request)
+	sl.v.Load().Free()
+	requests.remove(int(*request))
 	*request = C.MPI_REQUEST_NULL
 	return C.MPI_SUCCESS
 }
@@ -289,7 +213,7 @@ func capi_Cancel(request *C.MPI_Request) C.int {
 		}
 		return rc
 	}
-	return code(sl.r.Load().Cancel())
+	return code(sl.v.Load().Cancel())
 }
 
 //export capi_Test_cancelled
@@ -310,10 +234,10 @@ func capi_Start(request *C.MPI_Request) C.int {
 		}
 		return rc
 	}
-	if !sl.persistent.Load() {
+	if !sl.keep.Load() {
 		return fail(nil, mpi.ErrRequest, "MPI_Start: not a persistent request")
 	}
-	return code(sl.r.Load().Start())
+	return code(sl.v.Load().Start())
 }
 
 //export capi_Startall
@@ -324,7 +248,7 @@ func capi_Startall(count C.int, arr *C.MPI_Request) C.int {
 	}
 	defer putScratch(sp, rs)
 	for i, r := range rs {
-		if r == nil || !requests.get(handles[i]).persistent.Load() {
+		if r == nil || !reqAt(handles[i]).keep.Load() {
 			return fail(nil, mpi.ErrRequest, "MPI_Startall: not a persistent request")
 		}
 	}
@@ -360,7 +284,7 @@ func finishAll(handles []C.MPI_Request, rs []*mpi.Request, sts []mpi.Status, sta
 			}
 		}
 		if r != nil {
-			done(&handles[i], requests.get(handles[i]))
+			done(&handles[i], reqAt(handles[i]))
 		}
 	}
 }
@@ -408,7 +332,7 @@ func anyDone(handles []C.MPI_Request, i int, s mpi.Status, err error, index *C.i
 	}
 	*index = C.int(i)
 	putStatus(status, s, err)
-	done(&handles[i], requests.get(handles[i]))
+	done(&handles[i], reqAt(handles[i]))
 }
 
 //export capi_Testany
@@ -477,7 +401,7 @@ func some(incount C.int, arr *C.MPI_Request, outcount *C.int, indices *C.int, st
 	for k, i := range idx {
 		out[k] = C.int(i)
 		putStatus(statusAt(statuses, k), sts[k], sts[k].Err)
-		done(&handles[i], requests.get(handles[i]))
+		done(&handles[i], reqAt(handles[i]))
 	}
 	if err != nil {
 		return C.MPI_ERR_IN_STATUS

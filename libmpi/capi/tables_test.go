@@ -26,11 +26,17 @@ func TestTable(t *testing.T) {
 	if h != 3 {
 		t.Errorf("first new handle = %d, want 3", h)
 	}
+	if n := tb.inUse(); n != 1 {
+		t.Errorf("inUse = %d with one handle added (predefined ones not counted), want 1", n)
+	}
 	if !tb.remove(h) || tb.remove(h) {
 		t.Error("remove twice: want true then false")
 	}
-	if tb.get(h) != nil {
+	if tb.get(h) != nil || tb.entry(h) != nil {
 		t.Error("a removed handle still names its object")
+	}
+	if n := tb.inUse(); n != 0 {
+		t.Errorf("inUse = %d after the one added handle was removed, want 0", n)
 	}
 	if h2 := tb.add(&c); h2 != h {
 		t.Errorf("freed handle not reused: got %d, want %d", h2, h)
