@@ -12,15 +12,16 @@ import (
 )
 
 // startNB starts a nonblocking collective as the mpi package does (its
-// view reserved now, the collective on a goroutine of its own, after the
-// argument check of sig) and returns the channel its error comes on.
+// view reserved now, its schedule built after the argument check of sig
+// and left to the world's progress) and returns the channel its outcome
+// comes on.
 func startNB(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
 	v, err := c.Reserve(sig.Kind)
 	if err != nil {
 		return nil, err
 	}
 	done := make(chan error, 1)
-	go func() { done <- v.RunView(sig, func(a *coll.Actions) error { return f(v, a) }) }()
+	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, nil, func(err error) { done <- err })
 	return done, nil
 }
 
@@ -339,7 +340,8 @@ func TestNonblockingCheck(t *testing.T) {
 					size--
 				}
 				bad, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: size}, func(v *coll.Comm, a *coll.Actions) error {
-					return fmt.Errorf("ran despite the mismatch")
+					v.Schedule().Do(func() error { return fmt.Errorf("ran despite the mismatch") })
+					return nil
 				})
 				if err != nil {
 					return err
@@ -349,7 +351,8 @@ func TestNonblockingCheck(t *testing.T) {
 					root = 1
 				}
 				badRoot, err := startNB(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: 8}, func(v *coll.Comm, a *coll.Actions) error {
-					return fmt.Errorf("ran despite the mismatch")
+					v.Schedule().Do(func() error { return fmt.Errorf("ran despite the mismatch") })
+					return nil
 				})
 				if err != nil {
 					return err
