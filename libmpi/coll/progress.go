@@ -53,11 +53,18 @@ func (p *Progress) post(s *Schedule) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.list = append(p.list[:len(p.list):len(p.list)], s) // a new array: the old one is cond's
-	p.snap.Store(&p.list)
+	p.publish()
 	if !p.running {
 		p.running = true
 		go p.run()
 	}
+}
+
+// publish makes the list what cond sees. p.mu is held; the list's array
+// is never written again.
+func (p *Progress) publish() {
+	l := p.list
+	p.snap.Store(&l)
 }
 
 // run is the progress goroutine.
@@ -74,7 +81,7 @@ func (p *Progress) run() {
 			}
 		}
 		p.list = live
-		p.snap.Store(&p.list)
+		p.publish()
 		if len(live) == 0 {
 			p.running = false
 			p.mu.Unlock()
