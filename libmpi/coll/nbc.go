@@ -138,13 +138,13 @@ func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 // arguments, as Run does, on the view's own tags (a mismatch, or an
 // argument error sig.Err of any process, is then the outcome of every
 // process, and the collective does not run). Then f, called now, adds the
-// collective by calling one of a's functions (a nil f: the check alone,
-// from a process whose own arguments were wrong), and then, if not nil,
-// runs once the collective's messages are done. notify, if not nil, is
-// called once with the outcome, by whichever goroutine finishes the
-// schedule (maybe this one, before Start returns). f does not outlive the
-// call (so a caller's closure stays on its stack).
-func (v *Comm) Start(sig Sig, f func(a *Actions) error, then func() error, notify func(error)) {
+// collective by calling one of a's functions (and may add steps of its
+// own to v.Schedule() after it); a nil f is the check alone, from a
+// process whose own arguments were wrong. notify, if not nil, is called
+// once with the outcome, by whichever goroutine finishes the schedule
+// (maybe this one, before Start returns). f does not outlive the call (so
+// a caller's closure stays on its stack).
+func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 	s := v.sched
 	s.notify = func(err error) {
 		if err != nil {
@@ -167,10 +167,6 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, then func() error, notif
 		if err := f(&v.act); err != nil {
 			s.Fail(err)
 		}
-		if then != nil {
-			s.Next()
-			s.Do(then)
-		}
 	}
 	s.mu.Lock()
 	fin := s.advance()
@@ -186,7 +182,7 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, then func() error, notif
 // waits for it, advancing it meanwhile.
 func (v *Comm) RunView(sig Sig, f func(a *Actions) error) error {
 	var out error
-	v.Start(sig, f, nil, func(err error) { out = err })
+	v.Start(sig, f, func(err error) { out = err })
 	v.sched.Wait()
 	return out
 }

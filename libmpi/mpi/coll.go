@@ -563,7 +563,7 @@ func alltoallTyped(nb *nbRun, kind coll.Kind, c *Comm, send []byte, scounts, sdi
 		if err := f(k.cc, sb, rb); err != nil {
 			return err
 		}
-		return unpackBlocks(rb, recv, rcounts, rdispls, rtypes)
+		return k.then(func() error { return unpackBlocks(rb, recv, rcounts, rdispls, rtypes) })
 	})
 }
 

@@ -21,7 +21,7 @@ func startNB(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) e
 		return nil, err
 	}
 	done := make(chan error, 1)
-	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, nil, func(err error) { done <- err })
+	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, func(err error) { done <- err })
 	return done, nil
 }
 
