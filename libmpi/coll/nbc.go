@@ -101,7 +101,7 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 // viewLocked makes a view of c with tag and schedule s. c.mu is held and
 // c is set up.
 func (c *Comm) viewLocked(tag int32, s *Schedule) *Comm {
-	v := &Comm{T: c.T, Params: c.Params, settings: c.settings, module: c.module, act: c.nbAct,
+	v := &Comm{T: c.T, Params: c.Params, Data: c.Data, settings: c.settings, module: c.module, act: c.nbAct,
 		ready: true, nbcState: nbcState{exact: true, sched: s}, selected: c.selected, tag: tag}
 	s.views = append(s.views, v)
 	return v
@@ -169,9 +169,7 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 		}
 	}
 	s.mu.Lock()
-	fin := s.advance()
-	s.mu.Unlock()
-	if fin {
+	if s.locked() {
 		s.finish()
 		return
 	}

@@ -280,18 +280,24 @@ func (s *Schedule) ready() bool {
 	return true
 }
 
-// step advances s once if nobody else is, and finishes it if it is done.
+// step advances s once (if nobody else is, unless wait), and finishes it
+// if it is done.
 func (s *Schedule) step(wait bool) {
 	if wait {
 		s.mu.Lock()
 	} else if !s.mu.TryLock() {
 		return
 	}
-	fin := s.advance()
-	s.mu.Unlock()
-	if fin {
+	if s.locked() {
 		s.finish()
 	}
+}
+
+// locked advances s with s.mu held, and releases it (even if a step
+// panics: a user's op, say); it reports whether s has just finished.
+func (s *Schedule) locked() bool {
+	defer s.mu.Unlock()
+	return s.advance()
 }
 
 // abort ends s with err (its transport's progress failed).

@@ -31,6 +31,10 @@ func nbCopyBlock(c *coll.Comm, dst, src []byte, r int) {
 	c.Schedule().Copy(dst, src)
 }
 
+// NonblockingFunctions returns lam_basic's nonblocking functions for c,
+// which other modules call when they cannot do better.
+func NonblockingFunctions(c *coll.Comm) *coll.Actions { return Module{}.NonblockingActions(c) }
+
 // NonblockingActions returns lam_basic's schedules for c.
 func (Module) NonblockingActions(c *coll.Comm) *coll.Actions {
 	switch {
