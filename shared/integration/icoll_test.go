@@ -30,6 +30,26 @@ func TestIcollLocal(t *testing.T) {
 	}
 }
 
+// Many nonblocking collectives outstanding at once on three
+// communicators, started in rank-dependent orders across them, mixed
+// with blocking ones, small and rendezvous-sized (testprog icollmany):
+// more ranks than the machine's cores, over usysv and tcp.
+func TestIcollMany(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	for _, args := range [][]string{
+		{"-np", "2"},
+		{"-np", "5"},
+		{"-ssi", "rpi", "tcp", "-np", "4"},
+		{"-ssi", "coll_base_crossover", "1", "-ssi", "coll_base_check", "0", "-np", "6"},
+	} {
+		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollmany")...)
+		if r.code != 0 || r.stdout != "icollmany ok\n" {
+			t.Errorf("icollmany %v: %v", args, r)
+		}
+	}
+}
+
 // BenchmarkIcoll is issue 15's proof of overlap (testprog icollbench):
 // an Allreduce of 4 MiB of float64 between two processes then a busy loop
 // as long as one Allreduce, against an Iallreduce, the loop, then Wait.
