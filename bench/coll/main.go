@@ -6,6 +6,8 @@
 //	mpirun C coll allreduce    Allreduce of float32 sums
 //	mpirun C coll bcast        Bcast from rank 0
 //	mpirun C coll barrier      Barrier
+//	mpirun C coll iallreduce   Iallreduce then Wait
+//	mpirun C coll ibarrier     Ibarrier then Wait
 //
 // Sizes (bytes) run from -min to -max, doubling (4 MiB by default for
 // both). The latency of a size is the time of -iters operations (a tenth
@@ -66,8 +68,17 @@ func main() {
 	case "barrier":
 		*minSize, *maxSize = 0, 0
 		op = func(int) error { return mpi.Barrier(c) }
+	case "iallreduce":
+		send, recv := make([]float32, *maxSize/4), make([]float32, *maxSize/4)
+		for i := range send {
+			send[i] = float32(rank + i%7)
+		}
+		op = func(size int) error { return wait(mpi.Iallreduce(c, send[:size/4], recv[:size/4], mpi.Sum)) }
+	case "ibarrier":
+		*minSize, *maxSize = 0, 0
+		op = func(int) error { return wait(mpi.Ibarrier(c)) }
 	default:
-		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-iters N] allreduce|bcast|barrier")
+		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-iters N] allreduce|bcast|barrier|iallreduce|ibarrier")
 		mpi.Abort(c, 2)
 	}
 	if rank == 0 {
@@ -96,6 +107,15 @@ func main() {
 		}
 		size = max(size*2, 1)
 	}
+}
+
+// wait waits for a nonblocking collective's request.
+func wait(r *mpi.Request, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
 }
 
 func must(err error) {
