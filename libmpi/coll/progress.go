@@ -38,12 +38,13 @@ type Progress struct {
 	list    []*Schedule                 // under way (under mu)
 	snap    atomic.Pointer[[]*Schedule] // list, for cond
 	running bool                        // the goroutine runs (under mu)
+	wake    chan struct{}               // wakes the goroutine parked while callers wait for every schedule
 }
 
 // NewProgress makes the progress of a process whose transport waits with
 // wait.
 func NewProgress(wait func(cond func() bool) error) *Progress {
-	p := &Progress{wait: wait}
+	p := &Progress{wait: wait, wake: make(chan struct{}, 1)}
 	p.snap.Store(new([]*Schedule))
 	return p
 }
@@ -58,6 +59,16 @@ func (p *Progress) post(s *Schedule) {
 		p.running = true
 		go p.run()
 	}
+	p.kick()
+}
+
+// kick wakes the goroutine if it is parked (a schedule was posted, or a
+// caller stopped waiting for one).
+func (p *Progress) kick() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
 }
 
 // publish makes the list what cond sees. p.mu is held; the list's array
@@ -67,17 +78,25 @@ func (p *Progress) publish() {
 	p.snap.Store(&l)
 }
 
-// run is the progress goroutine.
+// run is the progress goroutine. It leaves alone the schedules a caller
+// is waiting for (the caller advances them), and parks while every
+// schedule under way has one.
 func (p *Progress) run() {
 	for {
 		for _, s := range *p.snap.Load() {
-			s.step(false)
+			if s.waiters.Load() == 0 {
+				s.step(false)
+			}
 		}
 		p.mu.Lock()
 		var live []*Schedule
+		watched := 0
 		for _, s := range p.list {
 			if !s.Done() {
 				live = append(live, s)
+				if s.waiters.Load() == 0 {
+					watched++
+				}
 			}
 		}
 		p.list = live
@@ -88,6 +107,10 @@ func (p *Progress) run() {
 			return
 		}
 		p.mu.Unlock()
+		if watched == 0 {
+			<-p.wake // a caller waits for each: until one stops, or one is posted
+			continue
+		}
 		if err := p.wait(p.ready); err != nil {
 			for _, s := range live {
 				s.abort(err)
@@ -96,13 +119,19 @@ func (p *Progress) run() {
 	}
 }
 
-// ready reports whether a schedule under way can move on (or a new one
-// was posted, or one finished).
+// ready reports whether a schedule under way that no caller waits for
+// can move on, or whether the goroutine should look again (every
+// schedule now has a waiter).
 func (p *Progress) ready() bool {
+	watched := 0
 	for _, s := range *p.snap.Load() {
+		if s.waiters.Load() > 0 {
+			continue
+		}
+		watched++
 		if s.ready() {
 			return true
 		}
 	}
-	return false
+	return watched == 0
 }

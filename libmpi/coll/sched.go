@@ -34,6 +34,7 @@ type Schedule struct {
 	done    atomic.Bool
 	notify  func(error) // called once, with the outcome
 	result  error       // the outcome, once done
+	waiters atomic.Int32 // callers in Wait, which advance s themselves
 }
 
 type round struct {
@@ -250,10 +251,10 @@ func (s *Schedule) finish() {
 	err := s.outcome()
 	s.rounds = nil // the buffers are the caller's again
 	s.result = err
-	s.done.Store(true)
 	if s.notify != nil {
 		s.notify(err)
 	}
+	s.done.Store(true)
 }
 
 // ready reports whether s can move on: its current round's transfers
@@ -313,16 +314,36 @@ func (s *Schedule) abort(err error) {
 	s.finish()
 }
 
-// Wait advances s until it completes and returns its outcome.
+// Wait advances s until it completes and returns its outcome. While a
+// caller waits, it advances s itself and the Progress goroutine leaves s
+// alone, so the rounds follow each other on the caller's thread.
 func (s *Schedule) Wait() error {
+	if s.done.Load() {
+		return s.result
+	}
+	s.waiters.Add(1)
+	defer func() {
+		s.waiters.Add(-1)
+		s.prog.kick()
+	}()
+	s.prog.kick() // its goroutine may stop watching s
 	for !s.done.Load() {
 		s.step(true)
 		if s.done.Load() {
 			break
 		}
-		if werr := s.prog.wait(s.ready); werr != nil {
-			s.abort(werr)
+		if err := s.prog.wait(s.ready); err != nil {
+			s.abort(err)
 		}
 	}
 	return s.result
+}
+
+// Test advances s as far as it can without waiting, if nobody else is
+// advancing it, and reports whether it has completed.
+func (s *Schedule) Test() bool {
+	if !s.done.Load() {
+		s.step(false)
+	}
+	return s.done.Load()
 }

@@ -152,7 +152,7 @@ type call struct {
 	c   *Comm
 	cc  *coll.Comm
 	sig coll.Sig
-	nb  *nbRun // a nonblocking collective's passes (icoll.go); nil for a blocking one
+	nb  *nbRun // a nonblocking collective being started (icoll.go); nil for a blocking one
 }
 
 // begin starts a collective on c; an error means c is not usable (it went

@@ -32,8 +32,9 @@ import (
 // (coll.Comm.Start): the module's functions, called on the view, add
 // rounds of messages instead of communicating. The coll framework's
 // progress then runs the schedule (coll.Progress: one goroutine per
-// process while any collective is under way, none per collective), and
-// its end completes the request. The collective's closure never outlives
+// process while any collective is under way, none per collective), a
+// caller in Wait or Test advances it itself, and its end completes the
+// request. The collective's closure never outlives
 // the call, so the blocking forms, which share the code, keep it on the
 // stack.
 
@@ -57,6 +58,7 @@ func (k *call) nbStep(f func(a *coll.Actions) error) error {
 		return k.c.collFail(k.sig.Err)
 	}
 	k.cc = v // f's closure reads k.cc
+	k.nb.req.sched = v.Schedule()
 	r := k.nb.req.r
 	v.Start(k.sig, f, func(err error) {
 		s := core.Status{Source: AnySource, Tag: AnyTag}
@@ -188,8 +190,8 @@ func Iexscan[T CollElem](c *Comm, send, recv []T, op *Op) (*Request, error) {
 }
 
 // The nonblocking collectives over derived datatypes: each packs what it
-// sends on its goroutine and unpacks what it received into the receive
-// buffer before its request completes.
+// sends when it starts, and unpacks what it received into the receive
+// buffer as the last step of its schedule, before its request completes.
 
 // IbcastType starts BcastType (MPI_Ibcast with a datatype).
 func IbcastType(c *Comm, buf []byte, count int, d *Datatype, root int) (*Request, error) {
