@@ -32,8 +32,8 @@ type Schedule struct {
 	views   []*Comm // the views whose faults count
 	prog    *Progress
 	done    atomic.Bool
-	notify  func(error) // called once, with the outcome
-	result  error       // the outcome, once done
+	notify  func(error)  // called once, with the outcome
+	result  error        // the outcome, once done
 	waiters atomic.Int32 // callers in Wait, which advance s themselves
 }
 
