@@ -146,3 +146,129 @@ func TestNonblockingRegrouped(t *testing.T) {
 		}
 	}
 }
+
+// As lam_basic's test: many nonblocking collectives outstanding at once on three
+// communicators (the world, a duplicate, the halves by parity), started
+// in an order across them that differs from rank to rank, with a
+// blocking Allreduce on a fourth after each round, linear and binomial:
+// each gives what its blocking twin gives afterwards.
+func TestNonblockingMany(t *testing.T) {
+	layouts := [][]int32{{0, 0, 1, 1}, {0, 1, 0, 1, 1}}
+	for _, params := range [][]string{nil, {"coll_base_check", "0"}} {
+		for _, nodes := range layouts {
+			t.Run(fmt.Sprintf("%v/%v", nodes, params), func(t *testing.T) {
+				w := colltest.NewWorld(nodes, 20*time.Second, params...)
+				defer w.Close()
+				errs := w.Each(func(r int) error {
+					world := w.Comm(r)
+					dup, err := world.T.Split(0, r)
+					if err != nil {
+						return err
+					}
+					half, err := world.T.Split(r%2, r)
+					if err != nil {
+						return err
+					}
+					blocking, err := world.T.Split(0, r)
+					if err != nil {
+						return err
+					}
+					comms := []*coll.Comm{world, dup, half}
+					// Each communicator's module is set up by its first
+					// collective, which for smp communicates (Split): a
+					// blocking one, in the same order everywhere, first.
+					for _, c := range comms {
+						if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+							return err
+						}
+					}
+					type job struct {
+						c    *coll.Comm
+						kind coll.Kind
+						out  []byte
+						f    func(c *coll.Comm, a *coll.Actions, out []byte) error
+						done <-chan error
+					}
+					var jobs []*job
+					for i := range 4 {
+						k := 1 + 300*(i%2) // 8 and 2408 bytes a block
+						for j := range comms {
+							c := comms[(j+r)%len(comms)]
+							fs := smpTwins(c.Rank(), k)
+							for _, kind := range []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Reduce} {
+								jb := &job{c: c, kind: kind, out: coll.Buffer(8 * k), f: fs[kind]}
+								if jb.done, err = start(c, coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error {
+									return jb.f(v, a, jb.out)
+								}); err != nil {
+									return err
+								}
+								jobs = append(jobs, jb)
+							}
+						}
+						sum := coll.Buffer(8)
+						if err := blocking.Run(coll.Sig{Kind: coll.Allreduce, Send: 8}, func(a *coll.Actions) error {
+							return a.Allreduce(blocking, colltest.Ints(r, 1), sum, &colltest.Sum)
+						}); err != nil {
+							return fmt.Errorf("blocking: %w", err)
+						}
+					}
+					for i := len(jobs) - 1; i >= 0; i-- {
+						if err := <-jobs[i].done; err != nil {
+							return fmt.Errorf("job %d (%s): %w", i, jobs[i].kind, err)
+						}
+					}
+					// The blocking twins in the same order everywhere:
+					// communicator by communicator.
+					var order []int
+					for _, c := range comms {
+						for i, jb := range jobs {
+							if jb.c == c {
+								order = append(order, i)
+							}
+						}
+					}
+					for _, i := range order {
+						jb := jobs[i]
+						want := coll.Buffer(len(jb.out))
+						if err := jb.c.Run(coll.Sig{Kind: jb.kind, Send: -1, Recv: -1}, func(a *coll.Actions) error { return jb.f(jb.c, a, want) }); err != nil {
+							return fmt.Errorf("job %d (%s) blocking: %w", i, jb.kind, err)
+						}
+						if !bytes.Equal(jb.out, want) {
+							return colltest.Fail(fmt.Sprintf("job %d (%s)", i, jb.kind), r, jb.out, want)
+						}
+					}
+					return nil
+				})
+				for r, err := range errs {
+					if err != nil {
+						t.Errorf("rank %d: %v", r, err)
+					}
+				}
+				if left := w.Leftover(); left != 0 {
+					t.Errorf("%d messages nobody received", left)
+				}
+			})
+		}
+	}
+}
+
+// smpTwins is smp's nonblocking collectives as functions of the
+// communicator and its functions, writing k int64s to out.
+func smpTwins(r, k int) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error {
+	mine := colltest.Ints(r, k)
+	return map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error{
+		coll.Barrier: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) },
+		coll.Bcast: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			if c.Rank() == 0 {
+				copy(out, mine)
+			}
+			return a.Bcast(c, out, 0)
+		},
+		coll.Reduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Reduce(c, mine, out, &colltest.Sum, c.Size()-1)
+		},
+		coll.Allreduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Allreduce(c, mine, out, &colltest.Sum)
+		},
+	}
+}
