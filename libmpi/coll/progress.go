@@ -3,6 +3,7 @@ package coll
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Tester is implemented by requests whose completion can be seen without
@@ -24,7 +25,8 @@ type Progressor interface {
 // program computes: while any is under way, one goroutine advances them
 // all, waiting in the transport's own wait (which polls, then sleeps
 // until a message moves) for a round to complete; when none is, the
-// goroutine ends, and the next one posted starts it again. A collective
+// goroutine parks, and ends after idleLinger without work (the next
+// collective posted starts it again). A collective
 // whose schedule completes when it is posted (a root's eager sends)
 // never reaches it, and a caller that waits for a schedule advances it
 // itself.
@@ -102,9 +104,11 @@ func (p *Progress) run() {
 		p.list = live
 		p.publish()
 		if len(live) == 0 {
-			p.running = false
 			p.mu.Unlock()
-			return
+			if !p.linger() {
+				return
+			}
+			continue
 		}
 		p.mu.Unlock()
 		if watched == 0 {
@@ -117,6 +121,30 @@ func (p *Progress) run() {
 			}
 		}
 	}
+}
+
+// idleLinger is how long the goroutine stays parked with nothing under
+// way before it ends, so that a program starting collective after
+// collective does not start a goroutine for each.
+const idleLinger = time.Second
+
+// linger parks the goroutine while nothing is under way, for up to
+// idleLinger; it reports whether to go on (false: it ended).
+func (p *Progress) linger() bool {
+	t := time.NewTimer(idleLinger)
+	defer t.Stop()
+	select {
+	case <-p.wake:
+		return true
+	case <-t.C:
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.list) > 0 {
+		return true
+	}
+	p.running = false
+	return false
 }
 
 // ready reports whether a schedule under way that no caller waits for
