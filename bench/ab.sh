@@ -6,7 +6,8 @@
 #   bench/ab.sh OLD_REPO NEW_REPO CASE [ROUNDS]
 #
 # CASE is usysv:SIZE, sysv:SIZE, tcp:SIZE (pingpong latency, µs one-way)
-# or barrier:NP, allreduce:NP (bench/coll on NP ranks, 8-byte allreduce).
+# or barrier:NP, allreduce:NP (bench/coll on NP ranks, 8-byte allreduce),
+# ibarrier:NP, iallreduce:NP (their nonblocking forms, each then Wait).
 # Each build runs in a universe of its own (its own lamd, session suffix),
 # and each round runs OLD then NEW, so a pair shares the machine's slow or
 # fast period; prints each round and the median of the NEW/OLD ratios
@@ -19,7 +20,7 @@ new=${2:-}
 case=${3:-}
 rounds=${4:-9}
 [ -x "$old/bin/pingpong" ] && [ -x "$new/bin/pingpong" ] && [ -n "$case" ] || {
-	echo "usage: $0 OLD_REPO NEW_REPO usysv|sysv|tcp:SIZE|barrier|allreduce:NP [ROUNDS] (both built)" >&2
+	echo "usage: $0 OLD_REPO NEW_REPO usysv|sysv|tcp:SIZE|barrier|allreduce|ibarrier|iallreduce:NP [ROUNDS] (both built)" >&2
 	exit 2
 }
 kind=${case%%:*}
@@ -66,8 +67,8 @@ one() { # repo — prints the measured number
 		"$r/bin/mpirun" -ssi rpi "$kind" -np 2 "$r/bin/pingpong" -min "$arg" -max "$arg" -iters "$iters" latency 2>/dev/null |
 			tail -1 | awk '{print $2}'
 		;;
-	barrier | allreduce)
-		local size=$([ "$kind" = barrier ] && echo 0 || echo 8)
+	barrier | allreduce | ibarrier | iallreduce)
+		local size=$([ "${kind#i}" = barrier ] && echo 0 || echo 8)
 		"$r/bin/mpirun" -np "$arg" "$r/bin/coll" -min "$size" -max "$size" -iters "${ITERS:-100000}" "$kind" 2>/dev/null |
 			grep -v '^#' | tail -1 | awk '{print $2}'
 		;;

@@ -10,6 +10,8 @@
 //	mpirun C coll scatter      Scatter from rank 0 (size: each rank's block)
 //	mpirun C coll allgather    Allgather (size: each rank's block)
 //	mpirun C coll alltoall     Alltoall (size: each block)
+//	mpirun C coll iallreduce   Iallreduce then Wait
+//	mpirun C coll ibarrier     Ibarrier then Wait
 //
 // Sizes (bytes) run from -min to -max, doubling (4 MiB by default for
 // both), or are those of -sizes (a comma-separated list). The latency of a
@@ -113,8 +115,17 @@ func main() {
 	case "alltoall":
 		send, recv := make([]byte, n**maxSize), make([]byte, n**maxSize)
 		op = func(size int) error { return mpi.Alltoall(c, send[:n*size], recv[:n*size]) }
+	case "iallreduce":
+		send, recv := make([]float32, *maxSize/4), make([]float32, *maxSize/4)
+		for i := range send {
+			send[i] = float32(rank + i%7)
+		}
+		op = func(size int) error { return wait(mpi.Iallreduce(c, send[:size/4], recv[:size/4], mpi.Sum)) }
+	case "ibarrier":
+		sizes = []int{0}
+		op = func(int) error { return wait(mpi.Ibarrier(c)) }
 	default:
-		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall")
+		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier")
 		mpi.Abort(c, 2)
 	}
 	if rank == 0 {
@@ -145,6 +156,15 @@ func main() {
 			fmt.Printf("%-10d%20.2f\n", size, sum[0]/float64(c.Size()))
 		}
 	}
+}
+
+// wait waits for a nonblocking collective's request.
+func wait(r *mpi.Request, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
 }
 
 func must(err error) {

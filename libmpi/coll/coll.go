@@ -493,13 +493,8 @@ func (c *Comm) setupOnce() error {
 		act.fill(ba)
 		c.act = act
 	}
-	c.nbAct = *ba
-	if nb, ok := m.(Nonblocking); ok && m.SSI().Name != BasicName {
-		if a := nb.NonblockingActions(c); a != nil {
-			act := *a
-			act.fill(ba)
-			c.nbAct = act
-		}
+	if err := c.setupNonblocking(bm, m); err != nil {
+		return err
 	}
 	c.module = m
 	c.ready = true

@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -8,28 +9,32 @@ import (
 
 // Nonblocking collectives (MPI_Ibarrier, MPI_Iallreduce, ...).
 //
-// A nonblocking collective runs its schedule, rounds of nonblocking sends
-// and receives on the communicator's collective context with local copies
-// and reductions between them, on a goroutine of its own, over a private
-// view of the communicator (its own tag, fault record and scratch
-// buffers), so the caller computes meanwhile and several may be under way
-// on one communicator at once. Each one started on a communicator gets the
-// next sequence number, and its messages are tagged with it and received
-// by that exact tag: MPI has every process start a communicator's
-// nonblocking collectives in the same order, so the numbers agree, and two
-// outstanding ones never take each other's messages. Once a communicator
-// has started one, its blocking collectives also receive by their exact
-// tag (they otherwise receive any tag, to name the collective a process
-// called by mistake), so they never take a nonblocking one's messages.
+// A nonblocking collective is a Schedule (sched.go): rounds of
+// nonblocking sends and receives on the communicator's collective context
+// with local copies and reductions between them, built when the
+// collective starts and advanced by the process's Progress (progress.go)
+// and by whoever waits for it, never on a goroutine of its own. It is
+// built on a private view of the communicator (its own tag, fault record
+// and schedule), so several may be under way on one communicator at once.
+// Each one started on a communicator gets the next sequence number, and
+// its messages are tagged with it and received by that exact tag: MPI has
+// every process start a communicator's nonblocking collectives in the
+// same order, so the numbers agree, and two outstanding ones never take
+// each other's messages. Once a communicator has started one, its
+// blocking collectives also receive by their exact tag (they otherwise
+// receive any tag, to name the collective a process called by mistake),
+// so they never take a nonblocking one's messages.
 //
-// The schedules are lam_basic's algorithms (each a sequence of rounds),
-// unless the module implements Nonblocking.
+// The schedules are lam_basic's (package basic), unless the module
+// implements Nonblocking.
 
-// Nonblocking is implemented by modules that provide nonblocking
-// collectives of their own. It is detected once, when the module is
-// chosen. The functions it returns run on a private view of the
-// communicator (see Comm.Reserve and Comm.RunView), concurrently with the communicator's
-// other collectives; nil ones fall back to lam_basic's.
+// Nonblocking is implemented by modules that build nonblocking
+// collectives: NonblockingActions returns functions that, called on a
+// view (see Comm.Reserve), add the collective's steps to the view's
+// schedule (Comm.Schedule) instead of communicating. It is detected once,
+// when the module is chosen; nil functions fall back to lam_basic's.
+// Functions that use a sub-communicator the module made call Comm.View
+// for a view of it on the same schedule.
 type Nonblocking interface {
 	NonblockingActions(c *Comm) *Actions
 }
@@ -58,10 +63,14 @@ func (c *Comm) recvTag() int {
 }
 
 // Reserve makes the private view of c on which the next nonblocking
-// collective runs: its sequence number, and so its tag, are taken now, in
-// the order this process starts its collectives on c, which MPI has
-// every process keep alike.
+// collective is built: its sequence number, and so its tag, are taken
+// now, in the order this process starts its collectives on c, which MPI
+// has every process keep alike.
 func (c *Comm) Reserve(kind Kind) (*Comm, error) {
+	p, ok := c.T.(Progressor)
+	if !ok {
+		return nil, Errorf(ErrIntern, "%s: %s: the transport cannot progress nonblocking collectives", c.T.Name(), kind)
+	}
 	c.mu.Lock()
 	if err := c.setup(); err != nil {
 		c.mu.Unlock()
@@ -70,9 +79,7 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 	c.nbcSeq++ // under c.mu
 	seq := c.nbcSeq
 	c.nbc.Store(true)
-	tag := int32(nbcMark | int(seq)&nbcMask)
-	v := &Comm{T: c.T, Params: c.Params, settings: c.settings, module: c.module, act: c.nbAct,
-		ready: true, nbcState: nbcState{exact: true}, selected: c.selected, tag: tag}
+	v := c.viewLocked(int32(nbcMark|int(seq)&nbcMask), newSchedule(p.Progress()))
 	c.mu.Unlock()
 	if c.Inter() {
 		// The local group's hidden communicator, which the
@@ -82,12 +89,7 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 		if l == nil {
 			return nil, Errorf(ErrIntern, "%s: %s: no local group", c.T.Name(), kind)
 		}
-		l.mu.Lock()
-		err := l.setup()
-		lv := &Comm{T: l.T, Params: l.Params, settings: l.settings, module: l.module, act: l.nbAct,
-			ready: true, nbcState: nbcState{exact: true}, selected: l.selected, tag: tag}
-		l.nbc.Store(true)
-		l.mu.Unlock()
+		lv, err := v.View(l)
 		if err != nil {
 			return nil, err
 		}
@@ -96,82 +98,181 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 	return v, nil
 }
 
+// viewLocked makes a view of c with tag and schedule s. c.mu is held and
+// c is set up.
+func (c *Comm) viewLocked(tag int32, s *Schedule) *Comm {
+	v := &Comm{T: c.T, Params: c.Params, Data: c.Data, settings: c.settings, module: c.module, act: c.nbAct,
+		ready: true, nbcState: nbcState{exact: true, sched: s}, selected: c.selected, tag: tag}
+	s.views = append(s.views, v)
+	return v
+}
+
+// View returns a view of sub, a sub-communicator of the view v's
+// communicator (one its module made, or an intercommunicator's local
+// group), on v's schedule and with v's tag; nil for a nil sub. Its
+// Actions are sub's nonblocking ones.
+func (v *Comm) View(sub *Comm) (*Comm, error) {
+	if sub == nil {
+		return nil, nil
+	}
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	if err := sub.setup(); err != nil {
+		return nil, err
+	}
+	sub.nbc.Store(true) // its blocking collectives now receive by exact tag
+	return sub.viewLocked(v.tag, v.sched), nil
+}
+
+// Schedule is the schedule a view's nonblocking functions add to (nil
+// for a communicator that is not a view).
+func (c *Comm) Schedule() *Schedule { return c.sched }
+
 // Seq is the sequence number of a view Reserve made (the low bits of
 // its tag): what a nonblocking collective run outside the coll framework
 // (a neighbour collective) tags its messages with.
 func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 
-// RunView runs the collective of sig on the view v that Reserve made,
-// waiting for it: the caller is the collective's own goroutine. With
-// coll_base_check on, the processes first compare their arguments, as
-// Run does, on the view's own tags (a mismatch, or an argument error
-// sig.Err of any process, is then the error of every process); a nil f
-// runs that check alone (a process whose own arguments were wrong tells
-// the others so). f does not outlive the call (so a caller's closure
-// stays on its stack).
-func (v *Comm) RunView(sig Sig, f func(a *Actions) error) error {
-	var err error
+// Start builds the collective of sig on the view v that Reserve made and
+// starts it. With coll_base_check on, the processes first compare their
+// arguments, as Run does, on the view's own tags (a mismatch, or an
+// argument error sig.Err of any process, is then the outcome of every
+// process, and the collective does not run). Then f, called now, adds the
+// collective by calling one of a's functions (and may add steps of its
+// own to v.Schedule() after it); a nil f is the check alone, from a
+// process whose own arguments were wrong. notify, if not nil, is called
+// once with the outcome, by whichever goroutine finishes the schedule
+// (maybe this one, before Start returns). f does not outlive the call (so
+// a caller's closure stays on its stack).
+func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
+	s := v.sched
+	s.notify = func(err error) {
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", sig.Kind, v.T.Name(), err), Err: err}
+			}
+		}
+		if notify != nil {
+			notify(err)
+		}
+	}
 	switch {
 	case v.Params.Check:
-		err = v.agree(sig)
+		v.check(sig)
 	case sig.Err != nil:
-		err = sig.Err
+		s.Fail(sig.Err)
 	}
-	if err == nil && f != nil {
-		v.fault = nil
-		err = f(&v.act)
-		if err == nil && v.fault != nil {
-			err = v.fault
-		}
-		v.fault = nil
-	}
-	if err != nil {
-		var ce *Error
-		if !errors.As(err, &ce) {
-			err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", sig.Kind, v.T.Name(), err), Err: err}
+	if f != nil && sig.Err == nil {
+		if err := f(&v.act); err != nil {
+			s.Fail(err)
 		}
 	}
-	return err
+	s.mu.Lock()
+	if s.locked() {
+		s.finish()
+		return
+	}
+	s.prog.post(s)
 }
 
-// checkRun runs a step of the argument check: on a communicator, tagged
-// as a Check; on a nonblocking collective's view (and its local group's
-// view), with the view's tag and nbcCheck, which nothing else uses. c.mu
-// is held, or c is a view (its collective's goroutine's own).
+// RunView starts the collective of sig on the view v (as Start) and
+// waits for it, advancing it meanwhile.
+func (v *Comm) RunView(sig Sig, f func(a *Actions) error) error {
+	var out error
+	v.Start(sig, f, func(err error) { out = err })
+	v.sched.Wait()
+	return out
+}
+
+// checkRun runs a step of the blocking argument check, tagged as a
+// Check. c.mu is held.
 func (c *Comm) checkRun(f func(a *Actions) error) error {
-	if !c.exact {
-		return c.run(Sig{Kind: Check}, f)
-	}
-	tag := c.tag
-	c.tag |= nbcCheck
-	var l *Comm
-	if c.Inter() {
-		if l = c.T.Local(); l != nil {
-			l.mu.Lock()
-			l.tag |= nbcCheck
-			l.mu.Unlock()
+	return c.run(Sig{Kind: Check}, f)
+}
+
+// check adds the argument check (coll_base_check) to a view's schedule:
+// agree's steps as rounds, and a step that ends the schedule with the
+// verdict when the processes disagree. The check's messages carry
+// nbcCheck in the view's tag, which nothing else uses.
+func (v *Comm) check(sig Sig) {
+	s := v.sched
+	if !v.Inter() && v.Size() == 1 {
+		if sig.Err != nil {
+			s.Fail(sig.Err)
 		}
+		return
 	}
-	c.fault = nil
-	err := f(&c.act)
-	if err == nil && c.fault != nil {
-		err = c.fault
+	vec := v.sigVector(sig)
+	mine := Buffer(len(vec))
+	if !v.Inter() {
+		// The least and greatest digest first; the signatures themselves
+		// only when they differ, to say how.
+		d := Buffer(32)
+		h := digest(vec)
+		binary.LittleEndian.PutUint64(d, h)
+		binary.LittleEndian.PutUint64(d[8:], ^h)
+		v.checkTagged(func() error { return v.act.Allreduce(v, d[:16], d[16:], &minOp) })
+		s.Then(func(s *Schedule) error {
+			if lo, notHi := binary.LittleEndian.Uint64(d[16:]), binary.LittleEndian.Uint64(d[24:]); int64(lo) == ^int64(notHi) {
+				if sig.Err != nil {
+					return sig.Err
+				}
+				return nil
+			}
+			v.checkTagged(func() error { return v.act.Allreduce(v, vec, mine, &minOp) })
+			s.Then(func(*Schedule) error { return v.judge(sig, decodeAgg(mine), nil) })
+			return nil
+		})
+		return
 	}
-	c.fault, c.tag = nil, tag
+	local := v.T.Local()
+	remote := Buffer(len(vec))
+	v.checkTagged(func() error {
+		if err := local.act.Allreduce(local, vec, mine, &minOp); err != nil {
+			return err
+		}
+		if local.Rank() == 0 {
+			s.Next()
+			s.Send(v, mine, 0)
+			s.Recv(v, remote, 0)
+		}
+		return local.act.Bcast(local, remote, 0)
+	})
+	s.Then(func(*Schedule) error {
+		r := decodeAgg(remote)
+		return v.judge(sig, decodeAgg(mine), &r)
+	})
+}
+
+// checkTagged builds f's steps with nbcCheck in the tags of the view and
+// its local group's view; an error of f ends the schedule there.
+func (v *Comm) checkTagged(f func() error) {
+	tag := v.tag
+	var l *Comm
+	if v.Inter() {
+		l = v.T.Local()
+	}
+	v.tag |= nbcCheck
 	if l != nil {
-		l.mu.Lock()
-		l.tag = tag
-		l.mu.Unlock()
+		l.tag |= nbcCheck
 	}
-	return err
+	if err := f(); err != nil {
+		v.sched.Fail(err)
+	}
+	v.tag = tag
+	if l != nil {
+		l.tag = tag
+	}
 }
 
 // nbcState is what a communicator keeps for its nonblocking collectives.
 type nbcState struct {
 	nbcSeq uint64      // the last sequence number given (under mu)
 	nbc    atomic.Bool // set once one was started
-	nbAct  Actions     // the nonblocking functions
+	nbAct  Actions     // the nonblocking functions (they build schedules)
 	exact  bool        // a private view: receive by exact tag
+	sched  *Schedule   // a view's schedule
 }
 
 // viewTransport is an intercommunicator's transport as a nonblocking
@@ -182,3 +283,22 @@ type viewTransport struct {
 }
 
 func (t viewTransport) Local() *Comm { return t.local }
+
+// setupNonblocking resolves the communicator's nonblocking functions: the
+// module's, and lam_basic's for the others. c.mu is held.
+func (c *Comm) setupNonblocking(basic, m Module) error {
+	bnb, ok := basic.(Nonblocking)
+	if !ok {
+		return Errorf(ErrIntern, "coll: the %s module has no nonblocking collectives", BasicName)
+	}
+	ba := bnb.NonblockingActions(c)
+	c.nbAct = *ba
+	if nb, ok := m.(Nonblocking); ok && m.SSI().Name != BasicName {
+		if a := nb.NonblockingActions(c); a != nil {
+			act := *a
+			act.fill(ba)
+			c.nbAct = act
+		}
+	}
+	return nil
+}

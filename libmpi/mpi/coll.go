@@ -153,7 +153,7 @@ type call struct {
 	c   *Comm
 	cc  *coll.Comm
 	sig coll.Sig
-	nb  *nbRun // a nonblocking collective's passes (icoll.go); nil for a blocking one
+	nb  *nbRun // a nonblocking collective being started (icoll.go); nil for a blocking one
 }
 
 // begin starts a collective on c; an error means c is not usable (it went
@@ -564,7 +564,7 @@ func alltoallTyped(nb *nbRun, kind coll.Kind, c *Comm, send []byte, scounts, sdi
 		if err := f(k.cc, sb, rb); err != nil {
 			return err
 		}
-		return unpackBlocks(rb, recv, rcounts, rdispls, rtypes)
+		return k.then(func() error { return unpackBlocks(rb, recv, rcounts, rdispls, rtypes) })
 	})
 }
 

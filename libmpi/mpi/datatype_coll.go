@@ -88,7 +88,7 @@ func iBcastType(nb *nbRun, c *Comm, buf []byte, count int, d *Datatype, root int
 		if err := a.Bcast(k.cc, b, root); err != nil || !receives {
 			return err
 		}
-		return Unpack(b, new(int), buf, count, d)
+		return k.then(func() error { return Unpack(b, new(int), buf, count, d) })
 	})
 }
 
@@ -124,7 +124,7 @@ func iGatherType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, r
 		if err := a.Gather(k.cc, s, r, root); err != nil || !isRoot {
 			return err
 		}
-		return Unpack(r, new(int), recv, n*rcount, rtype)
+		return k.then(func() error { return Unpack(r, new(int), recv, n*rcount, rtype) })
 	})
 }
 
@@ -157,7 +157,7 @@ func iScatterType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, 
 		if err := a.Scatter(k.cc, s, r, root); err != nil || !receives {
 			return err
 		}
-		return Unpack(r, new(int), recv, rcount, rtype)
+		return k.then(func() error { return Unpack(r, new(int), recv, rcount, rtype) })
 	})
 }
 
@@ -189,7 +189,7 @@ func iAllgatherType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype
 		if err := a.Allgather(k.cc, s, r); err != nil {
 			return err
 		}
-		return Unpack(r, new(int), recv, n*rcount, rtype)
+		return k.then(func() error { return Unpack(r, new(int), recv, n*rcount, rtype) })
 	})
 }
 
@@ -218,7 +218,7 @@ func iAlltoallType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype,
 		if err := a.Alltoall(k.cc, s, r); err != nil {
 			return err
 		}
-		return Unpack(r, new(int), recv, n*rcount, rtype)
+		return k.then(func() error { return Unpack(r, new(int), recv, n*rcount, rtype) })
 	})
 }
 
@@ -346,7 +346,7 @@ func iGathervType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, 
 		if err := a.Gatherv(k.cc, s, blocks, root); err != nil || !isRoot {
 			return err
 		}
-		return unpackBlocks(blocks, recv, counts, bd, types)
+		return k.then(func() error { return unpackBlocks(blocks, recv, counts, bd, types) })
 	})
 }
 
@@ -384,7 +384,7 @@ func iScattervType(nb *nbRun, c *Comm, send []byte, counts, displs []int, stype 
 		if err := a.Scatterv(k.cc, blocks, r, root); err != nil || !receives {
 			return err
 		}
-		return Unpack(r, new(int), recv, rcount, rtype)
+		return k.then(func() error { return Unpack(r, new(int), recv, rcount, rtype) })
 	})
 }
 
@@ -431,7 +431,7 @@ func iAllgathervType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatyp
 		if err := a.Allgatherv(k.cc, s, blocks); err != nil {
 			return err
 		}
-		return unpackBlocks(blocks, recv, counts, bd, types)
+		return k.then(func() error { return unpackBlocks(blocks, recv, counts, bd, types) })
 	})
 }
 

@@ -344,6 +344,6 @@ func reduceType(nb *nbRun, kind coll.Kind, c *Comm, send, recv []byte, count int
 		if err != nil || !gets {
 			return err
 		}
-		return p.out(r, recv, out, d)
+		return k.then(func() error { return p.out(r, recv, out, d) })
 	})
 }

@@ -17,48 +17,69 @@ import (
 // same order (blocking collectives included); several may be outstanding
 // at once, and complete in any order. With coll_base_check on (the
 // default) the processes compare their arguments first, as for the
-// blocking collectives, on the collective's goroutine: a mismatch (other
-// roots, sizes, ops, types or collectives) is an error of every process's
-// Wait; a process whose own arguments are wrong gets the error at once,
-// and the others get it from Wait. With coll_base_check=0 mismatched
-// counts may be reported by Wait as ErrCount, or not at all. On an
-// intercommunicator they take the blocking forms' arguments too.
+// blocking collectives, as the first steps of the collective: a mismatch
+// (other roots, sizes, ops, types or collectives) is an error of every
+// process's Wait; a process whose own arguments are wrong gets the error
+// at once, and the others get it from Wait. With coll_base_check=0
+// mismatched counts may be reported by Wait as ErrCount, or not at all.
+// On an intercommunicator they take the blocking forms' arguments too.
 
-// A nonblocking collective runs its blocking form's code twice. The first
-// pass, in the caller, checks the arguments (an error is returned at
-// once) and reserves the collective's private view of the communicator
-// (coll.Comm.Reserve), which fixes its place in the order of c's
-// collectives; the second, on a goroutine of its own, prepares the same
-// way and runs the collective on that view, and its outcome completes
-// the request. The collective's closure thus never outlives a call, so
-// the blocking forms, which share the code, keep it on the stack: a
-// closure handed to a goroutine would move every blocking collective's
-// closure to the heap (2-rank Barrier 1.7 times slower).
+// A nonblocking collective runs its blocking form's code, which checks
+// the arguments and prepares the buffers; where the blocking form runs
+// the collective (call.run), the nonblocking one reserves its private
+// view of the communicator (coll.Comm.Reserve, which fixes its place in
+// the order of c's collectives) and builds its schedule there
+// (coll.Comm.Start): the module's functions, called on the view, add
+// rounds of messages instead of communicating. The coll framework's
+// progress then runs the schedule (coll.Progress: one goroutine per
+// process while any collective is under way, none per collective), a
+// caller in Wait or Test advances it itself, and its end completes the
+// request. The collective's closure never outlives
+// the call, so the blocking forms, which share the code, keep it on the
+// stack.
 
-// nbRun is a nonblocking collective between its two passes.
+// nbRun is a nonblocking collective being started.
 type nbRun struct {
-	view *coll.Comm // reserved by the first pass
-	run  bool       // the second pass
+	req     *Request // completed when the schedule ends
+	started bool     // nbStep ran
 }
 
 // nbStep is k.run for a nonblocking collective.
 func (k *call) nbStep(f func(a *coll.Actions) error) error {
-	if !k.nb.run {
-		v, err := k.cc.Reserve(k.sig.Kind) // even after an argument error: the numbers stay alike
-		if err != nil {
-			return k.c.collFail(err)
-		}
-		if k.sig.Err != nil {
-			if v.Params.Check {
-				go v.RunView(k.sig, nil) // the others learn of it in their check
-			}
-			return k.c.collFail(k.sig.Err)
-		}
-		k.nb.view = v
-		return nil
+	k.nb.started = true
+	v, err := k.cc.Reserve(k.sig.Kind) // even after an argument error: the numbers stay alike
+	if err != nil {
+		return k.c.collFail(err)
 	}
-	k.cc = k.nb.view // f's closure reads k.cc
-	return k.nb.view.RunView(k.sig, f)
+	if k.sig.Err != nil {
+		if v.Params.Check {
+			v.Start(k.sig, nil, nil) // the others learn of it in their check
+		}
+		return k.c.collFail(k.sig.Err)
+	}
+	k.cc = v // f's closure reads k.cc
+	k.nb.req.sched = v.Schedule()
+	r := k.nb.req.r
+	v.Start(k.sig, f, func(err error) {
+		s := core.Status{Source: AnySource, Tag: AnyTag}
+		if err != nil {
+			s.Err = collError(err)
+		}
+		st.engine.Finish(r, s)
+	})
+	return nil
+}
+
+// then runs f once the collective's messages are done: now for a
+// blocking collective, as the last step of a nonblocking one's schedule.
+func (k *call) then(f func() error) error {
+	if k.nb == nil {
+		return f()
+	}
+	s := k.cc.Schedule()
+	s.Next()
+	s.Do(f)
+	return nil
 }
 
 // startNB starts the nonblocking collective body (an i* function) on c
@@ -68,20 +89,14 @@ func startNB(c *Comm, body func(nb *nbRun) error) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	nb := &nbRun{}
+	nb := &nbRun{req: &Request{r: e.NewGeneric(), comm: c}}
 	if err := body(nb); err != nil {
 		return nil, err
 	}
-	r := &Request{r: e.NewGeneric(), comm: c}
-	nb.run = true
-	go func() {
-		s := core.Status{Source: AnySource, Tag: AnyTag}
-		if err := body(nb); err != nil {
-			s.Err = collError(err)
-		}
-		e.Finish(r.r, s)
-	}()
-	return r, nil
+	if !nb.started {
+		e.Finish(nb.req.r, core.Status{Source: AnySource, Tag: AnyTag}) // nothing to do
+	}
+	return nb.req, nil
 }
 
 // Ibarrier starts a barrier (MPI_Ibarrier): its request completes once
@@ -175,8 +190,8 @@ func Iexscan[T CollElem](c *Comm, send, recv []T, op *Op) (*Request, error) {
 }
 
 // The nonblocking collectives over derived datatypes: each packs what it
-// sends on its goroutine and unpacks what it received into the receive
-// buffer before its request completes.
+// sends when it starts, and unpacks what it received into the receive
+// buffer as the last step of its schedule, before its request completes.
 
 // IbcastType starts BcastType (MPI_Ibcast with a datatype).
 func IbcastType(c *Comm, buf []byte, count int, d *Datatype, root int) (*Request, error) {

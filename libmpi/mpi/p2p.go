@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/internal/task"
 )
@@ -65,6 +66,9 @@ type Request struct {
 	decode  func(s core.Status) error
 	landed  bool  // land ran since the request was started
 	landErr error // and said this
+	// sched is a nonblocking collective's schedule, which Wait and Test
+	// advance themselves (icoll.go).
+	sched *coll.Schedule
 }
 
 // land runs what a completed request does before it is reported, once
@@ -344,6 +348,9 @@ func (r *Request) Wait() (Status, error) {
 	}
 	r.waited = true
 	defer enterWaitFor(task.Wait, r.comm, r.r).Leave()
+	if r.sched != nil {
+		r.sched.Wait()
+	}
 	if err := st.engine.Wait(context.Background(), r.r); err != nil {
 		return Status{}, r.comm.fail(fromCore(err))
 	}
@@ -356,6 +363,9 @@ func (r *Request) Wait() (Status, error) {
 func (r *Request) Test() (Status, bool, error) {
 	if r.inactive() {
 		return emptyStatus, true, nil
+	}
+	if r.sched != nil {
+		r.sched.Test()
 	}
 	if !st.engine.Test(r.r) {
 		return Status{}, false, nil
@@ -397,6 +407,9 @@ func Waitall(reqs ...*Request) ([]Status, error) {
 			m = enterWaitFor(task.Waitall, nil, r.r)
 		}
 		r.waited = true
+		if r.sched != nil {
+			r.sched.Wait()
+		}
 		if err := st.engine.Wait(context.Background(), r.r); err != nil {
 			out[i] = Status{Err: fromCore(err)}
 		} else {

@@ -30,6 +30,49 @@ func TestIcollLocal(t *testing.T) {
 	}
 }
 
+// Many nonblocking collectives outstanding at once on three
+// communicators, started in rank-dependent orders across them, mixed
+// with blocking ones, small and rendezvous-sized (testprog icollmany):
+// more ranks than the machine's cores, over usysv and tcp.
+func TestIcollMany(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	for _, args := range [][]string{
+		{"-np", "2"},
+		{"-np", "5"},
+		{"-ssi", "rpi", "tcp", "-np", "4"},
+		{"-ssi", "coll_base_crossover", "1", "-ssi", "coll_base_check", "0", "-np", "6"},
+	} {
+		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollmany")...)
+		if r.code != 0 || r.stdout != "icollmany ok\n" {
+			t.Errorf("icollmany %v: %v", args, r)
+		}
+	}
+}
+
+// The icoll and icollmany suites on two hosts with two processes each,
+// where World gets smp: its hierarchical Ibarrier, Ibcast, Ireduce and
+// Iallreduce schedules run across real processes and nodes (the halves
+// and duplicates get lam_basic's).
+func TestIcollSMP(t *testing.T) {
+	testUser(t)
+	ctx := testContext(t, 10*time.Minute)
+	h := newHosts(t, 2)
+	schema := h.schema(map[int]string{0: "cpu=2", 1: "cpu=2"})
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
+		t.Fatalf("lamboot: %v", r)
+	}
+	for _, suite := range []string{"icoll", "icollmany"} {
+		args := []string{"-ssi", "coll_base_associative", "1", "n0", "n0", "n1", "n1", bin("testprog"), suite}
+		if r := h.run(ctx, 0, "mpirun", args...); r.code != 0 || r.stdout != suite+" ok\n" {
+			t.Errorf("%s on 2 nodes × 2: %v", suite, r)
+		}
+	}
+	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
+		t.Errorf("lamhalt: %v", r)
+	}
+}
+
 // BenchmarkIcoll is issue 15's proof of overlap (testprog icollbench):
 // an Allreduce of 4 MiB of float64 between two processes then a busy loop
 // as long as one Allreduce, against an Iallreduce, the loop, then Wait.

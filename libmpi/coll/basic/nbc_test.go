@@ -12,15 +12,16 @@ import (
 )
 
 // startNB starts a nonblocking collective as the mpi package does (its
-// view reserved now, the collective on a goroutine of its own, after the
-// argument check of sig) and returns the channel its error comes on.
+// view reserved now, its schedule built after the argument check of sig
+// and left to the world's progress) and returns the channel its outcome
+// comes on.
 func startNB(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
 	v, err := c.Reserve(sig.Kind)
 	if err != nil {
 		return nil, err
 	}
 	done := make(chan error, 1)
-	go func() { done <- v.RunView(sig, func(a *coll.Actions) error { return f(v, a) }) }()
+	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, func(err error) { done <- err })
 	return done, nil
 }
 
@@ -339,7 +340,8 @@ func TestNonblockingCheck(t *testing.T) {
 					size--
 				}
 				bad, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: size}, func(v *coll.Comm, a *coll.Actions) error {
-					return fmt.Errorf("ran despite the mismatch")
+					v.Schedule().Do(func() error { return fmt.Errorf("ran despite the mismatch") })
+					return nil
 				})
 				if err != nil {
 					return err
@@ -349,7 +351,8 @@ func TestNonblockingCheck(t *testing.T) {
 					root = 1
 				}
 				badRoot, err := startNB(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: 8}, func(v *coll.Comm, a *coll.Actions) error {
-					return fmt.Errorf("ran despite the mismatch")
+					v.Schedule().Do(func() error { return fmt.Errorf("ran despite the mismatch") })
+					return nil
 				})
 				if err != nil {
 					return err
@@ -389,5 +392,101 @@ func TestNonblockingCheck(t *testing.T) {
 				t.Errorf("%d messages nobody received", left)
 			}
 		})
+	}
+}
+
+// Many nonblocking collectives outstanding at once on three
+// communicators (the world, a duplicate, the halves by parity), started
+// in an order across them that differs from rank to rank, with a
+// blocking Allreduce on a fourth after each round, linear and binomial:
+// each gives what its blocking twin gives afterwards.
+func TestNonblockingMany(t *testing.T) {
+	for _, params := range [][]string{nil, {"coll_base_crossover", "1"}, {"coll_base_check", "0"}} {
+		for _, n := range []int{3, 7} {
+			t.Run(fmt.Sprintf("n=%d/%v", n, params), func(t *testing.T) {
+				w := colltest.NewWorld(oneNode(n), 20*time.Second, params...)
+				defer w.Close()
+				errs := w.Each(func(r int) error {
+					world := w.Comm(r)
+					dup, err := world.T.Split(0, r)
+					if err != nil {
+						return err
+					}
+					half, err := world.T.Split(r%2, r)
+					if err != nil {
+						return err
+					}
+					blocking, err := world.T.Split(0, r)
+					if err != nil {
+						return err
+					}
+					comms := []*coll.Comm{world, dup, half}
+					type job struct {
+						c    *coll.Comm
+						kind coll.Kind
+						out  []byte
+						f    func(c *coll.Comm, a *coll.Actions, out []byte) error
+						done <-chan error
+					}
+					var jobs []*job
+					for i := range 4 {
+						k := 1 + 300*(i%2) // 8 and 2408 bytes a block
+						for j := range comms {
+							c := comms[(j+r)%len(comms)]
+							fs := twins(c.Rank(), c.Size(), k, &colltest.Sum)
+							for _, kind := range []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Allgather, coll.Alltoall, coll.Scan} {
+								jb := &job{c: c, kind: kind, out: coll.Buffer(8 * c.Size() * k), f: fs[kind]}
+								if jb.done, err = startNB(c, coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error {
+									return jb.f(v, a, jb.out)
+								}); err != nil {
+									return err
+								}
+								jobs = append(jobs, jb)
+							}
+						}
+						sum := coll.Buffer(8)
+						if err := blocking.Run(coll.Sig{Kind: coll.Allreduce, Send: 8}, func(a *coll.Actions) error {
+							return a.Allreduce(blocking, colltest.Ints(r, 1), sum, &colltest.Sum)
+						}); err != nil {
+							return fmt.Errorf("blocking: %w", err)
+						}
+					}
+					for i := len(jobs) - 1; i >= 0; i-- {
+						if err := <-jobs[i].done; err != nil {
+							return fmt.Errorf("job %d (%s): %w", i, jobs[i].kind, err)
+						}
+					}
+					// The blocking twins in the same order everywhere:
+					// communicator by communicator.
+					var order []int
+					for _, c := range comms {
+						for i, jb := range jobs {
+							if jb.c == c {
+								order = append(order, i)
+							}
+						}
+					}
+					for _, i := range order {
+						jb := jobs[i]
+						want := coll.Buffer(len(jb.out))
+						if err := jb.c.Run(coll.Sig{Kind: jb.kind, Send: -1, Recv: -1}, func(a *coll.Actions) error { return jb.f(jb.c, a, want) }); err != nil {
+							return fmt.Errorf("job %d (%s) blocking: %w", i, jb.kind, err)
+						}
+						if !bytes.Equal(jb.out, want) {
+							return colltest.Fail(fmt.Sprintf("job %d (%s)", i, jb.kind), r, jb.out, want)
+						}
+					}
+					return nil
+				})
+				for r, err := range errs {
+					if err != nil {
+						t.Errorf("rank %d: %v", r, err)
+					}
+				}
+				if left := w.Leftover(); left != 0 {
+					t.Errorf("%d messages nobody received", left)
+				}
+			})
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,7 @@ type World struct {
 	nextCtx  int
 	done     chan struct{}
 	shared   string // path prefix of shared-memory areas; "" for none
+	progress *coll.Progress
 }
 
 // Share lets the world's communicators have shared-memory areas, named
@@ -56,7 +58,7 @@ type request struct {
 	w             *World
 	ctx, src, tag int
 	buf           []byte
-	done          bool
+	done          atomic.Bool
 	st            coll.Status
 	truncated     bool
 }
@@ -77,6 +79,7 @@ func NewWorld(nodes []int32, limit time.Duration, params ...string) *World {
 	w := &World{nodes: nodes, settings: ssi.NewSettings(args, nil), deadline: time.Now().Add(limit),
 		ctxs: map[string]int{}, splits: map[string]*splitTable{}, nextCtx: 100, done: make(chan struct{})}
 	w.cond = sync.NewCond(&w.mu)
+	w.progress = coll.NewProgress(w.wait)
 	for range nodes {
 		w.boxes = append(w.boxes, &box{})
 	}
@@ -93,6 +96,20 @@ func NewWorld(nodes []int32, limit time.Duration, params ...string) *World {
 		}
 	}()
 	return w
+}
+
+// wait waits until cond holds (cond reads atomics only) or the time
+// limit passes: the progress of the world's nonblocking collectives.
+func (w *World) wait(cond func() bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for !cond() {
+		if time.Now().After(w.deadline) {
+			return ErrHang
+		}
+		w.cond.Wait()
+	}
+	return nil
 }
 
 // Close stops the world's clock.
@@ -227,11 +244,11 @@ func (t *transport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 			b.recvs = append(b.recvs[:i], b.recvs[i+1:]...)
 			r.fill(m)
 			w.cond.Broadcast()
-			return &request{w: w, done: true}, nil
+			return sentRequest(w), nil
 		}
 	}
 	b.msgs = append(b.msgs, m)
-	return &request{w: w, done: true}, nil
+	return sentRequest(w), nil
 }
 
 func (t *transport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
@@ -254,6 +271,20 @@ func (t *transport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
 	return r, nil
 }
 
+// sentRequest is a send's request: complete, the data copied.
+func sentRequest(w *World) *request {
+	r := &request{w: w}
+	r.done.Store(true)
+	return r
+}
+
+// Done reports whether the request has completed (coll.Tester).
+func (r *request) Done() bool { return r.done.Load() }
+
+// Progress is the world's progress of nonblocking collectives (one for
+// all its processes).
+func (t *transport) Progress() *coll.Progress { return t.w.progress }
+
 func (r *request) matches(m *message) bool {
 	return r.ctx == m.ctx && (r.src == coll.AnySource || r.src == m.src) && (r.tag == coll.AnyTag || r.tag == m.tag)
 }
@@ -262,14 +293,14 @@ func (r *request) fill(m *message) {
 	n := copy(r.buf, m.data)
 	r.st = coll.Status{Source: m.src, Tag: m.tag, Count: n}
 	r.truncated = len(m.data) > len(r.buf)
-	r.done = true
+	r.done.Store(true)
 }
 
 func (r *request) Wait() (coll.Status, error) {
 	w := r.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for !r.done {
+	for !r.done.Load() {
 		if time.Now().After(w.deadline) {
 			return coll.Status{}, ErrHang
 		}

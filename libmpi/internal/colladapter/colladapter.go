@@ -44,6 +44,7 @@ var _ interface {
 	coll.Transport
 	coll.Receiver
 	coll.Sharer
+	coll.Progressor
 } = (*Transport)(nil)
 
 func (t *Transport) Rank() int       { return t.Comm.Rank }
@@ -121,6 +122,9 @@ type request struct {
 
 var requests = sync.Pool{New: func() any { return new(request) }}
 
+// Done reports whether the request has completed (coll.Tester).
+func (q *request) Done() bool { return q.r.Done() }
+
 func (q *request) Wait() (coll.Status, error) {
 	if err := q.e.Wait(context.Background(), &q.r); err != nil {
 		return coll.Status{}, err // still in the engine's hands: not reused
@@ -144,6 +148,24 @@ func collErr(err error) error {
 type sent struct{}
 
 func (sent) Wait() (coll.Status, error) { return coll.Status{}, nil }
+func (sent) Done() bool                 { return true }
+
+// progresses holds each engine's progress of nonblocking collectives.
+var progresses sync.Map // *core.Engine → *coll.Progress
+
+// Progress is the progress of the nonblocking collectives of t's engine
+// (coll.Progressor): it waits in the engine's own wait, which polls the
+// links, then sleeps until one can move bytes.
+func (t *Transport) Progress() *coll.Progress {
+	if p, ok := progresses.Load(t.Engine); ok {
+		return p.(*coll.Progress)
+	}
+	e := t.Engine
+	p, _ := progresses.LoadOrStore(e, coll.NewProgress(func(cond func() bool) error {
+		return e.WaitAny(context.Background(), cond)
+	}))
+	return p.(*coll.Progress)
+}
 
 func (t *Transport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 	w, err := t.world(dest, false)

@@ -1,0 +1,349 @@
+package coll
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// A Schedule is a nonblocking collective as a list of rounds. A round is
+// a set of sends and receives, started together when the round begins,
+// and local steps (copies, reductions, other work) run in order once all
+// of them have completed; the next round begins after. Nothing runs a
+// schedule on a goroutine of its own: whoever advances it (the process's
+// Progress goroutine, or a caller waiting for it) starts the next round
+// as soon as the current one completes.
+//
+// A module builds a schedule with the functions it returns from
+// Nonblocking, which are called on a private view of the communicator
+// (see Comm.Reserve) and add their steps to the view's schedule
+// (Comm.Schedule) instead of communicating. A local step may add more
+// rounds (Then): they go right after the round that runs it, which lets
+// a schedule depend on what it received (the argument check does).
+type Schedule struct {
+	mu      sync.Mutex // held by whoever advances the schedule
+	rounds  []round
+	cur     int  // the round under way
+	started bool // its transfers are started
+	open    int  // the round steps are added to
+	fresh   bool // the next step opens a new round after open
+	err     error
+	views   []*Comm // the views whose faults count
+	prog    *Progress
+	done    atomic.Bool
+	notify  func(error)  // called once, with the outcome
+	result  error        // the outcome, once done
+	waiters atomic.Int32 // callers in Wait, which advance s themselves
+}
+
+type round struct {
+	xfers []xfer
+	local []local
+}
+
+// xfer is a send or receive of a round.
+type xfer struct {
+	t    Transport
+	buf  []byte
+	peer int
+	tag  int
+	recv bool
+	name string // the communicator, for messages
+	req  Request
+}
+
+// local is a local step: a copy, a reduction, or a function.
+type local struct {
+	dst, src []byte
+	op       *Op
+	fn       func() error
+}
+
+func newSchedule(prog *Progress) *Schedule { return &Schedule{open: -1, fresh: true, prog: prog} }
+
+// Next ends the round steps are added to: what is added next goes into a
+// new round, which begins once this one is complete.
+func (s *Schedule) Next() { s.fresh = true }
+
+// openRound returns the round steps go to, opening one if need be (a
+// transfer never joins a round that has local steps: they run after its
+// transfers).
+func (s *Schedule) openRound(transfer bool) *round {
+	if !s.fresh && transfer && len(s.rounds[s.open].local) > 0 {
+		s.fresh = true
+	}
+	if s.fresh {
+		s.open++
+		s.rounds = slices.Insert(s.rounds, s.open, round{})
+		s.fresh = false
+	}
+	return &s.rounds[s.open]
+}
+
+// Send adds a send of buf to rank peer of c (a view: the message carries
+// its tag as it is now).
+func (s *Schedule) Send(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, false) }
+
+// Recv adds a receive of exactly len(buf) bytes from rank peer of c.
+func (s *Schedule) Recv(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, true) }
+
+func (s *Schedule) xfer(c *Comm, buf []byte, peer int, recv bool) {
+	r := s.openRound(true)
+	r.xfers = append(r.xfers, xfer{t: c.T, buf: buf, peer: peer, tag: int(c.tag), recv: recv, name: c.T.Name()})
+}
+
+// Copy adds a local step that copies src to dst.
+func (s *Schedule) Copy(dst, src []byte) {
+	r := s.openRound(false)
+	r.local = append(r.local, local{dst: dst, src: src})
+}
+
+// Reduce adds a local step that sets inout to in ∘ inout.
+func (s *Schedule) Reduce(op *Op, in, inout []byte) {
+	r := s.openRound(false)
+	r.local = append(r.local, local{dst: inout, src: in, op: op})
+}
+
+// Do adds a local step that runs f; an error ends the schedule with it.
+func (s *Schedule) Do(f func() error) {
+	r := s.openRound(false)
+	r.local = append(r.local, local{fn: f})
+}
+
+// Then adds a local step that runs f, which may add rounds to s: they run
+// next, before what is added after this step (which goes into a new
+// round).
+func (s *Schedule) Then(f func(s *Schedule) error) {
+	s.Do(func() error { return f(s) })
+	s.Next()
+}
+
+// Fail ends the schedule with err when it reaches this point.
+func (s *Schedule) Fail(err error) { s.Do(func() error { return err }) }
+
+// Done reports whether the schedule has completed.
+func (s *Schedule) Done() bool { return s.done.Load() }
+
+// advance moves the schedule on as far as it can without waiting and
+// reports whether it has just finished (the caller then calls finish).
+// s.mu is held.
+func (s *Schedule) advance() bool {
+	if s.done.Load() {
+		return false
+	}
+	for s.err == nil && s.cur < len(s.rounds) {
+		if !s.started {
+			s.started = true
+			if err := s.start(&s.rounds[s.cur]); err != nil {
+				s.err = err
+				break
+			}
+		}
+		if !s.complete(&s.rounds[s.cur]) {
+			return false
+		}
+		s.runLocal()
+		s.cur++
+		s.started = false
+	}
+	return true
+}
+
+// start starts a round's transfers.
+func (s *Schedule) start(r *round) error {
+	for i := range r.xfers {
+		x := &r.xfers[i]
+		var err error
+		if x.recv {
+			x.req, err = x.t.Irecv(x.buf, x.peer, x.tag)
+		} else {
+			x.req, err = x.t.Isend(x.buf, x.peer, x.tag)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// complete reports whether every transfer of r has completed, collecting
+// those that have. A transfer whose request cannot be tested is waited
+// for.
+func (s *Schedule) complete(r *round) bool {
+	for i := range r.xfers {
+		x := &r.xfers[i]
+		if x.req == nil {
+			continue
+		}
+		if t, ok := x.req.(Tester); ok && !t.Done() {
+			return false
+		}
+		st, err := x.req.Wait()
+		x.req = nil
+		if err != nil && !errors.Is(err, ErrTruncated) {
+			if s.err == nil {
+				s.err = err
+			}
+			continue
+		}
+		if x.recv {
+			s.received(x, st, err)
+		}
+	}
+	return true
+}
+
+// received records a receive of the wrong size as a fault of the
+// schedule (its messages are received by their exact tag, so they are
+// always the collective's own).
+func (s *Schedule) received(x *xfer, st Status, err error) {
+	switch {
+	case err != nil:
+		s.fault(Errorf(ErrCount, "%s: rank %d sent more than the %d bytes this process expects", x.name, x.peer, len(x.buf)))
+	case st.Count != len(x.buf):
+		s.fault(Errorf(ErrCount, "%s: rank %d sent %d bytes where this process expects %d", x.name, x.peer, st.Count, len(x.buf)))
+	}
+}
+
+// fault records a mismatch on the schedule's main view (the first one
+// counts); the schedule goes on, as a blocking collective does.
+func (s *Schedule) fault(e *Error) {
+	if len(s.views) > 0 {
+		s.views[0].Fault(e)
+	}
+}
+
+// runLocal runs the local steps of the current round. Rounds a step adds
+// go right after it.
+func (s *Schedule) runLocal() {
+	for j := 0; s.err == nil && j < len(s.rounds[s.cur].local); j++ {
+		l := s.rounds[s.cur].local[j]
+		switch {
+		case l.fn != nil:
+			s.open, s.fresh = s.cur, true
+			s.err = l.fn()
+		case l.op != nil:
+			l.op.Apply(l.src, l.dst)
+		default:
+			copy(l.dst, l.src)
+		}
+	}
+}
+
+// outcome is the schedule's error: the one that stopped it, or the first
+// fault a view recorded.
+func (s *Schedule) outcome() error {
+	if s.err != nil {
+		return s.err
+	}
+	for _, v := range s.views {
+		if v.fault != nil {
+			return v.fault
+		}
+	}
+	return nil
+}
+
+// finish marks s done and tells its owner. It is called once, by the
+// goroutine whose advance finished s, without s.mu.
+func (s *Schedule) finish() {
+	err := s.outcome()
+	s.rounds = nil // the buffers are the caller's again
+	s.result = err
+	if s.notify != nil {
+		s.notify(err)
+	}
+	s.done.Store(true)
+}
+
+// ready reports whether s can move on: its current round's transfers
+// have all completed (or it is done, or being advanced). It reads only
+// atomics and tries s.mu, so Progress calls it while polling.
+func (s *Schedule) ready() bool {
+	if s.done.Load() {
+		return true
+	}
+	if !s.mu.TryLock() {
+		return false // whoever holds it is advancing it
+	}
+	defer s.mu.Unlock()
+	if !s.started || s.cur >= len(s.rounds) {
+		return true
+	}
+	for i := range s.rounds[s.cur].xfers {
+		if q := s.rounds[s.cur].xfers[i].req; q != nil {
+			if t, ok := q.(Tester); ok && !t.Done() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// step advances s once (if nobody else is, unless wait), and finishes it
+// if it is done.
+func (s *Schedule) step(wait bool) {
+	if wait {
+		s.mu.Lock()
+	} else if !s.mu.TryLock() {
+		return
+	}
+	if s.locked() {
+		s.finish()
+	}
+}
+
+// locked advances s with s.mu held, and releases it (even if a step
+// panics: a user's op, say); it reports whether s has just finished.
+func (s *Schedule) locked() bool {
+	defer s.mu.Unlock()
+	return s.advance()
+}
+
+// abort ends s with err (its transport's progress failed).
+func (s *Schedule) abort(err error) {
+	s.mu.Lock()
+	if s.done.Load() {
+		s.mu.Unlock()
+		return
+	}
+	s.err = err
+	s.cur = len(s.rounds)
+	s.mu.Unlock()
+	s.finish()
+}
+
+// Wait advances s until it completes and returns its outcome. While a
+// caller waits, it advances s itself and the Progress goroutine leaves s
+// alone, so the rounds follow each other on the caller's thread.
+func (s *Schedule) Wait() error {
+	if s.done.Load() {
+		return s.result
+	}
+	s.waiters.Add(1)
+	defer func() {
+		s.waiters.Add(-1)
+		s.prog.kick()
+	}()
+	s.prog.kick() // its goroutine may stop watching s
+	for !s.done.Load() {
+		s.step(true)
+		if s.done.Load() {
+			break
+		}
+		if err := s.prog.wait(s.ready); err != nil {
+			s.abort(err)
+		}
+	}
+	return s.result
+}
+
+// Test advances s as far as it can without waiting, if nobody else is
+// advancing it, and reports whether it has completed.
+func (s *Schedule) Test() bool {
+	if !s.done.Load() {
+		s.step(false)
+	}
+	return s.done.Load()
+}
