@@ -211,3 +211,8 @@ func (l *link) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// Pace: a message reaches this process only after the lamd has run, so
+// spinning or yielding would take the processor the lamd needs; a waiter
+// polls once and sleeps in poll(2) until the arrival wakes it.
+func (t *transport) Pace() rpi.Pace { return rpi.Pace{SpinPolls: 1} }
