@@ -25,8 +25,9 @@ import (
 )
 
 // Version is the protocol version exchanged in hellos. Peers with
-// different versions refuse each other.
-const Version = 1
+// different versions refuse each other. Version 2 added streams (Attach,
+// Post, Credit; RoleStream).
+const Version = 2
 
 // Limits.
 const (
