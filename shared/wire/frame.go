@@ -83,6 +83,12 @@ func ReadHeader(r io.Reader) (Header, error) {
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return Header{}, err
 	}
+	return ParseHeader(b[:])
+}
+
+// ParseHeader checks and decodes the frame header at the start of b,
+// which holds at least HeaderSize bytes.
+func ParseHeader(b []byte) (Header, error) {
 	n := binary.BigEndian.Uint32(b[0:])
 	if n < HeaderSize-4 {
 		return Header{}, fmt.Errorf("%w: frame length %d shorter than its header", ErrMalformed, n)
