@@ -76,7 +76,8 @@ type OOBStream interface {
 	// Post sends head then data to process pid on node and reports
 	// whether the channel took all of it. When it took part, Pending is
 	// true until Flush has handed on the rest (the message must not be
-	// posted again); when it took nothing, try again later.
+	// posted again), and Post takes nothing meanwhile; when it took
+	// nothing, try again later.
 	Post(node int32, pid int, head, data []byte) (bool, error)
 	Pending() bool
 	// Flush hands on what it can of the rest of a message begun, and

@@ -98,17 +98,12 @@ func (s *Stream) Pending() bool { return s.opos < len(s.out) }
 // Post sends data, after head, to event on node with type typ, and
 // reports whether the socket took all of it. When it took part, Pending
 // reports true until Flush has written the rest (the message must not be
-// posted again); when it took nothing (the socket is full, or the rest of
-// a message is still pending), Pending says nothing new. The lamd reports
-// a post it cannot deliver through Next.
+// posted again); when it took nothing, Pending stays false. While the
+// rest of a message is pending Post takes nothing: Flush first. The lamd
+// reports a post it cannot deliver through Next.
 func (s *Stream) Post(node, event, typ int32, head, data []byte) (bool, error) {
-	if s.err != nil {
+	if s.err != nil || s.Pending() {
 		return false, s.err
-	}
-	if s.Pending() {
-		if done, err := s.Flush(); !done {
-			return false, err
-		}
 	}
 	s.out = wire.AppendPost(s.out[:0], 0, node, event, typ, head, data)
 	s.opos = 0
