@@ -103,14 +103,14 @@ func (q *oobQueue) cancel(w *oobWaiter) {
 }
 
 // takeAll removes and returns, in order, the queued messages for event
-// with a type matching typ (a stream attaching takes them).
-func (q *oobQueue) takeAll(event, typ int32) []*wire.Msg {
+// whose type takes says typ takes (a stream attaching takes them).
+func (q *oobQueue) takeAll(event, typ int32, takes func(typ, t int32) bool) []*wire.Msg {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	var out []*wire.Msg
 	keep := q.msgs[:0]
 	for _, m := range q.msgs {
-		if m.Event == event && typesMatch(typ, m.Type) {
+		if m.Event == event && takes(typ, m.Type) {
 			out = append(out, m)
 			q.bytes -= int64(len(m.Data))
 			continue

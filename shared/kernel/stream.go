@@ -64,6 +64,12 @@ type heldCredit struct {
 
 var errAttached = errors.New("already attached")
 
+// streamTakes says whether a stream of type typ takes a message of type
+// t: they share a bit. Unlike LAM's rule for receives, type 0 does not
+// match, so that a stream never takes what a receive of the process
+// waits for.
+func streamTakes(typ, t int32) bool { return typ&t != 0 }
+
 // attach serves an Attach: c's connection becomes the stream of its
 // event. The OK goes out before any message; messages queued for the
 // event follow it, in order.
@@ -73,6 +79,10 @@ func (k *Kernel) attach(c *client, id uint64, m *wire.Attach) {
 	}
 	if c.role != wire.RoleStream || c.stream.Load() != nil {
 		fail(wire.CodeFailed, "only a stream client attaches, once")
+		return
+	}
+	if m.Type == 0 {
+		fail(wire.CodeFailed, "a stream takes messages of a type other than 0")
 		return
 	}
 	rc, err := c.uc.SyscallConn()
@@ -89,7 +99,7 @@ func (k *Kernel) attach(c *client, id uint64, m *wire.Attach) {
 		return
 	}
 	k.streams[m.Event] = s
-	for _, msg := range k.oob.takeAll(m.Event, m.Type) {
+	for _, msg := range k.oob.takeAll(m.Event, m.Type, streamTakes) {
 		s.out = wire.AppendFrame(s.out, 0, 0, msg)
 	}
 	k.streamsMu.Unlock()
@@ -288,7 +298,7 @@ func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) {
 	msg := &wire.Msg{From: src, Event: m.Event, Type: m.Type, Data: m.Data}
 	n := len(m.Data)
 	k.streamsMu.RLock()
-	if s := k.streams[m.Event]; s != nil && typesMatch(s.typ, m.Type) {
+	if s := k.streams[m.Event]; s != nil && streamTakes(s.typ, m.Type) {
 		over := s.push(wire.AppendFrame(nil, 0, 0, msg), from, n)
 		k.streamsMu.RUnlock()
 		if over && from == nil {
@@ -307,20 +317,17 @@ func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) {
 }
 
 // deliverToStream hands msg to the stream of its event, if one is
-// attached, and reports whether it did (a Send's path to an attached
-// process; Sends are answered, so they take no window).
+// attached and takes it, and reports whether it did (a Send's path to an
+// attached process). Sends are answered, and may come over a link whose
+// reader must not wait: they take no window and never wait for room.
 func (k *Kernel) deliverToStream(msg *wire.Msg) bool {
 	k.streamsMu.RLock()
+	defer k.streamsMu.RUnlock()
 	s := k.streams[msg.Event]
-	if s == nil || !typesMatch(s.typ, msg.Type) {
-		k.streamsMu.RUnlock()
+	if s == nil || !streamTakes(s.typ, msg.Type) {
 		return false
 	}
-	over := s.push(wire.AppendFrame(nil, 0, 0, msg), nil, 0)
-	k.streamsMu.RUnlock()
-	if over {
-		s.waitRoom()
-	}
+	s.push(wire.AppendFrame(nil, 0, 0, msg), nil, 0)
 	return true
 }
 

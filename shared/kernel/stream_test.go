@@ -125,6 +125,15 @@ func TestStreams(t *testing.T) {
 	if got := string(next(t, d)); got != "late" {
 		t.Errorf("second message %q", got)
 	}
+	// A receive of type 0 still gets a message sent to an attached
+	// event (the stream does not take type 0), and so does a receive of
+	// another type.
+	if err := u.Client(t, 0).Send(ctx(t), 0, -1004, 0, []byte("plain")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := u.Client(t, 0).Recv(ctx(t), -1004, 0); err != nil || string(m.Data) != "plain" {
+		t.Errorf("receive beside a stream: %v, %v", m, err)
+	}
 	// One stream per event.
 	if _, err := u.Client(t, 0).DialStream(ctx(t), -1004, streamType); err == nil {
 		t.Error("a second stream for one event attached")
