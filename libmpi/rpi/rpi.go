@@ -58,6 +58,40 @@ type OOB interface {
 	Recv(ctx context.Context, typ int32) ([]byte, error)
 }
 
+// OOBStreamer is implemented by out-of-band channels that can give a
+// process a stream of its own for the messages of one type: they arrive
+// on a descriptor the process polls, and leave without waiting for the
+// channel's answer (the lamd rpi's path).
+type OOBStreamer interface {
+	OOBStream(ctx context.Context, typ int32) (OOBStream, error)
+}
+
+// OOBStream is a process's stream of out-of-band messages of one type.
+// It never blocks, and holds nothing it has not handed on but the rest of
+// a message begun.
+type OOBStream interface {
+	// Fd is readable when a message came, and writable when the channel
+	// takes more.
+	Fd() int
+	// Post sends head then data to process pid on node and reports
+	// whether the channel took all of it. When it took part, Pending is
+	// true until Flush has handed on the rest (the message must not be
+	// posted again), and Post takes nothing meanwhile; when it took
+	// nothing, try again later.
+	Post(node int32, pid int, head, data []byte) (bool, error)
+	Pending() bool
+	// Flush hands on what it can of the rest of a message begun, and
+	// reports whether none is left.
+	Flush() (bool, error)
+	// Next returns the next message that came, or ok false; data stays
+	// valid until the next call. A message the channel could not deliver
+	// is an error.
+	Next() (data []byte, ok bool, err error)
+	// Close hands on the rest of a message begun (for at most timeout),
+	// then closes.
+	Close(timeout time.Duration) error
+}
+
 // ErrOOBFull is wrapped by an OOB's Send when the channel is full for now.
 var ErrOOBFull = errors.New("out-of-band channel full")
 

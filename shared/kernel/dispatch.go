@@ -29,6 +29,19 @@ func (k *Kernel) dispatch(src *source, to replier, f wire.Frame, fromLink *link)
 		return
 	case *wire.Heartbeat:
 		return // a link's reader already noted that the peer is alive
+	case *wire.Post:
+		k.post(to, fromLink, f.ID, m)
+		return
+	case *wire.Credit:
+		if fromLink != nil {
+			fromLink.credited(m.Bytes)
+		}
+		return
+	case *wire.Attach:
+		if c, ok := to.(*client); ok {
+			k.attach(c, f.ID, m)
+			return
+		}
 	}
 
 	ctx, a, err := src.start(k.ctx, f.ID)

@@ -94,6 +94,9 @@ type Kernel struct {
 	nextID atomic.Uint64
 	procs  procTable
 	oob    oobQueue
+	// streams are the attached streams by event (stream.go).
+	streamsMu sync.RWMutex
+	streams   map[int32]*stream
 
 	stopWatch func()
 	wg        sync.WaitGroup
@@ -141,6 +144,7 @@ func New(cfg Config) (*Kernel, error) {
 		links:    map[int32]*link{},
 		calls:    map[uint64]*call{},
 		clients:  map[*client]struct{}{},
+		streams:  map[int32]*stream{},
 		done:     make(chan struct{}),
 	}
 	k.full.log = cfg.Log

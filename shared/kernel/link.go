@@ -30,6 +30,15 @@ type link struct {
 	src      source // requests the peer sent us
 	lastSeen atomic.Int64
 	once     sync.Once
+	gone     chan struct{} // closed with the link
+
+	// The window of Posts sent to the peer (stream.go).
+	wmu      sync.Mutex
+	inflight int
+	room     chan struct{}
+	// Window bytes the peer's Posts used here, not yet returned.
+	owed       atomic.Int64
+	creditKick chan struct{}
 }
 
 func (l *link) reply(id uint64, flags uint16, m wire.Message) error {
@@ -46,6 +55,7 @@ func (l *link) write(id uint64, flags uint16, m wire.Message) error {
 
 func (l *link) close(err error) {
 	l.once.Do(func() {
+		close(l.gone)
 		l.c.Close()
 		l.k.linkDown(l, err)
 	})
@@ -70,7 +80,7 @@ func (l *link) readLoop() {
 
 // addLink registers an established link and starts reading from it.
 func (k *Kernel) addLink(node int32, c *wire.Conn) error {
-	l := &link{k: k, node: node, c: c}
+	l := &link{k: k, node: node, c: c, gone: make(chan struct{}), creditKick: make(chan struct{}, 1)}
 	l.src.init()
 	l.lastSeen.Store(time.Now().UnixNano())
 	k.mu.Lock()
@@ -90,8 +100,9 @@ func (k *Kernel) addLink(node int32, c *wire.Conn) error {
 	}
 	k.mu.Unlock()
 	k.log.Debug("link up", "node", node)
-	k.wg.Add(1)
+	k.wg.Add(2)
 	go func() { defer k.wg.Done(); l.readLoop() }()
+	go func() { defer k.wg.Done(); l.creditLoop() }()
 	return nil
 }
 

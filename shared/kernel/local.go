@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/lamgo/lam/shared/boot"
@@ -26,9 +27,16 @@ type client struct {
 	// counted: the client holds one of the Config.MaxClients places of
 	// clients other than tools (admit).
 	counted bool
+	// stream is set once the client attached (a RoleStream client): then
+	// every frame to it goes through the stream, in order.
+	stream atomic.Pointer[stream]
 }
 
 func (c *client) reply(id uint64, flags uint16, m wire.Message) error {
+	if s := c.stream.Load(); s != nil {
+		s.push(wire.AppendFrame(nil, id, flags, m), nil, 0)
+		return nil
+	}
 	err := c.c.Write(id, flags, m, clientWriteTimeout)
 	if err != nil {
 		c.c.Close() // the reader notices and cleans up
@@ -134,6 +142,9 @@ func (k *Kernel) serveClient(c *client) {
 		}
 		k.dispatch(&c.src, c, f, nil)
 	}
+	if s := c.stream.Load(); s != nil {
+		k.detach(s)
+	}
 	for _, a := range c.src.closeAll() {
 		if a.fwd != nil {
 			k.cancelCall(a.fwd)
@@ -168,11 +179,12 @@ func (k *Kernel) addClient(uc *net.UnixConn) (*client, error) {
 	return c, nil
 }
 
-// admit counts a client that said hello: a tool is always admitted (it
-// got a connection), any other only while fewer than Config.MaxClients
-// others are attached.
+// admit counts a client that said hello: a tool or a stream is always
+// admitted (it got a connection; a stream is an MPI process's second
+// one), any other only while fewer than Config.MaxClients others are
+// attached.
 func (k *Kernel) admit(c *client) error {
-	if c.role == wire.RoleTool {
+	if c.role == wire.RoleTool || c.role == wire.RoleStream {
 		return nil
 	}
 	k.mu.Lock()

@@ -102,6 +102,26 @@ func (q *oobQueue) cancel(w *oobWaiter) {
 	}
 }
 
+// takeAll removes and returns, in order, the queued messages for event
+// whose type takes says typ takes (a stream attaching takes them).
+func (q *oobQueue) takeAll(event, typ int32, takes func(typ, t int32) bool) []*wire.Msg {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*wire.Msg
+	keep := q.msgs[:0]
+	for _, m := range q.msgs {
+		if m.Event == event && takes(typ, m.Type) {
+			out = append(out, m)
+			q.bytes -= int64(len(m.Data))
+			continue
+		}
+		keep = append(keep, m)
+	}
+	clear(q.msgs[len(keep):])
+	q.msgs = keep
+	return out
+}
+
 // clear drops every queued message (lamclean).
 func (q *oobQueue) clear() {
 	q.mu.Lock()
@@ -123,6 +143,10 @@ func (k *Kernel) deliver(r *request, from *link, m *wire.Send) {
 		src = from.node
 	}
 	msg := &wire.Msg{From: src, Event: m.Event, Type: m.Type, Data: m.Data}
+	if k.deliverToStream(msg) {
+		r.finish(&wire.OK{})
+		return
+	}
 	if !k.oob.put(msg) {
 		r.fail(wire.CodeFull, "n%d cannot hold more undelivered messages (limit %d bytes)", k.cfg.Self, k.oob.limit)
 		return

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -26,6 +27,8 @@ var ErrClosed = errors.New("connection to the lamd closed")
 
 // Client is a connection to the local lamd.
 type Client struct {
+	dir      session.Dir
+	name     string
 	conn     *wire.Conn
 	welcome  wire.Welcome
 	nextID   atomic.Uint64
@@ -51,32 +54,37 @@ func Dial(ctx context.Context, dir session.Dir, name string, role uint8) (*Clien
 		}
 		return nil, fmt.Errorf("connect to the lamd: %w", err)
 	}
-	c := &Client{conn: wire.NewConn(uc), pending: map[uint64]chan wire.Frame{}, readDone: make(chan struct{})}
+	c := &Client{dir: dir, name: name, conn: wire.NewConn(uc), pending: map[uint64]chan wire.Frame{}, readDone: make(chan struct{})}
+	if c.welcome, err = hello(ctx, uc, name, role); err != nil {
+		uc.Close()
+		return nil, err
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+// hello says hello on a new connection and reads the lamd's welcome,
+// within ctx's deadline. It reads no byte past the welcome.
+func hello(ctx context.Context, uc *net.UnixConn, name string, role uint8) (wire.Welcome, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = uc.SetDeadline(dl)
 	}
-	if err := c.conn.Write(0, 0, &wire.Hello{Version: wire.Version, Role: role, PID: int32(os.Getpid()), Name: filepath.Base(name)}, 0); err != nil {
-		uc.Close()
-		return nil, fmt.Errorf("hello to the lamd: %w", err)
+	defer uc.SetDeadline(time.Time{})
+	frame := wire.AppendFrame(nil, 0, 0, &wire.Hello{Version: wire.Version, Role: role, PID: int32(os.Getpid()), Name: filepath.Base(name)})
+	if _, err := uc.Write(frame); err != nil {
+		return wire.Welcome{}, fmt.Errorf("hello to the lamd: %w", err)
 	}
-	f, err := c.conn.Read()
+	f, err := wire.ReadFrame(uc)
 	if err != nil {
-		uc.Close()
-		return nil, fmt.Errorf("hello from the lamd: %w", err)
+		return wire.Welcome{}, fmt.Errorf("hello from the lamd: %w", err)
 	}
 	switch m := f.Msg.(type) {
 	case *wire.Welcome:
-		c.welcome = *m
+		return *m, nil
 	case *wire.Error:
-		uc.Close()
-		return nil, m
-	default:
-		uc.Close()
-		return nil, fmt.Errorf("the lamd answered hello with %v", f.Kind)
+		return wire.Welcome{}, m
 	}
-	_ = uc.SetDeadline(time.Time{})
-	go c.readLoop()
-	return c, nil
+	return wire.Welcome{}, fmt.Errorf("the lamd answered hello with %v", f.Kind)
 }
 
 // Node returns the local node's id.

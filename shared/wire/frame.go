@@ -25,8 +25,9 @@ import (
 )
 
 // Version is the protocol version exchanged in hellos. Peers with
-// different versions refuse each other.
-const Version = 1
+// different versions refuse each other. Version 2 added streams (Attach,
+// Post, Credit; RoleStream).
+const Version = 2
 
 // Limits.
 const (
@@ -82,6 +83,12 @@ func ReadHeader(r io.Reader) (Header, error) {
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return Header{}, err
 	}
+	return ParseHeader(b[:])
+}
+
+// ParseHeader checks and decodes the frame header at the start of b,
+// which holds at least HeaderSize bytes.
+func ParseHeader(b []byte) (Header, error) {
 	n := binary.BigEndian.Uint32(b[0:])
 	if n < HeaderSize-4 {
 		return Header{}, fmt.Errorf("%w: frame length %d shorter than its header", ErrMalformed, n)

@@ -41,6 +41,10 @@ func goldenSamples() []Message {
 		&FilePut{Node: 0, Name: "a.out", Append: false, Data: bytes.Repeat([]byte{7}, 70)},
 		&Inspect{Node: LocalNode, Msgs: false, MaxMsgs: 0},
 		&Inspection{Node: MaxNodes - 1, Procs: []InspectedProc{{PID: 1 << 30, Name: "", Rank: -1, Job: "", State: ProcStarting, Status: nil}}, Queue: nil, More: false},
+		&Hello{Version: Version, Role: RoleStream, PID: 1, Name: "ring"},
+		&Attach{Event: -1 << 31, Type: 0},
+		&Post{Node: LocalNode, Event: 1<<31 - 1, Type: -1, Data: nil},
+		&Credit{Bytes: MaxWindow},
 	)
 }
 

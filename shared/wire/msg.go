@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -46,6 +47,9 @@ const (
 	KindFilePath
 	KindInspect
 	KindInspection
+	KindAttach
+	KindPost
+	KindCredit
 	kindEnd
 )
 
@@ -97,6 +101,9 @@ var kinds = [kindEnd]struct {
 	KindFilePath:     {"file-path", newMessage[FilePath]},
 	KindInspect:      {"inspect", newMessage[Inspect]},
 	KindInspection:   {"inspection", newMessage[Inspection]},
+	KindAttach:       {"attach", newMessage[Attach]},
+	KindPost:         {"post", newMessage[Post]},
+	KindCredit:       {"credit", newMessage[Credit]},
 }
 
 func newMessage[T any, P interface {
@@ -132,6 +139,9 @@ const (
 	RoleTool uint8 = 1 + iota // a command such as lamnodes
 	RoleMPI                   // an MPI process
 	RoleRun                   // mpirun or lamexec: owns jobs
+	// RoleStream is an MPI process's second connection, which carries
+	// its point-to-point traffic (the lamd rpi) once it sends Attach.
+	RoleStream
 	roleEnd
 )
 
@@ -645,3 +655,83 @@ type FilePath struct{ Path string }
 
 func (*FilePath) Kind() Kind        { return KindFilePath }
 func (m *FilePath) fields(c *Codec) { c.String(&m.Path, "path", 4096) }
+
+// Attach turns the connection it arrives on (a RoleStream client's) into
+// the stream of the out-of-band messages for Event with a type matching
+// Type: the lamd answers OK, then writes each such message to the
+// connection as a Msg frame (id 0, no flags) as soon as it arrives, the
+// ones it had queued first. The client then sends Posts on it and nothing
+// else. An event has one stream at a time.
+type Attach struct {
+	Event int32
+	Type  int32
+}
+
+func (*Attach) Kind() Kind { return KindAttach }
+func (m *Attach) fields(c *Codec) {
+	c.I32(&m.Event)
+	c.I32(&m.Type)
+}
+
+// Post is a Send whose sender does not wait for an answer: the lamd
+// answers only when it cannot deliver it (an Error with the Post's id, on
+// the stream). Posts from one stream arrive in the order they were
+// posted. Between lamds a Post travels with frame id 0 and counts against
+// the link's window (MaxWindow) until the receiving lamd returns its
+// bytes in a Credit.
+type Post struct {
+	Node  int32
+	Event int32
+	Type  int32
+	Data  []byte
+}
+
+func (*Post) Kind() Kind { return KindPost }
+func (m *Post) fields(c *Codec) {
+	target(c, &m.Node)
+	c.I32(&m.Event)
+	c.I32(&m.Type)
+	c.Blob(&m.Data, "message", MaxData)
+}
+
+// Credit returns Bytes of a link's window: the Posts they carried have
+// been delivered (or queued within bounds) by the lamd sending it.
+type Credit struct {
+	Bytes uint32
+}
+
+// MaxWindow bounds a Credit: no lamd has more Post bytes than this in
+// flight on a link.
+const MaxWindow = 1 << 30
+
+func (*Credit) Kind() Kind { return KindCredit }
+func (m *Credit) fields(c *Codec) {
+	c.U32(&m.Bytes)
+	if c.Checking() && m.Bytes > MaxWindow {
+		c.Fail("credit of %d bytes exceeds %d", m.Bytes, MaxWindow)
+	}
+}
+
+// AppendPost appends to buf the frame of a Post whose Data is head
+// followed by data, as AppendFrame(buf, id, 0, &Post{...}) would, without
+// joining them first.
+func AppendPost(buf []byte, id uint64, node, event, typ int32, head, data []byte) []byte {
+	start := len(buf)
+	n := len(head) + len(data)
+	buf = append(buf, make([]byte, HeaderSize+16)...)
+	b := buf[start:]
+	binary.BigEndian.PutUint32(b, uint32(HeaderSize-4+16+n))
+	binary.BigEndian.PutUint16(b[4:], uint16(KindPost))
+	binary.BigEndian.PutUint16(b[6:], 0)
+	binary.BigEndian.PutUint64(b[8:], id)
+	binary.BigEndian.PutUint32(b[HeaderSize:], uint32(node))
+	binary.BigEndian.PutUint32(b[HeaderSize+4:], uint32(event))
+	binary.BigEndian.PutUint32(b[HeaderSize+8:], uint32(typ))
+	binary.BigEndian.PutUint32(b[HeaderSize+12:], uint32(n))
+	buf = append(buf, head...)
+	return append(buf, data...)
+}
+
+// Unmarshal decodes a Msg frame's body into m, checked as Decode checks
+// it; m.Data aliases body.
+func (m *Msg) Unmarshal(body []byte) error { return Unmarshal(body, m.fields) }

@@ -50,6 +50,9 @@ func samples() []Message {
 		&Inspect{Node: 1, Msgs: true, MaxMsgs: 100},
 		&Inspection{Node: 1, Procs: []InspectedProc{{PID: 77, Name: "ring", Rank: 0, Job: "0:5", State: ProcAnswered, Status: []byte{1}}},
 			Queue: []QueuedMsg{{Seq: 1, From: 0, Event: -77, Type: 16, Len: 3, Head: []byte("abc")}}, More: true},
+		&Attach{Event: -77, Type: 16},
+		&Post{Node: 1, Event: -77, Type: 16, Data: []byte{0, 0, 0, 1, 9}},
+		&Credit{Bytes: 1 << 20},
 	}
 }
 

@@ -30,7 +30,7 @@ var moduleDocs = map[string]string{
 	"boot/slurm":     "Starts the lamds inside a Slurm allocation with srun.",
 	"rpi/tcp":        "TCP sockets between every pair of processes: eager messages up to rpi_tcp_short bytes, a rendezvous above.",
 	"rpi/crtcp":      "The tcp transport, checkpointable: it drains every link before a checkpoint.",
-	"rpi/lamd":       "Messages travel through the lamds' out-of-band channel: slow, but every message can be seen with mpimsg.",
+	"rpi/lamd":       "Messages travel through the lamds: each process has a stream of its own to its lamd, which hands every message on as it arrives (one hop per lamd); a process that does not read holds its senders back.",
 	"rpi/sysv":       "Shared memory between processes of one node, a pool of rpi_sysv_poolsize bytes; tcp between nodes. Waiters sleep rather than spin.",
 	"rpi/usysv":      "Shared memory between processes of one node with spin locks (polling), the fastest on one node; tcp between nodes.",
 	"coll/lam_basic": "Every collective: linear algorithms up to coll_base_crossover processes, logarithmic (binomial) ones above.",

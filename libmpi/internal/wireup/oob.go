@@ -19,7 +19,7 @@ type oob struct {
 }
 
 // NewOOB adapts a connection to the local lamd, of the process pid, to
-// rpi.OOB.
+// rpi.OOB (and rpi.OOBStreamer).
 func NewOOB(cl *lamclient.Client, pid int) rpi.OOB { return oob{cl: cl, pid: pid} }
 
 func (o oob) Send(ctx context.Context, node int32, pid int, typ int32, msg []byte) error {
@@ -36,4 +36,23 @@ func (o oob) Recv(ctx context.Context, typ int32) ([]byte, error) {
 		return nil, err
 	}
 	return m.Data, nil
+}
+
+// OOBStream attaches a stream of this process's messages of type typ.
+func (o oob) OOBStream(ctx context.Context, typ int32) (rpi.OOBStream, error) {
+	s, err := o.cl.DialStream(ctx, jobwire.RankEvent(o.pid), typ)
+	if err != nil {
+		return nil, err
+	}
+	return oobStream{Stream: s, typ: typ}, nil
+}
+
+// oobStream addresses a lamclient.Stream's posts by pid.
+type oobStream struct {
+	*lamclient.Stream
+	typ int32
+}
+
+func (s oobStream) Post(node int32, pid int, head, data []byte) (bool, error) {
+	return s.Stream.Post(node, jobwire.RankEvent(pid), s.typ, head, data)
 }

@@ -1,117 +1,52 @@
-package lamd
+package lamd_test
 
 import (
-	"context"
-	"fmt"
 	"sync"
 	"testing"
 
+	"github.com/lamgo/lam/libmpi/internal/wireup"
 	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/libmpi/rpi/lamd"
 	"github.com/lamgo/lam/libmpi/rpi/rpitest"
+	"github.com/lamgo/lam/shared/kernel/kerneltest"
+	"github.com/lamgo/lam/shared/lamclient"
+	"github.com/lamgo/lam/shared/wire"
 )
 
-// fakeOOB is an in-memory stand-in for the lamds' out-of-band channel: a
-// queue per (node, pid) and message type, holding at most limit bytes
-// not yet received (the lamd's per-process queue limit), beyond which
-// Send reports rpi.ErrOOBFull as the lamd does.
-type fakeOOB struct {
-	mu     sync.Mutex
-	limit  int
-	queues map[oobAddr]*oobQueue
-}
-
-type oobAddr struct {
-	node int32
-	pid  int
-	typ  int32
-}
-
-type oobQueue struct {
-	msgs  [][]byte
-	bytes int
-	ready chan struct{} // closed and replaced when a message is queued
-}
-
-func newFakeOOB(limit int) *fakeOOB {
-	return &fakeOOB{limit: limit, queues: map[oobAddr]*oobQueue{}}
-}
-
-func (f *fakeOOB) queue(a oobAddr) *oobQueue {
-	q := f.queues[a]
-	if q == nil {
-		q = &oobQueue{ready: make(chan struct{})}
-		f.queues[a] = q
-	}
-	return q
-}
-
-// endpoint is one process's view of the channel.
-type endpoint struct {
-	f    *fakeOOB
-	node int32
-	pid  int
-}
-
-func (e endpoint) Send(ctx context.Context, node int32, pid int, typ int32, msg []byte) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	e.f.mu.Lock()
-	defer e.f.mu.Unlock()
-	q := e.f.queue(oobAddr{node, pid, typ})
-	if q.bytes > 0 && q.bytes+len(msg) > e.f.limit {
-		return fmt.Errorf("to n%d pid %d: %w", node, pid, rpi.ErrOOBFull)
-	}
-	q.msgs = append(q.msgs, append([]byte(nil), msg...))
-	q.bytes += len(msg)
-	close(q.ready)
-	q.ready = make(chan struct{})
-	return nil
-}
-
-func (e endpoint) Recv(ctx context.Context, typ int32) ([]byte, error) {
-	for {
-		e.f.mu.Lock()
-		q := e.f.queue(oobAddr{e.node, e.pid, typ})
-		if len(q.msgs) > 0 {
-			m := q.msgs[0]
-			q.msgs[0] = nil
-			q.msgs = q.msgs[1:]
-			q.bytes -= len(m)
-			e.f.mu.Unlock()
-			return m, nil
-		}
-		ready := q.ready
-		e.f.mu.Unlock()
-		select {
-		case <-ready:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
-// oobJobs gives every process of a job its own endpoint of one channel
-// and a pid of its own (the channel addresses processes by node and pid).
-func oobJobs(limit int) func(testing.TB, []*rpi.Job) {
-	f := newFakeOOB(limit)
+// lamdJobs runs every job's processes through real lamds of an
+// in-process universe of nodes nodes: process i is on node i%nodes, with a
+// connection to its lamd and a pid of its own (the lamds address
+// processes by node and pid).
+func lamdJobs(t testing.TB, nodes int) func(testing.TB, []*rpi.Job) {
+	u := kerneltest.Start(t, kerneltest.Options{Nodes: nodes})
+	u.WaitLinked(t)
 	var mu sync.Mutex
 	next := 1 << 24
-	return func(t testing.TB, jobs []*rpi.Job) {
+	return func(tb testing.TB, jobs []*rpi.Job) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, j := range jobs {
 			next++
 			j.PID = next
-			j.OOB = endpoint{f: f, node: j.Node, pid: j.PID}
+			j.Node = int32(j.Rank % nodes)
+			cl, err := lamclient.Dial(tb.Context(), u.Dir(int(j.Node)), "rpitest", wire.RoleMPI)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			tb.Cleanup(func() { cl.Close() })
+			j.OOB = wireup.NewOOB(cl, j.PID)
 		}
 	}
 }
 
-// The channel buffers what has not been received up to a limit, but
-// every process's transport takes its messages as they come: a writer is
-// never held back. A process's links learn nothing of a peer's close or
+// The lamds hold a process's messages up to a bound, then hold its
+// senders back (beyond what the suite calls bounded). A process's links learn nothing of a peer's close or
 // death (LAM's mpirun ends the job instead).
 func TestConformance(t *testing.T) {
-	rpitest.Run(t, rpitest.Factory{Module: Module{}, Job: oobJobs(4 << 20)})
+	rpitest.Run(t, rpitest.Factory{Module: lamd.Module{}, Job: lamdJobs(t, 1)})
+}
+
+// Between two nodes every message crosses a link between the lamds.
+func TestConformanceTwoNodes(t *testing.T) {
+	rpitest.Run(t, rpitest.Factory{Module: lamd.Module{}, Job: lamdJobs(t, 2)})
 }

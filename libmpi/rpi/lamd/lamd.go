@@ -2,7 +2,14 @@
 // through the lamds as out-of-band messages, like LAM's lamd rpi. A send
 // is done once the local lamd has taken it, whether or not the receiver is
 // in an MPI call: progress is truly asynchronous, at the price of a trip
-// through two daemons per message.
+// through the lamds (one on a node, two between nodes) per message.
+//
+// Each process has a stream of its own to its lamd (rpi.OOBStream): the
+// lamd writes each message for it to the stream as it arrives, and the
+// process's posts leave without waiting for an answer. The MPI core polls
+// the stream's descriptor like a socket's, so a process waiting for a
+// message sleeps in poll(2) and the arrival itself wakes it; no goroutine
+// and no timer stands in between.
 package lamd
 
 import (
@@ -12,7 +19,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -29,6 +35,10 @@ const msgType int32 = 16
 // chunk bounds one out-of-band message.
 const chunk = 1 << 20
 
+// closeTimeout bounds how long Close waits for the lamd to take the
+// posts still queued.
+const closeTimeout = 10 * time.Second
+
 // Module is the lamd rpi module.
 type Module struct{}
 
@@ -42,25 +52,56 @@ func (Module) SSI() ssi.Info {
 // Query: available wherever a lamd is.
 func (m Module) Query(context.Context, *ssi.Settings) (int, error) { return m.SSI().Priority, nil }
 
-// Open needs the local lamd.
+// Open attaches this process's stream to the local lamd, before its
+// address is published: a peer that knows the address can post to it.
 func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 	if job.OOB == nil {
 		return nil, errors.New("rpi lamd: no lamd (the program was not started by mpirun)")
 	}
-	return &transport{job: job}, nil
+	st, ok := job.OOB.(rpi.OOBStreamer)
+	if !ok {
+		return nil, errors.New("rpi lamd: the out-of-band channel has no streams")
+	}
+	s, err := st.OOBStream(ctx, msgType)
+	if err != nil {
+		return nil, fmt.Errorf("rpi lamd: %w", err)
+	}
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		s.Close(0)
+		return nil, fmt.Errorf("rpi lamd: %w", err)
+	}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, s.Fd(), &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(s.Fd())}); err != nil {
+		unix.Close(ep)
+		s.Close(0)
+		return nil, fmt.Errorf("rpi lamd: %w", err)
+	}
+	t := &transport{job: job, s: s, ep: ep, head: make([]byte, 4, 64)}
+	binary.BigEndian.PutUint32(t.head, uint32(job.Rank))
+	return t, nil
 }
 
+// transport is one process's stream, shared by its links: every message
+// starts with the sender's rank, which says whose link it is for.
 type transport struct {
 	job   *rpi.Job
+	s     rpi.OOBStream
 	links []*link
-
-	// A goroutine waits in the lamd for this process's messages and files
-	// them under their senders; a byte on the wake pipe tells poll(2).
-	mu           sync.Mutex
-	err          error
-	wakeR, wakeW int
-	stop         context.CancelFunc
-	done         chan struct{}
+	// ep holds the stream's descriptor, watched for reading, and for
+	// writing too (out) while a link waits to write: the core polls ep.
+	ep  int
+	out bool
+	// begun is the link whose message the stream took part of; until
+	// the stream has written the rest no other message goes. full: the
+	// stream took nothing of the last message.
+	begun *link
+	full  bool
+	// unreported counts the links whose message was written in full
+	// but not yet reported to the core (link.done > 0).
+	unreported int
+	err        error // the stream failed
+	// head is this rank, then (Write2) the header written with a body.
+	head []byte
 }
 
 // Addr is where peers send: this process's node and pid.
@@ -70,29 +111,31 @@ func (t *transport) Addr() string { return fmt.Sprintf("lamd:%d:%d", t.job.Node,
 // rendezvous only saves buffering in them.
 func (t *transport) Short() int { return 64 << 10 }
 
-// Close stops the receiving goroutine.
+// Pace: a message reaches this process only after the lamd has run, so
+// spinning or yielding would take the processor the lamd needs; a waiter
+// polls once and sleeps in poll(2) until the arrival wakes it.
+func (t *transport) Pace() rpi.Pace { return rpi.Pace{SpinPolls: 1} }
+
+// Close writes the posts still queued (bounded) and closes the stream.
 func (t *transport) Close() error {
-	if t.stop != nil {
-		t.stop()
-		<-t.done
-		unix.Close(t.wakeR)
-		unix.Close(t.wakeW)
-		t.stop = nil
+	if t.s == nil {
+		return nil
+	}
+	err := t.s.Close(closeTimeout)
+	unix.Close(t.ep)
+	t.s = nil
+	if err != nil {
+		return fmt.Errorf("rpi lamd: %w", err)
 	}
 	return nil
 }
 
 // Connect needs no connection: it only learns where each peer is.
 func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, _ []byte) ([]rpi.Link, error) {
-	var fds [2]int
-	if err := unix.Pipe2(fds[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
-		return nil, fmt.Errorf("rpi lamd: %w", err)
-	}
-	t.wakeR, t.wakeW = fds[0], fds[1]
 	t.links = make([]*link, len(peers))
 	out := make([]rpi.Link, len(peers))
 	for _, p := range peers {
-		if p.Rank == t.job.Rank {
+		if p.Rank == t.job.Rank || p.Addr == "" {
 			continue
 		}
 		node, pid, err := parseAddr(p.Addr)
@@ -103,39 +146,7 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, _ []byte) ([]
 		t.links[p.Rank] = l
 		out[p.Rank] = l
 	}
-	ctx, t.stop = context.WithCancel(context.Background())
-	t.done = make(chan struct{})
-	go t.receive(ctx)
 	return out, nil
-}
-
-// receive waits in the lamd for this process's messages.
-func (t *transport) receive(ctx context.Context) {
-	defer close(t.done)
-	wake := []byte{1}
-	for {
-		data, err := t.job.OOB.Recv(ctx, msgType)
-		if err != nil {
-			t.mu.Lock()
-			if ctx.Err() == nil {
-				t.err = err
-			}
-			t.mu.Unlock()
-			unix.Write(t.wakeW, wake)
-			return
-		}
-		if len(data) < 4 {
-			continue
-		}
-		from := int(binary.BigEndian.Uint32(data))
-		if from < 0 || from >= len(t.links) || t.links[from] == nil {
-			continue
-		}
-		t.mu.Lock()
-		t.links[from].in = append(t.links[from].in, data[4:]...)
-		t.mu.Unlock()
-		unix.Write(t.wakeW, wake)
-	}
 }
 
 func parseAddr(a string) (int32, int, error) {
@@ -151,63 +162,167 @@ func parseAddr(a string) (int32, int, error) {
 	return int32(node), pid, nil
 }
 
+// post sends head then data, which carry count bytes of l's stream, to
+// l's process, and returns how many of them the link may report written.
+// A message the stream took part of counts as written only once the rest
+// is: until then its link's writes return 0, and once it is, its link's
+// next write (the same bytes again, as the core retries) returns count.
+func (t *transport) post(l *link, head, data []byte, count int) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	if !t.flush() {
+		return 0, t.err
+	}
+	if l.done > 0 {
+		n := l.done
+		l.done = 0
+		t.unreported--
+		t.watchOut()
+		return n, nil
+	}
+	ok, err := t.s.Post(l.node, l.pid, head, data)
+	switch {
+	case err != nil:
+		t.err = err
+		return 0, err
+	case ok:
+		t.full = false
+		t.watchOut()
+		return count, nil
+	case t.s.Pending():
+		t.begun, l.done = l, -count
+	default:
+		t.full = true
+	}
+	t.watchOut()
+	return 0, nil
+}
+
+// flush writes the rest of a message begun, and reports whether the
+// stream is free for another.
+func (t *transport) flush() bool {
+	if t.begun == nil {
+		return true
+	}
+	done, err := t.s.Flush()
+	if err != nil {
+		t.err = err
+		return false
+	}
+	if !done {
+		return false
+	}
+	t.begun.done = -t.begun.done
+	t.begun = nil
+	t.unreported++
+	t.watchOut()
+	return true
+}
+
+// watchOut has ep watch for writing while a link waits to write: the
+// rest of a message begun, a full stream, or a link whose message was
+// written in full but not yet reported.
+func (t *transport) watchOut() {
+	want := t.begun != nil || t.full || t.unreported > 0
+	if want == t.out {
+		return
+	}
+	ev := uint32(unix.EPOLLIN)
+	if want {
+		ev |= unix.EPOLLOUT
+	}
+	fd := t.s.Fd()
+	if err := unix.EpollCtl(t.ep, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: ev, Fd: int32(fd)}); err == nil {
+		t.out = want
+	}
+}
+
+// pump writes what waits, then files every message that came under its
+// sender's link.
+func (t *transport) pump() {
+	if t.err != nil || !t.flush() && t.err != nil {
+		return
+	}
+	for {
+		data, ok, err := t.s.Next()
+		if err != nil {
+			t.err = err
+			return
+		}
+		if !ok {
+			return
+		}
+		if len(data) < 4 {
+			continue
+		}
+		from := int(binary.BigEndian.Uint32(data))
+		if from < 0 || from >= len(t.links) || t.links[from] == nil {
+			continue
+		}
+		l := t.links[from]
+		l.in = append(l.in, data[4:]...)
+	}
+}
+
 // link is the stream to one peer, carried in out-of-band messages that
 // start with the sender's rank.
 type link struct {
 	t      *transport
 	node   int32
 	pid    int
-	in     []byte // received, not yet read
+	in     []byte // in[off:] received, not yet read
+	off    int
 	closed bool
+	// done counts the bytes of this link's message the stream took part
+	// of (negative) or has written in full (positive, not yet reported).
+	done int
 }
 
-// Fd is the wake pipe: readable when a message came.
-func (l *link) Fd() int { return l.t.wakeR }
+// Fd is the transport's epoll descriptor: readable when a message came
+// or queued posts can be written.
+func (l *link) Fd() int { return l.t.ep }
 
 func (l *link) Close() error {
 	l.closed = true
 	return nil
 }
 
-// Write hands up to one chunk to the local lamd. A full lamd is "not
+// Write hands up to one chunk to the local lamd. A full stream is "not
 // now", not an error.
 func (l *link) Write(p []byte) (int, error) {
 	if l.closed {
 		return 0, errors.New("link closed")
 	}
 	n := min(len(p), chunk)
-	msg := make([]byte, 4+n)
-	binary.BigEndian.PutUint32(msg, uint32(l.t.job.Rank))
-	copy(msg[4:], p[:n])
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err := l.t.job.OOB.Send(ctx, l.node, l.pid, msgType, msg)
-	if errors.Is(err, rpi.ErrOOBFull) {
-		return 0, nil
+	return l.t.post(l, l.t.head[:4], p[:n], n)
+}
+
+// Write2 sends a frame's header and (up to a chunk of) its body in one
+// message.
+func (l *link) Write2(a, b []byte) (int, error) {
+	if l.closed {
+		return 0, errors.New("link closed")
 	}
-	if err != nil {
-		return 0, err
+	if len(a) > chunk {
+		return l.Write(a)
 	}
-	return n, nil
+	t := l.t
+	t.head = append(t.head[:4], a...)
+	n := min(len(b), chunk-len(a))
+	return t.post(l, t.head, b[:n], len(a)+n)
 }
 
 // Read returns the bytes received from this peer.
 func (l *link) Read(p []byte) (int, error) {
-	var drain [64]byte
-	for {
-		if n, _ := unix.Read(l.t.wakeR, drain[:]); n <= 0 {
-			break
-		}
+	if l.off == len(l.in) {
+		l.in, l.off = l.in[:0], 0
+		l.t.pump()
 	}
-	l.t.mu.Lock()
-	defer l.t.mu.Unlock()
-	if len(l.in) == 0 && l.t.err != nil {
+	if l.off == len(l.in) {
 		return 0, l.t.err
 	}
-	n := copy(p, l.in)
-	l.in = l.in[n:]
-	if len(l.in) == 0 {
-		l.in = nil
-	}
+	n := copy(p, l.in[l.off:])
+	l.off += n
 	return n, nil
 }
