@@ -24,9 +24,13 @@ import (
 // Allreduce. Each rank folds what it received into an accumulator; at the
 // end rank 0 prints "result <hex>" (the accumulators of every rank,
 // combined), which is the same whether or not checkpoints were taken.
-// With a gate, every rank waits after its last iteration (at most two
-// minutes) until the file <gate> exists, so that a test can take its
-// checkpoints however slowly before the job ends.
+// With a gate, the ranks go on iterating past <iterations> (at most two
+// minutes more) until the file <gate> exists, so that a test's
+// checkpoints, however slowly they are asked, come while the ranks are
+// inside MPI calls; the result is the accumulators as they were after
+// <iterations>, so the extra iterations do not change it. The ranks agree
+// to stop through each iteration's Allreduce (one rank seeing the gate
+// first must not leave the others inside the next operation).
 //
 // At a checkpoint each rank writes its communicator and the state after
 // its last two iterations and prints "rank R checkpoint N in <call>"
@@ -37,8 +41,9 @@ import (
 // iteration ends with an Allreduce), then run on from there.
 
 type crIter struct {
-	Iter int // iterations completed
-	Acc  uint64
+	Iter   int // iterations completed
+	Acc    uint64
+	Result uint64 // Acc after the requested number of iterations
 }
 
 var crRun struct {
@@ -141,35 +146,52 @@ func crSuite(rank, size int) {
 		crRun.work = w
 	}
 	c := crRun.work
-	for i := start; i < iters; i++ {
+	gate := ""
+	if len(os.Args) == 6 {
+		gate = os.Args[5]
+	}
+	gateOpen := func() bool {
+		if gate == "" {
+			return true
+		}
+		_, err := os.Stat(gate)
+		return err == nil
+	}
+	// A restarted job's gate is open already: every rank sees it alike.
+	stop, deadline := crRun.restarted && gateOpen(), time.Time{}
+	for i := start; i < iters || !stop; i++ {
+		if i >= iters && deadline.IsZero() {
+			deadline = time.Now().Add(2 * time.Minute)
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			fail("no gate %s two minutes after the last iteration", gate)
+		}
 		if i%size == rank {
 			time.Sleep(time.Millisecond) // the others wait inside the operation
 		}
 		got := crOp(c, op, rank, size, n, i)
+		vote := int64(0)
+		if i+1 >= iters && gateOpen() {
+			vote = 1
+		}
 		crRun.call.Store("MPI_Allreduce")
-		in, out := []int64{int64(got)}, make([]int64, 1)
+		in, out := []int64{int64(got), vote}, make([]int64, 2)
 		if err := mpi.Allreduce(c, in, out, mpi.Sum); err != nil {
 			fail("iteration %d: allreduce: %v", i, err)
 		}
 		crRun.call.Store("")
+		stop = out[1] > 0
 		crRun.mu.Lock()
 		crRun.prev = crRun.cur
-		crRun.cur = crIter{Iter: i + 1, Acc: crRun.cur.Acc*1099511628211 + got + uint64(out[0])}
+		next := crIter{Iter: i + 1, Acc: crRun.cur.Acc*1099511628211 + got + uint64(out[0]), Result: crRun.cur.Result}
+		if i+1 == iters {
+			next.Result = next.Acc
+		}
+		crRun.cur = next
 		crRun.mu.Unlock()
 	}
-	if len(os.Args) == 6 {
-		crRun.call.Store("")
-		for end := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(os.Args[5]); err == nil {
-				break
-			}
-			if time.Now().After(end) {
-				fail("no gate %s after two minutes", os.Args[5])
-			}
-		}
-	}
 	crRun.mu.Lock()
-	acc := crRun.cur.Acc
+	acc := crRun.cur.Result
 	crRun.mu.Unlock()
 	all := make([]uint64, size)
 	if err := mpi.Gather(mpi.World, []uint64{acc}, all, 0); err != nil {
