@@ -112,20 +112,23 @@ func (l *link) control(kind uint8, p []byte) (bool, error) {
 		return false, nil
 	}
 	h := header{kind: kind, credits: uint16(min(l.owed, maxCredits16)), from: uint32(l.t.job.Rank)}
-	sent, err := l.send(h, p, nil)
+	// A close goes from a send slot, never injected: its completion then
+	// says that everything sent before it has left (see drain).
+	sent, err := l.send(h, p, nil, kind != kindClose)
 	if err != nil {
 		l.die(err)
 	}
 	return sent, err
 }
 
-// send sends one message: h, then a and b (which fit together). It
-// reports false when the provider or the link's send slots are busy.
-func (l *link) send(h header, a, b []byte) (bool, error) {
+// send sends one message: h, then a and b (which fit together),
+// injected if it is tiny and inject allows. It reports false when the
+// provider or the link's send slots are busy.
+func (l *link) send(h header, a, b []byte, inject bool) (bool, error) {
 	t := l.t
 	n := hdrSize + len(a) + len(b)
 	var rc int
-	if n <= t.tiny {
+	if inject && n <= t.tiny {
 		m := l.scratch[:n]
 		h.put(m)
 		copy(m[copy(m[hdrSize:], a)+hdrSize:], b)
@@ -249,7 +252,7 @@ func (l *link) Write2(a, b []byte) (int, error) {
 		ca := min(len(a), max)
 		cb := min(len(b), max-ca)
 		h := header{kind: kindData, credits: uint16(min(l.owed, maxCredits16)), from: uint32(t.job.Rank), seq: l.sendSeq}
-		ok, err := l.send(h, a[:ca], b[:cb])
+		ok, err := l.send(h, a[:ca], b[:cb], true)
 		if err != nil {
 			l.die(err)
 			return n, err
@@ -274,16 +277,26 @@ func (l *link) Write2(a, b []byte) (int, error) {
 func (l *link) Fd() int { return -1 }
 
 // Close ends the stream; the peer reads the end once it has read what
-// came before (if a credit is left to tell it).
+// came before (if a credit is left to tell it). What is still in flight
+// is delivered before the transport closes (see drain).
 func (l *link) Close() error {
 	l.t.mu.Lock()
 	defer l.t.mu.Unlock()
 	if l.closed {
 		return nil
 	}
-	if l.dead == nil && l.t.fb != nil {
-		l.control(kindClose, nil)
+	if l.dead == nil && !l.eof && l.t.fb != nil {
+		for range 1000 {
+			if sent, err := l.control(kindClose, nil); sent || err != nil || l.credits < 1 {
+				break
+			}
+			l.t.progress() // the provider was busy
+		}
 	}
 	l.closed = true
 	return nil
 }
+
+// inFlight reports whether sends from the link's slots have not
+// completed.
+func (l *link) inFlight() bool { return l.dead == nil && len(l.free) < l.t.c.credits }

@@ -85,13 +85,20 @@ func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 func (t *transport) Addr() string { return t.addr }
 func (t *transport) Short() int   { return t.c.short }
 
-// Close closes the endpoint (its links first).
+// drainTimeout bounds how long Close waits for sends in flight.
+const drainTimeout = 10 * time.Second
+
+// Close closes the endpoint (its links first), once what was sent has
+// left: a provider may still be reading from this process's buffers (shm
+// copies long messages from the sender's memory), and its queues empty
+// only while someone calls it.
 func (t *transport) Close() error {
 	if t.stop != nil {
 		close(t.stop)
 		<-t.stopped
 		t.stop = nil
 	}
+	t.drain()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.fb == nil {
@@ -115,6 +122,42 @@ func (t *transport) Close() error {
 		}
 	}
 	return nil
+}
+
+// drain waits, within drainTimeout, until no send is in flight: the
+// last one on every link is its close (or, if the peer left no credit
+// for it, its last data), whose completion follows those before it.
+func (t *transport) drain() {
+	deadline := time.Now().Add(drainTimeout)
+	for {
+		t.mu.Lock()
+		busy := t.busy()
+		if busy {
+			t.progress()
+			busy = t.busy()
+		}
+		t.mu.Unlock()
+		if !busy || time.Now().After(deadline) {
+			return
+		}
+		t.Sleep(t.Arm(), time.Millisecond)
+	}
+}
+
+// busy reports whether sends are in flight to peers that may still take
+// them: not dead, not closed, and in another process (the peers of a
+// test's in-process job close their endpoints one after the other, and
+// a closed one never completes anything). The caller holds mu.
+func (t *transport) busy() bool {
+	if t.failed != nil || t.fb == nil {
+		return false
+	}
+	for _, l := range t.links {
+		if l != nil && l.inFlight() && !l.eof && l.pid != os.Getpid() {
+			return true
+		}
+	}
+	return false
 }
 
 // Connect adds every peer to the address vector, sends each a hello
