@@ -382,4 +382,5 @@ const (
 	codeCanceled     = C.FI_ECANCELED
 	codeAddrNotAvail = C.FI_EADDRNOTAVAIL
 	codeTrunc        = C.FI_ETRUNC
+	codeIO           = C.FI_EIO
 )

@@ -37,11 +37,12 @@ type link struct {
 	recvSeq uint32  // the next data message to read
 	off     int     // bytes of it already read
 
-	hello   bool  // the peer proved it holds the job's secret
-	greeted bool  // this process's hello to the peer went out
-	due     bool  // a credit message waits for the provider (in t.due)
-	eof     bool  // the peer closed its link
-	dead    error // the peer died or broke the protocol
+	hello   bool   // the peer proved it holds the job's secret
+	greeted bool   // this process's hello to the peer went out
+	due     bool   // a credit message waits for the provider (in t.due)
+	eof     bool   // the peer closed its link
+	eofSeq  uint32 // after this many data messages
+	dead    error  // the peer died or broke the protocol
 	closed  bool
 
 	scratch []byte // an injected message is built here
@@ -64,9 +65,6 @@ func newLink(t *transport, rank int, dest uint64, peerAddr string, pid int) *lin
 
 // queue takes data message seq, which arrived in receive slot slot.
 func (l *link) queue(seq uint32, slot, n int) error {
-	if !l.hello {
-		return fmt.Errorf("%w: data from rank %d before its hello", errProtocol, l.rank)
-	}
 	ahead := seq - l.recvSeq
 	m := &l.in[seq%uint32(len(l.in))]
 	if ahead >= uint32(len(l.in)) || m.slot >= 0 {
@@ -111,7 +109,9 @@ func (l *link) control(kind uint8, p []byte) (bool, error) {
 	if l.credits < 1 {
 		return false, nil
 	}
-	h := header{kind: kind, credits: uint16(min(l.owed, maxCredits16)), from: uint32(l.t.job.Rank)}
+	// A close carries the number of data messages before it: the
+	// provider may complete a long message after a short one sent later.
+	h := header{kind: kind, credits: uint16(min(l.owed, maxCredits16)), from: uint32(l.t.job.Rank), seq: l.sendSeq}
 	// A close goes from a send slot, never injected: its completion then
 	// says that everything sent before it has left (see drain).
 	sent, err := l.send(h, p, nil, kind != kindClose)
@@ -174,7 +174,7 @@ func (l *link) Read(p []byte) (int, error) {
 	switch {
 	case l.in[l.recvSeq%uint32(len(l.in))].slot >= 0:
 		return 0, nil
-	case l.eof:
+	case l.eof && l.recvSeq == l.eofSeq:
 		return 0, io.EOF
 	case l.dead != nil:
 		return 0, l.dead
@@ -185,6 +185,9 @@ func (l *link) Read(p []byte) (int, error) {
 // take copies what has arrived into p; emptied receive buffers are
 // posted again and their credits go back.
 func (l *link) take(p []byte) int {
+	if !l.hello {
+		return 0 // the provider may complete data before the hello
+	}
 	n, freed := 0, 0
 	for n < len(p) {
 		m := &l.in[l.recvSeq%uint32(len(l.in))]

@@ -399,7 +399,7 @@ func (t *transport) received(ev event) {
 			l.hello = true
 		}
 	case kindClose:
-		l.eof = true
+		l.eof, l.eofSeq = true, h.seq
 	default:
 		l.die(fmt.Errorf("%w: message of kind %d from rank %d", errProtocol, h.kind, l.rank))
 	}
