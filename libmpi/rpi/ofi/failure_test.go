@@ -15,7 +15,7 @@ import (
 
 // openPair opens a job of two over provider prov and connects it; what
 // it opened closes when the test ends.
-func openPair(t *testing.T, prov string) ([]*transport, [][]rpi.Link) {
+func openPair(t testing.TB, prov string) ([]*transport, [][]rpi.Link) {
 	t.Helper()
 	if _, err := probe(prov); err != nil {
 		t.Skipf("libfabric provider %s: %v", prov, err)

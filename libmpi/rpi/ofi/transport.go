@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/rpi"
 )
 
@@ -452,6 +453,18 @@ func (t *transport) Wake() {
 		unix.Write(t.wake, one[:])
 	}
 	t.mu.Unlock()
+}
+
+// Pace: over a provider whose completion queue has a wait descriptor
+// (tcp) a waiter paces itself as over sockets (core.DefaultPace); over
+// one without (shm), a sleeper could only wake by the clock, so it spins
+// and then yields the processor to other processes for a long while
+// first, as usysv does.
+func (t *transport) Pace() rpi.Pace {
+	if t.fb != nil && t.fb.waitFd() >= 0 {
+		return core.DefaultPace
+	}
+	return rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Millisecond, YieldOS: true}
 }
 
 // pollFallback bounds a sleep on a provider without a wait descriptor.
