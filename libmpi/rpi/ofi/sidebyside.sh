@@ -43,17 +43,19 @@ args() { # column
 	*) echo "-ssi rpi $1" ;;
 	esac
 }
-one() { # column size — one-way latency in µs
+one() { # column size — one-way latency in µs ("" if the run failed)
 	local iters=${ITERS:-$([ "$2" -le 65536 ] && echo 20000 || echo 500)}
 	# shellcheck disable=SC2046
-	bin/mpirun $(args "$1") -np 2 bin/pingpong -min "$2" -max "$2" -iters "$iters" latency 2>/dev/null |
-		tail -1 | awk '{print $2}'
+	timeout 300 bin/mpirun $(args "$1") -np 2 bin/pingpong -min "$2" -max "$2" -iters "$iters" latency 2>/dev/null |
+		tail -1 | awk '{print $2}' || true
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
 	for s in $SIZES; do
 		for c in "${columns[@]}"; do
-			echo "$r $s $c $(one "$c" "$s")"
+			v=$(one "$c" "$s")
+			echo "round $r: $c $s B: ${v:-failed} µs" >&2
+			[ -z "$v" ] || echo "$r $s $c $v"
 		done
 	done
 done >"$work/raw"
