@@ -562,8 +562,14 @@ func (t *transport) background() {
 			next = idleTick
 		}
 		if nanotime()-t.lastPass.Load() >= int64(tick) && t.mu.TryLock() {
+			before := t.moved.Load()
 			t.progress()
 			t.mu.Unlock()
+			if t.moved.Load() != before {
+				// What arrived no longer shows on the completion queue's
+				// descriptor: wake a process asleep on it.
+				t.Wake()
+			}
 		}
 		timer.Reset(next)
 	}
