@@ -28,12 +28,16 @@ type link struct {
 	dest     uint64 // the peer's fabric address
 	peerAddr string // what the peer published
 
-	credits int    // messages this process may still send to the peer
-	owed    int    // receive buffers emptied since the peer was told
-	sendSeq uint32 // the next data message's number
-	free    []int  // this link's send slots not in flight
+	credits int // messages this process may still send to the peer
+	owed    int // receive buffers emptied since the peer was told
+	// owedData: some of owed are for data read (not only for control
+	// messages), which a process left idle returns (transport.background)
+	owedData bool
+	sendSeq  uint32 // the next data message's number
+	free     []int  // this link's send slots not in flight
 
 	in      []inMsg // data messages that arrived, by seq modulo len(in)
+	queued  int     // how many
 	recvSeq uint32  // the next data message to read
 	off     int     // bytes of it already read
 
@@ -71,6 +75,7 @@ func (l *link) queue(seq uint32, slot, n int) error {
 		return fmt.Errorf("%w: rank %d sent more messages than its credits", errProtocol, l.rank)
 	}
 	m.slot, m.len = slot, n
+	l.queued++
 	return nil
 }
 
@@ -153,6 +158,9 @@ func (l *link) send(h header, a, b []byte, inject bool) (bool, error) {
 	}
 	l.credits--
 	l.owed -= int(h.credits)
+	if l.owed == 0 {
+		l.owedData = false
+	}
 	return true, nil
 }
 
@@ -201,18 +209,25 @@ func (l *link) take(p []byte) int {
 		if k == len(body) {
 			l.t.post(m.slot)
 			m.slot = -1
+			l.queued--
 			l.recvSeq++
 			l.off = 0
 			freed++
 		}
 	}
 	if freed > 0 {
-		// Data read returns its credits at once (a writer waiting for
-		// room wakes), unless the provider is busy; control messages
-		// return theirs in batches (owe), so that credit messages do not
-		// answer each other.
+		// The credits of data read go back with the next message to the
+		// peer (a reply, usually), or at once if the peer may be waiting
+		// for them (it has fewer than the two data needs) or half its
+		// credits are owed; a process that goes idle owing some returns
+		// them within a tick (transport.background).
 		l.owed += freed
-		l.returnCredits(1)
+		l.owedData = true
+		if l.t.c.credits-l.owed-l.queued < 2 {
+			l.returnCredits(1)
+		} else {
+			l.returnCredits(max(l.t.c.credits/2, 2))
+		}
 	}
 	return n
 }

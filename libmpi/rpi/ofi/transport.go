@@ -564,6 +564,11 @@ func (t *transport) background() {
 		if nanotime()-t.lastPass.Load() >= int64(tick) && t.mu.TryLock() {
 			before := t.moved.Load()
 			t.progress()
+			for _, l := range t.links {
+				if l != nil && l.owedData {
+					l.returnCredits(1)
+				}
+			}
 			t.mu.Unlock()
 			if t.moved.Load() != before {
 				// What arrived no longer shows on the completion queue's
