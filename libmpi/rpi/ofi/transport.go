@@ -42,12 +42,12 @@ type transport struct {
 	failed error            // the endpoint failed: every link fails
 	moved  atomic.Uint32    // completions handled (the Waiter's token)
 	// The background progress (see background).
-	sent     atomic.Bool  // data went out since background last looked
-	lastPass atomic.Int64 // when progress last ran (monotonic ns)
-	stop     chan struct{}
-	stopped  chan struct{}
-	pidfds   []int // by rank: peers on this node, watched for death; -1 none
-	checked  time.Time
+	sent    atomic.Bool   // data went out since background last looked
+	passes  atomic.Uint64 // progress calls so far
+	stop    chan struct{}
+	stopped chan struct{}
+	pidfds  []int // by rank: peers on this node, watched for death; -1 none
+	checked time.Time
 }
 
 func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
@@ -296,7 +296,7 @@ func (t *transport) progress() {
 	if t.fb == nil || t.failed != nil {
 		return
 	}
-	t.lastPass.Store(nanotime())
+	t.passes.Add(1)
 	for len(t.repost) > 0 {
 		if rc := t.fb.post(t.repost[len(t.repost)-1]); rc != 0 {
 			if rc != again {
@@ -534,7 +534,7 @@ func (t *transport) checkPeers() {
 // library for (computing, or waiting on something else) would never
 // leave. background makes progress for such a process: while it has
 // sent in the last idleAfter, every tick, if nobody made progress
-// during the last tick. It never contends with a process that makes
+// since the last tick. It never contends with a process that makes
 // progress itself (TryLock), and sleeps long when nothing was sent.
 const (
 	tick      = time.Millisecond
@@ -547,6 +547,7 @@ func (t *transport) background() {
 	timer := time.NewTimer(tick)
 	defer timer.Stop()
 	lastSend := time.Now()
+	var seen uint64 // passes at the last tick
 	for {
 		select {
 		case <-t.stop:
@@ -561,7 +562,8 @@ func (t *transport) background() {
 		if now.Sub(lastSend) > idleAfter {
 			next = idleTick
 		}
-		if nanotime()-t.lastPass.Load() >= int64(tick) && t.mu.TryLock() {
+		idle := t.passes.Load() == seen // nobody made progress since the last tick
+		if idle && t.mu.TryLock() {
 			before := t.moved.Load()
 			t.progress()
 			for _, l := range t.links {
@@ -576,12 +578,7 @@ func (t *transport) background() {
 				t.Wake()
 			}
 		}
+		seen = t.passes.Load()
 		timer.Reset(next)
 	}
 }
-
-// epoch is nanotime's origin.
-var epoch = time.Now()
-
-// nanotime is a monotonic clock in nanoseconds.
-func nanotime() int64 { return int64(time.Since(epoch)) }
