@@ -3,7 +3,9 @@
 package ofi
 
 /*
-#cgo pkg-config: libfabric
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +48,50 @@ typedef struct {
 
 #define LAMOFI_BATCH 32
 
+// libfabric is loaded when the module is first asked for, not linked:
+// an MPI program that does not use the module neither needs the library
+// nor runs its providers' initializers. Only these five functions are
+// symbols of the library; the rest of its API are inline calls through
+// the objects these return.
+static struct {
+	int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
+	void (*freeinfo)(struct fi_info *);
+	struct fi_info *(*dupinfo)(const struct fi_info *);
+	int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+	const char *(*strerror)(int);
+} lamofi_fn;
+static char lamofi_loaderr[256];
+static pthread_once_t lamofi_once = PTHREAD_ONCE_INIT;
+
+static void lamofi_doload(void) {
+	void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		snprintf(lamofi_loaderr, sizeof lamofi_loaderr, "%s", dlerror());
+		return;
+	}
+	lamofi_fn.getinfo = dlsym(h, "fi_getinfo");
+	lamofi_fn.freeinfo = dlsym(h, "fi_freeinfo");
+	lamofi_fn.dupinfo = dlsym(h, "fi_dupinfo");
+	lamofi_fn.fabric = dlsym(h, "fi_fabric");
+	lamofi_fn.strerror = dlsym(h, "fi_strerror");
+	if (!lamofi_fn.getinfo || !lamofi_fn.freeinfo || !lamofi_fn.dupinfo || !lamofi_fn.fabric || !lamofi_fn.strerror) {
+		snprintf(lamofi_loaderr, sizeof lamofi_loaderr, "libfabric.so.1 lacks fi_getinfo, fi_freeinfo, fi_dupinfo, fi_fabric or fi_strerror");
+		lamofi_fn.getinfo = NULL;
+	}
+}
+
+// lamofi_load loads libfabric once; NULL, or why it cannot be loaded.
+static const char *lamofi_load(void) {
+	pthread_once(&lamofi_once, lamofi_doload);
+	return lamofi_fn.getinfo ? NULL : lamofi_loaderr;
+}
+
+static const char *lamofi_strerror(int code) {
+	return lamofi_fn.strerror ? lamofi_fn.strerror(code) : strerror(code);
+}
+
 static struct fi_info *lamofi_hints(const char *prov) {
-	struct fi_info *h = fi_allocinfo();
+	struct fi_info *h = lamofi_fn.dupinfo(NULL);
 	if (h == NULL)
 		return NULL;
 	h->caps = FI_MSG | FI_SOURCE;
@@ -68,14 +112,14 @@ static int lamofi_probe(const char *prov, char *name, size_t len) {
 	struct fi_info *h = lamofi_hints(prov), *info = NULL;
 	if (h == NULL)
 		return -FI_ENOMEM;
-	int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &info);
-	fi_freeinfo(h);
+	int rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &info);
+	lamofi_fn.freeinfo(h);
 	if (rc != 0)
 		return rc;
 	if (info == NULL)
 		return -FI_ENODATA;
 	snprintf(name, len, "%s", info->fabric_attr->prov_name);
-	fi_freeinfo(info);
+	lamofi_fn.freeinfo(info);
 	return 0;
 }
 
@@ -86,7 +130,7 @@ static void lamofi_close(lamofi *f) {
 	if (f->cq) fi_close(&f->cq->fid);
 	if (f->domain) fi_close(&f->domain->fid);
 	if (f->fabric) fi_close(&f->fabric->fid);
-	if (f->info) fi_freeinfo(f->info);
+	if (f->info) lamofi_fn.freeinfo(f->info);
 	free(f->buf);
 	free(f->ctxs);
 	free(f);
@@ -110,10 +154,10 @@ static int lamofi_open(const char *prov, size_t bufsize, size_t nslots, size_t c
 		*where = "fi_allocinfo";
 		goto fail;
 	}
-	rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &f->info);
-	fi_freeinfo(h);
+	rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &f->info);
+	lamofi_fn.freeinfo(h);
 	if (rc) { *where = "fi_getinfo"; goto fail; }
-	if ((rc = fi_fabric(f->info->fabric_attr, &f->fabric, NULL))) { *where = "fi_fabric"; goto fail; }
+	if ((rc = lamofi_fn.fabric(f->info->fabric_attr, &f->fabric, NULL))) { *where = "fi_fabric"; goto fail; }
 	if ((rc = fi_domain(f->fabric, f->info, &f->domain, NULL))) { *where = "fi_domain"; goto fail; }
 	struct fi_cq_attr cq = {0};
 	cq.size = cqsize;
@@ -239,7 +283,7 @@ type fabricError struct {
 }
 
 func (e *fabricError) Error() string {
-	return fmt.Sprintf("%s: %s", e.call, C.GoString(C.fi_strerror(C.int(e.code))))
+	return fmt.Sprintf("%s: %s", e.call, C.GoString(C.lamofi_strerror(C.int(e.code))))
 }
 
 // ferr is the error of call, which returned rc.
@@ -256,7 +300,18 @@ const again = -C.FI_EAGAIN
 // softwareProviders are libfabric's providers that need no hardware.
 var softwareProviders = map[string]bool{"tcp": true, "sockets": true, "udp": true, "shm": true, "net": true}
 
+// load loads libfabric, once.
+func load() error {
+	if why := C.lamofi_load(); why != nil {
+		return fmt.Errorf("libfabric cannot be loaded: %s", C.GoString(why))
+	}
+	return nil
+}
+
 func probe(prov string) (provider, error) {
+	if err := load(); err != nil {
+		return provider{}, err
+	}
 	cprov := C.CString(prov)
 	defer C.free(unsafe.Pointer(cprov))
 	var name [256]C.char
@@ -284,6 +339,9 @@ type fabric struct {
 const pollBatch = C.LAMOFI_BATCH
 
 func openFabric(prov string, bufsize, nslots, cqsize int) (*fabric, error) {
+	if err := load(); err != nil {
+		return nil, err
+	}
 	cprov := C.CString(prov)
 	defer C.free(unsafe.Pointer(cprov))
 	var f *C.lamofi
@@ -365,7 +423,7 @@ func (fb *fabric) event(i int) event {
 // tryWait reports whether the caller may sleep on the wait descriptor.
 func (fb *fabric) tryWait() bool { return C.lamofi_trywait(fb.f) == 0 }
 
-func errText(code int) string { return C.GoString(C.fi_strerror(C.int(code))) }
+func errText(code int) string { return C.GoString(C.lamofi_strerror(C.int(code))) }
 
 // event is one completion.
 type event struct {

@@ -23,7 +23,10 @@ package ofi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"slices"
 
 	"github.com/lamgo/lam/libmpi/rpi"
 	"github.com/lamgo/lam/shared/buildinfo"
@@ -109,12 +112,22 @@ func settings(s *ssi.Settings) (config, error) {
 	return c, nil
 }
 
+// errNotAsked is why the module declines in a job that did not ask for
+// it, on a machine without a fabric device.
+var errNotAsked = errors.New("not asked for (-ssi rpi ofi) and no fabric device here")
+
 // Query: the module can run where libfabric offers a provider with
-// reliable datagrams and ordered messages.
+// reliable datagrams and ordered messages. Asking libfabric loads it and
+// every provider (about a tenth of a second of processor time here), so
+// a job that did not name the module (-ssi rpi ofi, or one of its
+// parameters) asks only where a fabric device is present.
 func (Module) Query(_ context.Context, s *ssi.Settings) (int, error) {
 	c, err := settings(s)
 	if err != nil {
 		return -1, err
+	}
+	if !asked(s) && !fabricDevice() {
+		return -1, errNotAsked
 	}
 	p, err := probe(c.provider)
 	if err != nil {
@@ -133,6 +146,28 @@ func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 		return nil, err
 	}
 	return open(ctx, job, c)
+}
+
+// asked reports whether the job names the module: in -ssi rpi, or by
+// setting its priority or provider.
+func asked(s *ssi.Settings) bool {
+	return slices.Contains(ssi.Requested(s, ssi.RPI), name) ||
+		s.IsSet(ssi.FullName(ssi.RPI, name, "priority")) || s.IsSet(ssi.FullName(ssi.RPI, name, "provider"))
+}
+
+// fabricDevices are where Linux lists the devices of libfabric's
+// hardware providers: verbs, EFA and Omni-Path (infiniband), Slingshot
+// (cxi).
+var fabricDevices = []string{"/sys/class/infiniband", "/sys/class/cxi"}
+
+// fabricDevice reports whether this machine has a fabric device.
+func fabricDevice() bool {
+	for _, d := range fabricDevices {
+		if es, err := os.ReadDir(d); err == nil && len(es) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // provider is what probe found.

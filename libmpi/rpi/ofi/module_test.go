@@ -1,6 +1,7 @@
 package ofi
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -41,5 +42,28 @@ func TestQueryBadParameter(t *testing.T) {
 	s := ssi.NewSettings([]ssi.Arg{{Key: "rpi_ofi_credits", Value: "1"}}, nil)
 	if p, err := (Module{}).Query(t.Context(), s); err == nil || p >= 0 {
 		t.Errorf("Query with rpi_ofi_credits=1: %d, %v", p, err)
+	}
+}
+
+// A job that does not name the module does not load libfabric where
+// there is no fabric device.
+func TestQueryNotAsked(t *testing.T) {
+	if fabricDevice() {
+		t.Skip("this machine has a fabric device")
+	}
+	if p, err := (Module{}).Query(t.Context(), ssi.NewSettings(nil, nil)); !errors.Is(err, errNotAsked) || p >= 0 {
+		t.Errorf("Query of a job that did not ask: %d, %v", p, err)
+	}
+	for _, args := range [][]ssi.Arg{
+		{{Key: "rpi", Value: "tcp,ofi"}},
+		{{Key: "rpi_ofi_provider", Value: "tcp"}},
+		{{Key: "rpi_ofi_priority", Value: "70"}},
+	} {
+		if !asked(ssi.NewSettings(args, nil)) {
+			t.Errorf("%v does not ask for the module", args)
+		}
+	}
+	if asked(ssi.NewSettings([]ssi.Arg{{Key: "rpi", Value: "tcp"}}, nil)) {
+		t.Error("-ssi rpi tcp asks for ofi")
 	}
 }

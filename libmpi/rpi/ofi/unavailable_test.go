@@ -12,7 +12,7 @@ import (
 
 // Without libfabric the module declines, and Open fails, saying why.
 func TestNotBuilt(t *testing.T) {
-	s := ssi.NewSettings(nil, nil)
+	s := ssi.NewSettings([]ssi.Arg{{Key: "rpi", Value: "ofi"}}, nil)
 	if p, err := (Module{}).Query(t.Context(), s); !errors.Is(err, errNotBuilt) || p >= 0 {
 		t.Errorf("Query: %d, %v", p, err)
 	}
