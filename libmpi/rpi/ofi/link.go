@@ -28,13 +28,10 @@ type link struct {
 	dest     uint64 // the peer's fabric address
 	peerAddr string // what the peer published
 
-	credits int // messages this process may still send to the peer
-	owed    int // receive buffers emptied since the peer was told
-	// owedData: some of owed are for data read (not only for control
-	// messages), which a process left idle returns (transport.background)
-	owedData bool
-	sendSeq  uint32 // the next data message's number
-	free     []int  // this link's send slots not in flight
+	credits int    // messages this process may still send to the peer
+	owed    int    // receive buffers emptied since the peer was told
+	sendSeq uint32 // the next data message's number
+	free    []int  // this link's send slots not in flight
 
 	in      []inMsg // data messages that arrived, by seq modulo len(in)
 	queued  int     // how many
@@ -158,9 +155,6 @@ func (l *link) send(h header, a, b []byte, inject bool) (bool, error) {
 	}
 	l.credits--
 	l.owed -= int(h.credits)
-	if l.owed == 0 {
-		l.owedData = false
-	}
 	return true, nil
 }
 
@@ -216,18 +210,12 @@ func (l *link) take(p []byte) int {
 		}
 	}
 	if freed > 0 {
-		// The credits of data read go back with the next message to the
-		// peer (a reply, usually), or at once if the peer may be waiting
-		// for them (it has fewer than the two data needs) or half its
-		// credits are owed; a process that goes idle owing some returns
-		// them within a tick (transport.background).
+		// Data read returns its credits at once (a writer waiting for
+		// room wakes), unless the provider is busy; control messages
+		// return theirs in halves (owe), so that credit messages do not
+		// answer each other.
 		l.owed += freed
-		l.owedData = true
-		if l.t.c.credits-l.owed-l.queued < 2 {
-			l.returnCredits(1)
-		} else {
-			l.returnCredits(max(l.t.c.credits/2, 2))
-		}
+		l.returnCredits(1)
 	}
 	return n
 }
@@ -312,6 +300,7 @@ func (l *link) Close() error {
 		}
 	}
 	l.closed = true
+	l.t.open--
 	return nil
 }
 

@@ -39,6 +39,7 @@ type transport struct {
 	owner  []*link          // send slot → its link
 	repost []int            // receive slots to post again (the provider was busy)
 	due    []*link          // links whose credit message waits for the provider
+	open   int              // links not closed
 	failed error            // the endpoint failed: every link fails
 	moved  atomic.Uint32    // completions handled (the Waiter's token)
 	// The background progress (see background).
@@ -234,6 +235,7 @@ func (t *transport) connect(peers []rpi.Peer, secret []byte) error {
 		}
 		next += t.c.credits
 		t.links[i], t.bySrc[dest] = l, l
+		t.open++
 		if p.Node == peers[self].Node && a.pid != os.Getpid() {
 			if fd, err := unix.PidfdOpen(a.pid, 0); err == nil {
 				unix.CloseOnExec(fd)
@@ -565,11 +567,9 @@ func (t *transport) background() {
 		idle := t.passes.Load() == seen // nobody made progress since the last tick
 		if idle && t.mu.TryLock() {
 			before := t.moved.Load()
-			t.progress()
-			for _, l := range t.links {
-				if l != nil && l.owedData {
-					l.returnCredits(1)
-				}
+			if t.open > 0 {
+				// Once every link is closed, only Close drains.
+				t.progress()
 			}
 			t.mu.Unlock()
 			if t.moved.Load() != before {
