@@ -466,7 +466,7 @@ func (t *transport) Pace() rpi.Pace {
 	if t.fb != nil && t.fb.waitFd() >= 0 {
 		return core.DefaultPace
 	}
-	return rpi.Pace{SpinPolls: 16, Spin: 250 * time.Microsecond, Yield: 100 * time.Millisecond, YieldOS: true}
+	return rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Millisecond, YieldOS: true}
 }
 
 // pollFallback bounds a sleep on a provider without a wait descriptor.
