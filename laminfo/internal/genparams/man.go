@@ -32,6 +32,7 @@ var moduleDocs = map[string]string{
 	"rpi/crtcp":      "The tcp transport, checkpointable: it drains every link before a checkpoint.",
 	"rpi/lamd":       "Messages travel through the lamds: each process has a stream of its own to its lamd, which hands every message on as it arrives (one hop per lamd); a process that does not read holds its senders back.",
 	"rpi/sysv":       "Shared memory between processes of one node, a pool of rpi_sysv_poolsize bytes; tcp between nodes. Waiters sleep rather than spin.",
+	"rpi/ofi":        "libfabric (OFI) fabrics, through the provider rpi_ofi_provider names (tcp, shm, verbs, ...): reliable datagrams with pre-posted receive buffers and credits. Built where libfabric is installed (build tag ofi); elsewhere it declines.",
 	"rpi/usysv":      "Shared memory between processes of one node with spin locks (polling), the fastest on one node; tcp between nodes.",
 	"coll/lam_basic": "Every collective: linear algorithms up to coll_base_crossover processes, logarithmic (binomial) ones above.",
 	"coll/smp":       "Collectives in two levels (MagPIe): inside each node, then between one leader per node. Reductions are reordered only when coll_base_associative is 1.",

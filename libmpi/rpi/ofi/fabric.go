@@ -1,0 +1,444 @@
+//go:build ofi && cgo
+
+package ofi
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+
+// lamofi is one process's endpoint and what it needs: the slots are
+// buffers of bufsize bytes, each with the fi_context2 its operations
+// carry, so that a completion names its slot.
+typedef struct {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	struct fid_mr *mr;
+	void *desc;
+	int waitfd;
+	char *buf;
+	size_t bufsize;
+	size_t nslots;
+	struct fi_context2 *ctxs;
+} lamofi;
+
+// lamofi_ev is one completion: the slot (-1 if none), and err when the
+// operation failed.
+typedef struct {
+	int64_t idx;
+	uint64_t flags;
+	uint64_t len;
+	uint64_t src;
+	int32_t err;
+	int32_t prov_errno;
+} lamofi_ev;
+
+#define LAMOFI_BATCH 32
+
+// libfabric is loaded when the module is first asked for, not linked:
+// an MPI program that does not use the module neither needs the library
+// nor runs its providers' initializers. Only these five functions are
+// symbols of the library; the rest of its API are inline calls through
+// the objects these return.
+static struct {
+	int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
+	void (*freeinfo)(struct fi_info *);
+	struct fi_info *(*dupinfo)(const struct fi_info *);
+	int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+	const char *(*strerror)(int);
+} lamofi_fn;
+static char lamofi_loaderr[256];
+static pthread_once_t lamofi_once = PTHREAD_ONCE_INIT;
+
+static void lamofi_doload(void) {
+	void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		snprintf(lamofi_loaderr, sizeof lamofi_loaderr, "%s", dlerror());
+		return;
+	}
+	lamofi_fn.getinfo = dlsym(h, "fi_getinfo");
+	lamofi_fn.freeinfo = dlsym(h, "fi_freeinfo");
+	lamofi_fn.dupinfo = dlsym(h, "fi_dupinfo");
+	lamofi_fn.fabric = dlsym(h, "fi_fabric");
+	lamofi_fn.strerror = dlsym(h, "fi_strerror");
+	if (!lamofi_fn.getinfo || !lamofi_fn.freeinfo || !lamofi_fn.dupinfo || !lamofi_fn.fabric || !lamofi_fn.strerror) {
+		snprintf(lamofi_loaderr, sizeof lamofi_loaderr, "libfabric.so.1 lacks fi_getinfo, fi_freeinfo, fi_dupinfo, fi_fabric or fi_strerror");
+		lamofi_fn.getinfo = NULL;
+	}
+}
+
+// lamofi_load loads libfabric once; NULL, or why it cannot be loaded.
+static const char *lamofi_load(void) {
+	pthread_once(&lamofi_once, lamofi_doload);
+	return lamofi_fn.getinfo ? NULL : lamofi_loaderr;
+}
+
+static const char *lamofi_strerror(int code) {
+	return lamofi_fn.strerror ? lamofi_fn.strerror(code) : strerror(code);
+}
+
+static struct fi_info *lamofi_hints(const char *prov) {
+	struct fi_info *h = lamofi_fn.dupinfo(NULL);
+	if (h == NULL)
+		return NULL;
+	h->caps = FI_MSG | FI_SOURCE;
+	h->mode = FI_CONTEXT | FI_CONTEXT2;
+	h->ep_attr->type = FI_EP_RDM;
+	h->tx_attr->msg_order = FI_ORDER_SAS;
+	h->rx_attr->msg_order = FI_ORDER_SAS;
+	h->domain_attr->threading = FI_THREAD_DOMAIN;
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	if (prov != NULL && prov[0] != '\0')
+		h->fabric_attr->prov_name = strdup(prov);
+	return h;
+}
+
+// lamofi_probe finds the first provider that serves the module and
+// copies its name into name.
+static int lamofi_probe(const char *prov, char *name, size_t len) {
+	struct fi_info *h = lamofi_hints(prov), *info = NULL;
+	if (h == NULL)
+		return -FI_ENOMEM;
+	int rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &info);
+	lamofi_fn.freeinfo(h);
+	if (rc != 0)
+		return rc;
+	if (info == NULL)
+		return -FI_ENODATA;
+	snprintf(name, len, "%s", info->fabric_attr->prov_name);
+	lamofi_fn.freeinfo(info);
+	return 0;
+}
+
+static void lamofi_close(lamofi *f) {
+	if (f->ep) fi_close(&f->ep->fid);
+	if (f->mr) fi_close(&f->mr->fid);
+	if (f->av) fi_close(&f->av->fid);
+	if (f->cq) fi_close(&f->cq->fid);
+	if (f->domain) fi_close(&f->domain->fid);
+	if (f->fabric) fi_close(&f->fabric->fid);
+	if (f->info) lamofi_fn.freeinfo(f->info);
+	free(f->buf);
+	free(f->ctxs);
+	free(f);
+}
+
+// lamofi_open opens an endpoint with nslots buffers of bufsize bytes;
+// *where names the step that failed.
+static int lamofi_open(const char *prov, size_t bufsize, size_t nslots, size_t cqsize, lamofi **out, const char **where) {
+	lamofi *f = calloc(1, sizeof *f);
+	if (f == NULL) {
+		*where = "calloc";
+		return -FI_ENOMEM;
+	}
+	f->waitfd = -1;
+	f->bufsize = bufsize;
+	f->nslots = nslots;
+	int rc;
+	struct fi_info *h = lamofi_hints(prov);
+	if (h == NULL) {
+		rc = -FI_ENOMEM;
+		*where = "fi_allocinfo";
+		goto fail;
+	}
+	rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &f->info);
+	lamofi_fn.freeinfo(h);
+	if (rc) { *where = "fi_getinfo"; goto fail; }
+	if ((rc = lamofi_fn.fabric(f->info->fabric_attr, &f->fabric, NULL))) { *where = "fi_fabric"; goto fail; }
+	if ((rc = fi_domain(f->fabric, f->info, &f->domain, NULL))) { *where = "fi_domain"; goto fail; }
+	struct fi_cq_attr cq = {0};
+	cq.size = cqsize;
+	cq.format = FI_CQ_FORMAT_MSG;
+	cq.wait_obj = FI_WAIT_FD;
+	if (fi_cq_open(f->domain, &cq, &f->cq, NULL) == 0) {
+		if (fi_control(&f->cq->fid, FI_GETWAIT, &f->waitfd) != 0)
+			f->waitfd = -1;
+	} else {
+		cq.wait_obj = FI_WAIT_NONE;
+		if ((rc = fi_cq_open(f->domain, &cq, &f->cq, NULL))) { *where = "fi_cq_open"; goto fail; }
+	}
+	struct fi_av_attr av = {0};
+	av.type = FI_AV_TABLE;
+	if ((rc = fi_av_open(f->domain, &av, &f->av, NULL))) { *where = "fi_av_open"; goto fail; }
+	if ((rc = fi_endpoint(f->domain, f->info, &f->ep, NULL))) { *where = "fi_endpoint"; goto fail; }
+	if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0))) { *where = "fi_ep_bind av"; goto fail; }
+	if ((rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV))) { *where = "fi_ep_bind cq"; goto fail; }
+	if ((rc = fi_enable(f->ep))) { *where = "fi_enable"; goto fail; }
+	f->ctxs = calloc(nslots, sizeof *f->ctxs);
+	if (posix_memalign((void **)&f->buf, 4096, bufsize * nslots) != 0)
+		f->buf = NULL;
+	if (f->ctxs == NULL || f->buf == NULL) { rc = -FI_ENOMEM; *where = "buffers"; goto fail; }
+	if (f->info->domain_attr->mr_mode & FI_MR_LOCAL) {
+		if ((rc = fi_mr_reg(f->domain, f->buf, bufsize * nslots, FI_SEND | FI_RECV, 0, 0, 0, &f->mr, NULL))) { *where = "fi_mr_reg"; goto fail; }
+		f->desc = fi_mr_desc(f->mr);
+	}
+	*out = f;
+	return 0;
+fail:
+	lamofi_close(f);
+	return rc;
+}
+
+static size_t lamofi_inject_size(lamofi *f) { return f->info->tx_attr->inject_size; }
+static const char *lamofi_prov(lamofi *f) { return f->info->fabric_attr->prov_name; }
+
+static int lamofi_name(lamofi *f, void *name, size_t *len) { return fi_getname(&f->ep->fid, name, len); }
+
+static int lamofi_insert(lamofi *f, const void *addr, uint64_t *out) {
+	fi_addr_t a = FI_ADDR_NOTAVAIL;
+	int n = fi_av_insert(f->av, addr, 1, &a, 0, NULL);
+	*out = a;
+	return n == 1 ? 0 : (n < 0 ? n : -FI_EINVAL);
+}
+
+static ssize_t lamofi_recv(lamofi *f, size_t slot) {
+	return fi_recv(f->ep, f->buf + slot * f->bufsize, f->bufsize, f->desc, FI_ADDR_UNSPEC, &f->ctxs[slot]);
+}
+
+static ssize_t lamofi_send(lamofi *f, size_t slot, size_t len, uint64_t dest) {
+	return fi_send(f->ep, f->buf + slot * f->bufsize, len, f->desc, dest, &f->ctxs[slot]);
+}
+
+static ssize_t lamofi_inject(lamofi *f, const void *p, size_t len, uint64_t dest) {
+	return fi_inject(f->ep, p, len, dest);
+}
+
+static int64_t lamofi_slot(lamofi *f, void *ctx) {
+	char *c = ctx, *base = (char *)f->ctxs;
+	if (c < base || c >= base + f->nslots * sizeof *f->ctxs)
+		return -1;
+	return (c - base) / sizeof *f->ctxs;
+}
+
+// lamofi_poll reads up to n completions into ev (at most one if it is
+// an error); 0 when there are none.
+static ssize_t lamofi_poll(lamofi *f, lamofi_ev *ev, size_t n) {
+	struct fi_cq_msg_entry e[LAMOFI_BATCH];
+	fi_addr_t src[LAMOFI_BATCH];
+	if (n > LAMOFI_BATCH)
+		n = LAMOFI_BATCH;
+	ssize_t r = fi_cq_readfrom(f->cq, e, n, src);
+	if (r == -FI_EAGAIN)
+		return 0;
+	if (r == -FI_EAVAIL) {
+		struct fi_cq_err_entry ee;
+		memset(&ee, 0, sizeof ee);
+		ssize_t rr = fi_cq_readerr(f->cq, &ee, 0);
+		if (rr == -FI_EAGAIN)
+			return 0;
+		if (rr < 0)
+			return rr;
+		ev[0].idx = lamofi_slot(f, ee.op_context);
+		ev[0].flags = ee.flags;
+		ev[0].len = ee.len;
+		ev[0].src = FI_ADDR_NOTAVAIL;
+		ev[0].err = ee.err ? ee.err : FI_EIO;
+		ev[0].prov_errno = ee.prov_errno;
+		return 1;
+	}
+	if (r < 0)
+		return r;
+	for (ssize_t i = 0; i < r; i++) {
+		ev[i].idx = lamofi_slot(f, e[i].op_context);
+		ev[i].flags = e[i].flags;
+		ev[i].len = e[i].len;
+		ev[i].src = src[i];
+		ev[i].err = 0;
+		ev[i].prov_errno = 0;
+	}
+	return r;
+}
+
+// lamofi_trywait is 0 when the caller may sleep on the wait descriptor.
+static int lamofi_trywait(lamofi *f) {
+	struct fid *fids[1] = {&f->cq->fid};
+	return fi_trywait(f->fabric, fids, 1);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+)
+
+// fabricError is a libfabric call that failed.
+type fabricError struct {
+	call string
+	code int // positive FI_E* / errno
+}
+
+func (e *fabricError) Error() string {
+	return fmt.Sprintf("%s: %s", e.call, C.GoString(C.lamofi_strerror(C.int(e.code))))
+}
+
+// ferr is the error of call, which returned rc.
+func ferr(call string, rc int) error {
+	if rc < 0 {
+		rc = -rc
+	}
+	return &fabricError{call: call, code: rc}
+}
+
+// again is what an operation that cannot start now returns.
+const again = -C.FI_EAGAIN
+
+// softwareProviders are libfabric's providers that need no hardware.
+var softwareProviders = map[string]bool{"tcp": true, "sockets": true, "udp": true, "shm": true, "net": true}
+
+// load loads libfabric, once.
+func load() error {
+	if why := C.lamofi_load(); why != nil {
+		return fmt.Errorf("libfabric cannot be loaded: %s", C.GoString(why))
+	}
+	return nil
+}
+
+func probe(prov string) (provider, error) {
+	if err := load(); err != nil {
+		return provider{}, err
+	}
+	cprov := C.CString(prov)
+	defer C.free(unsafe.Pointer(cprov))
+	var name [256]C.char
+	if rc := C.lamofi_probe(cprov, &name[0], C.size_t(len(name))); rc != 0 {
+		if prov == "" {
+			return provider{}, fmt.Errorf("libfabric has no provider with reliable datagrams and ordered messages: %w", ferr("fi_getinfo", int(rc)))
+		}
+		return provider{}, fmt.Errorf("libfabric provider %q cannot serve the module: %w", prov, ferr("fi_getinfo", int(rc)))
+	}
+	p := provider{name: C.GoString(&name[0])}
+	core, _, _ := strings.Cut(p.name, ";")
+	p.hardware = !softwareProviders[core]
+	return p, nil
+}
+
+// fabric is an open endpoint with its slots.
+type fabric struct {
+	f       *C.lamofi
+	bufs    []byte // every slot's buffer, in C memory
+	bufsize int
+	evs     []C.lamofi_ev // in C memory
+	evmem   unsafe.Pointer
+}
+
+const pollBatch = C.LAMOFI_BATCH
+
+func openFabric(prov string, bufsize, nslots, cqsize int) (*fabric, error) {
+	if err := load(); err != nil {
+		return nil, err
+	}
+	cprov := C.CString(prov)
+	defer C.free(unsafe.Pointer(cprov))
+	var f *C.lamofi
+	var where *C.char
+	if rc := C.lamofi_open(cprov, C.size_t(bufsize), C.size_t(nslots), C.size_t(cqsize), &f, &where); rc != 0 {
+		return nil, ferr(C.GoString(where), int(rc))
+	}
+	fb := &fabric{f: f, bufsize: bufsize}
+	fb.bufs = unsafe.Slice((*byte)(unsafe.Pointer(f.buf)), bufsize*nslots)
+	fb.evmem = C.calloc(pollBatch, C.size_t(unsafe.Sizeof(C.lamofi_ev{})))
+	if fb.evmem == nil {
+		C.lamofi_close(f)
+		return nil, fmt.Errorf("completion buffer: out of memory")
+	}
+	fb.evs = unsafe.Slice((*C.lamofi_ev)(fb.evmem), pollBatch)
+	return fb, nil
+}
+
+func (fb *fabric) close() {
+	C.lamofi_close(fb.f)
+	C.free(fb.evmem)
+	fb.f, fb.bufs, fb.evs = nil, nil, nil
+}
+
+func (fb *fabric) provider() string  { return C.GoString(C.lamofi_prov(fb.f)) }
+func (fb *fabric) injectSize() int   { return int(C.lamofi_inject_size(fb.f)) }
+func (fb *fabric) waitFd() int       { return int(fb.f.waitfd) }
+func (fb *fabric) slots() int        { return len(fb.bufs) / fb.bufsize }
+func (fb *fabric) slot(i int) []byte { return fb.bufs[i*fb.bufsize : (i+1)*fb.bufsize] }
+
+func (fb *fabric) name() ([]byte, error) {
+	var buf [maxName]byte
+	n := C.size_t(len(buf))
+	if rc := C.lamofi_name(fb.f, unsafe.Pointer(&buf[0]), &n); rc != 0 {
+		return nil, ferr("fi_getname", int(rc))
+	}
+	if int(n) > len(buf) {
+		return nil, fmt.Errorf("fi_getname: a name of %d bytes", n)
+	}
+	return append([]byte(nil), buf[:n]...), nil
+}
+
+func (fb *fabric) insert(name []byte) (uint64, error) {
+	var a C.uint64_t
+	if rc := C.lamofi_insert(fb.f, unsafe.Pointer(&name[0]), &a); rc != 0 {
+		return 0, ferr("fi_av_insert", int(rc))
+	}
+	return uint64(a), nil
+}
+
+// post posts slot i's buffer for a receive.
+func (fb *fabric) post(i int) int { return int(C.lamofi_recv(fb.f, C.size_t(i))) }
+
+// send sends the first n bytes of slot i.
+func (fb *fabric) send(i, n int, dest uint64) int {
+	return int(C.lamofi_send(fb.f, C.size_t(i), C.size_t(n), C.uint64_t(dest)))
+}
+
+// inject sends p, which the call copies.
+func (fb *fabric) inject(p []byte, dest uint64) int {
+	return int(C.lamofi_inject(fb.f, unsafe.Pointer(&p[0]), C.size_t(len(p)), C.uint64_t(dest)))
+}
+
+// poll reads completions into fb.evs and returns how many.
+func (fb *fabric) poll() (int, error) {
+	n := C.lamofi_poll(fb.f, &fb.evs[0], pollBatch)
+	if n < 0 {
+		return 0, ferr("fi_cq_read", int(n))
+	}
+	return int(n), nil
+}
+
+// event is completion i of the last poll.
+func (fb *fabric) event(i int) event {
+	e := &fb.evs[i]
+	return event{slot: int(e.idx), recv: e.flags&C.FI_RECV != 0, n: int(e.len), src: uint64(e.src), err: int(e.err), provErr: int(e.prov_errno)}
+}
+
+// tryWait reports whether the caller may sleep on the wait descriptor.
+func (fb *fabric) tryWait() bool { return C.lamofi_trywait(fb.f) == 0 }
+
+func errText(code int) string { return C.GoString(C.lamofi_strerror(C.int(code))) }
+
+// event is one completion.
+type event struct {
+	slot    int  // the slot the operation used; -1 if none
+	recv    bool // a receive (else a send)
+	n       int  // bytes received
+	src     uint64
+	err     int // FI_E* code of a failed operation; 0 if it succeeded
+	provErr int
+}
+
+// Codes of failed receives that are not the endpoint's failure.
+const (
+	codeCanceled     = C.FI_ECANCELED
+	codeAddrNotAvail = C.FI_EADDRNOTAVAIL
+	codeTrunc        = C.FI_ETRUNC
+	codeIO           = C.FI_EIO
+)

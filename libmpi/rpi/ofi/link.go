@@ -1,0 +1,309 @@
+//go:build ofi && cgo
+
+package ofi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+)
+
+var (
+	// errPeerGone is wrapped by the error of a link whose peer died or
+	// whose fabric failed.
+	errPeerGone = errors.New("the process at the other end of the ofi link is gone")
+	// errProtocol is wrapped by the error of a link whose peer broke the
+	// protocol (more messages than credits, a bad header).
+	errProtocol = errors.New("ofi protocol error")
+	// errPeerClosed is what a write to a link its peer closed returns.
+	errPeerClosed = errors.New("the peer closed the ofi link")
+)
+
+// link is the byte stream to one peer. The transport's lock guards it.
+type link struct {
+	t        *transport
+	rank     int
+	pid      int
+	dest     uint64 // the peer's fabric address
+	peerAddr string // what the peer published
+
+	credits int    // messages this process may still send to the peer
+	owed    int    // receive buffers emptied since the peer was told
+	sendSeq uint32 // the next data message's number
+	free    []int  // this link's send slots not in flight
+
+	in      []inMsg // data messages that arrived, by seq modulo len(in)
+	queued  int     // how many
+	recvSeq uint32  // the next data message to read
+	off     int     // bytes of it already read
+
+	hello   bool   // the peer proved it holds the job's secret
+	greeted bool   // this process's hello to the peer went out
+	due     bool   // a credit message waits for the provider (in t.due)
+	eof     bool   // the peer closed its link
+	eofSeq  uint32 // after this many data messages
+	dead    error  // the peer died or broke the protocol
+	closed  bool
+
+	scratch []byte // an injected message is built here
+}
+
+// inMsg is a data message waiting in receive slot slot (len bytes,
+// header included); slot < 0: none.
+type inMsg struct {
+	slot, len int
+}
+
+func newLink(t *transport, rank int, dest uint64, peerAddr string, pid int) *link {
+	l := &link{t: t, rank: rank, pid: pid, dest: dest, peerAddr: peerAddr, credits: t.c.credits,
+		in: make([]inMsg, t.c.credits), scratch: make([]byte, max(t.tiny, hdrSize+helloSize))}
+	for i := range l.in {
+		l.in[i].slot = -1
+	}
+	return l
+}
+
+// queue takes data message seq, which arrived in receive slot slot.
+func (l *link) queue(seq uint32, slot, n int) error {
+	ahead := seq - l.recvSeq
+	m := &l.in[seq%uint32(len(l.in))]
+	if ahead >= uint32(len(l.in)) || m.slot >= 0 {
+		return fmt.Errorf("%w: rank %d sent more messages than its credits", errProtocol, l.rank)
+	}
+	m.slot, m.len = slot, n
+	l.queued++
+	return nil
+}
+
+// die makes the link fail with err once what arrived before is read.
+func (l *link) die(err error) {
+	if l.dead == nil {
+		l.dead = err
+	}
+}
+
+// owe counts n receive buffers emptied and posted again for the peer,
+// and tells the peer once they are half its credits.
+func (l *link) owe(n int) {
+	l.owed += n
+	l.returnCredits(max(l.t.c.credits/2, 2))
+}
+
+// returnCredits sends a credit message if the peer is owed at least
+// least credits; if the provider is busy, the transport's progress
+// tries again.
+func (l *link) returnCredits(least int) {
+	if l.owed < least || l.credits < 1 || l.dead != nil || l.closed {
+		return
+	}
+	sent, err := l.control(kindCredit, nil)
+	if err == nil && !sent && !l.due {
+		l.due = true
+		l.t.due = append(l.t.due, l)
+	}
+}
+
+// control sends a message of kind with payload p (which fits in one
+// message); it may use the last credit, which data never does. It
+// reports false if the message cannot go now.
+func (l *link) control(kind uint8, p []byte) (bool, error) {
+	if l.credits < 1 {
+		return false, nil
+	}
+	// A close carries the number of data messages before it: the
+	// provider may complete a long message after a short one sent later.
+	h := header{kind: kind, credits: uint16(min(l.owed, maxCredits16)), from: uint32(l.t.job.Rank), seq: l.sendSeq}
+	// A close goes from a send slot, never injected: its completion then
+	// says that everything sent before it has left (see drain).
+	sent, err := l.send(h, p, nil, kind != kindClose)
+	if err != nil {
+		l.die(err)
+	}
+	return sent, err
+}
+
+// send sends one message: h, then a and b (which fit together),
+// injected if it is tiny and inject allows. It reports false when the
+// provider or the link's send slots are busy.
+func (l *link) send(h header, a, b []byte, inject bool) (bool, error) {
+	t := l.t
+	n := hdrSize + len(a) + len(b)
+	var rc int
+	if inject && n <= t.tiny {
+		m := l.scratch[:n]
+		h.put(m)
+		copy(m[copy(m[hdrSize:], a)+hdrSize:], b)
+		rc = t.fb.inject(m, l.dest)
+	} else {
+		if len(l.free) == 0 {
+			return false, nil
+		}
+		s := l.free[len(l.free)-1]
+		m := t.fb.slot(s)[:n]
+		h.put(m)
+		copy(m[copy(m[hdrSize:], a)+hdrSize:], b)
+		if rc = t.fb.send(s, n, l.dest); rc == 0 {
+			l.free = l.free[:len(l.free)-1]
+		}
+	}
+	switch {
+	case rc == again:
+		return false, nil
+	case rc != 0:
+		return false, fmt.Errorf("%w: %w", errPeerGone, ferr("fi_send", rc))
+	}
+	l.credits--
+	l.owed -= int(h.credits)
+	return true, nil
+}
+
+// Read takes what the peer sent.
+func (l *link) Read(p []byte) (int, error) {
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	if l.closed {
+		return 0, net.ErrClosed
+	}
+	n := l.take(p)
+	if n == 0 {
+		l.t.progress()
+		n = l.take(p)
+	}
+	if n > 0 || len(p) == 0 {
+		return n, nil
+	}
+	switch {
+	case l.in[l.recvSeq%uint32(len(l.in))].slot >= 0:
+		return 0, nil
+	case l.eof && l.recvSeq == l.eofSeq:
+		return 0, io.EOF
+	case l.dead != nil:
+		return 0, l.dead
+	}
+	return 0, nil
+}
+
+// take copies what has arrived into p; emptied receive buffers are
+// posted again and their credits go back.
+func (l *link) take(p []byte) int {
+	if !l.hello {
+		return 0 // the provider may complete data before the hello
+	}
+	n, freed := 0, 0
+	for n < len(p) {
+		m := &l.in[l.recvSeq%uint32(len(l.in))]
+		if m.slot < 0 {
+			break
+		}
+		body := l.t.fb.slot(m.slot)[hdrSize+l.off : m.len]
+		k := copy(p[n:], body)
+		n += k
+		l.off += k
+		if k == len(body) {
+			l.t.post(m.slot)
+			m.slot = -1
+			l.queued--
+			l.recvSeq++
+			l.off = 0
+			freed++
+		}
+	}
+	if freed > 0 {
+		// Data read returns its credits at once (a writer waiting for
+		// room wakes), unless the provider is busy; control messages
+		// return theirs in halves (owe), so that credit messages do not
+		// answer each other.
+		l.owed += freed
+		l.returnCredits(1)
+	}
+	return n
+}
+
+// Write sends what the credits allow.
+func (l *link) Write(p []byte) (int, error) { return l.Write2(p, nil) }
+
+// Write2 sends a and then b, together in one message where they fit.
+func (l *link) Write2(a, b []byte) (int, error) {
+	t := l.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l.closed {
+		return 0, net.ErrClosed
+	}
+	if l.dead != nil {
+		return 0, l.dead
+	}
+	if l.eof {
+		return 0, errPeerClosed
+	}
+	t.sent.Store(true)
+	max := t.c.bufsize - hdrSize
+	n, polled := 0, false
+	for len(a)+len(b) > 0 {
+		// Data keeps the last credit for a message that returns credits,
+		// so that two processes that both wait for credits cannot both
+		// be left without any.
+		if l.credits < 2 || (len(l.free) == 0 && hdrSize+min(len(a)+len(b), max) > t.tiny) {
+			if polled {
+				break
+			}
+			t.progress()
+			polled = true
+			if l.dead != nil {
+				return n, l.dead
+			}
+			continue
+		}
+		ca := min(len(a), max)
+		cb := min(len(b), max-ca)
+		h := header{kind: kindData, credits: uint16(min(l.owed, maxCredits16)), from: uint32(t.job.Rank), seq: l.sendSeq}
+		ok, err := l.send(h, a[:ca], b[:cb], true)
+		if err != nil {
+			l.die(err)
+			return n, err
+		}
+		if !ok {
+			if polled {
+				break
+			}
+			t.progress()
+			polled = true
+			continue
+		}
+		l.sendSeq++
+		a, b = a[ca:], b[cb:]
+		n += ca + cb
+	}
+	return n, nil
+}
+
+// Fd: the links have no descriptor of their own; the transport is the
+// Waiter.
+func (l *link) Fd() int { return -1 }
+
+// Close ends the stream; the peer reads the end once it has read what
+// came before (if a credit is left to tell it). What is still in flight
+// is delivered before the transport closes (see drain).
+func (l *link) Close() error {
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	if l.dead == nil && !l.eof && l.t.fb != nil {
+		for range 1000 {
+			if sent, err := l.control(kindClose, nil); sent || err != nil || l.credits < 1 {
+				break
+			}
+			l.t.progress() // the provider was busy
+		}
+	}
+	l.closed = true
+	l.t.open--
+	return nil
+}
+
+// inFlight reports whether sends from the link's slots have not
+// completed.
+func (l *link) inFlight() bool { return l.dead == nil && len(l.free) < l.t.c.credits }

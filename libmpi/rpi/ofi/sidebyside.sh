@@ -1,0 +1,80 @@
+#!/bin/bash
+# sidebyside.sh: the ofi rpi module against our own transports, one
+# interleaved run: ofi over libfabric's shm provider against usysv, and
+# over its tcp provider against our tcp. Each round runs every column at
+# every size (A B C D A B C D ...), so the ratios compare runs that shared
+# the machine's slow or fast period; prints the medians of one-way
+# latency (µs, bench/pingpong latency) and the median per-round ratios.
+#
+#   libmpi/rpi/ofi/sidebyside.sh
+#
+# ROUNDS (default 5), SIZES (default "1 4096 65536 1048576 4194304"),
+# ITERS (default 20000 round trips up to 64 KiB, 500 above). Run from
+# the repository after `make build` (with libfabric-dev installed, so
+# that bin/pingpong carries the module). Everything it starts is stopped
+# when it ends.
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-5}
+SIZES=${SIZES:-"1 4096 65536 1048576 4194304"}
+[ -x bin/pingpong ] && [ -x bin/lamboot ] || {
+	echo "$0: run from the repository after make build" >&2
+	exit 2
+}
+work=$(mktemp -d /tmp/ofi-sbs.XXXXXX)
+export LAM_MPI_SESSION_PREFIX=$work LAM_MPI_SESSION_SUFFIX=ofisbs
+[ "$(id -u)" != 0 ] || export LAM_ALLOW_RUN_AS_ROOT=1
+cleanup() {
+	set +e
+	bin/lamhalt >/dev/null 2>&1 || bin/lamwipe >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+bin/lamboot -H >/dev/null 2>"$work/boot.err" || {
+	cat "$work/boot.err" >&2
+	exit 1
+}
+
+columns=("usysv" "ofi-shm" "tcp" "ofi-tcp")
+args() { # column
+	case $1 in
+	ofi-*) echo "-ssi rpi ofi -ssi rpi_ofi_provider ${1#ofi-}" ;;
+	*) echo "-ssi rpi $1" ;;
+	esac
+}
+one() { # column size — one-way latency in µs ("" if the run failed)
+	local iters=${ITERS:-$([ "$2" -le 65536 ] && echo 20000 || echo 500)}
+	# shellcheck disable=SC2046
+	timeout 300 bin/mpirun $(args "$1") -np 2 bin/pingpong -min "$2" -max "$2" -iters "$iters" latency 2>/dev/null |
+		tail -1 | awk '{print $2}' || true
+}
+
+for ((r = 1; r <= ROUNDS; r++)); do
+	for s in $SIZES; do
+		for c in "${columns[@]}"; do
+			v=$(one "$c" "$s")
+			echo "round $r: $c $s B: ${v:-failed} µs" >&2
+			[ -z "$v" ] || echo "$r $s $c $v"
+		done
+	done
+done >"$work/raw"
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f", m }'; }
+echo "| size | usysv µs | ofi/shm µs | ofi/shm ÷ usysv | tcp µs | ofi/tcp µs | ofi/tcp ÷ tcp |"
+echo "|---|---|---|---|---|---|---|"
+for s in $SIZES; do
+	row="| $s"
+	for pair in "usysv ofi-shm" "tcp ofi-tcp"; do
+		set -- $pair
+		a=$(awk -v s="$s" -v c="$1" '$2 == s && $3 == c {print $4}' "$work/raw" | median)
+		b=$(awk -v s="$s" -v c="$2" '$2 == s && $3 == c {print $4}' "$work/raw" | median)
+		ratio=$(join <(awk -v s="$s" -v c="$1" '$2 == s && $3 == c {print $1, $4}' "$work/raw" | sort) \
+			<(awk -v s="$s" -v c="$2" '$2 == s && $3 == c {print $1, $4}' "$work/raw" | sort) |
+			awk '$2 > 0 {print $3 / $2}' | median)
+		row="$row | $a | $b | $ratio"
+	done
+	echo "$row |"
+done
+echo
+echo "($ROUNDS interleaved rounds; medians; ratios are medians of per-round ratios, above 1: ofi is slower)"
