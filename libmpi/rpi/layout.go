@@ -55,25 +55,20 @@ func (c *Cursor) Left() int {
 // max of them, and moves past them; it returns nil at the end (or for
 // max <= 0).
 func (c *Cursor) Next(max int) []byte {
-	if max <= 0 || c.Left() <= 0 {
-		return nil
-	}
-	l := c.l
-	for {
-		b := l.Blocks[c.block]
-		if c.off < b.Len {
-			n := min(b.Len-c.off, max)
-			at := c.elem*l.Extent + b.Off + c.off
-			c.off += n
-			c.pos += n
-			return l.Base[at : at+n : at+n]
+	for max > 0 {
+		p := c.piece()
+		if p == nil {
+			return nil
 		}
-		c.off = 0
-		if c.block++; c.block == len(l.Blocks) {
-			c.block = 0
-			c.elem++
+		if len(p) == 0 {
+			c.advance(0, 0) // an empty block
+			continue
 		}
+		k := min(len(p), max)
+		c.advance(k, len(p))
+		return p[:k:k]
 	}
+	return nil
 }
 
 // Skip moves the cursor n bytes on (to the end at most).
@@ -105,11 +100,13 @@ func (c *Cursor) Seek(pos int) {
 func (c *Cursor) CopyIn(src []byte) int {
 	n := 0
 	for n < len(src) {
-		p := c.Next(len(src) - n)
+		p := c.piece()
 		if p == nil {
 			break
 		}
-		n += copy(p, src[n:])
+		k := copy(p, src[n:])
+		c.advance(k, len(p))
+		n += k
 	}
 	return n
 }
@@ -119,13 +116,50 @@ func (c *Cursor) CopyIn(src []byte) int {
 func (c *Cursor) CopyOut(dst []byte) int {
 	n := 0
 	for n < len(dst) {
-		p := c.Next(len(dst) - n)
+		p := c.piece()
 		if p == nil {
 			break
 		}
-		n += copy(dst[n:], p)
+		k := copy(dst[n:], p)
+		c.advance(k, len(p))
+		n += k
 	}
 	return n
+}
+
+// piece is the rest of the cursor's block (nil at the layout's end),
+// without moving.
+func (c *Cursor) piece() []byte {
+	l := c.l
+	if l == nil || c.elem >= l.Count || len(l.Blocks) == 0 {
+		return nil
+	}
+	b := l.Blocks[c.block]
+	at := c.elem*l.Extent + b.Off + c.off
+	return l.Base[at : at+b.Len-c.off]
+}
+
+// advance moves the cursor k bytes on in a piece of left bytes, to the
+// next non-empty block if it used the piece up.
+func (c *Cursor) advance(k, left int) {
+	c.pos += k
+	if k < left {
+		c.off += k
+		return
+	}
+	c.off = 0
+	l := c.l
+	for {
+		if c.block++; c.block == len(l.Blocks) {
+			c.block = 0
+			if c.elem++; c.elem >= l.Count {
+				return
+			}
+		}
+		if l.Blocks[c.block].Len > 0 {
+			return
+		}
+	}
 }
 
 // The optional interfaces below let a link move a Layout's bytes without

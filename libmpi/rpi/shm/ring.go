@@ -169,15 +169,16 @@ func (r *ring) writeGather(hdr []byte, c *rpi.Cursor, n int) int {
 	}
 	na := min(len(hdr), f)
 	r.put(r.bytes, hdr[:na])
+	// The layout's bytes go straight into the one or two runs of the
+	// data ring they take.
 	at := r.bytes + uint64(na)
-	for left := min(n, f-na); left > 0; {
-		p := c.Next(left)
-		r.put(at, p)
-		at += uint64(len(p))
-		left -= len(p)
+	off, k := int(at&r.mask), min(n, f-na)
+	m := c.CopyOut(r.data[off:min(off+k, len(r.data))])
+	if m < k {
+		m += c.CopyOut(r.data[:k-m])
 	}
-	w := int(at - r.bytes)
-	r.bytes = at
+	w := na + m
+	r.bytes += uint64(w)
 	release.Store64((*uint64)(unsafe.Pointer(st)), stamp(r.seq, w, true))
 	r.seq++
 	return w
@@ -218,9 +219,33 @@ func (r *ring) read(p []byte) int {
 
 // readScatter copies what has been written, up to n bytes, into a
 // layout from c on (moving c past them), and releases what it used up.
+// Data-ring bytes go from their one or two runs of the ring straight into
+// the layout's blocks.
 func (r *ring) readScatter(c *rpi.Cursor, n int) int {
 	got := 0
 	for got < n {
+		if r.inData {
+			k := int(min(r.left, uint64(n-got)))
+			off := int(r.bytes & r.mask)
+			m := c.CopyIn(r.data[off:min(off+k, len(r.data))])
+			if m < k {
+				m += c.CopyIn(r.data[:k-m])
+			}
+			if m == 0 {
+				break // the layout is full
+			}
+			r.bytes += uint64(m)
+			r.left -= uint64(m)
+			got += m
+			r.readData = true
+			if r.left == 0 {
+				r.inData = false
+				r.seq++
+				r.released = true
+			}
+			continue
+		}
+		// A slot's inline bytes, or the start of a data-ring write.
 		from := *c
 		p := c.Next(n - got)
 		if p == nil {
@@ -231,7 +256,9 @@ func (r *ring) readScatter(c *rpi.Cursor, n int) int {
 		if k < len(p) {
 			*c = from
 			c.Skip(k)
-			break
+			if !r.inData {
+				break // nothing more written yet
+			}
 		}
 	}
 	r.release()
