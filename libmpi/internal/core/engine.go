@@ -175,7 +175,6 @@ type Request struct {
 	active     bool
 	done       uint32 // 1 once complete; atomic loads, release stores
 	buf        []byte
-	vec        *rpi.Layout // the data, if spread over buf (SetLayout); buf is nil then
 	context    uint32
 	peer       int // world rank of the destination (sends), or of the matched source
 	rank       int // the rank argument: destination or source in the communicator, or a wildcard
@@ -193,6 +192,9 @@ type Request struct {
 	// (expose); it lives in the request so that a request used again
 	// pins without allocating.
 	pin runtime.Pinner
+	// vec is the data, if a layout over the user's memory (SetLayout);
+	// buf is nil then.
+	vec *rpi.Layout
 }
 
 // expose pins the request's buffer: its address goes to the peer, which

@@ -30,6 +30,12 @@ func (r *Request) copyIn(b []byte) int {
 	if r.vec == nil {
 		return copy(r.buf, b)
 	}
+	return r.scatter(b)
+}
+
+// scatter copies b (or the first part of it that fits) into the
+// request's layout.
+func (r *Request) scatter(b []byte) int {
 	c := r.vec.Cursor()
 	return c.CopyIn(b)
 }
@@ -67,22 +73,29 @@ func copyData(dst, src *Request) int {
 	}
 }
 
+// layoutBody is a queued frame's body when it is a layout's bytes: n
+// bytes from its start, cur at the next one to write.
+type layoutBody struct {
+	cur rpi.Cursor
+	n   int
+}
+
 // sendLayout sends a frame whose body is the first n bytes of l.
 func (e *Engine) sendLayout(p *peer, h *header, l *rpi.Layout, n int, done *Request) {
 	f := p.queue(h, nil, done)
-	f.vec, f.cur, f.vlen = l, l.Cursor(), n
+	f.vec = &layoutBody{cur: l.Cursor(), n: n}
 	e.flush(p)
 }
 
 // flushLayout writes what the link takes now of a frame whose body is a
 // layout's; it reports whether the frame is written.
 func (e *Engine) flushLayout(p *peer, f *outFrame) bool {
-	for f.hdrN < headerSize || f.n < f.vlen {
+	for f.hdrN < headerSize || f.n < f.vec.n {
 		var hdr []byte
 		if f.hdrN < headerSize {
 			hdr = f.hdr[f.hdrN:]
 		}
-		n, err := e.writeGather(p, hdr, &f.cur, f.vlen-f.n)
+		n, err := e.writeGather(p, hdr, &f.vec.cur, f.vec.n-f.n)
 		if err != nil {
 			e.peerDied(p, err)
 			return false

@@ -13,17 +13,12 @@ type peer struct {
 	rank   int
 	link   rpi.Link
 	dead   error
-	fd     bool              // the link is a descriptor
-	short  int               // largest eager message on this link
-	direct rpi.RemoteReader  // nil unless the peer's memory can be read directly
-	vw     rpi.VectorWriter  // nil unless the link writes two buffers at once
-	peek   rpi.Peeker        // nil unless the link shows small writes in place
-	rw     rpi.RemoteWriter  // nil unless the link writes into the peer's memory
-	gw     rpi.GatherWriter  // nil unless the link writes a layout's pieces itself
-	sr     rpi.ScatterReader // nil unless the link reads into a layout's pieces itself
-	rl     rpi.RemoteLayout  // nil unless single copies take a layout
-	cur    rpi.Cursor        // a cursor for one call (single copies)
-	bounce []byte            // gathers a layout for a link that cannot (made on first use)
+	fd     bool             // the link is a descriptor
+	short  int              // largest eager message on this link
+	direct rpi.RemoteReader // nil unless the peer's memory can be read directly
+	vw     rpi.VectorWriter // nil unless the link writes two buffers at once
+	peek   rpi.Peeker       // nil unless the link shows small writes in place
+	rw     rpi.RemoteWriter // nil unless the link writes into the peer's memory
 
 	// Outgoing frames, written in order.
 	out     []outFrame
@@ -39,13 +34,20 @@ type peer struct {
 	hdr     header
 	inBody  bool
 	dst     []byte // where the body goes
-	dvec    bool   // it goes into a layout instead, at dcur
-	dcur    rpi.Cursor
-	dstLen  int // body bytes that fit
+	dstLen  int    // body bytes that fit
 	dstN    int
 	skip    uint64 // body bytes to discard (truncation)
 	bodyFor *Request
 	bodyU   *unexpected
+	dvec    bool // the body goes into a layout instead, at dcur
+	dcur    rpi.Cursor
+
+	// Layouts (layout.go).
+	gw     rpi.GatherWriter  // nil unless the link writes a layout's pieces itself
+	sr     rpi.ScatterReader // nil unless the link reads into a layout's pieces itself
+	rl     rpi.RemoteLayout  // nil unless single copies take a layout
+	cur    rpi.Cursor        // a cursor for one call (single copies)
+	bounce []byte            // gathers a layout for a link that cannot (made on first use)
 }
 
 // outFrame is a frame waiting to be written.
@@ -54,12 +56,8 @@ type outFrame struct {
 	hdrN int
 	body []byte
 	n    int
-	done *Request // completed once the frame is written
-	// A body spread over a layout instead: vlen bytes from its start,
-	// cur at the next one to write.
-	vec  *rpi.Layout
-	cur  rpi.Cursor
-	vlen int
+	done *Request    // completed once the frame is written
+	vec  *layoutBody // the body, if a layout's bytes instead
 }
 
 func (p *peer) queue(h *header, body []byte, done *Request) *outFrame {
@@ -327,7 +325,13 @@ func (e *Engine) inPlace(p *peer, v []byte) bool {
 		// The common case first: a small message for a posted receive.
 		if r := e.arrive(match.Key{Context: h.context, Source: h.source, Tag: h.tag}, h.length); r != nil {
 			r.peer = p.rank
-			e.eagerDone(p, r, r.copyIn(body))
+			var n int
+			if r.vec == nil {
+				n = copy(r.buf, body)
+			} else {
+				n = r.scatter(body)
+			}
+			e.eagerDone(p, r, n)
 			p.peek.Consume()
 			return true
 		}
