@@ -197,3 +197,11 @@ type RemoteLayout interface {
 	// in the peer's memory, and moves src past them.
 	WriteRemoteLayout(src *Cursor, n int, addr uint64) error
 }
+
+// MinPiecer is implemented by links whose gathering and scattering calls
+// cost enough per piece (a system call's I/O vector) that short pieces
+// are cheaper copied through a buffer: a layout whose blocks are shorter
+// than MinPiece bytes on average goes through the core's buffers instead.
+type MinPiecer interface {
+	MinPiece() int
+}

@@ -120,6 +120,9 @@ func New(c Config) *Engine {
 		p.gw, _ = l.(rpi.GatherWriter)
 		p.sr, _ = l.(rpi.ScatterReader)
 		p.rl, _ = l.(rpi.RemoteLayout)
+		if m, ok := l.(rpi.MinPiecer); ok {
+			p.minPiece = m.MinPiece()
+		}
 		p.fd = l.Fd() >= 0
 		e.peers[i] = p
 	}

@@ -76,14 +76,15 @@ func copyData(dst, src *Request) int {
 // layoutBody is a queued frame's body when it is a layout's bytes: n
 // bytes from its start, cur at the next one to write.
 type layoutBody struct {
-	cur rpi.Cursor
-	n   int
+	cur    rpi.Cursor
+	n      int
+	gather bool // the link's gathering write takes the pieces as they are
 }
 
 // sendLayout sends a frame whose body is the first n bytes of l.
 func (e *Engine) sendLayout(p *peer, h *header, l *rpi.Layout, n int, done *Request) {
 	f := p.queue(h, nil, done)
-	f.vec = &layoutBody{cur: l.Cursor(), n: n}
+	f.vec = &layoutBody{cur: l.Cursor(), n: n, gather: p.gw != nil && p.vectors(l)}
 	e.flush(p)
 }
 
@@ -95,7 +96,7 @@ func (e *Engine) flushLayout(p *peer, f *outFrame) bool {
 		if f.hdrN < headerSize {
 			hdr = f.hdr[f.hdrN:]
 		}
-		n, err := e.writeGather(p, hdr, &f.vec.cur, f.vec.n-f.n)
+		n, err := e.writeGather(p, hdr, &f.vec.cur, f.vec.n-f.n, f.vec.gather)
 		if err != nil {
 			e.peerDied(p, err)
 			return false
@@ -111,12 +112,19 @@ func (e *Engine) flushLayout(p *peer, f *outFrame) bool {
 	return true
 }
 
+// vectors reports whether a layout's pieces are long enough, on average,
+// for the link's gathering and scattering calls (rpi.MinPiecer).
+func (p *peer) vectors(l *rpi.Layout) bool {
+	return p.minPiece == 0 || l.Size >= p.minPiece*len(l.Blocks)
+}
+
 // writeGather writes hdr and then up to n bytes of a layout from c on,
-// as much as the link takes now, and moves c past the body bytes written.
-// A link that cannot gather gets the header alone, or the bytes gathered
-// into the peer's bounded buffer (and c moved past what it took).
-func (e *Engine) writeGather(p *peer, hdr []byte, c *rpi.Cursor, n int) (int, error) {
-	if p.gw != nil {
+// as much as the link takes now, and moves c past the body bytes written:
+// with the link's gathering write if gather, else the header alone, or
+// the bytes gathered into the peer's bounded buffer (and c moved past
+// what the link took).
+func (e *Engine) writeGather(p *peer, hdr []byte, c *rpi.Cursor, n int, gather bool) (int, error) {
+	if gather {
 		return p.gw.WriteGather(hdr, c, n)
 	}
 	if len(hdr) > 0 {
@@ -139,7 +147,7 @@ func (e *Engine) writeGather(p *peer, hdr []byte, c *rpi.Cursor, n int) (int, er
 // (or, for a link that cannot scatter, into the staging buffer, which
 // the caller then copies from); it reports false when nothing came.
 func (e *Engine) readLayout(p *peer) bool {
-	if p.sr == nil {
+	if !p.scatter {
 		return e.fill(p)
 	}
 	n, err := p.sr.ReadScatter(&p.dcur, p.dstLen-p.dstN)

@@ -41,13 +41,15 @@ type peer struct {
 	bodyU   *unexpected
 	dvec    bool // the body goes into a layout instead, at dcur
 	dcur    rpi.Cursor
+	scatter bool // read into the layout by the link's scattering call
 
 	// Layouts (layout.go).
-	gw     rpi.GatherWriter  // nil unless the link writes a layout's pieces itself
-	sr     rpi.ScatterReader // nil unless the link reads into a layout's pieces itself
-	rl     rpi.RemoteLayout  // nil unless single copies take a layout
-	cur    rpi.Cursor        // a cursor for one call (single copies)
-	bounce []byte            // gathers a layout for a link that cannot (made on first use)
+	gw       rpi.GatherWriter  // nil unless the link writes a layout's pieces itself
+	sr       rpi.ScatterReader // nil unless the link reads into a layout's pieces itself
+	rl       rpi.RemoteLayout  // nil unless single copies take a layout
+	cur      rpi.Cursor        // a cursor for one call (single copies)
+	bounce   []byte            // gathers a layout for a link that cannot (made on first use)
+	minPiece int               // the link's rpi.MinPiecer, or 0
 }
 
 // outFrame is a frame waiting to be written.
@@ -484,6 +486,7 @@ func (e *Engine) expectBody(p *peer, buf []byte, length uint64, r *Request, u *u
 	if r != nil && r.vec != nil {
 		n := min(uint64(r.vec.Len()), length)
 		p.inBody, p.dst, p.dvec, p.dcur, p.dstLen = true, nil, true, r.vec.Cursor(), int(n)
+		p.scatter = p.sr != nil && p.vectors(r.vec)
 		p.dstN, p.skip, p.bodyFor, p.bodyU = 0, length-n, r, u
 	} else {
 		n := min(uint64(len(buf)), length)
