@@ -12,7 +12,8 @@ import (
 //	dtmove   every datatype constructor sent from rank 0 to rank 1 (others
 //	         idle) at eager, rendezvous and single-copy sizes, with each
 //	         send form, received with the same type, as bytes, and with
-//	         another type of the same signature; the receiver's memory is
+//	         another type of the same signature, and the packed bytes sent
+//	         as bytes received with the type; the receiver's memory is
 //	         compared with Pack/Unpack of the same data, and a receive too
 //	         small must report a truncation; prints "dtmove ok"
 func init() { suites["dtmove"] = dtmoveSuite }
@@ -106,6 +107,9 @@ func dtmoveSuite(rank, size int) {
 				switch rank {
 				case 0:
 					dtSendForm(w, form, src, count, c.send, tag)
+					// Contiguous data into the receiver's type (a long one
+					// read in one copy straight into its blocks).
+					mustOK("Send", mpi.Send(w, packed, 1, tag))
 				case 1:
 					dtRecvForm(w, form, c, count, packed, tag, name)
 				}
@@ -207,4 +211,5 @@ func dtRecvForm(w *mpi.Comm, form int, c dtCase, count int, packed []byte, tag i
 	if len(packed) > room && !bytes.Equal(dst, want) {
 		fail("%s: the truncated receive's memory differs from Unpack", name)
 	}
+	check("sent as bytes", same, sameN)
 }
