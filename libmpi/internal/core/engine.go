@@ -465,14 +465,13 @@ func (e *Engine) sendSelf(r *Request) {
 	}
 	u := &unexpected{from: e.self, hdr: header{typ: frameEager, context: r.context, source: int32(r.myRank), tag: int32(r.tag), length: uint64(size)}}
 	u.Key = k
-	switch {
-	case r.mode == Sync && r.vec == nil:
+	if r.mode == Sync {
 		u.self = r // completes when matched
 		u.body = r.buf
-	case r.mode == Sync:
-		u.self = r
-		u.body = r.packed()
-	default:
+		if r.vec != nil {
+			u.body = r.packed()
+		}
+	} else {
 		u.body = r.packed()
 		r.complete()
 	}

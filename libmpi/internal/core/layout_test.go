@@ -372,13 +372,15 @@ func (d data) size() int {
 }
 
 // TestLayoutSelf sends layouts to this process itself, matched at once
-// and queued, standard and synchronous.
+// and queued, standard and synchronous (a synchronous send queued keeps
+// a packed copy and completes when matched).
 func TestLayoutSelf(t *testing.T) {
 	es := job(t, 1, 1024)
 	e := es[0]
 	for _, ss := range []shape{flat, gaps, overlap, tiny} {
 		for _, rs := range []shape{flat, gaps, tiny, reverse} {
-			for _, early := range []bool{true, false} {
+			for i, early := range []bool{true, false, true, false} {
+				mode := []SendMode{Standard, Sync}[i/2]
 				src, dst := newData(ss, 4800, 3), newData(rs, 4800, 90)
 				msg, want := src.bytes(), dst.want(src.bytes())
 				var r *Request
@@ -386,7 +388,7 @@ func TestLayoutSelf(t *testing.T) {
 				if early {
 					post()
 				}
-				s := src.request(e, e.NewSend(src.buf, 0, 0, 0, 1, 0, Standard))
+				s := src.request(e, e.NewSend(src.buf, 0, 0, 0, 1, 0, mode))
 				e.Start(s)
 				if !early {
 					post()
@@ -394,7 +396,7 @@ func TestLayoutSelf(t *testing.T) {
 				st := wait(t, e, r)
 				wait(t, e, s)
 				if st.Err != nil || st.Count != len(msg) || !bytes.Equal(dst.mem(), want) {
-					t.Fatalf("%s->%s early=%v: %+v", ss.name, rs.name, early, st)
+					t.Fatalf("%s->%s mode %d early=%v: %+v", ss.name, rs.name, mode, early, st)
 				}
 			}
 		}
