@@ -5,6 +5,10 @@
 //	mpirun -np 2 pingpong latency     one-way latency, half a round trip
 //	mpirun -np 2 pingpong pingpong    ping-pong bandwidth
 //	mpirun -np 2 pingpong bw          windowed bandwidth (osu_bw)
+//	mpirun -np 2 pingpong vector      one-way time of strided float64 data
+//	                                  (every -stride'th of a buffer) sent as
+//	                                  a vector datatype (-pack: packed by
+//	                                  hand, sent as bytes and unpacked)
 //
 // Sizes run from 1 byte to 4 MiB (-min and -max change the ends).
 package main
@@ -15,6 +19,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/mpi"
 )
@@ -25,6 +30,8 @@ func main() {
 	iters := flag.Int("iters", 1000, "iterations for small messages (fewer for large ones)")
 	window := flag.Int("window", 64, "messages in flight for bw")
 	profile := flag.String("cpuprofile", "", "write rank 0's CPU profile to this file")
+	stride := flag.Int("stride", 2, "vector: the stride, in float64s")
+	pack := flag.Bool("pack", false, "vector: pack and unpack by hand around sends of bytes")
 	flag.Parse()
 	mode := "latency"
 	if flag.NArg() > 0 {
@@ -114,9 +121,19 @@ func main() {
 				fmt.Printf("%-10d%20.2f\n", size, float64(n*len(reqs)*size)/(mpi.Wtime()-t0)/1e6)
 			}
 		}
+	case "vector":
+		if rank == 0 {
+			fmt.Printf("# LAM/Go MPI strided vector test (stride %d, pack %v; one-way, half of a round trip)\n", *stride, *pack)
+			fmt.Printf("%-10s%20s\n", "# Size", "Latency (us)")
+		}
+		for size := max(*minSize, 8); size <= *maxSize; size *= 2 {
+			if rt := vectorTrip(size/8, *stride, *pack, rank, peer, *iters); rank == 0 {
+				fmt.Printf("%-10d%20.2f\n", size, rt*1e6/2)
+			}
+		}
 	default:
 		if rank == 0 {
-			fmt.Fprintf(os.Stderr, "pingpong: unknown test %q (latency, pingpong or bw)\n", mode)
+			fmt.Fprintf(os.Stderr, "pingpong: unknown test %q (latency, pingpong, bw or vector)\n", mode)
 		}
 		mpi.Abort(mpi.World, 2)
 	}
@@ -148,4 +165,52 @@ func rounds(iters, size int) (n, warm int) {
 		n = max(iters/10, 10)
 	}
 	return n, max(n/10, 2)
+}
+
+// vectorTrip returns the seconds one ping-pong of n float64s, every
+// stride'th of a buffer, takes, averaged: sent as a vector datatype, or
+// packed by hand and sent as bytes.
+func vectorTrip(n, stride int, pack bool, rank, peer, iters int) float64 {
+	v, err := mpi.TypeVector(n, 1, stride, mpi.Float64)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pingpong:", err)
+		mpi.Abort(mpi.World, 1)
+	}
+	data := make([]float64, (n-1)*stride+1)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), 8*len(data))
+	var packed []byte
+	if pack {
+		packed = make([]byte, mpi.PackSize(1, v))
+	}
+	send := func() {
+		if pack {
+			mpi.Pack(buf, 1, v, packed, new(int))
+			mpi.Send(mpi.World, packed, peer, 1)
+			return
+		}
+		mpi.SendType(mpi.World, buf, 1, v, peer, 1)
+	}
+	recv := func() {
+		if pack {
+			mpi.Recv(mpi.World, packed, peer, 1)
+			mpi.Unpack(packed, new(int), buf, 1, v)
+			return
+		}
+		mpi.RecvType(mpi.World, buf, 1, v, peer, 1)
+	}
+	k, warm := rounds(iters, 8*n)
+	var t0 float64
+	for i := -warm; i < k; i++ {
+		if i == 0 {
+			t0 = mpi.Wtime()
+		}
+		if rank == 0 {
+			send()
+			recv()
+		} else {
+			recv()
+			send()
+		}
+	}
+	return (mpi.Wtime() - t0) / float64(k)
 }

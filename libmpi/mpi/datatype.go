@@ -3,6 +3,8 @@ package mpi
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/rpi"
 )
 
 // Datatype describes the layout of data in a buffer (MPI_Datatype): which
@@ -36,7 +38,10 @@ type Datatype struct {
 	attrs attrSet // cached attributes (attr.go)
 }
 
-type block struct{ off, n int }
+// block is a run of an element's data bytes (rpi.Block, so that a
+// layout over the user's buffer hands a transport the type's blocks as
+// they are).
+type block = rpi.Block
 
 // run is n basic elements of type t, one after another from off.
 type run struct {
@@ -66,7 +71,7 @@ var (
 )
 
 func basic(name string, n int, align uintptr) *Datatype {
-	d := &Datatype{name: name, size: n, ub: n, tub: n, align: int(align), blocks: []block{{0, n}}, elems: 1}
+	d := &Datatype{name: name, size: n, ub: n, tub: n, align: int(align), blocks: []block{{Off: 0, Len: n}}, elems: 1}
 	d.runs = []run{{0, d, 1}}
 	return d
 }
@@ -156,15 +161,15 @@ func (b *builder) add(d *Datatype, at int) {
 		return
 	}
 	for _, bl := range d.blocks {
-		off := at + bl.off
-		if n := len(b.blocks); n > 0 && b.blocks[n-1].off+b.blocks[n-1].n == off {
-			b.blocks[n-1].n += bl.n
+		off := at + bl.Off
+		if n := len(b.blocks); n > 0 && b.blocks[n-1].Off+b.blocks[n-1].Len == off {
+			b.blocks[n-1].Len += bl.Len
 		} else {
 			if len(b.blocks) >= maxBlocks {
 				b.err = errorf(ErrType, "datatype too complex (over %d blocks)", maxBlocks)
 				return
 			}
-			b.blocks = append(b.blocks, block{off, bl.n})
+			b.blocks = append(b.blocks, block{Off: off, Len: bl.Len})
 		}
 	}
 	for _, r := range d.runs {
@@ -382,11 +387,11 @@ func walk(buf []byte, count int, d *Datatype, fn func(b []byte)) error {
 	ext := d.Extent()
 	for i := 0; i < count; i++ {
 		for _, bl := range d.blocks {
-			off := i*ext + bl.off
-			if off < 0 || off+bl.n > len(buf) {
+			off := i*ext + bl.Off
+			if off < 0 || off+bl.Len > len(buf) {
 				return errorf(ErrBuffer, "%d elements of %s do not fit in a buffer of %d bytes", count, d.name, len(buf))
 			}
-			fn(buf[off : off+bl.n])
+			fn(buf[off : off+bl.Len])
 		}
 	}
 	return nil

@@ -3,21 +3,21 @@ package mpi
 import "github.com/lamgo/lam/libmpi/internal/core"
 
 // The persistent sends over derived datatypes in the other modes: like
-// SendTypeInit, each Start packs buf as it is then.
+// SendTypeInit, each Start sends buf as it is then.
 
 // SsendTypeInit makes a persistent synchronous-mode send of count
 // elements of d from buf (MPI_Ssend_init with a datatype).
 func SsendTypeInit(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) (*Request, error) {
-	return typedRequest(c, buf, count, d, false, true, func(p []byte) (*Request, error) {
-		return newSend(c, p, dest, tag, core.Sync)
+	return typedRequest(c, buf, count, d, false, true, func() (*Request, error) {
+		return newSend(c, []byte(nil), dest, tag, core.Sync)
 	})
 }
 
 // RsendTypeInit makes a persistent ready-mode send of count elements of
 // d from buf (MPI_Rsend_init with a datatype).
 func RsendTypeInit(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) (*Request, error) {
-	return typedRequest(c, buf, count, d, false, true, func(p []byte) (*Request, error) {
-		return newSend(c, p, dest, tag, core.Ready)
+	return typedRequest(c, buf, count, d, false, true, func() (*Request, error) {
+		return newSend(c, []byte(nil), dest, tag, core.Ready)
 	})
 }
 
@@ -25,13 +25,14 @@ func RsendTypeInit(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) (
 // of d from buf (MPI_Bsend_init with a datatype): each Start packs buf
 // into the attached buffer and completes at once.
 func BsendTypeInit(c *Comm, buf []byte, count int, d *Datatype, dest, tag int) (*Request, error) {
-	r, err := typedRequest(c, buf, count, d, false, true, func(p []byte) (*Request, error) {
+	r, err := typedNew(c, buf, count, d, false, true, func(p []byte) (*Request, error) {
 		return newSend(c, p, dest, tag, core.Standard)
 	})
-	if r != nil {
-		r.buffered = true
+	if err != nil {
+		return nil, err
 	}
-	return r, err
+	r.buffered = true
+	return persistent(r, nil)
 }
 
 // ImrecvType starts receiving a message a matched probe took into count
@@ -42,7 +43,7 @@ func ImrecvType(buf []byte, count int, d *Datatype, m *Message) (*Request, error
 	if m != nil && m.comm != nil {
 		c = m.comm
 	}
-	t, err := newTyped(buf, count, d, true)
+	t, err := newTyped(buf, count, d, true, true)
 	if err != nil {
 		return nil, c.fail(err)
 	}

@@ -15,7 +15,7 @@ func (d *Datatype) IsContiguous() bool {
 	case 0:
 		return d.size == 0
 	case 1:
-		return d.blocks[0].off == 0 && d.blocks[0].n == d.size
+		return d.blocks[0].Off == 0 && d.blocks[0].Len == d.size
 	}
 	return false
 }
@@ -31,7 +31,7 @@ func TypeOpaque(name string, size, align int) (*Datatype, error) {
 	if size < 1 || align < 1 || align&(align-1) != 0 {
 		return nil, errorf(ErrArg, "opaque type %q: size %d, alignment %d (want size > 0, alignment a power of 2)", name, size, align)
 	}
-	d := &Datatype{name: name, size: size, ub: size, tub: size, align: align, blocks: []block{{0, size}}, elems: 1}
+	d := &Datatype{name: name, size: size, ub: size, tub: size, align: align, blocks: []block{{Off: 0, Len: size}}, elems: 1}
 	d.runs = []run{{0, d, 1}}
 	return d, nil
 }

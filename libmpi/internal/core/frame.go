@@ -15,7 +15,12 @@ import "encoding/binary"
 //	                               first length bytes to the receiver's
 //	                               buffer, whose address is context (low
 //	                               32 bits) and source (high), while the
-//	                               receiver reads the rest (then: sack)
+//	                               receiver reads the rest (then: sack);
+//	                               with flagAll too, the receiver reads
+//	                               nothing (no sack: the send is done once
+//	                               written), the answer to an rts with
+//	                               flagPush, whose body is spread over the
+//	                               sender's memory (a derived datatype)
 //	data   header + body           the body of a rendezvous message (or,
 //	                               split, its first part); with flagDirect
 //	                               and no body: the first part is written
@@ -39,6 +44,8 @@ const (
 	flagSync      = 1 << iota // synchronous send: acknowledge the match
 	flagCancelled             // cack: the message was withdrawn
 	flagDirect                // rts: the receiver may read the body from the sender's memory
+	flagPush                  // rts: the body is spread out; the sender can write it into the receiver's buffer (ask with a direct cts and flagAll)
+	flagAll                   // direct cts: write all of the length asked for; the receiver reads none itself
 )
 
 const headerSize = 40

@@ -34,10 +34,22 @@ type peer struct {
 	hdr     header
 	inBody  bool
 	dst     []byte // where the body goes
+	dstLen  int    // body bytes that fit
 	dstN    int
 	skip    uint64 // body bytes to discard (truncation)
 	bodyFor *Request
 	bodyU   *unexpected
+	dvec    bool // the body goes into a layout instead, at dcur
+	dcur    rpi.Cursor
+	scatter bool // read into the layout by the link's scattering call
+
+	// Layouts (layout.go).
+	gw       rpi.GatherWriter  // nil unless the link writes a layout's pieces itself
+	sr       rpi.ScatterReader // nil unless the link reads into a layout's pieces itself
+	rl       rpi.RemoteLayout  // nil unless single copies take a layout
+	cur      rpi.Cursor        // a cursor for one call (single copies)
+	bounce   []byte            // gathers a layout for a link that cannot (made on first use)
+	minPiece int               // the link's rpi.MinPiecer, or 0
 
 	// Bytes written to and read from the link, for a checkpoint's drain
 	// (cr.go).
@@ -50,7 +62,8 @@ type outFrame struct {
 	hdrN int
 	body []byte
 	n    int
-	done *Request // completed once the frame is written
+	done *Request    // completed once the frame is written
+	vec  *layoutBody // the body, if a layout's bytes instead
 }
 
 func (p *peer) queue(h *header, body []byte, done *Request) *outFrame {
@@ -142,15 +155,34 @@ func (e *Engine) flush(p *peer) {
 		if e.hold && f.hdrN == 0 {
 			return // a checkpoint holds frames not yet begun (cr.go)
 		}
+		if f.vec != nil {
+			if !e.flushLayout(p, f) {
+				return
+			}
+		} else if !e.flushBytes(p, f) {
+			return
+		}
+		if f.done != nil {
+			f.done.complete()
+		}
+		*f = outFrame{}
+		p.outHead++
+	}
+}
+
+// flushBytes writes what the link takes now of a frame whose body is
+// bytes; it reports whether the frame is written.
+func (e *Engine) flushBytes(p *peer, f *outFrame) bool {
+	{
 		if p.vw != nil && f.hdrN == 0 && len(f.body) > 0 {
 			// Header and body in one system call.
 			n, err := p.vw.Write2(f.hdr[:], f.body)
 			if err != nil {
 				e.peerDied(p, err)
-				return
+				return false
 			}
 			if n == 0 {
-				return
+				return false
 			}
 			e.activity++
 			p.sent += uint64(n)
@@ -161,34 +193,30 @@ func (e *Engine) flush(p *peer) {
 			n, err := p.link.Write(f.hdr[f.hdrN:])
 			if err != nil {
 				e.peerDied(p, err)
-				return
+				return false
 			}
 			f.hdrN += n
 			p.sent += uint64(n)
 			e.activity += uint64(n)
 			if f.hdrN < headerSize {
-				return
+				return false
 			}
 		}
 		for f.n < len(f.body) {
 			n, err := p.link.Write(f.body[f.n:])
 			if err != nil {
 				e.peerDied(p, err)
-				return
+				return false
 			}
 			if n == 0 {
-				return
+				return false
 			}
 			e.activity++
 			p.sent += uint64(n)
 			f.n += n
 		}
-		if f.done != nil {
-			f.done.complete()
-		}
-		*f = outFrame{}
-		p.outHead++
 	}
+	return true
 }
 
 // fill reads what the link has into the staging buffer; it reports
@@ -251,11 +279,20 @@ func (e *Engine) read(p *peer) {
 		// Body: from what is staged, else straight into the destination
 		// (large bodies skip the staging copy), then past what did not fit.
 		switch {
-		case p.dstN < len(p.dst) && avail > 0:
-			n := copy(p.dst[p.dstN:], p.rbuf[p.rpos:p.rend])
+		case p.dstN < p.dstLen && avail > 0:
+			var n int
+			if p.dvec {
+				n = p.dcur.CopyIn(p.rbuf[p.rpos:min(p.rend, p.rpos+p.dstLen-p.dstN)])
+			} else {
+				n = copy(p.dst[p.dstN:], p.rbuf[p.rpos:p.rend])
+			}
 			p.rpos += n
 			p.dstN += n
-		case p.dstN < len(p.dst):
+		case p.dstN < p.dstLen && p.dvec:
+			if !e.readLayout(p) {
+				return
+			}
+		case p.dstN < p.dstLen:
 			n, err := p.link.Read(p.dst[p.dstN:])
 			if err != nil {
 				e.peerDied(p, err)
@@ -276,7 +313,7 @@ func (e *Engine) read(p *peer) {
 				return
 			}
 		}
-		if p.dstN == len(p.dst) && p.skip == 0 {
+		if p.dstN == p.dstLen && p.skip == 0 {
 			e.onBody(p)
 		}
 	}
@@ -304,7 +341,13 @@ func (e *Engine) inPlace(p *peer, v []byte) bool {
 		// The common case first: a small message for a posted receive.
 		if r := e.arrive(match.Key{Context: h.context, Source: h.source, Tag: h.tag}, h.length); r != nil {
 			r.peer = p.rank
-			e.eagerDone(p, r, copy(r.buf, body))
+			var n int
+			if r.vec == nil {
+				n = copy(r.buf, body)
+			} else {
+				n = r.scatter(body)
+			}
+			e.eagerDone(p, r, n)
 			p.peek.Consume()
 			return true
 		}
@@ -314,7 +357,12 @@ func (e *Engine) inPlace(p *peer, v []byte) bool {
 		return true
 	}
 	if p.inBody {
-		p.dstN, p.skip = copy(p.dst, body), 0
+		if p.dvec {
+			p.dstN = p.dcur.CopyIn(body[:p.dstLen])
+		} else {
+			p.dstN = copy(p.dst, body)
+		}
+		p.skip = 0
 		e.onBody(p)
 	}
 	p.peek.Consume()
@@ -358,7 +406,11 @@ func (e *Engine) onHeader(p *peer) error {
 			return e.writeFirstPart(p, s, h)
 		}
 		delete(e.sends, h.sendID)
-		d := header{typ: frameData, recvID: h.recvID, length: uint64(len(s.buf))}
+		d := header{typ: frameData, recvID: h.recvID, length: uint64(s.size())}
+		if s.vec != nil {
+			e.sendLayout(p, &d, s.vec, s.size(), s)
+			break
+		}
 		e.send(p, &d, s.buf, s)
 	case frameData:
 		r := e.recvs[h.recvID]
@@ -411,20 +463,32 @@ func (e *Engine) onHeader(p *peer) error {
 // of s into the receiver's buffer and says so, or, if the link refuses,
 // sends them as data. s stays among the sends until the sack that says
 // the receiver read the rest.
+//
+// With flagAll (the answer to a push rts) the receiver asks for all it
+// takes this way and reads nothing itself: no sack follows, and s is done
+// once the bytes are written.
 func (e *Engine) writeFirstPart(p *peer, s *Request, h *header) error {
 	k := h.length
-	if k > uint64(len(s.buf)) || s.parts != 0 {
-		return fmt.Errorf("%w: a split clear-to-send of %d bytes for a send of %d", ErrProtocol, k, len(s.buf))
+	if k > uint64(s.size()) || s.parts != 0 {
+		return fmt.Errorf("%w: a split clear-to-send of %d bytes for a send of %d", ErrProtocol, k, s.size())
 	}
-	s.parts = 1
+	if h.flags&flagAll != 0 {
+		delete(e.sends, h.sendID)
+	} else {
+		s.parts = 1
+	}
 	addr := uint64(uint32(h.context)) | uint64(uint32(h.source))<<32
-	if p.rw != nil && p.rw.WriteRemote(s.buf[:k], addr) == nil {
+	if e.writeRemote(p, s, int(k), addr) {
 		done := header{typ: frameData, flags: flagDirect, recvID: h.recvID}
 		e.send(p, &done, nil, nil)
-		s.complete() // the first of two
+		s.complete() // the first of two, or all
 		return nil
 	}
 	d := header{typ: frameData, recvID: h.recvID, length: k}
+	if s.vec != nil {
+		e.sendLayout(p, &d, s.vec, int(k), s)
+		return nil
+	}
 	e.send(p, &d, s.buf[:k], s)
 	return nil
 }
@@ -433,8 +497,15 @@ func (e *Engine) writeFirstPart(p *peer, s *Request, h *header) error {
 const maxEager = 1 << 30
 
 func (e *Engine) expectBody(p *peer, buf []byte, length uint64, r *Request, u *unexpected) {
-	n := min(uint64(len(buf)), length)
-	p.inBody, p.dst, p.dstN, p.skip, p.bodyFor, p.bodyU = true, buf[:n], 0, length-n, r, u
+	if r != nil && r.vec != nil {
+		n := min(uint64(r.vec.Len()), length)
+		p.inBody, p.dst, p.dvec, p.dcur, p.dstLen = true, nil, true, r.vec.Cursor(), int(n)
+		p.scatter = p.sr != nil && p.vectors(r.vec)
+		p.dstN, p.skip, p.bodyFor, p.bodyU = 0, length-n, r, u
+	} else {
+		n := min(uint64(len(buf)), length)
+		p.inBody, p.dst, p.dstLen, p.dstN, p.skip, p.bodyFor, p.bodyU = true, buf[:n], int(n), 0, length-n, r, u
+	}
 	if length == 0 {
 		e.onBody(p)
 	}
@@ -445,6 +516,9 @@ func (e *Engine) onBody(p *peer) {
 	h := &p.hdr
 	r, u := p.bodyFor, p.bodyU
 	p.inBody, p.dst, p.bodyFor, p.bodyU = false, nil, nil, nil
+	if p.dvec {
+		p.dvec, p.dcur = false, rpi.Cursor{}
+	}
 	if u != nil {
 		// A receive posted while the body was on its way takes it now:
 		// enqueuing it would let this sender's next message overtake it.

@@ -2,11 +2,13 @@ package shm
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 
 	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/shared/ssi"
 )
 
 // engines makes two MPI cores joined by a usysv link, in this process.
@@ -123,4 +125,72 @@ func BenchmarkSendRecvCost(b *testing.B) {
 			es[1].Wait(c, r)
 		}
 	})
+}
+
+// BenchmarkStridedCost is the software cost of moving strided float64
+// data (every other one of a buffer: 8-byte pieces) through the core and
+// a usysv ring, without another processor (one goroutine sends on one
+// engine and receives on the other; the ring is made large enough to
+// hold the message, sent eagerly): as layouts, gathered into the ring and
+// scattered from it, against packing into a new buffer, sending that and
+// unpacking the new buffer received, as derived-datatype sends did
+// before layouts.
+func BenchmarkStridedCost(b *testing.B) {
+	settings := ssi.NewSettings([]ssi.Arg{{Key: "rpi_usysv_short", Value: "4194304"}, {Key: "rpi_usysv_maxalloc", Value: "16777216"}}, nil)
+	ts, links, _ := jobWith(b, New("usysv", 40, true), settings, 2)
+	var es [2]*core.Engine
+	for i := range es {
+		es[i] = core.New(core.Config{Rank: i, Links: links[i], Short: ts[i].Short(), Pace: ts[i].(rpi.Pacer).Pace(), Waiter: ts[i].(rpi.Waiter)})
+	}
+	b.Cleanup(func() {
+		for _, e := range es {
+			e.Close(context.Background())
+		}
+	})
+	for _, size := range []int{4 << 10, 64 << 10, 1 << 20} {
+		for _, packed := range []bool{false, true} {
+			name := "layout"
+			if packed {
+				name = "packed"
+			}
+			b.Run(fmt.Sprintf("%dKiB/%s", size>>10, name), func(b *testing.B) { stridedCost(b, es, size, packed) })
+		}
+	}
+}
+
+func stridedCost(b *testing.B, es [2]*core.Engine, size int, packed bool) {
+	n := size / 8
+	lay := func() *rpi.Layout {
+		return &rpi.Layout{Base: make([]byte, 16*n), Blocks: []rpi.Block{{Off: 0, Len: 8}}, Count: n, Extent: 16, Size: 8}
+	}
+	src, dst := lay(), lay()
+	c := context.Background()
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		var sbuf, rbuf []byte
+		if packed {
+			sbuf, rbuf = make([]byte, size), make([]byte, size) // what Pack and the receive allocated
+			cur := src.Cursor()
+			cur.CopyOut(sbuf)
+		}
+		s := es[0].NewSend(sbuf, 1, 1, 0, 1, 0, core.Standard)
+		r := es[1].NewRecv(rbuf, 0, 1, 0)
+		if !packed {
+			s.SetLayout(src)
+			r.SetLayout(dst)
+		}
+		es[0].Start(s)
+		es[1].Start(r)
+		if err := es[1].Wait(c, r); err != nil || r.Status().Err != nil || r.Status().Count != size {
+			b.Fatal(err, r.Status())
+		}
+		if err := es[0].Wait(c, s); err != nil {
+			b.Fatal(err)
+		}
+		if packed {
+			cur := dst.Cursor()
+			cur.CopyIn(rbuf)
+		}
+	}
 }

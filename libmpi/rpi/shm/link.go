@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lamgo/lam/libmpi/internal/futex"
+	"github.com/lamgo/lam/libmpi/rpi"
 )
 
 // errPeerGone is what a link to a local peer that died reports.
@@ -25,6 +26,7 @@ type link struct {
 	singleCopy int
 	dead       atomic.Bool
 	closed     bool
+	iovs       *[iovMax]unix.Iovec // local pieces of a layout's single copy, made on first use
 }
 
 // Read takes what the peer wrote; the peer is woken if it sleeps waiting
@@ -91,6 +93,44 @@ func (l *link) Write2(a, b []byte) (int, error) {
 	return n, nil
 }
 
+// WriteGather writes a frame's header and a layout's bytes with one
+// publication, copying the layout's blocks into the ring from where they
+// lie.
+func (l *link) WriteGather(hdr []byte, body *rpi.Cursor, n int) (int, error) {
+	if l.closed {
+		return 0, errors.New("link closed")
+	}
+	if l.dead.Load() {
+		return 0, errPeerGone
+	}
+	w := l.out.writeGather(hdr, body, n)
+	for i := 0; w == 0 && i < l.t.c.writePolls; i++ {
+		w = l.out.writeGather(hdr, body, n)
+	}
+	if w > 0 {
+		l.peer.Ring()
+	}
+	return w, nil
+}
+
+// ReadScatter copies what the peer wrote, up to n bytes, from the ring
+// into a layout's blocks.
+func (l *link) ReadScatter(body *rpi.Cursor, n int) (int, error) {
+	if l.closed {
+		return 0, errors.New("link closed")
+	}
+	k := l.in.readScatter(body, n)
+	if k == 0 && l.dead.Load() {
+		if k = l.in.readScatter(body, n); k == 0 {
+			return 0, errPeerGone
+		}
+	}
+	if k > 0 {
+		l.peer.Ring()
+	}
+	return k, nil
+}
+
 // Fd: a shared-memory link has no descriptor; the core sleeps through the
 // transport's doorbell instead.
 func (l *link) Fd() int { return -1 }
@@ -120,13 +160,80 @@ func (l *link) ReadRemote(dst []byte, addr uint64) error {
 	return l.remote(dst, addr, false)
 }
 
+// ReadRemoteLayout copies n bytes at addr in the peer's memory into a
+// layout's blocks with process_vm_readv(2) calls of up to IOV_MAX pieces
+// each.
+func (l *link) ReadRemoteLayout(dst *rpi.Cursor, n int, addr uint64) error {
+	return l.remoteLayout(dst, n, addr, false)
+}
+
+// WriteRemoteLayout copies n bytes of a layout's blocks to addr in the
+// peer's memory with process_vm_writev(2) calls of up to IOV_MAX pieces
+// each.
+func (l *link) WriteRemoteLayout(src *rpi.Cursor, n int, addr uint64) error {
+	return l.remoteLayout(src, n, addr, true)
+}
+
+// iovMax is the most local pieces one process_vm_readv(2) takes.
+const iovMax = 1024
+
+// remoteLayout copies n bytes between a layout from c on and addr in the
+// peer's memory: to the peer if write, from it otherwise.
+func (l *link) remoteLayout(c *rpi.Cursor, n int, addr uint64, write bool) error {
+	op, dir, call := remoteOp(write)
+	if l.iovs == nil {
+		l.iovs = new([iovMax]unix.Iovec)
+	}
+	rv := []unix.RemoteIovec{{}}
+	for done := 0; done < n; {
+		from := *c
+		k, m := 0, 0
+		for k < iovMax && done+m < n {
+			p := c.Next(n - done - m)
+			if p == nil {
+				break
+			}
+			l.iovs[k].Base = &p[0]
+			l.iovs[k].SetLen(len(p))
+			k++
+			m += len(p)
+		}
+		if m == 0 {
+			return fmt.Errorf("%s %s process %d: the layout ends %d bytes short", op, dir, l.pid, n-done)
+		}
+		rv[0] = unix.RemoteIovec{Base: uintptr(addr) + uintptr(done), Len: m}
+		w, err := call(l.pid, l.iovs[:k], rv, 0)
+		if err == unix.EINTR {
+			*c = from
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s %d bytes %s process %d: %w", op, m, dir, l.pid, err)
+		}
+		if w == 0 {
+			return fmt.Errorf("%s %s process %d: nothing moved", op, dir, l.pid)
+		}
+		if w < m {
+			*c = from
+			c.Skip(w)
+		}
+		done += w
+	}
+	return nil
+}
+
+// remoteOp names a single copy's direction and gives its system call.
+func remoteOp(write bool) (op, dir string, call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error)) {
+	if write {
+		return "write", "to", unix.ProcessVMWritev
+	}
+	return "read", "from", unix.ProcessVMReadv
+}
+
 // remote copies between local and addr in the peer's memory: to the peer
 // if write, from it otherwise.
 func (l *link) remote(local []byte, addr uint64, write bool) error {
-	op, dir, call := "read", "from", unix.ProcessVMReadv
-	if write {
-		op, dir, call = "write", "to", unix.ProcessVMWritev
-	}
+	op, dir, call := remoteOp(write)
 	for done := 0; done < len(local); {
 		lv := []unix.Iovec{{Base: &local[done]}}
 		lv[0].SetLen(len(local) - done)

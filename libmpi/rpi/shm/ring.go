@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/internal/release"
+	"github.com/lamgo/lam/libmpi/rpi"
 )
 
 // ring is one direction of a pair's channel, a single-producer,
@@ -38,6 +39,8 @@ type ring struct {
 	off    int    // inline bytes of it already taken
 	left   uint64 // data bytes of it still to read
 	inData bool   // it announces data bytes, and left counts them
+	// Consumer: what take used up and release has not handed back yet.
+	released, readData bool
 }
 
 const (
@@ -105,14 +108,8 @@ func (r *ring) put(at uint64, p []byte) {
 // does not fit in one.
 func (r *ring) write(a, b []byte) int {
 	total := len(a) + len(b)
-	if total == 0 {
+	if total == 0 || !r.claim() {
 		return 0
-	}
-	if r.seq-r.otherSeq >= nSlots {
-		r.otherSeq = r.slotTail.Load()
-		if r.seq-r.otherSeq >= nSlots {
-			return 0
-		}
 	}
 	s, st := r.slot(r.seq)
 	if total <= slotData {
@@ -136,6 +133,55 @@ func (r *ring) write(a, b []byte) int {
 	release.Store64((*uint64)(unsafe.Pointer(st)), stamp(r.seq, na+nb, true))
 	r.seq++
 	return na + nb
+}
+
+// claim reports whether a slot is free for the next write, refreshing
+// the consumer's counter when the cached one shows none.
+func (r *ring) claim() bool {
+	if r.seq-r.otherSeq >= nSlots {
+		r.otherSeq = r.slotTail.Load()
+		if r.seq-r.otherSeq >= nSlots {
+			return false
+		}
+	}
+	return true
+}
+
+// writeGather is write with a layout's bytes for b: hdr, then up to n
+// bytes of the layout from c on, copied from where they lie; c moves
+// past the body bytes written.
+func (r *ring) writeGather(hdr []byte, c *rpi.Cursor, n int) int {
+	total := len(hdr) + n
+	if total == 0 || !r.claim() {
+		return 0
+	}
+	s, st := r.slot(r.seq)
+	if total <= slotData {
+		copy(s[8:], hdr)
+		c.CopyOut(s[8+len(hdr) : 8+total])
+		release.Store64((*uint64)(unsafe.Pointer(st)), stamp(r.seq, total, false))
+		r.seq++
+		return total
+	}
+	f := min(r.free(total), 1<<31-1)
+	if f == 0 {
+		return 0
+	}
+	na := min(len(hdr), f)
+	r.put(r.bytes, hdr[:na])
+	// The layout's bytes go straight into the one or two runs of the
+	// data ring they take.
+	at := r.bytes + uint64(na)
+	off, k := int(at&r.mask), min(n, f-na)
+	m := c.CopyOut(r.data[off:min(off+k, len(r.data))])
+	if m < k {
+		m += c.CopyOut(r.data[:k-m])
+	}
+	w := na + m
+	r.bytes += uint64(w)
+	release.Store64((*uint64)(unsafe.Pointer(st)), stamp(r.seq, w, true))
+	r.seq++
+	return w
 }
 
 // peek returns the inline bytes of the next slot not yet read (nil if it
@@ -166,8 +212,75 @@ func (r *ring) consume() {
 // read copies what has been written, up to len(p), and releases what it
 // used up.
 func (r *ring) read(p []byte) int {
+	n := r.take(p)
+	r.release()
+	return n
+}
+
+// readScatter copies what has been written, up to n bytes, into a
+// layout from c on (moving c past them), and releases what it used up.
+// Data-ring bytes go from their one or two runs of the ring straight into
+// the layout's blocks.
+func (r *ring) readScatter(c *rpi.Cursor, n int) int {
+	got := 0
+	for got < n {
+		if r.inData {
+			k := int(min(r.left, uint64(n-got)))
+			off := int(r.bytes & r.mask)
+			m := c.CopyIn(r.data[off:min(off+k, len(r.data))])
+			if m < k {
+				m += c.CopyIn(r.data[:k-m])
+			}
+			if m == 0 {
+				break // the layout is full
+			}
+			r.bytes += uint64(m)
+			r.left -= uint64(m)
+			got += m
+			r.readData = true
+			if r.left == 0 {
+				r.inData = false
+				r.seq++
+				r.released = true
+			}
+			continue
+		}
+		// A slot's inline bytes, or the start of a data-ring write.
+		from := *c
+		p := c.Next(n - got)
+		if p == nil {
+			break
+		}
+		k := r.take(p)
+		got += k
+		if k < len(p) {
+			*c = from
+			c.Skip(k)
+			if !r.inData {
+				break // nothing more written yet
+			}
+		}
+	}
+	r.release()
+	return got
+}
+
+// release hands back to the producer what take used up.
+func (r *ring) release() {
+	if r.readData {
+		release.Store64((*uint64)(unsafe.Pointer(r.tail)), r.bytes)
+		r.readData = false
+	}
+	if r.released {
+		release.Store64((*uint64)(unsafe.Pointer(r.slotTail)), r.seq)
+		r.released = false
+	}
+}
+
+// take copies what has been written, up to len(p), noting what it used
+// up for release.
+func (r *ring) take(p []byte) int {
 	n := 0
-	released, readData := false, false
 	for n < len(p) {
 		if r.inData {
 			k := int(min(r.left, uint64(len(p)-n)))
@@ -177,11 +290,11 @@ func (r *ring) read(p []byte) int {
 			r.bytes += uint64(k)
 			r.left -= uint64(k)
 			n += k
-			readData = true
+			r.readData = true
 			if r.left == 0 {
 				r.inData = false
 				r.seq++
-				released = true
+				r.released = true
 			}
 			continue
 		}
@@ -201,14 +314,8 @@ func (r *ring) read(p []byte) int {
 		if r.off == length {
 			r.off = 0
 			r.seq++
-			released = true
+			r.released = true
 		}
-	}
-	if readData {
-		release.Store64((*uint64)(unsafe.Pointer(r.tail)), r.bytes)
-	}
-	if released {
-		release.Store64((*uint64)(unsafe.Pointer(r.slotTail)), r.seq)
 	}
 	return n
 }

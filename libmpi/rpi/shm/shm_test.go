@@ -119,6 +119,12 @@ func TestRingSize(t *testing.T) {
 // except the ranks listed in other (node 1: reached through tcp).
 func job(t testing.TB, mod Module, n int, other ...int) ([]rpi.Transport, [][]rpi.Link, string) {
 	t.Helper()
+	return jobWith(t, mod, ssi.NewSettings(nil, nil), n, other...)
+}
+
+// jobWith is job with the given settings.
+func jobWith(t testing.TB, mod Module, settings *ssi.Settings, n int, other ...int) ([]rpi.Transport, [][]rpi.Link, string) {
+	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "lam-test-")
 	ts := make([]rpi.Transport, n)
 	peers := make([]rpi.Peer, n)
@@ -130,7 +136,7 @@ func job(t testing.TB, mod Module, n int, other ...int) ([]rpi.Transport, [][]rp
 			}
 		}
 		tr, err := mod.Open(context.Background(), &rpi.Job{Rank: i, Size: n, Node: node, Host: "127.0.0.1",
-			Settings: ssi.NewSettings(nil, nil), Timeout: 10 * time.Second, Shared: prefix, PID: os.Getpid()})
+			Settings: settings, Timeout: 10 * time.Second, Shared: prefix, PID: os.Getpid()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -391,6 +391,18 @@ func (l *countingLink) Write2(a, b []byte) (int, error) {
 	return n, err
 }
 
+func (l *countingLink) WriteGather(hdr []byte, body *rpi.Cursor, n int) (int, error) {
+	w, err := l.fdLink.WriteGather(hdr, body, n)
+	l.sent += uint64(w)
+	return w, err
+}
+
+func (l *countingLink) ReadScatter(body *rpi.Cursor, n int) (int, error) {
+	r, err := l.fdLink.ReadScatter(body, n)
+	l.received += uint64(r)
+	return r, err
+}
+
 // Counters returns the bytes moved so far.
 func (l *countingLink) Counters() (sent, received uint64) { return l.sent, l.received }
 
@@ -399,7 +411,8 @@ type fdLink struct {
 	fd       int
 	closed   bool
 	iov      [2]unix.Iovec
-	quickAck bool // quick acknowledgements asked for since the last long read took bytes
+	iovs     *[iovMax]unix.Iovec // for layouts (vector.go), made on first use
+	quickAck bool                // quick acknowledgements asked for since the last long read took bytes
 }
 
 // Write2 writes a and then b with one writev(2), without allocating.
@@ -466,12 +479,19 @@ func (l *fdLink) io(trap uintptr, p []byte) (int, error) {
 // an empty socket).
 const quickAckRead = 64 << 10
 
-func (l *fdLink) Read(p []byte) (int, error) {
-	long := len(p) > quickAckRead
+// longRead reports whether a read of n bytes is long, and asks for
+// quick acknowledgements first if it is.
+func (l *fdLink) longRead(n int) bool {
+	long := n > quickAckRead
 	if long && !l.quickAck {
 		unix.SetsockoptInt(l.fd, unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1)
 		l.quickAck = true
 	}
+	return long
+}
+
+func (l *fdLink) Read(p []byte) (int, error) {
+	long := l.longRead(len(p))
 	for {
 		n, err := l.io(unix.SYS_READ, p)
 		if long && n > 0 {
