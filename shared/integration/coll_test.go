@@ -40,7 +40,8 @@ func TestCollLocal(t *testing.T) {
 	// More ranks than cores; the linear and the binomial algorithms; the
 	// check off; over tcp and usysv.
 	// shmem serves every communicator of two or more processes on one
-	// node; with it excluded (-ssi coll lam_basic,smp) lam_basic does.
+	// node; with it excluded (-ssi coll lam_basic,smp) lam_basic does, and
+	// in a job that asked for a cr module.
 	for _, tt := range []struct {
 		args   []string
 		module string
@@ -54,6 +55,9 @@ func TestCollLocal(t *testing.T) {
 		{[]string{"-ssi", "coll_base_shmem_message_pool_size", "4096", "-ssi", "coll_base_shmem_num_segments", "2", "-np", "3"}, "shmem"},
 		{[]string{"-ssi", "coll", "lam_basic,smp", "-np", "4"}, "lam_basic"},
 		{[]string{"-ssi", "coll", "lam_basic,smp", "-ssi", "coll_base_check", "0", "-np", "5"}, "lam_basic"},
+		// A job that asked for checkpoints does without shmem (its
+		// collectives would go on while the links are quiesced).
+		{[]string{"-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-np", "4"}, "lam_basic"},
 	} {
 		r := l.run(ctx, "mpirun", append(tt.args, bin("testprog"), "coll")...)
 		if r.code != 0 || r.stdout != "coll ok "+tt.module+"\n" {
