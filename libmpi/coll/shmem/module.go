@@ -67,8 +67,12 @@ func (Module) SSI() ssi.Info {
 	return ssi.Info{Framework: ssi.Coll, Name: "shmem", API: ssi.APIVersion[ssi.Coll], Version: buildinfo.ModuleVersion, Priority: Priority}
 }
 
-// Query: shmem can run in any job that asked for no cr module; whether it
-// serves a communicator depends on where its processes are (QueryComm).
+// Query: shmem can run in any job; whether it serves a communicator
+// depends on the job and on where its processes are (QueryComm).
+func (Module) Query(context.Context, *ssi.Settings) (int, error) { return Priority, nil }
+
+// QueryComm: shmem serves an intracommunicator of two or more processes
+// that all run on this node, when the transport can name a shared area.
 //
 // A job that asked for checkpoints (-ssi cr self) does without shmem, as
 // LAM's did: its collectives move data through the shared area, not the
@@ -76,16 +80,10 @@ func (Module) SSI() ssi.Info {
 // go on collecting while their peers write their state, and the states of
 // one checkpoint would not belong to one moment. lam_basic and smp,
 // written on point-to-point, stop with the links.
-func (Module) Query(_ context.Context, s *ssi.Settings) (int, error) {
-	if cr := ssi.Requested(s, ssi.CR); len(cr) > 0 {
+func (Module) QueryComm(c *coll.Comm) (int, error) {
+	if cr := ssi.Requested(c.Settings(), ssi.CR); len(cr) > 0 {
 		return -1, fmt.Errorf("shmem does not take part in checkpoints (the job asked for cr %s)", strings.Join(cr, ","))
 	}
-	return Priority, nil
-}
-
-// QueryComm: shmem serves an intracommunicator of two or more processes
-// that all run on this node, when the transport can name a shared area.
-func (Module) QueryComm(c *coll.Comm) (int, error) {
 	if c.Inter() {
 		return -1, fmt.Errorf("shmem serves intracommunicators only")
 	}
