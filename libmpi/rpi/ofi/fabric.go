@@ -342,6 +342,7 @@ func openFabric(prov string, bufsize, nslots, cqsize int) (*fabric, error) {
 	if err := load(); err != nil {
 		return nil, err
 	}
+	staleOnce.Do(removeStale)
 	cprov := C.CString(prov)
 	defer C.free(unsafe.Pointer(cprov))
 	var f *C.lamofi
