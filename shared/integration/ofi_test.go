@@ -1,10 +1,16 @@
 package integration
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +40,31 @@ func needOFI(t *testing.T) {
 	})
 	if ofiBuild.err != nil {
 		t.Fatal(ofiBuild.err)
+	}
+	t.Cleanup(func() { removeDeadShmRegions(t) })
+}
+
+// shmRegionRE matches the regions libfabric's shm provider makes in
+// /dev/shm, named <pid>:<domain>:<endpoint>.
+var shmRegionRE = regexp.MustCompile(`^([0-9]+):[0-9]+:[0-9]+$`)
+
+// removeDeadShmRegions removes the shm provider's regions whose process is
+// gone: a rank the tests kill, or that a failure ends, leaves its region
+// behind (docs/ofi.md), and the tests clean up what they cause.
+func removeDeadShmRegions(t *testing.T) {
+	ents, _ := os.ReadDir("/dev/shm")
+	for _, e := range ents {
+		m := shmRegionRE.FindStringSubmatch(e.Name())
+		if m == nil || !e.Type().IsRegular() {
+			continue
+		}
+		pid, err := strconv.Atoi(m[1])
+		if err != nil || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue // a live process's (or not a pid)
+		}
+		if err := os.Remove(filepath.Join("/dev/shm", e.Name())); err != nil {
+			t.Logf("removing %s: %v", e.Name(), err)
+		}
 	}
 }
 
