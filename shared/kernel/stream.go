@@ -299,7 +299,7 @@ func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) {
 	n := len(m.Data)
 	k.streamsMu.RLock()
 	if s := k.streams[m.Event]; s != nil && streamTakes(s.typ, m.Type) {
-		over := s.push(wire.AppendFrame(nil, 0, 0, msg), from, n)
+		over := s.pushMsg(msg, from, n)
 		k.streamsMu.RUnlock()
 		if over && from == nil {
 			s.waitRoom()
@@ -327,8 +327,25 @@ func (k *Kernel) deliverToStream(msg *wire.Msg) bool {
 	if s == nil || !streamTakes(s.typ, msg.Type) {
 		return false
 	}
-	s.push(wire.AppendFrame(nil, 0, 0, msg), nil, 0)
+	s.pushMsg(msg, nil, 0)
 	return true
+}
+
+// frames holds the buffers messages are framed in on their way to a
+// stream: push copies what the socket does not take at once, so a
+// buffer is free again when push returns.
+var frames = sync.Pool{New: func() any { return new([]byte) }}
+
+// pushMsg frames msg and pushes it (see push).
+func (s *stream) pushMsg(msg *wire.Msg, from *link, n int) bool {
+	bp := frames.Get().(*[]byte)
+	frame := wire.AppendFrame((*bp)[:0], 0, 0, msg)
+	over := s.push(frame, from, n)
+	if cap(frame) <= 1<<20 { // keep small buffers only
+		*bp = frame[:0]
+		frames.Put(bp)
+	}
+	return over
 }
 
 // forwardPost sends a Post on to its node's lamd once the link's window

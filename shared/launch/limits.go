@@ -26,8 +26,9 @@ func init() {
 // The cost of one process to the resources its lamd is limited in.
 const (
 	// filesPerProc: the lamd holds the process's stdout and stderr pipes,
-	// its stdin pipe (rank 0) and its MPI connection to the lamd.
-	filesPerProc = 4
+	// its stdin pipe (rank 0), its MPI connection to the lamd and, under
+	// the lamd rpi, its message stream (a second connection).
+	filesPerProc = 5
 	// filesReserved are kept for the lamd's own sockets, links and tools.
 	filesReserved = 64
 	// threadsPerProc counts against RLIMIT_NPROC (per user, threads
