@@ -50,10 +50,33 @@ func TestIcollMany(t *testing.T) {
 	}
 }
 
-// The icoll and icollmany suites on two hosts with two processes each,
+// First collectives that are nonblocking, on fresh communicators (two
+// duplicates, the halves, a Create, an intercommunicator), started in
+// rank-dependent orders (testprog icollfirst): the communicators' coll
+// modules were set up when they were made (shmem's setup communicates),
+// so nobody waits in a setup the others have not reached. Over usysv
+// (shmem), tcp and with lam_basic.
+func TestIcollFirst(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	for _, args := range [][]string{
+		{"-np", "2"},
+		{"-np", "5"},
+		{"-ssi", "rpi", "tcp", "-np", "4"},
+		{"-ssi", "coll", "lam_basic", "-np", "3"},
+	} {
+		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollfirst")...)
+		if r.code != 0 || r.stdout != "icollfirst ok\n" {
+			t.Errorf("icollfirst %v: %v", args, r)
+		}
+	}
+}
+
+// The icoll, icollmany and icollfirst suites on two hosts with two processes each,
 // where World gets smp: its hierarchical Ibarrier, Ibcast, Ireduce and
 // Iallreduce schedules run across real processes and nodes (the halves
-// and duplicates get lam_basic's).
+// and duplicates get lam_basic's); icollfirst starts the first
+// collectives of fresh communicators in rank-dependent orders.
 func TestIcollSMP(t *testing.T) {
 	testUser(t)
 	ctx := testContext(t, 10*time.Minute)
@@ -62,7 +85,7 @@ func TestIcollSMP(t *testing.T) {
 	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
 		t.Fatalf("lamboot: %v", r)
 	}
-	for _, suite := range []string{"icoll", "icollmany"} {
+	for _, suite := range []string{"icoll", "icollmany", "icollfirst"} {
 		args := []string{"-ssi", "coll_base_associative", "1", "n0", "n0", "n1", "n1", bin("testprog"), suite}
 		if r := h.run(ctx, 0, "mpirun", args...); r.code != 0 || r.stdout != suite+" ok\n" {
 			t.Errorf("%s on 2 nodes × 2: %v", suite, r)
