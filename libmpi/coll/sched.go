@@ -89,9 +89,21 @@ func (s *Schedule) Send(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, fa
 // Recv adds a receive of exactly len(buf) bytes from rank peer of c.
 func (s *Schedule) Recv(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, true) }
 
+// SendTagged and RecvTagged are Send and Recv with a tag of the
+// caller's on c's transport (a neighbour collective tags each edge; the
+// tags must be ones no other collective of c uses at the same time).
+func (s *Schedule) SendTagged(c *Comm, buf []byte, peer, tag int) { s.add(c, buf, peer, tag, false) }
+
+// RecvTagged: see SendTagged.
+func (s *Schedule) RecvTagged(c *Comm, buf []byte, peer, tag int) { s.add(c, buf, peer, tag, true) }
+
 func (s *Schedule) xfer(c *Comm, buf []byte, peer int, recv bool) {
+	s.add(c, buf, peer, int(c.tag), recv)
+}
+
+func (s *Schedule) add(c *Comm, buf []byte, peer, tag int, recv bool) {
 	r := s.openRound(true)
-	r.xfers = append(r.xfers, xfer{t: c.T, buf: buf, peer: peer, tag: int(c.tag), recv: recv, name: c.T.Name()})
+	r.xfers = append(r.xfers, xfer{t: c.T, buf: buf, peer: peer, tag: tag, recv: recv, name: c.T.Name()})
 }
 
 // Copy adds a local step that copies src to dst.
@@ -345,6 +357,54 @@ func (s *Schedule) Wait() error {
 		}
 	}
 	return s.result
+}
+
+// Until advances the schedules ss on the caller's goroutine, as Wait
+// does for one, until cond holds (cond reads atomics only: the requests
+// of a Waitany, say, which the schedules' ends complete); the Progress
+// goroutine leaves them alone meanwhile. The schedules belong to one
+// process (one Progress).
+func Until(ss []*Schedule, cond func() bool) {
+	if len(ss) == 0 {
+		return
+	}
+	for _, s := range ss {
+		s.waiters.Add(1)
+	}
+	p := ss[0].prog
+	defer func() {
+		for _, s := range ss {
+			s.waiters.Add(-1)
+		}
+		p.kick()
+	}()
+	p.kick() // its goroutine may stop watching them
+	moved := func() bool {
+		if cond() {
+			return true
+		}
+		for _, s := range ss {
+			if !s.done.Load() && s.ready(true) {
+				return true
+			}
+		}
+		return false
+	}
+	for {
+		for _, s := range ss {
+			if !s.done.Load() {
+				s.step(true)
+			}
+		}
+		if cond() {
+			return
+		}
+		if err := p.wait(moved); err != nil {
+			for _, s := range ss {
+				s.abort(err)
+			}
+		}
+	}
 }
 
 // readyOrBusy is ready for a caller in Wait.
