@@ -72,7 +72,27 @@ func TestIcollFirst(t *testing.T) {
 	}
 }
 
-// The icoll, icollmany and icollfirst suites on two hosts with two processes each,
+// Point-to-point requests and nonblocking collectives (neighbour ones
+// too) in one list, completed by each of Waitany, Waitsome, Testany,
+// Testsome, Testall and Waitall (testprog icollmix), which advance the
+// collectives' schedules on the caller's goroutine.
+func TestIcollMix(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	for _, args := range [][]string{
+		{"-np", "2"},
+		{"-np", "5"},
+		{"-ssi", "rpi", "tcp", "-np", "4"},
+		{"-ssi", "rpi", "sysv", "-np", "3"},
+	} {
+		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollmix")...)
+		if r.code != 0 || r.stdout != "icollmix ok\n" {
+			t.Errorf("icollmix %v: %v", args, r)
+		}
+	}
+}
+
+// The icoll, icollmany, icollfirst and icollmix suites on two hosts with two processes each,
 // where World gets smp: its hierarchical Ibarrier, Ibcast, Ireduce and
 // Iallreduce schedules run across real processes and nodes (the halves
 // and duplicates get lam_basic's); icollfirst starts the first
@@ -85,7 +105,7 @@ func TestIcollSMP(t *testing.T) {
 	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
 		t.Fatalf("lamboot: %v", r)
 	}
-	for _, suite := range []string{"icoll", "icollmany", "icollfirst"} {
+	for _, suite := range []string{"icoll", "icollmany", "icollfirst", "icollmix"} {
 		args := []string{"-ssi", "coll_base_associative", "1", "n0", "n0", "n1", "n1", bin("testprog"), suite}
 		if r := h.run(ctx, 0, "mpirun", args...); r.code != 0 || r.stdout != suite+" ok\n" {
 			t.Errorf("%s on 2 nodes × 2: %v", suite, r)
