@@ -407,10 +407,25 @@ type Comm struct {
 	nbcState
 }
 
-// New makes the framework's view of a communicator. The module is chosen
-// and initialised when the first collective runs.
+// New makes the framework's view of a communicator. Setup chooses and
+// initialises its module; otherwise the first collective does.
 func New(t Transport, s *ssi.Settings) *Comm {
 	return &Comm{T: t, settings: s}
+}
+
+// Setup chooses and initialises the communicator's module now. It is
+// collective over the communicator's processes (a module's setup may
+// communicate: smp splits the communicator, shmem agrees on an area), so
+// the communicator's maker calls it where every process makes it, before
+// any collective: set up by its first collective instead, a communicator
+// whose first one is nonblocking could deadlock with another's, since
+// processes may start the nonblocking collectives of several
+// communicators in different orders. An error is also kept for every
+// collective of the communicator to return.
+func (c *Comm) Setup() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.setup()
 }
 
 // Rank is this process's rank in the (local group of the) communicator.

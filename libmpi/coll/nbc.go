@@ -146,17 +146,6 @@ func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 // a caller's closure stays on its stack).
 func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 	s := v.sched
-	s.notify = func(err error) {
-		if err != nil {
-			var ce *Error
-			if !errors.As(err, &ce) {
-				err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", sig.Kind, v.T.Name(), err), Err: err}
-			}
-		}
-		if notify != nil {
-			notify(err)
-		}
-	}
 	switch {
 	case v.Params.Check:
 		v.check(sig)
@@ -166,6 +155,26 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 	if f != nil && sig.Err == nil {
 		if err := f(&v.act); err != nil {
 			s.Fail(err)
+		}
+	}
+	v.Launch(sig.Kind, notify)
+}
+
+// Launch starts the schedule built on the view v: Start's last step,
+// and what starts a collective whose steps the caller added to
+// v.Schedule() itself, with no argument check (a neighbour collective,
+// whose processes' arguments need not agree). notify is as Start's.
+func (v *Comm) Launch(kind Kind, notify func(error)) {
+	s := v.sched
+	s.notify = func(err error) {
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", kind, v.T.Name(), err), Err: err}
+			}
+		}
+		if notify != nil {
+			notify(err)
 		}
 	}
 	s.mu.Lock()
@@ -181,6 +190,16 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 func (v *Comm) RunView(sig Sig, f func(a *Actions) error) error {
 	var out error
 	v.Start(sig, f, func(err error) { out = err })
+	v.sched.Wait()
+	return out
+}
+
+// RunBuilt launches the schedule built on the view v (as Launch) and
+// waits for it, advancing it meanwhile: the blocking form of a
+// collective that builds its own steps.
+func (v *Comm) RunBuilt(kind Kind) error {
+	var out error
+	v.Launch(kind, func(err error) { out = err })
 	v.sched.Wait()
 	return out
 }

@@ -157,7 +157,7 @@ func (p *Progress) ready() bool {
 			continue
 		}
 		watched++
-		if s.ready() {
+		if s.ready(false) {
 			return true
 		}
 	}

@@ -29,6 +29,7 @@ type Schedule struct {
 	open    int  // the round steps are added to
 	fresh   bool // the next step opens a new round after open
 	err     error
+	ended   bool    // advance has reported the end (finish is someone's)
 	views   []*Comm // the views whose faults count
 	prog    *Progress
 	done    atomic.Bool
@@ -88,9 +89,21 @@ func (s *Schedule) Send(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, fa
 // Recv adds a receive of exactly len(buf) bytes from rank peer of c.
 func (s *Schedule) Recv(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, true) }
 
+// SendTagged and RecvTagged are Send and Recv with a tag of the
+// caller's on c's transport (a neighbour collective tags each edge; the
+// tags must be ones no other collective of c uses at the same time).
+func (s *Schedule) SendTagged(c *Comm, buf []byte, peer, tag int) { s.add(c, buf, peer, tag, false) }
+
+// RecvTagged: see SendTagged.
+func (s *Schedule) RecvTagged(c *Comm, buf []byte, peer, tag int) { s.add(c, buf, peer, tag, true) }
+
 func (s *Schedule) xfer(c *Comm, buf []byte, peer int, recv bool) {
+	s.add(c, buf, peer, int(c.tag), recv)
+}
+
+func (s *Schedule) add(c *Comm, buf []byte, peer, tag int, recv bool) {
 	r := s.openRound(true)
-	r.xfers = append(r.xfers, xfer{t: c.T, buf: buf, peer: peer, tag: int(c.tag), recv: recv, name: c.T.Name()})
+	r.xfers = append(r.xfers, xfer{t: c.T, buf: buf, peer: peer, tag: tag, recv: recv, name: c.T.Name()})
 }
 
 // Copy adds a local step that copies src to dst.
@@ -129,8 +142,8 @@ func (s *Schedule) Done() bool { return s.done.Load() }
 // reports whether it has just finished (the caller then calls finish).
 // s.mu is held.
 func (s *Schedule) advance() bool {
-	if s.done.Load() {
-		return false
+	if s.ended {
+		return false // finished, or being finished by whoever saw the end
 	}
 	for s.err == nil && s.cur < len(s.rounds) {
 		if !s.started {
@@ -147,6 +160,8 @@ func (s *Schedule) advance() bool {
 		s.cur++
 		s.started = false
 	}
+	s.ended = true
+	s.rounds = nil // the buffers are the caller's again
 	return true
 }
 
@@ -249,7 +264,6 @@ func (s *Schedule) outcome() error {
 // goroutine whose advance finished s, without s.mu.
 func (s *Schedule) finish() {
 	err := s.outcome()
-	s.rounds = nil // the buffers are the caller's again
 	s.result = err
 	if s.notify != nil {
 		s.notify(err)
@@ -258,17 +272,18 @@ func (s *Schedule) finish() {
 }
 
 // ready reports whether s can move on: its current round's transfers
-// have all completed (or it is done, or being advanced). It reads only
-// atomics and tries s.mu, so Progress calls it while polling.
-func (s *Schedule) ready() bool {
+// have all completed (or it is done). It reads only atomics and tries
+// s.mu, so Progress calls it while polling; busy is what it reports
+// while another goroutine holds s.mu (advancing s).
+func (s *Schedule) ready(busy bool) bool {
 	if s.done.Load() {
 		return true
 	}
 	if !s.mu.TryLock() {
-		return false // whoever holds it is advancing it
+		return busy
 	}
 	defer s.mu.Unlock()
-	if !s.started || s.cur >= len(s.rounds) {
+	if s.ended || !s.started || s.cur >= len(s.rounds) {
 		return true
 	}
 	for i := range s.rounds[s.cur].xfers {
@@ -304,12 +319,13 @@ func (s *Schedule) locked() bool {
 // abort ends s with err (its transport's progress failed).
 func (s *Schedule) abort(err error) {
 	s.mu.Lock()
-	if s.done.Load() {
+	if s.ended {
 		s.mu.Unlock()
 		return
 	}
 	s.err = err
-	s.cur = len(s.rounds)
+	s.rounds, s.cur = nil, 0
+	s.ended = true
 	s.mu.Unlock()
 	s.finish()
 }
@@ -332,12 +348,67 @@ func (s *Schedule) Wait() error {
 		if s.done.Load() {
 			break
 		}
-		if err := s.prog.wait(s.ready); err != nil {
+		// Another goroutine holding s.mu (Progress, which took s before
+		// this caller came, or a Test) is advancing it: look again at
+		// once, and wait for it on s.mu, whose release wakes us (its
+		// steps may complete s without a message arriving).
+		if err := s.prog.wait(s.readyOrBusy); err != nil {
 			s.abort(err)
 		}
 	}
 	return s.result
 }
+
+// Until advances the schedules ss on the caller's goroutine, as Wait
+// does for one, until cond holds (cond reads atomics only: the requests
+// of a Waitany, say, which the schedules' ends complete); the Progress
+// goroutine leaves them alone meanwhile. The schedules belong to one
+// process (one Progress).
+func Until(ss []*Schedule, cond func() bool) {
+	if len(ss) == 0 {
+		return
+	}
+	for _, s := range ss {
+		s.waiters.Add(1)
+	}
+	p := ss[0].prog
+	defer func() {
+		for _, s := range ss {
+			s.waiters.Add(-1)
+		}
+		p.kick()
+	}()
+	p.kick() // its goroutine may stop watching them
+	moved := func() bool {
+		if cond() {
+			return true
+		}
+		for _, s := range ss {
+			if !s.done.Load() && s.ready(true) {
+				return true
+			}
+		}
+		return false
+	}
+	for {
+		for _, s := range ss {
+			if !s.done.Load() {
+				s.step(true)
+			}
+		}
+		if cond() {
+			return
+		}
+		if err := p.wait(moved); err != nil {
+			for _, s := range ss {
+				s.abort(err)
+			}
+		}
+	}
+}
+
+// readyOrBusy is ready for a caller in Wait.
+func (s *Schedule) readyOrBusy() bool { return s.ready(true) }
 
 // Test advances s as far as it can without waiting, if nobody else is
 // advancing it, and reports whether it has completed.

@@ -56,6 +56,13 @@ func (c *Comm) collComm() *coll.Comm {
 	return c.cs.c
 }
 
+// setupColl sets the coll module of c, a communicator just made, up now:
+// every communicator's maker calls it, where all of c's processes make c
+// (collective over c). An error is kept and returned by c's collectives.
+func (c *Comm) setupColl() {
+	c.collComm().Setup()
+}
+
 // CollModule is the name of the coll module serving the communicator
 // ("lam_basic", "smp"), chosen now if no collective ran on it yet.
 func (c *Comm) CollModule() string {
@@ -83,11 +90,10 @@ func (o collOwner) Split(color, key int) (*coll.Comm, error) {
 	if color < 0 {
 		color = Undefined
 	}
-	n, err := o.c.Split(color, key)
+	n, err := o.c.split(color, key, fmt.Sprintf("%s (hidden, coll)", o.c.name))
 	if err != nil || n == nil {
 		return nil, err
 	}
-	n.name = fmt.Sprintf("%s (hidden, coll)", o.c.name)
 	return n.collComm(), nil
 }
 

@@ -20,6 +20,8 @@ func (c *Comm) agreeContext(extra ...int32) (uint32, []int32, error) {
 	return ctx, all, nil
 }
 
+// derive makes an intracommunicator of c's making, with its coll module
+// set up (every process of group calls it).
 func (c *Comm) derive(name string, ctx uint32, group []int) *Comm {
 	n := &Comm{name: name, errh: c.Errhandler()}
 	rank := Undefined
@@ -29,6 +31,7 @@ func (c *Comm) derive(name string, ctx uint32, group []int) *Comm {
 		}
 	}
 	n.init(ctx, group, rank)
+	n.setupColl()
 	return n
 }
 
@@ -54,6 +57,11 @@ func (c *Comm) Dup() (*Comm, error) {
 // then by rank in c (MPI_Comm_split). A process with color Undefined gets
 // nil. Collective over c.
 func (c *Comm) Split(color, key int) (*Comm, error) {
+	return c.split(color, key, c.name+" (split)")
+}
+
+// split is Split, naming the new communicator name.
+func (c *Comm) split(color, key int, name string) (*Comm, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -87,7 +95,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	for i, m := range ms {
 		group[i] = c.group[m.rank]
 	}
-	return c.derive(c.name+" (split)", ctx, group), nil
+	return c.derive(name, ctx, group), nil
 }
 
 // Create makes a communicator of the processes of g, a subgroup of c's

@@ -26,6 +26,8 @@ func newInter(name string, ctx uint32, local *Comm, remote []int) *Comm {
 	lc := &Comm{name: name + " (local group)", errh: ErrorsReturn}
 	lc.init(comm.LocalGroup(ctx), slices.Clone(local.group), local.rank)
 	ic.inter = &interInfo{remote: remote, local: lc}
+	lc.setupColl()
+	ic.setupColl()
 	return ic
 }
 

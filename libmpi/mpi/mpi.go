@@ -97,6 +97,8 @@ func InitThread(required int) (int, error) {
 	if err != nil {
 		return level, err
 	}
+	World.setupColl()
+	Self.setupColl()
 	if restart != nil {
 		// A restarted process: the program reads its state back
 		// (cr.go), with MPI usable.

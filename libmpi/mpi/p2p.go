@@ -436,7 +436,7 @@ func Waitany(reqs ...*Request) (int, Status, error) {
 		return Undefined, emptyStatus, nil
 	}
 	idx := -1
-	st.engine.WaitAny(context.Background(), func() bool {
+	waitUntil(reqs, func() bool {
 		for i, r := range reqs {
 			if !r.inactive() && r.r.Done() {
 				idx = i

@@ -3,12 +3,14 @@ package mpi
 import (
 	"context"
 
+	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/internal/core"
 )
 
 // Testall reports whether every request completed (nil and inactive ones
 // count as completed), and their statuses if so.
 func Testall(reqs ...*Request) ([]Status, bool, error) {
+	testSchedules(reqs)
 	st.engine.Progress()
 	for _, r := range reqs {
 		if !r.inactive() && !r.r.Done() {
@@ -23,6 +25,7 @@ func Testall(reqs ...*Request) ([]Status, bool, error) {
 // when every request is nil or inactive it reports true with index
 // Undefined and an empty status.
 func Testany(reqs ...*Request) (int, Status, bool, error) {
+	testSchedules(reqs)
 	st.engine.Progress()
 	active := false
 	for i, r := range reqs {
@@ -52,7 +55,7 @@ func Waitsome(reqs ...*Request) ([]int, []Status, error) {
 	if !active {
 		return nil, nil, nil
 	}
-	st.engine.WaitAny(context.Background(), func() bool {
+	waitUntil(reqs, func() bool {
 		for _, r := range reqs {
 			if !r.inactive() && r.r.Done() {
 				return true
@@ -63,8 +66,36 @@ func Waitsome(reqs ...*Request) ([]int, []Status, error) {
 	return collectDone(reqs)
 }
 
+// testSchedules advances the nonblocking collectives among reqs as far
+// as they go without waiting, on the caller's goroutine (as Test does).
+func testSchedules(reqs []*Request) {
+	for _, r := range reqs {
+		if !r.inactive() && r.sched != nil {
+			r.sched.Test()
+		}
+	}
+}
+
+// waitUntil waits until cond holds (it reads the requests' atomics),
+// advancing the nonblocking collectives among reqs on the caller's
+// goroutine meanwhile (coll.Until), as Wait does for one.
+func waitUntil(reqs []*Request, cond func() bool) {
+	var ss []*coll.Schedule
+	for _, r := range reqs {
+		if !r.inactive() && r.sched != nil && !r.sched.Done() {
+			ss = append(ss, r.sched)
+		}
+	}
+	if len(ss) == 0 {
+		st.engine.WaitAny(context.Background(), cond)
+		return
+	}
+	coll.Until(ss, cond)
+}
+
 // Testsome returns the indices of the requests that have completed.
 func Testsome(reqs ...*Request) ([]int, []Status, error) {
+	testSchedules(reqs)
 	st.engine.Progress()
 	return collectDone(reqs)
 }

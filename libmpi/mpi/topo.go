@@ -40,8 +40,6 @@ func topoError(err error) error {
 		class = ErrRank
 	case errors.Is(err, coll.ErrTruncated):
 		class = ErrTruncate
-	case errors.Is(err, topo.ErrShort):
-		class = ErrCount
 	case errors.Is(err, topo.ErrArg), errors.Is(err, topo.ErrEdges):
 	default:
 		return fromCore(err)

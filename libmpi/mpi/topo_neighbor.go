@@ -16,13 +16,17 @@ import (
 // they never match the program's messages. Every process of c must call
 // them in the same order as its other collectives.
 //
-// The nonblocking forms (Ineighbor…) check their arguments and cut the
-// blocks when they start, then exchange them on a goroutine of their own,
+// Each is a schedule of the coll framework (coll.Schedule: one round of
+// receives and sends, then the unpacking of a w collective's blocks),
 // tagged with the communicator's next nonblocking sequence number (as the
-// other nonblocking collectives), so several may be under way beside
-// blocking collectives. An argument error is returned at once, with no
-// request; the process still sends its neighbours empty blocks, so that
-// they see ErrCount instead of waiting.
+// nonblocking collectives), so several may be under way beside the
+// communicator's other collectives. The nonblocking forms (Ineighbor…)
+// check their arguments and cut the blocks when they start; the process's
+// coll progress and whoever waits advance the schedule, as for the other
+// nonblocking collectives; the blocking forms run the same schedule to
+// its end. An argument error is returned at once, with no request; the
+// process still sends its neighbours empty blocks, so that they see
+// ErrCount instead of waiting.
 
 // nbrCall is a neighbour collective's blocks, cut from its arguments.
 type nbrCall struct {
@@ -59,50 +63,73 @@ func (x *nbrCall) bad(err error) {
 	}
 }
 
-// exchange runs the collective's messages with base tag base (and
-// unpacks a w collective's blocks); the error is not through an error
-// handler yet.
-func (x *nbrCall) exchange(t coll.Transport, base int) error {
+// build adds the collective's messages to the schedule of v, c's view
+// that Reserve made for it, and the unpacking of a w collective's blocks
+// after them. With an argument error the process still exchanges empty
+// blocks, so that its neighbours see ErrCount instead of waiting.
+func (x *nbrCall) build(v *coll.Comm) error {
+	rb, sb := x.rb, x.sb
 	if x.err != nil {
-		topo.Exchange(t, base, x.in, make([][]byte, len(x.in)), x.out, make([][]byte, len(x.out)))
-		return x.err
+		rb, sb = make([][]byte, len(x.in)), make([][]byte, len(x.out))
 	}
-	if err := topo.Exchange(t, base, x.in, x.rb, x.out, x.sb); err != nil {
+	if err := topo.Exchange(v, x.in, rb, x.out, sb); err != nil {
 		return topoError(err)
 	}
-	if x.rtypes == nil {
-		return nil
+	if x.err == nil && x.rtypes != nil {
+		s := v.Schedule()
+		s.Next()
+		s.Do(func() error { return unpackBlocks(x.rb, x.recv, x.rcounts, x.rdispls, x.rtypes) })
 	}
-	return unpackBlocks(x.rb, x.recv, x.rcounts, x.rdispls, x.rtypes)
+	return nil
 }
 
-// run runs a blocking neighbour collective.
-func (x *nbrCall) run() error {
-	return x.c.fail(x.exchange(x.c.collComm().T, topo.Base))
-}
-
-// start starts a nonblocking neighbour collective and returns its
-// request.
-func (x *nbrCall) start(kind coll.Kind) (*Request, error) {
+// begin takes the collective's place among c's collectives and builds
+// its schedule; an argument error is returned (through c's error
+// handler) once the empty blocks are under way.
+func (x *nbrCall) begin(kind coll.Kind) (*coll.Comm, error) {
 	c := x.c
-	view, err := c.collComm().Reserve(kind) // its place among c's collectives
+	v, err := c.collComm().Reserve(kind)
 	if err != nil {
 		return nil, c.collFail(err)
 	}
-	base, err := topo.NonblockingBase(view.Seq(), x.in, x.out)
-	if err != nil {
-		return nil, c.fail(topoError(err))
+	if err := x.build(v); err != nil {
+		return nil, c.fail(err)
 	}
 	if x.err != nil {
-		go x.exchange(view.T, base) // empty blocks for the neighbours
+		v.Launch(kind, nil)
 		return nil, c.fail(x.err)
 	}
-	r := &Request{r: st.engine.NewGeneric(), comm: c}
-	go func() {
+	return v, nil
+}
+
+// run runs a blocking neighbour collective: its schedule, to the end, on
+// the caller's goroutine.
+func (x *nbrCall) run(kind coll.Kind) error {
+	v, err := x.begin(kind)
+	if err != nil {
+		return err
+	}
+	if err := v.RunBuilt(kind); err != nil {
+		return x.c.collFail(err)
+	}
+	return nil
+}
+
+// start starts a nonblocking neighbour collective and returns its
+// request, which its schedule's end completes.
+func (x *nbrCall) start(kind coll.Kind) (*Request, error) {
+	v, err := x.begin(kind)
+	if err != nil {
+		return nil, err
+	}
+	r := &Request{r: st.engine.NewGeneric(), comm: x.c, sched: v.Schedule()}
+	v.Launch(kind, func(err error) {
 		s := core.Status{Source: AnySource, Tag: AnyTag}
-		s.Err = x.exchange(view.T, base)
+		if err != nil {
+			s.Err = collError(err)
+		}
 		st.engine.Finish(r.r, s)
-	}()
+	})
 	return r, nil
 }
 
@@ -171,7 +198,7 @@ func NeighborAllgather[T CollElem](c *Comm, send, recv []T) error {
 	if err != nil {
 		return err
 	}
-	return x.run()
+	return x.run(coll.Allgather)
 }
 
 // IneighborAllgather starts NeighborAllgather (MPI_Ineighbor_allgather).
@@ -202,7 +229,7 @@ func NeighborAllgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []in
 	if err != nil {
 		return err
 	}
-	return x.run()
+	return x.run(coll.Allgatherv)
 }
 
 // IneighborAllgatherv starts NeighborAllgatherv
@@ -239,7 +266,7 @@ func NeighborAlltoall[T CollElem](c *Comm, send, recv []T) error {
 	if err != nil {
 		return err
 	}
-	return x.run()
+	return x.run(coll.Alltoall)
 }
 
 // IneighborAlltoall starts NeighborAlltoall (MPI_Ineighbor_alltoall).
@@ -273,7 +300,7 @@ func NeighborAlltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, re
 	if err != nil {
 		return err
 	}
-	return x.run()
+	return x.run(coll.Alltoallv)
 }
 
 // IneighborAlltoallv starts NeighborAlltoallv (MPI_Ineighbor_alltoallv).
@@ -317,7 +344,7 @@ func NeighborAlltoallw(c *Comm, send []byte, scounts, sdispls []int, stypes []*D
 	if err != nil {
 		return err
 	}
-	return x.run()
+	return x.run(coll.Alltoallw)
 }
 
 // IneighborAlltoallw starts NeighborAlltoallw (MPI_Ineighbor_alltoallw);

@@ -48,16 +48,12 @@ const (
 	tagBody   = 3 // a list
 )
 
-// TagNeighbor is the first tag of the blocking neighbour collectives'
-// messages on a hidden context (internal/topo adds the edge's offset),
-// and TagNeighborNB the first of the nonblocking ones' (internal/topo
-// adds a sequence number and the edge's offset): above the construction
-// tags, below the coll framework's marks (bit 29 for its nonblocking
-// collectives, 30 for its blocking ones).
-const (
-	TagNeighbor   = 1 << 28
-	TagNeighborNB = 1<<28 | 1<<27
-)
+// TagNeighbor is the first tag of the neighbour collectives' messages on
+// a hidden context (internal/topo adds the collective's sequence number
+// and the edge's offset): above the construction tags, below the coll
+// framework's marks (bit 29 for its nonblocking collectives, 30 for its
+// blocking ones).
+const TagNeighbor = 1<<28 | 1<<27
 
 // Errors of communicator construction, beside the core's.
 var (

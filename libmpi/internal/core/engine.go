@@ -70,6 +70,14 @@ type Engine struct {
 	// quiesced is set while a checkpoint holds the progress lock: a
 	// waiter then sleeps on the lock instead of polling (cr.go).
 	quiesced atomic.Bool
+	// bell wakes waiters asleep in poll(2) on descriptors when something
+	// other than a link completes what they wait for (wake.go); -1 in a
+	// process whose waiters sleep on its Waiter.
+	bell     int
+	sleepers atomic.Int32 // waiters in poll(2) (counted under mu)
+	rung     bool         // bell written and not read yet (under mu)
+	// nap is how long a waiter sleeps at most before it looks again.
+	nap time.Duration
 }
 
 // Config sets up an engine.
@@ -101,6 +109,8 @@ func New(c Config) *Engine {
 		recvs:  map[uint64]*Request{},
 		pace:   c.Pace,
 		waiter: c.Waiter,
+		bell:   -1,
+		nap:    10 * time.Millisecond,
 	}
 	if e.pace == (rpi.Pace{}) {
 		e.pace = DefaultPace
@@ -139,6 +149,9 @@ func New(c Config) *Engine {
 	e.mixed = fds && calls
 	if !calls {
 		e.waiter = nil // nothing to sleep on but descriptors
+	}
+	if e.waiter == nil {
+		e.bell = newBell()
 	}
 	return e
 }

@@ -11,12 +11,21 @@ func (e *Engine) NewGeneric() *Request {
 
 // Finish completes a request of NewGeneric's with status s; a request
 // completed already is left as it is.
+//
+// No link moves for it, so Finish wakes the process's sleeping waiters
+// itself (the caller is usually another goroutine: the one that ran a
+// nonblocking collective's last step).
 func (e *Engine) Finish(r *Request, s Status) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if r.Done() {
+		e.mu.Unlock()
 		return
 	}
 	r.status = s
 	r.complete()
+	e.ringLocked()
+	e.mu.Unlock()
+	if e.waiter != nil {
+		e.waiter.Wake()
+	}
 }

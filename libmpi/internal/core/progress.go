@@ -67,8 +67,13 @@ func cBuildMode(settings []debug.BuildSetting) bool {
 // Progress makes progress once, if no other goroutine is doing so.
 func (e *Engine) Progress() {
 	if e.mu.TryLock() {
+		before := e.activity
 		e.progress()
+		moved := e.activity != before
 		e.mu.Unlock()
+		if moved {
+			e.ring()
+		}
 	}
 }
 
@@ -110,6 +115,9 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) erro
 			}
 			moved := e.activity != before
 			e.mu.Unlock()
+			if moved {
+				e.ring() // bytes a sleeper's poll(2) may not see now
+			}
 			if done || cond() {
 				return nil
 			}
@@ -148,7 +156,7 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) erro
 				runtime.Gosched()
 			}
 		default:
-			e.block(10*time.Millisecond, cond)
+			e.block(e.nap, cond)
 		}
 	}
 }
@@ -180,6 +188,11 @@ func (e *Engine) block(timeout time.Duration, cond func() bool) {
 			ev |= unix.POLLOUT
 		}
 		e.pollfds = append(e.pollfds, unix.PollFd{Fd: int32(p.link.Fd()), Events: ev})
+	}
+	sleeps := e.waiter == nil && e.bell >= 0 && len(e.pollfds) > 0
+	if sleeps {
+		e.pollfds = append(e.pollfds, e.sleepLocked())
+		defer e.woke()
 	}
 	fds := append([]unix.PollFd(nil), e.pollfds...)
 	e.mu.Unlock()
@@ -333,6 +346,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
+	e.closeBell()
 	for _, p := range e.peers {
 		if p != nil {
 			p.link.Close()

@@ -23,12 +23,6 @@ func icollMany(rank, size int) {
 	half := mustV(w.Split(rank%2, rank))
 	blocking := mustV(w.Dup())
 	comms := []*mpi.Comm{w, dup, half}
-	// A communicator's coll module is set up by its first collective,
-	// which for smp communicates: a blocking one first, in the same order
-	// everywhere, before the rank-dependent orders below.
-	for _, c := range append(comms, blocking) {
-		mustOK("Barrier", mpi.Barrier(c))
-	}
 	type job struct {
 		what  string
 		req   *mpi.Request

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/libmpi/coll"
+	_ "github.com/lamgo/lam/libmpi/coll/basic" // the schedules' module
 	"github.com/lamgo/lam/libmpi/coll/colltest"
 )
 
@@ -25,7 +26,7 @@ func allgather(t *testing.T, n int, topo func(rank int) *Topo) [][]byte {
 		for i := range send {
 			send[i] = []byte{byte(r + 10)}
 		}
-		err := Exchange(c.T, Base, in, recv, out, send)
+		err := exchange(c, in, recv, out, send)
 		for _, b := range recv {
 			got[r] = append(got[r], b...)
 		}
@@ -68,7 +69,7 @@ func TestExchangeGrid(t *testing.T) {
 		for j := range recv {
 			recv[j] = []byte{0xff, 0xff}
 		}
-		if err := Exchange(cc.T, Base, in, recv, out, send); err != nil {
+		if err := exchange(cc, in, recv, out, send); err != nil {
 			return err
 		}
 		for d := range 2 {
@@ -140,9 +141,63 @@ func TestExchangeShort(t *testing.T) {
 			}
 			return b
 		}
-		return Exchange(cc.T, Base, in, mk(len(in), 2), out, mk(len(out), size))
+		return exchange(cc, in, mk(len(in), 2), out, mk(len(out), size))
 	})
 	if errs[0] == nil || errs[1] != nil {
 		t.Errorf("errors %v", errs)
+	}
+}
+
+// exchange runs one neighbour collective on c to its end: Exchange on a
+// view of c, then the view's schedule.
+func exchange(c *coll.Comm, in []Edge, recv [][]byte, out []Edge, send [][]byte) error {
+	v, err := c.Reserve(coll.Alltoall)
+	if err != nil {
+		return err
+	}
+	if err := Exchange(v, in, recv, out, send); err != nil {
+		return err
+	}
+	return v.RunBuilt(coll.Alltoall)
+}
+
+// Several neighbour collectives under way at once on one communicator,
+// waited for in the reverse order: each view's sequence number keeps
+// their messages apart.
+func TestExchangeOutstanding(t *testing.T) {
+	const n, k = 4, 5
+	c, _ := NewCart([]int{n}, []bool{true})
+	errs := colltest.Run(t, make([]int32, n), 10*time.Second, nil, func(cc *coll.Comm) error {
+		r := cc.Rank()
+		in, out := (&Topo{Kind: CartKind, Cart: c}).Edges(r)
+		var views []*coll.Comm
+		recvs := make([][][]byte, k)
+		for i := range k {
+			v, err := cc.Reserve(coll.Alltoall)
+			if err != nil {
+				return err
+			}
+			recvs[i] = [][]byte{{0}, {0}}
+			if err := Exchange(v, in, recvs[i], out, [][]byte{{byte(10*i + r)}, {byte(10*i + r)}}); err != nil {
+				return err
+			}
+			v.Launch(coll.Alltoall, nil)
+			views = append(views, v)
+		}
+		for i := k - 1; i >= 0; i-- {
+			if err := views[i].Schedule().Wait(); err != nil {
+				return err
+			}
+			want := []byte{byte(10*i + (r+n-1)%n), byte(10*i + (r+1)%n)}
+			if recvs[i][0][0] != want[0] || recvs[i][1][0] != want[1] {
+				return fmt.Errorf("collective %d: got %v %v, want %v", i, recvs[i][0], recvs[i][1], want)
+			}
+		}
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
 	}
 }
