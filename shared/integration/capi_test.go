@@ -125,15 +125,47 @@ func TestCPrograms(t *testing.T) {
 		}
 		exe := compileC(t, src)
 		name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
-		for _, rpi := range []string{"usysv", "sysv", "tcp", "crtcp", "lamd"} {
+		// usysv and sysv twice: with libmpi.so's C fast path (fast.c) and
+		// without it (the Go path only).
+		for _, rpi := range []string{"usysv", "sysv", "tcp", "crtcp", "lamd", "usysv/nofast", "sysv/nofast"} {
 			for _, np := range strings.Fields(string(m[1])) {
 				t.Run(name+"/"+rpi+"/np"+np, func(t *testing.T) {
-					r := l.run(ctx, "mpirun", "-ssi", "rpi", rpi, "-np", np, exe)
+					rl, module := l, rpi
+					if m, ok := strings.CutSuffix(rpi, "/nofast"); ok {
+						rl, module = l.withEnv("LAM_MPI_CAPI_FAST=0"), m
+					}
+					r := rl.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", np, exe)
 					if r.code != 0 || strings.Contains(r.stdout, "FAIL") || !strings.Contains(r.stdout, "ok") {
 						t.Errorf("%v", r)
 					}
 				})
 			}
 		}
+	}
+}
+
+// TestCFastPath checks that libmpi.so's C fast path (libmpi/capi/fast.c)
+// carries the small blocking messages of p2p_fast.c over the shared-memory
+// rpis, and nothing when LAM_MPI_CAPI_FAST=0 or over tcp; the program
+// checks the messages themselves (TestCPrograms runs it everywhere).
+func TestCFastPath(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 4*time.Minute)
+	exe := compileC(t, filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "mpi", "p2p_fast.c"))
+	for _, c := range []struct {
+		rpi, want string
+		env       []string
+	}{
+		{"usysv", "fast", nil},
+		{"sysv", "fast", nil},
+		{"usysv", "slow", []string{"LAM_MPI_CAPI_FAST=0"}},
+		{"tcp", "slow", nil},
+	} {
+		t.Run(c.rpi+"/"+c.want, func(t *testing.T) {
+			r := l.withEnv(c.env...).run(ctx, "mpirun", "-ssi", "rpi", c.rpi, "-np", "2", exe, c.want)
+			if r.code != 0 || strings.Contains(r.stdout, "FAIL") || strings.Count(r.stdout, "ok p2p_fast") != 2 {
+				t.Errorf("%v", r)
+			}
+		})
 	}
 }
