@@ -102,7 +102,7 @@ int lamgo_fast_send(const void *buf, int count, MPI_Datatype datatype, int dest,
 		return 0;
 	int64_t n = fast_bytes(buf, count, datatype, LAMGO_FAST_MAX);
 	struct lamgo_fast_peer *p = fast_peer(dest);
-	if (n < 0 || p == NULL || !fast_trylock())
+	if (n < 0 || p == NULL || n > p->short_ || !fast_trylock())
 		return 0;
 	int sent = 0;
 	if (!*f->hold && *p->dead == 0 && *p->out_head == *p->out_len && !__atomic_load_n(p->link_dead, __ATOMIC_ACQUIRE)) {
@@ -154,6 +154,10 @@ static int fast_take(struct lamgo_fast_peer *p, void *buf, int64_t room, int sou
 	if (length != len - LAMGO_HEADER_SIZE || length > (uint64_t)room || get32(h + LAMGO_HDR_CONTEXT) != f->context ||
 	    (int32_t)get32(h + LAMGO_HDR_SOURCE) != source || (tag != MPI_ANY_TAG && htag != tag))
 		return -1;
+	if (++f->streak >= LAMGO_FAST_STREAK) {
+		f->streak = 0;
+		return -1;
+	}
 	if (length > 0)
 		memcpy(buf, h + LAMGO_HEADER_SIZE, (size_t)length);
 	*p->in.seq = seq + 1;

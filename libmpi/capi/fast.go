@@ -110,6 +110,7 @@ func publishPeer(c *C.struct_lamgo_fast_peer, op core.OutsidePeer, l shm.Outside
 	c.bell_sleepers = (*C.int32_t)(l.Bell)
 	c.bell_seq = (*C.uint32_t)(unsafe.Add(l.Bell, 4))
 	c.link_dead = (*C.uint32_t)(unsafe.Pointer(l.Dead))
+	c.short_ = C.int(min(op.Short, C.LAMGO_FAST_MAX))
 	c.shm = 1
 }
 

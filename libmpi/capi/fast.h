@@ -37,6 +37,11 @@
 /* The longest message the fast path carries: a frame in one slot. */
 #define LAMGO_FAST_MAX (LAMGO_SLOT_DATA - LAMGO_HEADER_SIZE)
 
+/* One receive in LAMGO_FAST_STREAK goes to the Go path even when the C
+ * one could take it: Go's receive moves every link's bytes (a rendezvous
+ * message of another peer's, say), which the C one leaves alone. */
+#define LAMGO_FAST_STREAK 64
+
 /* One ring's state (shm.OutsideRing); a Go int is an intptr_t, a Go bool
  * a byte. */
 struct lamgo_fast_ring {
@@ -50,7 +55,8 @@ struct lamgo_fast_ring {
 
 /* One peer's state (core.OutsidePeer, shm.OutsideLink). */
 struct lamgo_fast_peer {
-	int shm; /* a shared-memory link: the rest is set */
+	int shm;   /* a shared-memory link: the rest is set */
+	int short_; /* the link's eager limit */
 	uintptr_t *dead;
 	intptr_t *out_head, *out_len, *rpos, *rend;
 	uint8_t *in_body;
@@ -74,6 +80,7 @@ struct lamgo_fast {
 	int type_size[LAMGO_PREDEFINED_TYPES]; /* 0: not on the fast path */
 	struct lamgo_fast_peer *peers;
 	uint64_t calls; /* messages the fast path carried (under the lock) */
+	int streak;     /* receives in a row it took (under the lock) */
 };
 
 extern struct lamgo_fast lamgo_fast;

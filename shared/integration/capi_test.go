@@ -169,3 +169,30 @@ func TestCFastPath(t *testing.T) {
 		})
 	}
 }
+
+// TestCFastPathCheckpoint checkpoints a job of two C ranks that ping-pong
+// on the C fast path over usysv (the checkpoint's drain and hold must see
+// what the C code sent and received), twice, lets it go on, and checks
+// every message it exchanged before and after.
+func TestCFastPathCheckpoint(t *testing.T) {
+	needPgrep(t)
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 4*time.Minute)
+	exe := compileC(t, filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "crpingpong.c"))
+	gate := filepath.Join(t.TempDir(), "gate")
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "usysv", "-ssi", "cr_base_dir", t.TempDir(), "-np", "2", exe, gate)
+	pid := j.cmd.Process.Pid
+	crCheckpoint(t, ctx, l, pid)
+	crCheckpoint(t, ctx, l, pid)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t, ctx)
+	if out := j.out.String(); j.code != 0 || strings.Contains(out, "FAIL") || strings.Count(out, "ok crpingpong") != 2 {
+		t.Fatalf("mpirun: exit %d\n%s\n%s", j.code, out, j.stderr.String())
+	}
+	if strings.Contains(j.out.String(), " 0 on the fast path") {
+		t.Errorf("a rank sent and received nothing on the C fast path\n%s", j.out.String())
+	}
+	t.Log(strings.TrimSpace(j.out.String()))
+}

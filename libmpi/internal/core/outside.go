@@ -18,6 +18,8 @@ import (
 // OutsidePeer is where one peer's state lies.
 type OutsidePeer struct {
 	Link rpi.Link
+	// Short is the link's eager limit.
+	Short int
 	// Dead is the first word of the peer's error: nonzero once the peer
 	// is dead.
 	Dead *uintptr
@@ -75,6 +77,7 @@ func (e *Engine) Outside(context uint32) Outside {
 		}
 		o.Peers[i] = OutsidePeer{
 			Link:    p.link,
+			Short:   p.short,
 			Dead:    (*uintptr)(unsafe.Pointer(&p.dead)),
 			OutHead: &p.outHead,
 			OutLen:  (*int)(unsafe.Add(unsafe.Pointer(&p.out), unsafe.Sizeof(uintptr(0)))),
