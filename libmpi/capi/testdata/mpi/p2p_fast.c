@@ -3,8 +3,8 @@
  * on one link: order kept when messages of both paths interleave, a
  * receive posted before a blocking one, MPI_ANY_SOURCE and MPI_ANY_TAG
  * mixed in, a message that waits in the unexpected queue, truncation,
- * status fields, MPI_PROC_NULL, empty messages, a full ring, and a long
- * ping-pong. With an argument, "fast" or "slow", it also checks whether
+ * status fields, MPI_PROC_NULL, empty messages, a full ring, a long
+ * ping-pong, and Sendrecv. With an argument, "fast" or "slow", it also checks whether
  * the fast path carried messages (lamgo_fast_calls, not in mpi.h). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +116,25 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	/* 10. Sendrecv between 0 and 1: its send on the fast path, its
+	 * receive on either; then one whose receive truncates. */
+	if (rank < 2) {
+		int peer = 1 - rank, out[2], in[2];
+		for (i = 0; i < 200; i++) {
+			out[0] = rank * 1000 + i, out[1] = i;
+			in[0] = in[1] = -1;
+			CHECK(MPI_Sendrecv(out, 2, MPI_INT, peer, 12, in, 2, MPI_INT, peer, 12, MPI_COMM_WORLD, &st) == MPI_SUCCESS, "Sendrecv %d", i);
+			MPI_Get_count(&st, MPI_INT, &n);
+			if (in[0] != peer * 1000 + i || in[1] != i || n != 2 || st.MPI_SOURCE != peer || st.MPI_TAG != 12) {
+				CHECK(0, "Sendrecv %d: got %d %d count %d source %d tag %d", i, in[0], in[1], n, st.MPI_SOURCE, st.MPI_TAG);
+				break;
+			}
+		}
+		n = MPI_Sendrecv(out, 2, MPI_INT, peer, 13, in, 1, MPI_INT, peer, 13, MPI_COMM_WORLD, &st);
+		MPI_Error_class(n, &n);
+		CHECK(n == MPI_ERR_TRUNCATE, "Sendrecv truncation: class %d", n);
+	}
+
 	/* 7. MPI_PROC_NULL. */
 	CHECK(MPI_Send(&v, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD) == MPI_SUCCESS, "send to PROC_NULL");
 	st.MPI_SOURCE = st.MPI_TAG = 99;
