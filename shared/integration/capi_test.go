@@ -178,7 +178,7 @@ func TestCFastPathCheckpoint(t *testing.T) {
 	needPgrep(t)
 	buildCRTools(t)
 	ctx, l := bootLocal(t, 4*time.Minute)
-	exe := compileC(t, filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "crpingpong.c"))
+	exe := compileC(t, filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "cr", "crpingpong.c"))
 	gate := filepath.Join(t.TempDir(), "gate")
 	j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "usysv", "-ssi", "cr_base_dir", t.TempDir(), "-np", "2", exe, gate)
 	pid := j.cmd.Process.Pid
