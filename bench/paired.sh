@@ -14,8 +14,9 @@
 # (LAM/Go / Open MPI: below 1 is better). When make build made LAM/Go's C
 # interface (lib/libmpi.so), each round also runs bench/c/pingpong.c built
 # with LAM/Go's mpicc, and the medians of its ratios to Open MPI and to
-# the Go program are printed too. Everything it starts is stopped when it
-# ends.
+# the Go program are printed too, and the same program's run without the
+# C fast path (LAM_MPI_CAPI_FAST=0, docs/capi.md) with the ratio of the
+# two. Everything it starts is stopped when it ends.
 set -euo pipefail
 
 rpi=${1:-}
@@ -70,13 +71,14 @@ last() { tail -1 | awk '{print $2}'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m }'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.3f", a / b }'; }
 if $ourc; then
-	echo "# $rpi, $size bytes, $iters round trips a run; µs one-way: LAM/Go, Open MPI, ratio, LAM/Go C, C/Open MPI, C/Go"
+	echo "# $rpi, $size bytes, $iters round trips a run; µs one-way: LAM/Go, Open MPI, ratio, LAM/Go C, C/Open MPI, C/Go, C without the fast path, C/C without"
 else
 	echo "# $rpi, $size bytes, $iters round trips a run; µs one-way: LAM/Go, Open MPI, ratio"
 fi
 ratios=()
 cratios=()
 cgratios=()
+csratios=()
 for ((r = 1; r <= rounds; r++)); do
 	o=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --mca pml ob1 --mca btl "$btl" \
 		"$work/pp-ompi" "$size" "$iters" "$size" 2>/dev/null | last)
@@ -87,12 +89,14 @@ for ((r = 1; r <= rounds; r++)); do
 		c=$("$repo/bin/mpirun" -ssi rpi "$rpi" -np 2 "$work/pp-lamgo" -min "$size" -max "$size" -iters "$iters" latency 2>/dev/null | last)
 		cratios+=("$(div "$c" "$o")")
 		cgratios+=("$(div "$c" "$g")")
-		echo "$g $o $ratio $c ${cratios[-1]} ${cgratios[-1]}"
+		s=$(LAM_MPI_CAPI_FAST=0 "$repo/bin/mpirun" -ssi rpi "$rpi" -np 2 "$work/pp-lamgo" -min "$size" -max "$size" -iters "$iters" latency 2>/dev/null | last)
+		csratios+=("$(div "$c" "$s")")
+		echo "$g $o $ratio $c ${cratios[-1]} ${cgratios[-1]} $s ${csratios[-1]}"
 	else
 		echo "$g $o $ratio"
 	fi
 done
 echo "median ratio $(printf '%s\n' "${ratios[@]}" | median) ($rounds rounds)"
 if $ourc; then
-	echo "median ratio C/Open MPI $(printf '%s\n' "${cratios[@]}" | median), C/Go $(printf '%s\n' "${cgratios[@]}" | median)"
+	echo "median ratio C/Open MPI $(printf '%s\n' "${cratios[@]}" | median), C/Go $(printf '%s\n' "${cgratios[@]}" | median), C/C without the fast path $(printf '%s\n' "${csratios[@]}" | median)"
 fi

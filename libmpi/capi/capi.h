@@ -20,4 +20,10 @@ int capi_Free_mem(void *base);
 /* usrop.c: calls a user's op (MPI_Op_create) with MPI's arguments. */
 void lamgo_call_user_fn(MPI_User_function *fn, void *in, void *inout, int len, MPI_Datatype datatype);
 
+/* Implemented in C (fast.c): the C fast path, then the Go path. */
+int capi_Send(void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int capi_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int capi_Sendrecv(void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+
 #endif

@@ -16,11 +16,13 @@ func capi_Init(argc *C.int, argv ***C.char) C.int {
 	if err := mpi.Init(); err != nil {
 		return fail(nil, mpi.Class(err), err.Error())
 	}
+	startFast()
 	return C.MPI_SUCCESS
 }
 
 //export capi_Finalize
 func capi_Finalize() C.int {
+	stopFast()
 	return code(mpi.Finalize())
 }
 
@@ -84,6 +86,7 @@ func capi_Init_thread(argc *C.int, argv ***C.char, required C.int, provided *C.i
 		return fail(nil, mpi.Class(err), err.Error())
 	}
 	*provided = C.int(p)
+	startFast()
 	return C.MPI_SUCCESS
 }
 

@@ -192,7 +192,7 @@ func lamFatal(c *mpi.Comm, err error) {
 }
 
 // mpiCaller is the MPI function the C program called that is on the
-// stack (capi_Send is MPI_Send), or "" if none is: the error path finds
+// stack (capi_Send and capiGo_Send are MPI_Send), or "" if none is: the error path finds
 // out which call failed this way, so the fast path records nothing.
 func mpiCaller() string {
 	var pcs [64]uintptr
@@ -200,8 +200,10 @@ func mpiCaller() string {
 	name := ""
 	for {
 		f, more := frames.Next()
-		if i := strings.LastIndex(f.Function, ".capi_"); i >= 0 {
-			name = "MPI_" + f.Function[i+len(".capi_"):] // the outermost one
+		for _, prefix := range []string{".capi_", ".capiGo_"} {
+			if i := strings.LastIndex(f.Function, prefix); i >= 0 {
+				name = "MPI_" + f.Function[i+len(prefix):] // the outermost one
+			}
 		}
 		if !more {
 			return name

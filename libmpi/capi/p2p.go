@@ -46,8 +46,11 @@ func putStatus(p *C.MPI_Status, s mpi.Status, err error) {
 	p.st_length = C.longlong(s.Bytes)
 }
 
-//export capi_Send
-func capi_Send(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm) C.int {
+// capiGo_Send is MPI_Send's Go path (fast.c's capi_Send tries the C fast
+// path first).
+//
+//export capiGo_Send
+func capiGo_Send(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, tag C.int, comm C.MPI_Comm) C.int {
 	c, rc := commArg(comm, "MPI_Send")
 	if c == nil {
 		return rc
@@ -62,8 +65,11 @@ func capi_Send(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest, t
 	return code(mpi.Send(c, b, int(dest), int(tag)))
 }
 
-//export capi_Recv
-func capi_Recv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
+// capiGo_Recv is MPI_Recv's Go path (fast.c's capi_Recv tries the C fast
+// path first).
+//
+//export capiGo_Recv
+func capiGo_Recv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
 	c, rc := commArg(comm, "MPI_Recv")
 	if c == nil {
 		return rc
@@ -335,9 +341,16 @@ func capi_Recv_init(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, so
 	return irecv(true, buf, count, datatype, source, tag, comm, request)
 }
 
-//export capi_Sendrecv
-func capi_Sendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest, sendtag C.int,
-	recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
+// capiGo_Sendrecv is MPI_Sendrecv's Go path: the whole call, or, when
+// sent is not 0 (fast.c's capi_Sendrecv sent the message on the C fast
+// path), its receive.
+//
+//export capiGo_Sendrecv
+func capiGo_Sendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest, sendtag C.int,
+	recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status, sent C.int) C.int {
+	if sent != 0 {
+		return sendrecvRest(recvbuf, recvcount, recvtype, source, recvtag, comm, status)
+	}
 	c, rc := commArg(comm, "MPI_Sendrecv")
 	if c == nil {
 		return rc
@@ -356,6 +369,27 @@ func capi_Sendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datat
 		s, err = mpi.Sendrecv(c, sb, int(dest), int(sendtag), rb, int(source), int(recvtag))
 	} else {
 		s, err = sendrecvType(c, sb, sn, swalk, int(dest), int(sendtag), rb, rn, rwalk, int(source), int(recvtag))
+	}
+	putStatus(status, s, err)
+	return code(err)
+}
+
+// sendrecvRest is the receive of a Sendrecv whose send is done.
+func sendrecvRest(recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
+	c, rc := commArg(comm, "MPI_Sendrecv")
+	if c == nil {
+		return rc
+	}
+	rb, rwalk, rn, rc := bufArgs(c, recvbuf, recvcount, recvtype, "MPI_Sendrecv")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	var s mpi.Status
+	var err error
+	if rwalk != nil {
+		s, err = mpi.RecvType(c, rb, rn, rwalk, int(source), int(recvtag))
+	} else {
+		s, err = mpi.Recv(c, rb, int(source), int(recvtag))
 	}
 	putStatus(status, s, err)
 	return code(err)

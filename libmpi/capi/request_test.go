@@ -107,7 +107,7 @@ func TestFastPathAllocations(t *testing.T) {
 		mpi.Recv(mpi.World, buf, 0, 1)
 	})
 	if a := testing.AllocsPerRun(200, func() {
-		if capi_Send(p, 8, 4, 0, 1, 1) != 0 || capi_Recv(p, 8, 4, 0, 1, 1, &st) != 0 {
+		if capiGo_Send(p, 8, 4, 0, 1, 1) != 0 || capiGo_Recv(p, 8, 4, 0, 1, 1, &st) != 0 {
 			t.Fatal("self send and receive failed")
 		}
 	}); a > goSend {
@@ -120,12 +120,12 @@ func TestFastPathAllocations(t *testing.T) {
 	})
 	var q _Ctype_MPI_Request
 	capi_Irecv(p, 8, 4, 0, 2, 1, &q) // the table's first slots
-	capi_Send(p, 8, 4, 0, 2, 1)
+	capiGo_Send(p, 8, 4, 0, 2, 1)
 	capi_Wait(&q, nil)
 	slots := len(*requests.slots.Load())
 	cAllocs := testing.AllocsPerRun(200, func() {
 		capi_Irecv(p, 8, 4, 0, 2, 1, &q)
-		capi_Send(p, 8, 4, 0, 2, 1)
+		capiGo_Send(p, 8, 4, 0, 2, 1)
 		if capi_Wait(&q, nil) != 0 || q != 0 {
 			t.Fatal("Irecv+Wait failed")
 		}
@@ -153,7 +153,7 @@ func TestFastPathAllocations(t *testing.T) {
 			capi_Irecv(unsafe.Pointer(&bufs[i]), 1, 4, 0, 3, 1, &reqs[i])
 		}
 		for i := range reqs {
-			capi_Send(unsafe.Pointer(&bufs[i]), 1, 4, 0, 3, 1)
+			capiGo_Send(unsafe.Pointer(&bufs[i]), 1, 4, 0, 3, 1)
 		}
 		if capi_Waitall(4, &reqs[0], nil) != 0 {
 			t.Fatal("Waitall failed")
@@ -177,8 +177,8 @@ func BenchmarkSendRecvSelf(b *testing.B) {
 	})
 	b.Run("capi", func(b *testing.B) {
 		for b.Loop() {
-			capi_Send(p, 1, 4, 0, 1, 1)
-			capi_Recv(p, 1, 4, 0, 1, 1, nil)
+			capiGo_Send(p, 1, 4, 0, 1, 1)
+			capiGo_Recv(p, 1, 4, 0, 1, 1, nil)
 		}
 	})
 	var q _Ctype_MPI_Request
@@ -192,7 +192,7 @@ func BenchmarkSendRecvSelf(b *testing.B) {
 	b.Run("capi-irecv-wait", func(b *testing.B) {
 		for b.Loop() {
 			capi_Irecv(p, 1, 4, 0, 1, 1, &q)
-			capi_Send(p, 1, 4, 0, 1, 1)
+			capiGo_Send(p, 1, 4, 0, 1, 1)
 			capi_Wait(&q, nil)
 		}
 	})

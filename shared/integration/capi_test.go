@@ -125,10 +125,16 @@ func TestCPrograms(t *testing.T) {
 		}
 		exe := compileC(t, src)
 		name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
-		for _, rpi := range []string{"usysv", "sysv", "tcp", "crtcp", "lamd"} {
+		// usysv and sysv twice: with libmpi.so's C fast path (fast.c) and
+		// without it (the Go path only).
+		for _, rpi := range []string{"usysv", "sysv", "tcp", "crtcp", "lamd", "usysv/nofast", "sysv/nofast"} {
 			for _, np := range strings.Fields(string(m[1])) {
 				t.Run(name+"/"+rpi+"/np"+np, func(t *testing.T) {
-					r := l.run(ctx, "mpirun", "-ssi", "rpi", rpi, "-np", np, exe)
+					rl, module := l, rpi
+					if m, ok := strings.CutSuffix(rpi, "/nofast"); ok {
+						rl, module = l.withEnv("LAM_MPI_CAPI_FAST=0"), m
+					}
+					r := rl.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", np, exe)
 					if r.code != 0 || strings.Contains(r.stdout, "FAIL") || !strings.Contains(r.stdout, "ok") {
 						t.Errorf("%v", r)
 					}
@@ -136,4 +142,57 @@ func TestCPrograms(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCFastPath checks that libmpi.so's C fast path (libmpi/capi/fast.c)
+// carries the small blocking messages of p2p_fast.c over the shared-memory
+// rpis, and nothing when LAM_MPI_CAPI_FAST=0 or over tcp; the program
+// checks the messages themselves (TestCPrograms runs it everywhere).
+func TestCFastPath(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 4*time.Minute)
+	exe := compileC(t, filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "mpi", "p2p_fast.c"))
+	for _, c := range []struct {
+		rpi, want string
+		env       []string
+	}{
+		{"usysv", "fast", nil},
+		{"sysv", "fast", nil},
+		{"usysv", "slow", []string{"LAM_MPI_CAPI_FAST=0"}},
+		{"tcp", "slow", nil},
+	} {
+		t.Run(c.rpi+"/"+c.want, func(t *testing.T) {
+			r := l.withEnv(c.env...).run(ctx, "mpirun", "-ssi", "rpi", c.rpi, "-np", "2", exe, c.want)
+			if r.code != 0 || strings.Contains(r.stdout, "FAIL") || strings.Count(r.stdout, "ok p2p_fast") != 2 {
+				t.Errorf("%v", r)
+			}
+		})
+	}
+}
+
+// TestCFastPathCheckpoint checkpoints a job of two C ranks that ping-pong
+// on the C fast path over usysv (the checkpoint's drain and hold must see
+// what the C code sent and received), twice, lets it go on, and checks
+// every message it exchanged before and after.
+func TestCFastPathCheckpoint(t *testing.T) {
+	needPgrep(t)
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 4*time.Minute)
+	exe := compileC(t, filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "cr", "crpingpong.c"))
+	gate := filepath.Join(t.TempDir(), "gate")
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "usysv", "-ssi", "cr_base_dir", t.TempDir(), "-np", "2", exe, gate)
+	pid := j.cmd.Process.Pid
+	crCheckpoint(t, ctx, l, pid)
+	crCheckpoint(t, ctx, l, pid)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t, ctx)
+	if out := j.out.String(); j.code != 0 || strings.Contains(out, "FAIL") || strings.Count(out, "ok crpingpong") != 2 {
+		t.Fatalf("mpirun: exit %d\n%s\n%s", j.code, out, j.stderr.String())
+	}
+	if strings.Contains(j.out.String(), " 0 on the fast path") {
+		t.Errorf("a rank sent and received nothing on the C fast path\n%s", j.out.String())
+	}
+	t.Log(strings.TrimSpace(j.out.String()))
 }

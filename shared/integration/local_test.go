@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,6 +43,13 @@ func (l *local) run(ctx context.Context, tool string, args ...string) result {
 	r := runCmd(l.t, cmd)
 	r.stderr = withoutRootWarning(r.stderr)
 	return r
+}
+
+// withEnv is l with variables added to the environment of what it runs.
+func (l *local) withEnv(kv ...string) *local {
+	c := *l
+	c.env = append(slices.Clip(l.env), kv...)
+	return &c
 }
 
 func (l *local) boot(ctx context.Context) {

@@ -15,6 +15,8 @@
 // lock).
 package match
 
+import "unsafe"
+
 // Wildcards for a receive's source and tag.
 const (
 	AnySource = -1
@@ -179,4 +181,14 @@ func (e *Engine) Drop(ctx uint32) (recvs, msgs int) {
 		e.last = nil
 	}
 	return recvs, msgs
+}
+
+// Heads returns the addresses of a context's two queue heads, posted
+// receives and unexpected messages, each nil while its queue is empty,
+// for a reader outside Go (libmpi.so's C fast path) that holds the
+// caller's lock. The context's bucket is made if need be; the addresses
+// hold until the context is dropped.
+func (e *Engine) Heads(ctx uint32) (recvs, msgs *unsafe.Pointer) {
+	b := e.bucket(ctx)
+	return (*unsafe.Pointer)(unsafe.Pointer(&b.recvs.head)), (*unsafe.Pointer)(unsafe.Pointer(&b.msgs.head))
 }
