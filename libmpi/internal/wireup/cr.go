@@ -136,6 +136,9 @@ func (p *Process) SetCheckpointer(c *Checkpointer) {
 	}
 }
 
+// answerTimeout bounds sending a checkpoint's answer to mpirun.
+const answerTimeout = 5 * time.Second
+
 // serveCR answers mpirun's checkpoint requests until the connection to
 // the lamd closes.
 func (p *Process) serveCR() {
@@ -162,8 +165,13 @@ func (p *Process) serveCR() {
 		} else {
 			done.Bytes = resume.size
 		}
-		serr := p.client.Send(ctx, p.job.Node, p.job.PID, jobwire.TypeCRDone, done.Encode())
 		cancel()
+		// The answer has its own bound: a checkpoint that failed at its
+		// deadline must still say why (mpirun gives up at the deadline,
+		// but a late answer is dropped there, never waited for).
+		actx, acancel := context.WithTimeout(context.Background(), answerTimeout)
+		serr := p.client.Send(actx, p.job.Node, p.job.PID, jobwire.TypeCRDone, done.Encode())
+		acancel()
 		if resume == nil {
 			continue
 		}
