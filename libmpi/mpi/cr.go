@@ -46,17 +46,24 @@ import (
 //
 // What the library saves and restores itself: the messages that had
 // arrived and that no receive had taken (they are received after the
-// restart as if they had just come), and the communicators the checkpoint
+// restart as if they had just come), the communicators the checkpoint
 // callback wrote with CheckpointWriter.Comm (intracommunicators — World,
 // Self and those made by Dup, Split, Create and the topology
 // constructors —, with their context ids, groups, topologies and names;
-// an error handler of the program's becomes MPI_ERRORS_ARE_FATAL). It
-// does not restore what lives on the program's goroutines, which a
-// restart does not bring back: calls under way and the requests of
-// non-blocking operations, and a rendezvous (long) message whose sender
-// was blocked. The program's state must therefore say where it stopped
-// in a way it can resume from (examples/crsolver keeps the last two
-// iterates and the ranks agree at restart on the one they all have).
+// an error handler of the program's becomes MPI_ERRORS_ARE_FATAL until
+// the restart callback sets it again) and the datatypes it wrote with
+// CheckpointWriter.Datatype (made again by their constructors). What it
+// cannot save is refused when the callback writes it: intercommunicators,
+// and communicators and datatypes with cached attributes (the restart
+// callback sets attributes again). It does not restore what lives on
+// the program's goroutines, which a restart does not bring back: calls
+// under way and the requests of non-blocking and persistent operations;
+// nor a rendezvous (long) message whose sender held the data: Init of a
+// restarted process fails when there was one (LostMessages), unless the
+// restart callback discards the saved messages. The program's state must
+// therefore say where it stopped in a way it can resume from
+// (examples/crsolver keeps the last two iterates, the ranks agree at
+// restart on the one they all have and discard the saved messages).
 //
 // The restart callback is called in Init only for a process started from
 // a checkpoint set, or, with cr_self_do_restart=1 (LAM's self restart:
@@ -103,6 +110,8 @@ type CheckpointWriter struct {
 	buf   bytes.Buffer
 	enc   *gob.Encoder
 	comms []*Comm
+	types []*Datatype // saved, in the order of saved (cr_types.go)
+	saved []crType
 }
 
 // Write writes raw bytes.
@@ -121,10 +130,15 @@ func (w *CheckpointWriter) Encode(v any) error {
 
 // Comm writes a reference to a communicator; the library saves the
 // communicator itself, once however often it is written. A nil
-// communicator (MPI_COMM_NULL) reads back as nil. Intercommunicators
-// cannot be saved.
+// communicator (MPI_COMM_NULL) reads back as nil. Intercommunicators,
+// and communicators with cached attributes, cannot be saved (ErrComm).
 func (w *CheckpointWriter) Comm(c *Comm) error {
 	ref := 0 // nil
+	if c != nil {
+		if n := c.attrs.Len(); n > 0 {
+			return errorf(ErrComm, "checkpoint: %s has %d cached attributes, which a checkpoint does not save (delete them first; the restart callback sets them again)", c.name, n)
+		}
+	}
 	switch {
 	case c == nil:
 	case c == World:
@@ -148,14 +162,33 @@ func (w *CheckpointWriter) Comm(c *Comm) error {
 	return w.Encode(ref)
 }
 
+// Datatype writes a reference to a datatype (nil reads back as nil); the
+// library saves the datatype itself, as its constructor and arguments
+// (and the datatypes it was made of), once however often it is written.
+// A restart makes it again with the same type map, bounds and name. A
+// datatype with cached attributes cannot be saved (ErrType).
+func (w *CheckpointWriter) Datatype(d *Datatype) error {
+	ref := 0
+	if d != nil {
+		i, err := w.saveType(d)
+		if err != nil {
+			return err
+		}
+		ref = i + 1
+	}
+	return w.Encode(ref)
+}
+
 // CheckpointReader is where the restart callback reads back what the
 // checkpoint callback wrote.
 type CheckpointReader struct {
 	r       *bufio.Reader
 	dec     *gob.Decoder
 	comms   []*Comm
+	types   []*Datatype
 	dir     string
 	msgs    []core.SavedMessage
+	rts     int // long messages announced and not saved
 	discard bool
 }
 
@@ -193,11 +226,36 @@ func (r *CheckpointReader) Comm() (*Comm, error) {
 	return r.comms[ref-1], nil
 }
 
+// Datatype reads a datatype reference written with
+// CheckpointWriter.Datatype and returns the datatype, made again.
+func (r *CheckpointReader) Datatype() (*Datatype, error) {
+	var ref int
+	if err := r.Decode(&ref); err != nil {
+		return nil, err
+	}
+	switch {
+	case ref == 0:
+		return nil, nil
+	case ref < 0 || ref > len(r.types):
+		return nil, errorf(ErrType, "restart: datatype reference %d, but the checkpoint saved %d", ref, len(r.types))
+	}
+	return r.types[ref-1], nil
+}
+
 // Messages is the number of messages the checkpoint saved that had
 // arrived and that no receive had taken. They are queued when the
 // restart callback returns, to be received as if they had just come
 // (after any message the callback itself receives).
 func (r *CheckpointReader) Messages() int { return len(r.msgs) }
+
+// LostMessages is the number of long (rendezvous) messages that had
+// announced themselves to this process and that no receive had taken at
+// the checkpoint: their senders held the data, so the checkpoint could
+// not save it. A program whose ranks resume where they stopped would
+// wait for them for ever; unless the restart callback discards the
+// saved messages (it resumes from an earlier point and sends again), Init
+// fails when there are any.
+func (r *CheckpointReader) LostMessages() int { return r.rts }
 
 // DiscardMessages drops the saved messages instead: for a program that
 // resumes from an earlier point than where it stopped, at which those
@@ -219,6 +277,7 @@ const crMagic = "LAMGOCR\x01"
 type crLibrary struct {
 	Rank, Size int
 	Comms      []crComm
+	Types      []crType
 	Messages   []core.SavedMessage
 	// Rendezvous is how many long messages had announced themselves and
 	// could not be saved (their senders held the data).
@@ -260,7 +319,7 @@ func saveState(out io.Writer) error {
 			return fmt.Errorf("the program's checkpoint callback: %w", err)
 		}
 	}
-	lib := crLibrary{Rank: st.rank, Size: World.Size()}
+	lib := crLibrary{Rank: st.rank, Size: World.Size(), Types: w.saved}
 	lib.Messages, lib.Rendezvous = st.engine.Unmatched()
 	for _, c := range w.comms {
 		lib.Comms = append(lib.Comms, crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo,
@@ -315,13 +374,17 @@ func readState(f io.Reader, path string) (*CheckpointReader, error) {
 		return nil, fmt.Errorf("%s: library state of %d bytes", path, n)
 	}
 	var lib crLibrary
-	if err := gob.NewDecoder(io.LimitReader(br, int64(n))).Decode(&lib); err != nil {
+	err := gob.NewDecoder(io.LimitReader(br, int64(n))).Decode(&lib)
+	if err != nil {
 		return nil, fmt.Errorf("%s: the library's state: %w", path, err)
 	}
 	if lib.Rank != st.rank || lib.Size != World.Size() {
 		return nil, fmt.Errorf("%s holds rank %d of %d, this is rank %d of %d", path, lib.Rank, lib.Size, st.rank, World.Size())
 	}
-	r := &CheckpointReader{r: br}
+	r := &CheckpointReader{r: br, rts: lib.Rendezvous}
+	if r.types, err = restoreTypes(lib.Types); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	for _, s := range lib.Comms {
 		c, err := restoreComm(s)
 		if err != nil {
@@ -378,9 +441,13 @@ func crStart(p *wireup.Process) (func() error, error) {
 					return err
 				}
 			}
-			if !r.discard {
-				st.engine.Restore(r.msgs)
+			if r.discard {
+				return nil
 			}
+			if r.rts > 0 {
+				return fmt.Errorf("restart: %d long messages were on their way to this process at the checkpoint and could not be saved (their senders held the data); the program must resume from a point before they were sent and discard the saved messages (CheckpointReader.DiscardMessages)", r.rts)
+			}
+			st.engine.Restore(r.msgs)
 			return nil
 		}
 	case f != nil && p.CRJob() != nil && p.CRJob().Restart():
