@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/lamgo/lam/libmpi/internal/comm"
@@ -130,8 +131,8 @@ func (w *CheckpointWriter) Encode(v any) error {
 
 // Comm writes a reference to a communicator; the library saves the
 // communicator itself, once however often it is written. A nil
-// communicator (MPI_COMM_NULL) reads back as nil. Intercommunicators,
-// and communicators with cached attributes, cannot be saved (ErrComm).
+// communicator (MPI_COMM_NULL) reads back as nil. Communicators with
+// cached attributes cannot be saved (ErrComm).
 func (w *CheckpointWriter) Comm(c *Comm) error {
 	ref := 0 // nil
 	if c != nil {
@@ -145,8 +146,6 @@ func (w *CheckpointWriter) Comm(c *Comm) error {
 		ref = -1
 	case c == Self:
 		ref = -2
-	case c.inter != nil:
-		return errorf(ErrComm, "checkpoint: %s is an intercommunicator, which cannot be saved", c.name)
 	case !c.ready:
 		return errorf(ErrComm, "checkpoint: %s is not a valid communicator", c.name)
 	default:
@@ -284,13 +283,14 @@ type crLibrary struct {
 	Rendezvous int
 }
 
-// crComm is a saved intracommunicator.
+// crComm is a saved communicator.
 type crComm struct {
 	Name    string
 	Context uint32
-	Group   []int
+	Group   []int // the (local) group
 	Topo    *topo.Topo
-	Return  bool // its error handler was MPI_ERRORS_RETURN
+	Return  bool  // its error handler was MPI_ERRORS_RETURN
+	Remote  []int // an intercommunicator's remote group (nil: an intracommunicator)
 }
 
 // crCheckpointer is what the wire-up calls at a checkpoint.
@@ -322,8 +322,11 @@ func saveState(out io.Writer) error {
 	lib := crLibrary{Rank: st.rank, Size: World.Size(), Types: w.saved}
 	lib.Messages, lib.Rendezvous = st.engine.Unmatched()
 	for _, c := range w.comms {
-		lib.Comms = append(lib.Comms, crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo,
-			Return: c.Errhandler() == ErrorsReturn})
+		s := crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo, Return: c.Errhandler() == ErrorsReturn}
+		if c.inter != nil {
+			s.Remote = c.inter.remote
+		}
+		lib.Comms = append(lib.Comms, s)
 	}
 	var libBuf bytes.Buffer
 	if err := gob.NewEncoder(&libBuf).Encode(&lib); err != nil {
@@ -396,7 +399,7 @@ func readState(f io.Reader, path string) (*CheckpointReader, error) {
 	return r, nil
 }
 
-// restoreComm makes a saved intracommunicator again.
+// restoreComm makes a saved communicator again.
 func restoreComm(s crComm) (*Comm, error) {
 	rank := Undefined
 	for i, w := range s.Group {
@@ -410,13 +413,27 @@ func restoreComm(s crComm) (*Comm, error) {
 	if rank == Undefined || s.Context < 4 || s.Context%comm.IntraIDs != 0 {
 		return nil, fmt.Errorf("communicator %q (context %d) is not one of this process's", s.Name, s.Context)
 	}
-	c := &Comm{name: s.Name, errh: ErrorsAreFatal, topo: s.Topo}
+	errh := ErrorsAreFatal
 	if s.Return {
-		c.errh = ErrorsReturn
+		errh = ErrorsReturn
 	}
+	c := &Comm{name: s.Name, errh: errh, topo: s.Topo}
 	c.init(s.Context, s.Group, rank)
-	st.comms.Reserve(s.Context)
-	return c, nil
+	if s.Remote == nil {
+		st.comms.Reserve(s.Context)
+		return c, nil
+	}
+	if len(s.Remote) == 0 || s.Topo != nil {
+		return nil, fmt.Errorf("intercommunicator %q: %d remote processes, topology %v", s.Name, len(s.Remote), s.Topo != nil)
+	}
+	for _, w := range s.Remote {
+		if w < 0 || w >= World.Size() || slices.Contains(s.Group, w) {
+			return nil, fmt.Errorf("intercommunicator %q: world rank %d in the remote group (world of %d, local group %v)", s.Name, w, World.Size(), s.Group)
+		}
+	}
+	ic := newInter(s.Name, s.Context, c, slices.Clone(s.Remote))
+	st.comms.Reserve(comm.LocalGroup(s.Context)) // an intercommunicator takes comm.InterIDs ids
+	return ic, nil
 }
 
 // crStart is Init's part of checkpoint/restart, with the library set up:
