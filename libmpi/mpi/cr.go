@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/lamgo/lam/libmpi/cr"
 	"github.com/lamgo/lam/libmpi/internal/comm"
 	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/internal/topo"
@@ -481,3 +482,19 @@ func crReady() { st.proc.SetCheckpointer(crCheckpointer()) }
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// CRCallbacks names the C functions that are the program's callbacks, as
+// the job's cr module says (self: cr_self_prefix, or cr_self_checkpoint,
+// cr_self_continue and cr_self_restart); ok is false outside MPI or when
+// no cr module is selected. The C binding (libmpi.so) looks them up in
+// the process; a Go program registers functions instead.
+func CRCallbacks() (cb cr.Callbacks, ok bool) {
+	if st.proc == nil {
+		return cr.Callbacks{}, false
+	}
+	j := st.proc.CRJob()
+	if j == nil {
+		return cr.Callbacks{}, false
+	}
+	return j.Callbacks(), true
+}
