@@ -66,12 +66,18 @@ func init() {
 	if len(os.Args) < 2 || os.Args[1] != "cr" {
 		return
 	}
+	// TESTPROG_CR_SLOW=<rank>:<n>: that rank's callback takes five seconds
+	// at its n-th checkpoint (the fault tests kill it meanwhile).
+	slow := os.Getenv("TESTPROG_CR_SLOW")
 	mpi.OnCheckpoint(func(w *mpi.CheckpointWriter) error {
 		crRun.mu.Lock()
 		defer crRun.mu.Unlock()
 		crRun.ckpts++
 		call, _ := crRun.call.Load().(string)
 		fmt.Printf("rank %d checkpoint %d in %s\n", mpi.World.Rank(), crRun.ckpts, call)
+		if slow == fmt.Sprintf("%d:%d", mpi.World.Rank(), crRun.ckpts) {
+			time.Sleep(5 * time.Second)
+		}
 		if err := w.Comm(crRun.work); err != nil {
 			return err
 		}
