@@ -51,7 +51,7 @@ func TestCRLibC(t *testing.T) {
 	}
 	base := t.TempDir()
 	j := startCRJob(t, ctx, l, np, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
-		"-np", strconv.Itoa(np), prog, iters, "1000")
+		"-np", strconv.Itoa(np), prog, iters, "2000") // at least 8 s: the checkpoints come before the end
 	pid := j.cmd.Process.Pid
 	crCheckpoint(t, ctx, l, pid)
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
