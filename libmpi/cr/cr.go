@@ -42,6 +42,20 @@ type Job interface {
 	// (LAM's cr_self_do_restart: the program was started again by
 	// lamrestart and reads its own restart files).
 	Restart() bool
+	// Callbacks names the C functions that are the program's callbacks,
+	// for programs that register none in Go: C and Fortran programs
+	// through libmpi.so look them up in the process (LAM's self module
+	// looked them up in the executable).
+	Callbacks() Callbacks
+}
+
+// Callbacks are the names of a C program's checkpoint, continue and
+// restart functions ("" for none). Named says they were given one by one
+// (cr_self_checkpoint, ...) rather than made from a prefix: a function
+// named that way must exist.
+type Callbacks struct {
+	Checkpoint, Continue, Restart string
+	Named                         bool
 }
 
 // Register registers a cr module from its package's init.

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
+	"github.com/lamgo/lam/libmpi/cr"
 	"github.com/lamgo/lam/libmpi/internal/comm"
 	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/internal/topo"
@@ -46,17 +48,24 @@ import (
 //
 // What the library saves and restores itself: the messages that had
 // arrived and that no receive had taken (they are received after the
-// restart as if they had just come), and the communicators the checkpoint
+// restart as if they had just come), the communicators the checkpoint
 // callback wrote with CheckpointWriter.Comm (intracommunicators — World,
 // Self and those made by Dup, Split, Create and the topology
 // constructors —, with their context ids, groups, topologies and names;
-// an error handler of the program's becomes MPI_ERRORS_ARE_FATAL). It
-// does not restore what lives on the program's goroutines, which a
-// restart does not bring back: calls under way and the requests of
-// non-blocking operations, and a rendezvous (long) message whose sender
-// was blocked. The program's state must therefore say where it stopped
-// in a way it can resume from (examples/crsolver keeps the last two
-// iterates and the ranks agree at restart on the one they all have).
+// an error handler of the program's becomes MPI_ERRORS_ARE_FATAL until
+// the restart callback sets it again) and the datatypes it wrote with
+// CheckpointWriter.Datatype (made again by their constructors). What it
+// cannot save is refused when the callback writes it: intercommunicators,
+// and communicators and datatypes with cached attributes (the restart
+// callback sets attributes again). It does not restore what lives on
+// the program's goroutines, which a restart does not bring back: calls
+// under way and the requests of non-blocking and persistent operations;
+// nor a rendezvous (long) message whose sender held the data: Init of a
+// restarted process fails when there was one (LostMessages), unless the
+// restart callback discards the saved messages. The program's state must
+// therefore say where it stopped in a way it can resume from
+// (examples/crsolver keeps the last two iterates, the ranks agree at
+// restart on the one they all have and discard the saved messages).
 //
 // The restart callback is called in Init only for a process started from
 // a checkpoint set, or, with cr_self_do_restart=1 (LAM's self restart:
@@ -103,6 +112,8 @@ type CheckpointWriter struct {
 	buf   bytes.Buffer
 	enc   *gob.Encoder
 	comms []*Comm
+	types []*Datatype // saved, in the order of saved (cr_types.go)
+	saved []crType
 }
 
 // Write writes raw bytes.
@@ -121,18 +132,21 @@ func (w *CheckpointWriter) Encode(v any) error {
 
 // Comm writes a reference to a communicator; the library saves the
 // communicator itself, once however often it is written. A nil
-// communicator (MPI_COMM_NULL) reads back as nil. Intercommunicators
-// cannot be saved.
+// communicator (MPI_COMM_NULL) reads back as nil. Communicators with
+// cached attributes cannot be saved (ErrComm).
 func (w *CheckpointWriter) Comm(c *Comm) error {
 	ref := 0 // nil
+	if c != nil {
+		if n := c.attrs.Len(); n > 0 {
+			return errorf(ErrComm, "checkpoint: %s has %d cached attributes, which a checkpoint does not save (delete them first; the restart callback sets them again)", c.name, n)
+		}
+	}
 	switch {
 	case c == nil:
 	case c == World:
 		ref = -1
 	case c == Self:
 		ref = -2
-	case c.inter != nil:
-		return errorf(ErrComm, "checkpoint: %s is an intercommunicator, which cannot be saved", c.name)
 	case !c.ready:
 		return errorf(ErrComm, "checkpoint: %s is not a valid communicator", c.name)
 	default:
@@ -148,14 +162,33 @@ func (w *CheckpointWriter) Comm(c *Comm) error {
 	return w.Encode(ref)
 }
 
+// Datatype writes a reference to a datatype (nil reads back as nil); the
+// library saves the datatype itself, as its constructor and arguments
+// (and the datatypes it was made of), once however often it is written.
+// A restart makes it again with the same type map, bounds and name. A
+// datatype with cached attributes cannot be saved (ErrType).
+func (w *CheckpointWriter) Datatype(d *Datatype) error {
+	ref := 0
+	if d != nil {
+		i, err := w.saveType(d)
+		if err != nil {
+			return err
+		}
+		ref = i + 1
+	}
+	return w.Encode(ref)
+}
+
 // CheckpointReader is where the restart callback reads back what the
 // checkpoint callback wrote.
 type CheckpointReader struct {
 	r       *bufio.Reader
 	dec     *gob.Decoder
 	comms   []*Comm
+	types   []*Datatype
 	dir     string
 	msgs    []core.SavedMessage
+	rts     int // long messages announced and not saved
 	discard bool
 }
 
@@ -193,11 +226,36 @@ func (r *CheckpointReader) Comm() (*Comm, error) {
 	return r.comms[ref-1], nil
 }
 
+// Datatype reads a datatype reference written with
+// CheckpointWriter.Datatype and returns the datatype, made again.
+func (r *CheckpointReader) Datatype() (*Datatype, error) {
+	var ref int
+	if err := r.Decode(&ref); err != nil {
+		return nil, err
+	}
+	switch {
+	case ref == 0:
+		return nil, nil
+	case ref < 0 || ref > len(r.types):
+		return nil, errorf(ErrType, "restart: datatype reference %d, but the checkpoint saved %d", ref, len(r.types))
+	}
+	return r.types[ref-1], nil
+}
+
 // Messages is the number of messages the checkpoint saved that had
 // arrived and that no receive had taken. They are queued when the
 // restart callback returns, to be received as if they had just come
 // (after any message the callback itself receives).
 func (r *CheckpointReader) Messages() int { return len(r.msgs) }
+
+// LostMessages is the number of long (rendezvous) messages that had
+// announced themselves to this process and that no receive had taken at
+// the checkpoint: their senders held the data, so the checkpoint could
+// not save it. A program whose ranks resume where they stopped would
+// wait for them for ever; unless the restart callback discards the
+// saved messages (it resumes from an earlier point and sends again), Init
+// fails when there are any.
+func (r *CheckpointReader) LostMessages() int { return r.rts }
 
 // DiscardMessages drops the saved messages instead: for a program that
 // resumes from an earlier point than where it stopped, at which those
@@ -219,19 +277,21 @@ const crMagic = "LAMGOCR\x01"
 type crLibrary struct {
 	Rank, Size int
 	Comms      []crComm
+	Types      []crType
 	Messages   []core.SavedMessage
 	// Rendezvous is how many long messages had announced themselves and
 	// could not be saved (their senders held the data).
 	Rendezvous int
 }
 
-// crComm is a saved intracommunicator.
+// crComm is a saved communicator.
 type crComm struct {
 	Name    string
 	Context uint32
-	Group   []int
+	Group   []int // the (local) group
 	Topo    *topo.Topo
-	Return  bool // its error handler was MPI_ERRORS_RETURN
+	Return  bool  // its error handler was MPI_ERRORS_RETURN
+	Remote  []int // an intercommunicator's remote group (nil: an intracommunicator)
 }
 
 // crCheckpointer is what the wire-up calls at a checkpoint.
@@ -260,11 +320,14 @@ func saveState(out io.Writer) error {
 			return fmt.Errorf("the program's checkpoint callback: %w", err)
 		}
 	}
-	lib := crLibrary{Rank: st.rank, Size: World.Size()}
+	lib := crLibrary{Rank: st.rank, Size: World.Size(), Types: w.saved}
 	lib.Messages, lib.Rendezvous = st.engine.Unmatched()
 	for _, c := range w.comms {
-		lib.Comms = append(lib.Comms, crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo,
-			Return: c.Errhandler() == ErrorsReturn})
+		s := crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo, Return: c.Errhandler() == ErrorsReturn}
+		if c.inter != nil {
+			s.Remote = c.inter.remote
+		}
+		lib.Comms = append(lib.Comms, s)
 	}
 	var libBuf bytes.Buffer
 	if err := gob.NewEncoder(&libBuf).Encode(&lib); err != nil {
@@ -315,13 +378,17 @@ func readState(f io.Reader, path string) (*CheckpointReader, error) {
 		return nil, fmt.Errorf("%s: library state of %d bytes", path, n)
 	}
 	var lib crLibrary
-	if err := gob.NewDecoder(io.LimitReader(br, int64(n))).Decode(&lib); err != nil {
+	err := gob.NewDecoder(io.LimitReader(br, int64(n))).Decode(&lib)
+	if err != nil {
 		return nil, fmt.Errorf("%s: the library's state: %w", path, err)
 	}
 	if lib.Rank != st.rank || lib.Size != World.Size() {
 		return nil, fmt.Errorf("%s holds rank %d of %d, this is rank %d of %d", path, lib.Rank, lib.Size, st.rank, World.Size())
 	}
-	r := &CheckpointReader{r: br}
+	r := &CheckpointReader{r: br, rts: lib.Rendezvous}
+	if r.types, err = restoreTypes(lib.Types); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	for _, s := range lib.Comms {
 		c, err := restoreComm(s)
 		if err != nil {
@@ -333,7 +400,7 @@ func readState(f io.Reader, path string) (*CheckpointReader, error) {
 	return r, nil
 }
 
-// restoreComm makes a saved intracommunicator again.
+// restoreComm makes a saved communicator again.
 func restoreComm(s crComm) (*Comm, error) {
 	rank := Undefined
 	for i, w := range s.Group {
@@ -347,13 +414,27 @@ func restoreComm(s crComm) (*Comm, error) {
 	if rank == Undefined || s.Context < 4 || s.Context%comm.IntraIDs != 0 {
 		return nil, fmt.Errorf("communicator %q (context %d) is not one of this process's", s.Name, s.Context)
 	}
-	c := &Comm{name: s.Name, errh: ErrorsAreFatal, topo: s.Topo}
+	errh := ErrorsAreFatal
 	if s.Return {
-		c.errh = ErrorsReturn
+		errh = ErrorsReturn
 	}
+	c := &Comm{name: s.Name, errh: errh, topo: s.Topo}
 	c.init(s.Context, s.Group, rank)
-	st.comms.Reserve(s.Context)
-	return c, nil
+	if s.Remote == nil {
+		st.comms.Reserve(s.Context)
+		return c, nil
+	}
+	if len(s.Remote) == 0 || s.Topo != nil {
+		return nil, fmt.Errorf("intercommunicator %q: %d remote processes, topology %v", s.Name, len(s.Remote), s.Topo != nil)
+	}
+	for _, w := range s.Remote {
+		if w < 0 || w >= World.Size() || slices.Contains(s.Group, w) {
+			return nil, fmt.Errorf("intercommunicator %q: world rank %d in the remote group (world of %d, local group %v)", s.Name, w, World.Size(), s.Group)
+		}
+	}
+	ic := newInter(s.Name, s.Context, c, slices.Clone(s.Remote))
+	st.comms.Reserve(comm.LocalGroup(s.Context)) // an intercommunicator takes comm.InterIDs ids
+	return ic, nil
 }
 
 // crStart is Init's part of checkpoint/restart, with the library set up:
@@ -378,9 +459,13 @@ func crStart(p *wireup.Process) (func() error, error) {
 					return err
 				}
 			}
-			if !r.discard {
-				st.engine.Restore(r.msgs)
+			if r.discard {
+				return nil
 			}
+			if r.rts > 0 {
+				return fmt.Errorf("restart: %d long messages were on their way to this process at the checkpoint and could not be saved (their senders held the data); the program must resume from a point before they were sent and discard the saved messages (CheckpointReader.DiscardMessages)", r.rts)
+			}
+			st.engine.Restore(r.msgs)
 			return nil
 		}
 	case f != nil && p.CRJob() != nil && p.CRJob().Restart():
@@ -397,3 +482,19 @@ func crReady() { st.proc.SetCheckpointer(crCheckpointer()) }
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// CRCallbacks names the C functions that are the program's callbacks, as
+// the job's cr module says (self: cr_self_prefix, or cr_self_checkpoint,
+// cr_self_continue and cr_self_restart); ok is false outside MPI or when
+// no cr module is selected. The C binding (libmpi.so) looks them up in
+// the process; a Go program registers functions instead.
+func CRCallbacks() (cb cr.Callbacks, ok bool) {
+	if st.proc == nil {
+		return cr.Callbacks{}, false
+	}
+	j := st.proc.CRJob()
+	if j == nil {
+		return cr.Callbacks{}, false
+	}
+	return j.Callbacks(), true
+}

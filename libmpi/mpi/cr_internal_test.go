@@ -112,8 +112,6 @@ func TestCheckpointBadFiles(t *testing.T) {
 		binary.LittleEndian.PutUint64(h[len(crMagic):], uint64(body.Len()))
 		return append(h[:], body.Bytes()...)
 	}
-	inter, _ := World.Dup()
-	defer inter.Free()
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -127,6 +125,8 @@ func TestCheckpointBadFiles(t *testing.T) {
 		{"group", lib(crLibrary{Size: 1, Comms: []crComm{{Name: "c", Context: 8, Group: []int{5}}}}), "world rank 5"},
 		{"notmine", lib(crLibrary{Size: 1, Comms: []crComm{{Name: "c", Context: 8, Group: []int{}}}}), "not one of this process's"},
 		{"context", lib(crLibrary{Size: 1, Comms: []crComm{{Name: "c", Context: 0, Group: []int{0}}}}), "not one of this process's"},
+		{"remote", lib(crLibrary{Size: 1, Comms: []crComm{{Name: "c", Context: 8, Group: []int{0}, Remote: []int{0}}}}), "in the remote group"},
+		{"remote range", lib(crLibrary{Size: 1, Comms: []crComm{{Name: "c", Context: 8, Group: []int{0}, Remote: []int{1}}}}), "in the remote group"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := readState(bytes.NewReader(c.b), "f")
@@ -135,12 +135,17 @@ func TestCheckpointBadFiles(t *testing.T) {
 			}
 		})
 	}
-	// An intercommunicator cannot be saved.
+	// A communicator with cached attributes cannot be saved.
 	w := &CheckpointWriter{}
-	inter.inter = &interInfo{}
-	defer func() { inter.inter = nil }()
-	if err := w.Comm(inter); Class(err) != ErrComm {
-		t.Errorf("saving an intercommunicator: %v", err)
+	k := NewKeyval[string](nil, nil)
+	defer k.Free()
+	if err := SetAttr(World, k, "x"); err != nil {
+		t.Fatal(err)
+	}
+	err := w.Comm(World)
+	DeleteAttr(World, k)
+	if Class(err) != ErrComm || !strings.Contains(err.Error(), "cached attributes") {
+		t.Errorf("saving a communicator with an attribute: %v", err)
 	}
 }
 
@@ -148,6 +153,9 @@ func TestCheckpointBadFiles(t *testing.T) {
 func FuzzReadState(f *testing.F) {
 	f.Add(checkpointBytes(f, func(w *CheckpointWriter) error {
 		w.Comm(World)
+		v, _ := TypeVector(2, 1, 3, Int32)
+		s, _ := TypeStruct([]int{1, 2}, []int{0, 8}, []*Datatype{Int8, v})
+		w.Datatype(s)
 		return w.Encode([]int{1, 2, 3})
 	}))
 	f.Add([]byte(crMagic))
@@ -161,5 +169,143 @@ func FuzzReadState(f *testing.F) {
 				break
 			}
 		}
+		for {
+			if _, err := r.Datatype(); err != nil {
+				break
+			}
+		}
 	})
+}
+
+// TestCheckpointDatatypes: every constructor's datatype comes back with
+// the same contents, layout and name; a type used twice, or inside
+// another, is saved once.
+func TestCheckpointDatatypes(t *testing.T) {
+	must := func(d *Datatype, err error) *Datatype {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	opq := must(TypeOpaque("int128", 16, 16))
+	vec := must(TypeVector(3, 2, -4, Int32))
+	vec.SetName("my vector")
+	types := []*Datatype{
+		Float64, nil, LB, opq, vec,
+		must(TypeDup(vec)),
+		must(TypeContiguous(5, Int16)),
+		must(TypeHvector(2, 1, 24, Int8)),
+		must(TypeIndexed([]int{2, 1}, []int{5, 0}, Int16)),
+		must(TypeHindexed([]int{2, 1}, []int{5, 0}, Int16)),
+		must(TypeIndexedBlock(2, []int{3, 0}, Int16)),
+		must(TypeHindexedBlock(2, []int{4, 0}, Int16)),
+		must(TypeStruct([]int{2, 1, 1}, []int{0, 8, 32}, []*Datatype{Int8, vec, opq})),
+		must(TypeCreateSubarray([]int{3, 4}, []int{2, 2}, []int{1, 0}, OrderFortran, Float64)),
+		must(TypeCreateDarray(4, 1, []int{8}, []Distribution{DistributeCyclic}, []int{2}, []int{4}, OrderC, Int8)),
+		must(TypeCreateResized(vec, -8, 64)),
+		vec,
+	}
+	b := checkpointBytes(t, func(w *CheckpointWriter) error {
+		for _, d := range types {
+			if err := w.Datatype(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	r, err := readState(bytes.NewReader(b), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []*Datatype
+	for range types {
+		d, err := r.Datatype()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d)
+	}
+	for i, want := range types {
+		d := got[i]
+		switch {
+		case want == nil:
+			if d != nil {
+				t.Errorf("%d: nil came back as %s", i, d.Name())
+			}
+			continue
+		case predefinedTypes[want.name] == want:
+			if d != want {
+				t.Errorf("%d: predefined %s came back as another", i, want.Name())
+			}
+			continue
+		}
+		if d.Name() != want.Name() || d.Size() != want.Size() || d.lb != want.lb || d.ub != want.ub ||
+			d.tlb != want.tlb || d.tub != want.tub || d.align != want.align || !slicesEqual(d.blocks, want.blocks) {
+			t.Errorf("%d: %s came back as %+v", i, want.Name(), d)
+		}
+		wi, wa, wt, _ := contents(want)
+		gi, ga, gt, _ := contents(d)
+		if !slicesEqual(wi, gi) || !slicesEqual(wa, ga) || len(wt) != len(gt) {
+			t.Errorf("%d: contents %v %v %d, want %v %v %d", i, gi, ga, len(gt), wi, wa, len(wt))
+		}
+	}
+	if got[4] != got[16] || got[5].env.types[0] != got[4] {
+		t.Error("a datatype written twice came back as two")
+	}
+	// A datatype with cached attributes cannot be saved.
+	k := NewTypeKeyval[int](nil, nil)
+	defer k.Free()
+	if err := SetTypeAttr(vec, k, 1); err != nil {
+		t.Fatal(err)
+	}
+	defer DeleteTypeAttr(vec, k)
+	if err := (&CheckpointWriter{}).Datatype(vec); Class(err) != ErrType {
+		t.Errorf("saving a datatype with an attribute: %v", err)
+	}
+}
+
+// contents is TypeGetContents, also of a named type (nothing).
+func contents(d *Datatype) ([]int, []int, []*Datatype, error) {
+	if d.env.comb == CombinerNamed {
+		return nil, nil, nil, nil
+	}
+	return TypeGetContents(d)
+}
+
+func slicesEqual[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRestoreTypesBad: a damaged table of datatypes is refused with a
+// reason, never a panic.
+func TestRestoreTypesBad(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    []crType
+		want string
+	}{
+		{"predefined", []crType{{Name: "MPI_NOPE", Named: true}}, "no predefined datatype"},
+		{"forward", []crType{{Name: "v", Comb: CombinerVector, Ints: []int{1, 1, 1}, Types: []int{0}}}, "not an earlier one"},
+		{"shape", []crType{{Name: "MPI_INT", Named: true}, {Name: "v", Comb: CombinerVector, Ints: []int{1}, Types: []int{0}}}, "1 integers"},
+		{"lead", []crType{{Name: "MPI_INT", Named: true}, {Name: "i", Comb: CombinerIndexed, Ints: []int{9}, Types: []int{0}}}, "bad arguments"},
+		{"darray", []crType{{Name: "MPI_INT", Named: true}, {Name: "d", Comb: CombinerDarray, Ints: []int{1}, Types: []int{0}}}, "bad arguments"},
+		{"combiner", []crType{{Name: "x", Comb: 99}}, "unknown constructor"},
+		{"opaque", []crType{{Name: "o", Named: true, Size: 3, Align: 3}}, "alignment"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := restoreTypes(c.s)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
+	}
 }

@@ -34,3 +34,13 @@ func Drainable(name string, t Transport) error {
 	}
 	return nil
 }
+
+// WriteBeginner is implemented by links whose Write may take part of what
+// it is given and yet report 0, to report it all when the core writes the
+// same bytes again (the lamd rpi: a message the daemon's stream took part
+// of). WriteBegun reports whether such a write waits to be repeated: the
+// bytes reach the peer, so a checkpoint's drain must repeat the write
+// (and count them) before it tells the peer its counters.
+type WriteBeginner interface {
+	WriteBegun() bool
+}

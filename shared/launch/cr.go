@@ -282,10 +282,25 @@ func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, sto
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	req := (&jobwire.CRRank{Seq: int32(seq), Dir: p.Dir, Deadline: deadline.UnixNano(), Stop: stop}).Encode()
+	// Every rank is asked at once: each send waits for the lamd's answer.
+	asked := make(chan error, n)
 	for _, pr := range j.Procs {
-		if err := cl.Send(dctx, pr.Node, jobwire.RankEvent(int(pr.PID)), jobwire.TypeCRRank, req); err != nil {
-			return seq, "", fmt.Errorf("ask rank %d (n%d): %w", pr.Rank, pr.Node, err)
+		go func() {
+			if err := cl.Send(dctx, pr.Node, jobwire.RankEvent(int(pr.PID)), jobwire.TypeCRRank, req); err != nil {
+				asked <- fmt.Errorf("ask rank %d (n%d): %w", pr.Rank, pr.Node, err)
+				return
+			}
+			asked <- nil
+		}()
+	}
+	var askErr error
+	for range n {
+		if err := <-asked; err != nil && askErr == nil {
+			askErr = err
 		}
+	}
+	if askErr != nil {
+		return seq, "", askErr
 	}
 	bytes := make([]int64, n)
 	answered := make([]bool, n)

@@ -14,10 +14,12 @@
 // MPI_Init of a process that was not started from a checkpoint set (LAM's
 // self restart: lamrestart runs the program again, which reads its own
 // files). cr_self_prefix, cr_self_checkpoint, cr_self_continue and
-// cr_self_restart named the C functions LAM looked up in the executable
-// (lam_cr_self_checkpoint …); a Go program registers functions instead,
-// so they are checked as LAM checked them (a name and a prefix together
-// are an error) and otherwise not used.
+// cr_self_restart name the C functions that are a C or Fortran program's
+// callbacks (<prefix>_checkpoint, <prefix>_continue, <prefix>_restart,
+// lam_cr_self_checkpoint … by default; or each function by its name, and
+// then not with a prefix as well): libmpi.so looks them up in the process
+// as LAM looked them up in the executable. A Go program registers
+// functions instead.
 package self
 
 import (
@@ -48,13 +50,13 @@ func (Module) SSI() ssi.Info {
 			{Name: "do_restart", Default: "0", Type: ssi.Bool,
 				Help: "Call the program's restart callback in MPI_Init even when the process was not started from a checkpoint set (LAM's self restart by lamrestart)"},
 			{Name: "prefix", Default: defaultPrefix, Type: ssi.String,
-				Help: "LAM: prefix of the C callback functions (<prefix>_checkpoint, ...); Go programs register their callbacks with mpi.OnCheckpoint, OnContinue and OnRestart"},
+				Help: "Prefix of a C program's callback functions (<prefix>_checkpoint, <prefix>_continue, <prefix>_restart); Go programs register theirs with mpi.OnCheckpoint, OnContinue and OnRestart"},
 			{Name: "checkpoint", Type: ssi.String,
-				Help: "LAM: name of the C checkpoint callback (not with a prefix); Go programs use mpi.OnCheckpoint"},
+				Help: "Name of a C program's checkpoint function (not with a prefix); Go programs use mpi.OnCheckpoint"},
 			{Name: "continue", Type: ssi.String,
-				Help: "LAM: name of the C continue callback (not with a prefix); Go programs use mpi.OnContinue"},
+				Help: "Name of a C program's continue function (not with a prefix); Go programs use mpi.OnContinue"},
 			{Name: "restart", Type: ssi.String,
-				Help: "LAM: name of the C restart callback (not with a prefix); Go programs use mpi.OnRestart"},
+				Help: "Name of a C program's restart function (not with a prefix); Go programs use mpi.OnRestart"},
 		}}
 }
 
@@ -85,10 +87,31 @@ func (Module) Open(s *ssi.Settings) (cr.Job, error) {
 			}
 		}
 	}
-	return job{restart: restart}, nil
+	j := job{restart: restart}
+	for _, c := range []struct {
+		fn   string
+		name *string
+	}{{"checkpoint", &j.cb.Checkpoint}, {"continue", &j.cb.Continue}, {"restart", &j.cb.Restart}} {
+		*c.name = s.String(full(c.fn))
+		if *c.name != "" {
+			j.cb.Named = true
+		}
+	}
+	if !j.cb.Named {
+		prefix := s.String(full("prefix"))
+		if prefix == "" {
+			prefix = defaultPrefix
+		}
+		j.cb.Checkpoint, j.cb.Continue, j.cb.Restart = prefix+"_checkpoint", prefix+"_continue", prefix+"_restart"
+	}
+	return j, nil
 }
 
-type job struct{ restart bool }
+type job struct {
+	restart bool
+	cb      cr.Callbacks
+}
 
-func (job) Name() string    { return Name }
-func (j job) Restart() bool { return j.restart }
+func (job) Name() string              { return Name }
+func (j job) Restart() bool           { return j.restart }
+func (j job) Callbacks() cr.Callbacks { return j.cb }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lamgo/lam/libmpi/cr"
 	"github.com/lamgo/lam/shared/ssi"
 )
 
@@ -48,6 +49,31 @@ func TestQueryOpen(t *testing.T) {
 			}
 			if err != nil || j.Name() != Name || j.Restart() != c.restart {
 				t.Errorf("Open: %v %v", j, err)
+			}
+		})
+	}
+}
+
+// TestCallbacks: a C program's functions are named by the prefix (LAM's
+// lam_cr_self by default) or one by one.
+func TestCallbacks(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		env  []string
+		want cr.Callbacks
+	}{
+		{"default", nil, cr.Callbacks{Checkpoint: "lam_cr_self_checkpoint", Continue: "lam_cr_self_continue", Restart: "lam_cr_self_restart"}},
+		{"prefix", []string{"LAM_MPI_SSI_cr_self_prefix=app"}, cr.Callbacks{Checkpoint: "app_checkpoint", Continue: "app_continue", Restart: "app_restart"}},
+		{"names", []string{"LAM_MPI_SSI_cr_self_checkpoint=save", "LAM_MPI_SSI_cr_self_restart=load"},
+			cr.Callbacks{Checkpoint: "save", Restart: "load", Named: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j, err := Module{}.Open(ssi.NewSettings(nil, append([]string{"LAM_MPI_SSI_cr=self"}, c.env...)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := j.Callbacks(); got != c.want {
+				t.Errorf("got %+v, want %+v", got, c.want)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/libmpi/internal/match"
+	"github.com/lamgo/lam/libmpi/rpi"
 )
 
 // Checkpoints (the cr framework). A checkpoint quiesces the engine: it
@@ -101,11 +102,23 @@ func (e *Engine) Drain(ctx context.Context, announce func(sent []uint64) error, 
 // begun reports whether a frame is partly written on some live link.
 func (e *Engine) begun() bool {
 	for _, p := range e.peers {
-		if p != nil && p.dead == nil && p.pending() && p.out[p.outHead].hdrN > 0 {
+		if p != nil && p.dead == nil && p.pending() && !e.held(p, &p.out[p.outHead]) {
 			return true
 		}
 	}
 	return false
+}
+
+// held reports whether a checkpoint holds frame f, the next of p's: one
+// not begun. A frame is begun when the core wrote part of it, or when the
+// link took part of its first write while reporting none (rpi.WriteBeginner:
+// the lamd rpi), since those bytes reach the peer.
+func (e *Engine) held(p *peer, f *outFrame) bool {
+	if !e.hold || f.hdrN > 0 {
+		return false
+	}
+	b, ok := p.link.(rpi.WriteBeginner)
+	return !ok || !b.WriteBegun()
 }
 
 // missing names the peers a drain still waits for.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lamgo/lam/libmpi/rpi"
 )
 
 // drainAll checkpoints every engine at once, as the ranks of a job do: each
@@ -182,5 +184,49 @@ func TestRestore(t *testing.T) {
 		if string(buf[:st.Count]) != want {
 			t.Errorf("got %q, want %q", buf[:st.Count], want)
 		}
+	}
+}
+
+// beginLink is a link that may have taken part of a write it reported as
+// none (as the lamd rpi's does).
+type beginLink struct {
+	nopLink
+	begun bool
+}
+
+func (l *beginLink) WriteBegun() bool { return l.begun }
+
+// nopLink moves nothing.
+type nopLink struct{}
+
+func (nopLink) Read([]byte) (int, error)  { return 0, nil }
+func (nopLink) Write([]byte) (int, error) { return 0, nil }
+func (nopLink) Fd() int                   { return -1 }
+func (nopLink) Close() error              { return nil }
+
+// TestHeld: a checkpoint holds a frame not begun, but not one the link
+// took part of while reporting nothing (its bytes reach the peer and must
+// be counted before the counters are told).
+func TestHeld(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		hold bool
+		hdrN int
+		link rpi.Link
+		want bool
+	}{
+		{"no checkpoint", false, 0, nopLink{}, false},
+		{"not begun", true, 0, nopLink{}, true},
+		{"begun by the core", true, 3, nopLink{}, false},
+		{"link took none", true, 0, &beginLink{}, true},
+		{"link took part", true, 0, &beginLink{begun: true}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := &Engine{hold: c.hold}
+			p := &peer{link: c.link}
+			if got := e.held(p, &outFrame{hdrN: c.hdrN}); got != c.want {
+				t.Errorf("held = %v, want %v", got, c.want)
+			}
+		})
 	}
 }

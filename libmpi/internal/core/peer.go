@@ -152,7 +152,7 @@ const stageSize = 64 << 10
 func (e *Engine) flush(p *peer) {
 	for p.dead == nil && p.outHead < len(p.out) {
 		f := &p.out[p.outHead]
-		if e.hold && f.hdrN == 0 {
+		if e.held(p, f) {
 			return // a checkpoint holds frames not yet begun (cr.go)
 		}
 		if f.vec != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
@@ -18,8 +19,9 @@ import (
 //
 // Every iteration does one operation (<op>: sendrecv, send, ssend, rsend,
 // isend, issend, irsend, recv, wait, barrier, bcast, gather, gatherv,
-// scatter, reduce, allreduce, alltoall) on a communicator duplicated from
-// World, with <elements> int32s per process, one rank (turn by turn)
+// scatter, reduce, allreduce, alltoall; inter: a message of a derived
+// datatype each way over an intercommunicator between the even and the
+// odd ranks) on a communicator duplicated from World, with <elements> int32s per process, one rank (turn by turn)
 // arriving late so that the others wait inside the operation; then an
 // Allreduce. Each rank folds what it received into an accumulator; at the
 // end rank 0 prints "result <hex>" (the accumulators of every rank,
@@ -32,7 +34,9 @@ import (
 // to stop through each iteration's Allreduce (one rank seeing the gate
 // first must not leave the others inside the next operation).
 //
-// At a checkpoint each rank writes its communicator and the state after
+// At a checkpoint each rank writes its communicators (the duplicate of
+// World, the intercommunicator: nil but for inter), its datatype (nil but
+// for inter) and the state after
 // its last two iterations and prints "rank R checkpoint N in <call>"
 // (the call its main goroutine was in); it prints "rank R continued" in
 // the continue callback. A restarted rank reads them back, drops the
@@ -50,6 +54,8 @@ var crRun struct {
 	mu        sync.Mutex
 	cur, prev crIter
 	work      *mpi.Comm
+	inter     *mpi.Comm     // inter: between the even and the odd ranks
+	vec       *mpi.Datatype // inter: every other int32
 	restarted bool
 	ckpts     int
 	call      atomic.Value // string: the call the main goroutine is in
@@ -60,13 +66,25 @@ func init() {
 	if len(os.Args) < 2 || os.Args[1] != "cr" {
 		return
 	}
+	// TESTPROG_CR_SLOW=<rank>:<n>: that rank's callback takes five seconds
+	// at its n-th checkpoint (the fault tests kill it meanwhile).
+	slow := os.Getenv("TESTPROG_CR_SLOW")
 	mpi.OnCheckpoint(func(w *mpi.CheckpointWriter) error {
 		crRun.mu.Lock()
 		defer crRun.mu.Unlock()
 		crRun.ckpts++
 		call, _ := crRun.call.Load().(string)
 		fmt.Printf("rank %d checkpoint %d in %s\n", mpi.World.Rank(), crRun.ckpts, call)
+		if slow == fmt.Sprintf("%d:%d", mpi.World.Rank(), crRun.ckpts) {
+			time.Sleep(5 * time.Second)
+		}
 		if err := w.Comm(crRun.work); err != nil {
+			return err
+		}
+		if err := w.Comm(crRun.inter); err != nil {
+			return err
+		}
+		if err := w.Datatype(crRun.vec); err != nil {
 			return err
 		}
 		if err := w.Encode(crRun.prev); err != nil {
@@ -87,6 +105,12 @@ func init() {
 		defer crRun.mu.Unlock()
 		var err error
 		if crRun.work, err = r.Comm(); err != nil {
+			return err
+		}
+		if crRun.inter, err = r.Comm(); err != nil {
+			return err
+		}
+		if crRun.vec, err = r.Datatype(); err != nil {
 			return err
 		}
 		if err := r.Decode(&crRun.prev); err != nil {
@@ -138,12 +162,23 @@ func crSuite(rank, size int) {
 		if crRun.work == nil || crRun.work.Size() != size || crRun.work.Rank() != rank {
 			fail("restored communicator: %v", crRun.work)
 		}
+		if op == "inter" {
+			if rs, err := crRun.inter.RemoteSize(); err != nil || !crRun.inter.TestInter() || rs != size/2 || crRun.inter.Rank() != rank/2 {
+				fail("restored intercommunicator: remote size %d, %v", rs, err)
+			}
+			if crRun.vec == nil || crRun.vec.Size() != 4*n {
+				fail("restored datatype: %v", crRun.vec)
+			}
+		}
 	} else {
 		w, err := mpi.World.Dup()
 		if err != nil {
 			fail("dup: %v", err)
 		}
 		crRun.work = w
+		if op == "inter" {
+			crInterSetup(rank, size, n)
+		}
 	}
 	c := crRun.work
 	gate := ""
@@ -284,6 +319,24 @@ func crOp(c *mpi.Comm, op string, rank, size, n, i int) uint64 {
 		} else {
 			wait(r, s)
 		}
+	case "inter":
+		// Local rank rank/2 of one parity talks with the same local rank
+		// of the other; the type takes every other int32 of the buffer.
+		out, in := make([]byte, 8*n), make([]byte, 8*n)
+		for k, v := range send {
+			binary.LittleEndian.PutUint32(out[8*k:], uint32(v))
+		}
+		peer := rank / 2
+		s, e := mpi.IsendType(crRun.inter, out, 1, crRun.vec, peer, i)
+		check(e)
+		if e == nil {
+			_, e = mpi.RecvType(crRun.inter, in, 1, crRun.vec, peer, i)
+			check(e)
+			wait(s)
+		}
+		for k := range recv {
+			recv[k] = int32(binary.LittleEndian.Uint32(in[8*k:]))
+		}
 	case "barrier":
 		err = mpi.Barrier(c)
 		copy(recv, send)
@@ -332,4 +385,29 @@ func crOp(c *mpi.Comm, op string, rank, size, n, i int) uint64 {
 		sum += uint64(uint32(v))
 	}
 	return sum
+}
+
+// crInterSetup makes the inter operation's intercommunicator (even ranks
+// and odd ones; the job has an even number of ranks) and datatype (n
+// int32s, every other one).
+func crInterSetup(rank, size, n int) {
+	if size%2 != 0 {
+		fail("inter needs an even number of ranks, not %d", size)
+	}
+	local, err := mpi.World.Split(rank%2, rank)
+	if err != nil {
+		fail("split: %v", err)
+	}
+	if crRun.inter, err = mpi.IntercommCreate(local, 0, mpi.World, 1-rank%2, 99); err != nil {
+		fail("intercomm: %v", err)
+	}
+	if err := local.Free(); err != nil {
+		fail("free: %v", err)
+	}
+	if crRun.vec, err = mpi.TypeVector(n, 1, 2, mpi.Int32); err != nil {
+		fail("vector: %v", err)
+	}
+	if err := crRun.vec.SetName("every other int32"); err != nil {
+		fail("type name: %v", err)
+	}
 }

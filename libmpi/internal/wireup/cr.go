@@ -26,7 +26,8 @@ import (
 // polls), drains the links with every peer (core.Engine.Drain: the
 // counters travel as typeDrain messages through the lamds), tells every
 // peer it has drained, writes the process's state to its file in the set
-// (the Checkpointer's Save: the library's state and the program's), waits
+// (the Checkpointer's Save: the library's state and the program's; mpirun
+// syncs the files before it commits the set), waits
 // until every peer has drained too (so that nothing it sends afterwards
 // can reach a peer still draining), answers mpirun with a CRDone, and
 // resumes — or exits, when the checkpoint stops the job.
@@ -136,6 +137,9 @@ func (p *Process) SetCheckpointer(c *Checkpointer) {
 	}
 }
 
+// answerTimeout bounds sending a checkpoint's answer to mpirun.
+const answerTimeout = 5 * time.Second
+
 // serveCR answers mpirun's checkpoint requests until the connection to
 // the lamd closes.
 func (p *Process) serveCR() {
@@ -162,8 +166,13 @@ func (p *Process) serveCR() {
 		} else {
 			done.Bytes = resume.size
 		}
-		serr := p.client.Send(ctx, p.job.Node, p.job.PID, jobwire.TypeCRDone, done.Encode())
 		cancel()
+		// The answer has its own bound: a checkpoint that failed at its
+		// deadline must still say why (mpirun gives up at the deadline,
+		// but a late answer is dropped there, never waited for).
+		actx, acancel := context.WithTimeout(context.Background(), answerTimeout)
+		serr := p.client.Send(actx, p.job.Node, p.job.PID, jobwire.TypeCRDone, done.Encode())
+		acancel()
 		if resume == nil {
 			continue
 		}
@@ -274,7 +283,12 @@ func (c *crState) sort(seq int32, announced chan<- core.Announcement, drained ch
 }
 
 func (p *Process) drainAndSave(ctx context.Context, req *jobwire.CRRank, hooks *Checkpointer, announced <-chan core.Announcement, drained <-chan int32) (int64, error) {
+	// tell sends every peer its drain message at once: each send waits
+	// for its lamd's answer, and one after the other they cost a round
+	// trip each.
 	tell := func(phase int32, sent []uint64) error {
+		errs := make(chan error, len(p.cr.procs))
+		n := 0
 		for r, pr := range p.cr.procs {
 			if r == p.Rank {
 				continue
@@ -283,11 +297,22 @@ func (p *Process) drainAndSave(ctx context.Context, req *jobwire.CRRank, hooks *
 			if sent != nil {
 				m.sent = sent[r]
 			}
-			if err := p.oobSend(ctx, pr, m.encode()); err != nil {
-				return fmt.Errorf("telling rank %d: %w", r, err)
+			n++
+			go func() {
+				if err := p.oobSend(ctx, pr, m.encode()); err != nil {
+					errs <- fmt.Errorf("telling rank %d: %w", r, err)
+					return
+				}
+				errs <- nil
+			}()
+		}
+		var first error
+		for range n {
+			if err := <-errs; err != nil && first == nil {
+				first = err
 			}
 		}
-		return nil
+		return first
 	}
 	announce := func(sent []uint64) error { return tell(phaseCounters, sent) }
 	if err := p.Engine.Drain(ctx, announce, announced); err != nil {
@@ -327,7 +352,11 @@ func (p *Process) oobSend(ctx context.Context, to jobwire.Proc, msg []byte) erro
 }
 
 // writeRankFile writes the process's state to path, which must not exist,
-// and syncs it; it returns the file's size.
+// and returns the file's size. It does not sync the file: mpirun syncs
+// every rank's file (and then the set's directory) before it commits the
+// set (crset.Partial.Commit), so a sync here would be a second one on the
+// checkpoint's critical path; a write error, among them a full disk,
+// shows here or in mpirun's sync, and the set is discarded either way.
 func writeRankFile(path string, save func(io.Writer) error) (int64, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -337,9 +366,6 @@ func writeRankFile(path string, save func(io.Writer) error) (int64, error) {
 	err = save(w)
 	if err == nil {
 		err = w.w.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -1,0 +1,170 @@
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/include
+#cgo LDFLAGS: -ldl
+#include <stdlib.h>
+#include "mpi.h"
+void *lamgo_cr_lookup(const char *name);
+void lamgo_cr_call(void *fn);
+*/
+import "C"
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// Checkpoint/restart for C programs: the library's callbacks (registered
+// here, so every program linked with libmpi.so has them) call the C
+// functions the self cr module names (cr_self_prefix, or
+// cr_self_checkpoint, _continue and _restart; lam_cr_self_checkpoint ...
+// by default), found in the process with dlsym as LAM found them in the
+// executable. The C functions write and read the program's state in the
+// checkpoint with MPIL_Cr_write and MPIL_Cr_read (include/mpil_cr.h).
+
+func init() {
+	mpi.OnCheckpoint(crCheckpoint)
+	mpi.OnContinue(crContinue)
+	mpi.OnRestart(crRestart)
+}
+
+// crIO is the checkpoint or restart under way: the writer or reader the
+// C functions use, and the first error of a write.
+var crIO struct {
+	mu  sync.Mutex
+	w   *mpi.CheckpointWriter
+	r   *mpi.CheckpointReader
+	err error
+}
+
+// crLookup returns the program's C function for which ("checkpoint",
+// "continue", "restart"), nil if it has none. A function named one by one
+// (cr_self_checkpoint, ...) that is not in the process is an error.
+func crLookup(which string) (unsafe.Pointer, error) {
+	cb, ok := mpi.CRCallbacks()
+	if !ok {
+		return nil, nil
+	}
+	name := map[string]string{"checkpoint": cb.Checkpoint, "continue": cb.Continue, "restart": cb.Restart}[which]
+	if name == "" {
+		return nil, nil
+	}
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	f := C.lamgo_cr_lookup(cs)
+	if f == nil && cb.Named {
+		return nil, fmt.Errorf("cr_self_%s names %s, which the program does not define (or was not linked with -rdynamic)", which, name)
+	}
+	return f, nil
+}
+
+// crCall calls the C function f with the writer w or the reader r in
+// place for MPIL_Cr_write and MPIL_Cr_read, and returns the first error
+// of a write.
+func crCall(f unsafe.Pointer, w *mpi.CheckpointWriter, r *mpi.CheckpointReader) error {
+	crIO.mu.Lock()
+	crIO.w, crIO.r, crIO.err = w, r, nil
+	crIO.mu.Unlock()
+	C.lamgo_cr_call(f)
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	err := crIO.err
+	crIO.w, crIO.r, crIO.err = nil, nil, nil
+	return err
+}
+
+func crCheckpoint(w *mpi.CheckpointWriter) error {
+	f, err := crLookup("checkpoint")
+	if err != nil || f == nil {
+		return err
+	}
+	return crCall(f, w, nil)
+}
+
+func crContinue() error {
+	f, err := crLookup("continue")
+	if err != nil || f == nil {
+		return err
+	}
+	return crCall(f, nil, nil)
+}
+
+// crRestart calls the program's restart function. A checkpoint that
+// holds the program's state while the program has no restart function
+// is an error: the state would be lost without a word.
+func crRestart(r *mpi.CheckpointReader) error {
+	f, err := crLookup("restart")
+	if err != nil {
+		return err
+	}
+	if f == nil {
+		if n, _ := r.Read(make([]byte, 1)); n > 0 {
+			cb, _ := mpi.CRCallbacks()
+			return fmt.Errorf("the checkpoint holds the program's state, but the program has no restart function %s (define it, and link the program with -rdynamic)", cb.Restart)
+		}
+		return nil
+	}
+	return crCall(f, nil, r)
+}
+
+//export lamgo_cr_write
+func lamgo_cr_write(buf unsafe.Pointer, count C.int) C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	switch {
+	case crIO.w == nil:
+		return C.MPI_ERR_OTHER
+	case count < 0 || buf == nil && count > 0:
+		crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write: %d bytes at %p", count, buf))
+		return C.MPI_ERR_ARG
+	case count == 0:
+		return C.MPI_SUCCESS
+	}
+	if _, err := crIO.w.Write(unsafe.Slice((*byte)(buf), int(count))); err != nil {
+		crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write: %w", err))
+		return C.MPI_ERR_OTHER
+	}
+	return C.MPI_SUCCESS
+}
+
+//export lamgo_cr_read
+func lamgo_cr_read(buf unsafe.Pointer, count C.int) C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	switch {
+	case crIO.r == nil:
+		return C.MPI_ERR_OTHER
+	case count < 0 || buf == nil && count > 0:
+		return C.MPI_ERR_ARG
+	case count == 0:
+		return C.MPI_SUCCESS
+	}
+	if _, err := io.ReadFull(crIO.r, unsafe.Slice((*byte)(buf), int(count))); err != nil {
+		return C.MPI_ERR_OTHER
+	}
+	return C.MPI_SUCCESS
+}
+
+//export lamgo_cr_discard
+func lamgo_cr_discard() C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	if crIO.r == nil {
+		return C.MPI_ERR_OTHER
+	}
+	crIO.r.DiscardMessages()
+	return C.MPI_SUCCESS
+}
+
+// firstErr keeps the first error.
+func firstErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}

@@ -1,0 +1,95 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A C program checkpointed through libmpi.so: the self module's callbacks
+// are the program's C functions (lam_cr_self_checkpoint, ...), found in
+// the process as LAM found them, which save and read the program's state
+// with MPIL_Cr_write and MPIL_Cr_read (examples/c/crsum.c).
+
+// crsumProg compiles examples/c/crsum.c with our mpicc, linked with
+// -rdynamic so that the library finds its functions.
+func crsumProg(t *testing.T) string {
+	t.Helper()
+	needWrappers(t)
+	out := filepath.Join(t.TempDir(), "crsum")
+	cmd := exec.Command(bin("mpicc"), "-rdynamic", "-O2", "-o", out, filepath.Join("examples", "c", "crsum.c"))
+	cmd.Dir = cRoot()
+	cmd.Env = append(os.Environ(), "LAMHOME="+prefix)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mpicc crsum.c: %v\n%s", err, b)
+	}
+	return out
+}
+
+var cResultRE = regexp.MustCompile(`(?m)^result [0-9a-f]+$`)
+
+// TestCRLibC: the C example checkpointed (it continues), then stopped by
+// a checkpoint, then restarted from the set, prints the result of a run
+// never interrupted; a function named by cr_self_checkpoint that the
+// program lacks makes the checkpoint fail with the reason.
+func TestCRLibC(t *testing.T) {
+	buildCRTools(t)
+	prog := crsumProg(t)
+	ctx, l := bootLocal(t, 4*time.Minute)
+	const np, iters = 4, "4000"
+	ref := l.run(ctx, "mpirun", "-np", strconv.Itoa(np), prog, iters)
+	want := cResultRE.FindString(ref.stdout)
+	if ref.code != 0 || want == "" {
+		t.Fatalf("reference run: %v", ref)
+	}
+	base := t.TempDir()
+	j := startCRJob(t, ctx, l, np, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
+		"-np", strconv.Itoa(np), prog, iters, "2000") // at least 8 s: the checkpoints come before the end
+	pid := j.cmd.Process.Pid
+	crCheckpoint(t, ctx, l, pid)
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	for n := 0; n < np; {
+		select {
+		case s := <-j.lines:
+			if strings.HasSuffix(s, " continued") {
+				n++
+			}
+		case <-wctx.Done():
+			t.Fatalf("%d continue callbacks, want %d\n%s", n, np, j.out.String())
+		}
+	}
+	set := crCheckpoint(t, ctx, l, pid, "-stop")
+	j.wait(t, ctx)
+	if j.code != 0 || cResultRE.MatchString(j.out.String()) {
+		t.Fatalf("mpirun after -stop: exit %d (the job must not have finished)\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	if n := strings.Count(j.out.String(), " checkpoint at iteration "); n != 2*np {
+		t.Errorf("%d checkpoint callbacks, want %d\n%s", n, 2*np, j.out.String())
+	}
+	r := l.run(ctx, "crrestart", set)
+	if r.code != 0 || cResultRE.FindString(r.stdout) != want {
+		t.Fatalf("crrestart %s: want %s\n%v", set, want, r)
+	}
+	if n := strings.Count(r.stdout, " restarted at iteration "); n != np {
+		t.Errorf("%d ranks restarted, want %d\n%s", n, np, r.stdout)
+	}
+
+	// A callback named one by one must exist.
+	j = startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
+		"-ssi", "cr_self_checkpoint", "no_such_function", "-np", "2", prog, "100000", "1000")
+	r = l.run(ctx, "crcheckpoint", "-timeout", "30", strconv.Itoa(j.cmd.Process.Pid))
+	if r.code != 1 || !strings.Contains(r.stderr, "cr_self_checkpoint names no_such_function, which the program does not define") {
+		t.Errorf("crcheckpoint of a program without its named function: %v", r)
+	}
+	j.cmd.Process.Signal(syscall.SIGTERM)
+	j.wait(t, ctx)
+	noPartial(t, base)
+}
