@@ -12,7 +12,7 @@ import (
 func TestOFICheckpoint(t *testing.T) {
 	needOFI(t)
 	buildCRTools(t)
-	ctx, l := bootLocal(t, 9*time.Minute)
+	ctx, l := bootLocal(t, 12*time.Minute)
 	for _, prov := range []string{"tcp", "shm"} {
 		for _, c := range []crCase{
 			{op: "sendrecv", elems: 8, iter: 3000},
