@@ -448,9 +448,7 @@ func (e *Engine) startSend(r *Request) {
 		h.flags |= flagDirect
 		h.recvID = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
 		r.expose()
-		if p.ex != nil {
-			r.ex = p.ex
-		}
+		r.ex = p.ex
 	}
 	e.sends[r.id] = r
 	e.send(p, &h, nil, nil)
