@@ -199,6 +199,19 @@ type RemoteReader interface {
 	SingleCopy() int
 }
 
+// Exposer is implemented by links whose RemoteReader reads only memory
+// the peer has registered for it (a fabric's remote memory access, which
+// needs a key besides the address). The core asks the sending side's link
+// to expose a long message's buffer before it sends the address; the link
+// sends what the peer needs (the key) ahead of it in the stream.
+type Exposer interface {
+	// Expose makes buf readable by the peer until Unexpose; false: not
+	// now (the message then goes through the link).
+	Expose(buf []byte) bool
+	// Unexpose ends an Expose of buf: the peer no longer reads it.
+	Unexpose(buf []byte)
+}
+
 // Peeker is implemented by links that can show a small write in place,
 // so that the core reads a frame where it arrived instead of copying it
 // out first.

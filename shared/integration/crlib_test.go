@@ -63,7 +63,9 @@ func crCheckpoint(t *testing.T, ctx context.Context, l *local, pid int, args ...
 type crCase struct {
 	rpi, op     string
 	elems, iter int
-	stop        bool // end the job with crcheckpoint -stop rather than killing it
+	stop        bool     // end the job with crcheckpoint -stop rather than killing it
+	prog        string   // the test program; empty: testprog
+	args        []string // more mpirun options
 }
 
 // runCRCase checkpoints a running job twice (it continues), ends it (by
@@ -75,8 +77,12 @@ func runCRCase(t *testing.T, ctx context.Context, l *local, c crCase) {
 	want := crReference(t, ctx, l, np, c.op, c.elems, c.iter)
 	base := t.TempDir()
 	gate := filepath.Join(t.TempDir(), "gate")
-	j := startCRJob(t, ctx, l, np, "-ssi", "cr", "self", "-ssi", "rpi", c.rpi, "-ssi", "cr_base_dir", base,
-		"-np", strconv.Itoa(np), bin("testprog"), "cr", c.op, strconv.Itoa(c.elems), strconv.Itoa(c.iter), gate)
+	prog := c.prog
+	if prog == "" {
+		prog = bin("testprog")
+	}
+	args := append([]string{"-ssi", "cr", "self", "-ssi", "rpi", c.rpi, "-ssi", "cr_base_dir", base}, c.args...)
+	j := startCRJob(t, ctx, l, np, append(args, "-np", strconv.Itoa(np), prog, "cr", c.op, strconv.Itoa(c.elems), strconv.Itoa(c.iter), gate)...)
 	pid := j.cmd.Process.Pid
 	crCheckpoint(t, ctx, l, pid)
 	set := crCheckpoint(t, ctx, l, pid)

@@ -131,6 +131,7 @@ func New(c Config) *Engine {
 		p.vw, _ = l.(rpi.VectorWriter)
 		p.peek, _ = l.(rpi.Peeker)
 		p.rw, _ = l.(rpi.RemoteWriter)
+		p.ex, _ = l.(rpi.Exposer)
 		p.gw, _ = l.(rpi.GatherWriter)
 		p.sr, _ = l.(rpi.ScatterReader)
 		p.rl, _ = l.(rpi.RemoteLayout)
@@ -212,6 +213,9 @@ type Request struct {
 	// (expose); it lives in the request so that a request used again
 	// pins without allocating.
 	pin runtime.Pinner
+	// ex is the link that exposed buf (rpi.Exposer), told when the peer
+	// is done with it.
+	ex rpi.Exposer
 	// vec is the data, if a layout over the user's memory (SetLayout);
 	// buf is nil then.
 	vec *rpi.Layout
@@ -231,6 +235,10 @@ func (r *Request) expose() {
 
 // unexpose unpins what expose pinned: the peer no longer uses the address.
 func unexpose(r *Request) {
+	if r.ex != nil {
+		r.ex.Unexpose(r.buf)
+		r.ex = nil
+	}
 	r.pin.Unpin()
 	r.pinned = false
 }
@@ -446,13 +454,14 @@ func (e *Engine) startSend(r *Request) {
 			// may ask for it to be written into its buffer.
 			h.flags |= flagPush
 		}
-	case p.direct != nil && size > p.direct.SingleCopy():
+	case p.direct != nil && size > p.direct.SingleCopy() && (p.ex == nil || p.ex.Expose(r.buf)):
 		// The receiver may copy the body straight from r.buf, which
-		// stays pinned until it says so (a sack) or the send ends
-		// otherwise.
+		// stays pinned (and exposed by the link, if it must) until it
+		// says so (a sack) or the send ends otherwise.
 		h.flags |= flagDirect
 		h.recvID = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
 		r.expose()
+		r.ex = p.ex
 	}
 	e.sends[r.id] = r
 	e.send(p, &h, nil, nil)

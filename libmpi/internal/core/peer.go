@@ -19,6 +19,7 @@ type peer struct {
 	vw     rpi.VectorWriter // nil unless the link writes two buffers at once
 	peek   rpi.Peeker       // nil unless the link shows small writes in place
 	rw     rpi.RemoteWriter // nil unless the link writes into the peer's memory
+	ex     rpi.Exposer      // nil unless the peer reads only what the link exposes
 
 	// Outgoing frames, written in order.
 	out     []outFrame

@@ -15,6 +15,7 @@ package ofi
 #include <rdma/fi_cm.h>
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 // lamofi is one process's endpoint and what it needs: the slots are
 // buffers of bufsize bytes, each with the fi_context2 its operations
@@ -32,7 +33,9 @@ typedef struct {
 	char *buf;
 	size_t bufsize;
 	size_t nslots;
-	struct fi_context2 *ctxs;
+	struct fi_context2 *ctxs; // nslots, then one for RMA reads
+	int rma;                  // the endpoint does RMA (FI_READ, FI_REMOTE_READ)
+	uint64_t next_key;        // the key of the next registration, where the module chooses them
 } lamofi;
 
 // lamofi_ev is one completion: the slot (-1 if none), and err when the
@@ -90,11 +93,13 @@ static const char *lamofi_strerror(int code) {
 	return lamofi_fn.strerror ? lamofi_fn.strerror(code) : strerror(code);
 }
 
-static struct fi_info *lamofi_hints(const char *prov) {
+static struct fi_info *lamofi_hints(const char *prov, int rma) {
 	struct fi_info *h = lamofi_fn.dupinfo(NULL);
 	if (h == NULL)
 		return NULL;
 	h->caps = FI_MSG | FI_SOURCE;
+	if (rma)
+		h->caps |= FI_RMA | FI_READ | FI_REMOTE_READ;
 	h->mode = FI_CONTEXT | FI_CONTEXT2;
 	h->ep_attr->type = FI_EP_RDM;
 	h->tx_attr->msg_order = FI_ORDER_SAS;
@@ -109,7 +114,7 @@ static struct fi_info *lamofi_hints(const char *prov) {
 // lamofi_probe finds the first provider that serves the module and
 // copies its name into name.
 static int lamofi_probe(const char *prov, char *name, size_t len) {
-	struct fi_info *h = lamofi_hints(prov), *info = NULL;
+	struct fi_info *h = lamofi_hints(prov, 0), *info = NULL;
 	if (h == NULL)
 		return -FI_ENOMEM;
 	int rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &info);
@@ -148,15 +153,21 @@ static int lamofi_open(const char *prov, size_t bufsize, size_t nslots, size_t c
 	f->bufsize = bufsize;
 	f->nslots = nslots;
 	int rc;
-	struct fi_info *h = lamofi_hints(prov);
-	if (h == NULL) {
-		rc = -FI_ENOMEM;
-		*where = "fi_allocinfo";
-		goto fail;
+	// With remote reads where the provider offers them, else without.
+	for (f->rma = 1; ; f->rma = 0) {
+		struct fi_info *h = lamofi_hints(prov, f->rma);
+		if (h == NULL) {
+			rc = -FI_ENOMEM;
+			*where = "fi_allocinfo";
+			goto fail;
+		}
+		rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &f->info);
+		lamofi_fn.freeinfo(h);
+		if (rc == 0 || !f->rma)
+			break;
 	}
-	rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &f->info);
-	lamofi_fn.freeinfo(h);
 	if (rc) { *where = "fi_getinfo"; goto fail; }
+	f->next_key = 1;
 	if ((rc = lamofi_fn.fabric(f->info->fabric_attr, &f->fabric, NULL))) { *where = "fi_fabric"; goto fail; }
 	if ((rc = fi_domain(f->fabric, f->info, &f->domain, NULL))) { *where = "fi_domain"; goto fail; }
 	struct fi_cq_attr cq = {0};
@@ -177,7 +188,7 @@ static int lamofi_open(const char *prov, size_t bufsize, size_t nslots, size_t c
 	if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0))) { *where = "fi_ep_bind av"; goto fail; }
 	if ((rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV))) { *where = "fi_ep_bind cq"; goto fail; }
 	if ((rc = fi_enable(f->ep))) { *where = "fi_enable"; goto fail; }
-	f->ctxs = calloc(nslots, sizeof *f->ctxs);
+	f->ctxs = calloc(nslots + 1, sizeof *f->ctxs);
 	if (posix_memalign((void **)&f->buf, 4096, bufsize * nslots) != 0)
 		f->buf = NULL;
 	if (f->ctxs == NULL || f->buf == NULL) { rc = -FI_ENOMEM; *where = "buffers"; goto fail; }
@@ -218,7 +229,7 @@ static ssize_t lamofi_inject(lamofi *f, const void *p, size_t len, uint64_t dest
 
 static int64_t lamofi_slot(lamofi *f, void *ctx) {
 	char *c = ctx, *base = (char *)f->ctxs;
-	if (c < base || c >= base + f->nslots * sizeof *f->ctxs)
+	if (c < base || c >= base + (f->nslots + 1) * sizeof *f->ctxs)
 		return -1;
 	return (c - base) / sizeof *f->ctxs;
 }
@@ -260,6 +271,30 @@ static ssize_t lamofi_poll(lamofi *f, lamofi_ev *ev, size_t n) {
 		ev[i].prov_errno = 0;
 	}
 	return r;
+}
+
+// lamofi_mr_reg registers [start, start+len) for the peers' reads (and
+// this process's, where the provider wants local buffers registered).
+static int lamofi_mr_reg(lamofi *f, uintptr_t start, size_t len, struct fid_mr **mr, uint64_t *key) {
+	uint64_t want = 0;
+	if (!(f->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
+		want = f->next_key++;
+	int rc = fi_mr_reg(f->domain, (void *)start, len, FI_READ | FI_REMOTE_READ, 0, want, 0, mr, NULL);
+	if (rc == 0)
+		*key = fi_mr_key(*mr);
+	return rc;
+}
+
+static int lamofi_mr_close(struct fid_mr *mr) { return fi_close(&mr->fid); }
+static void *lamofi_mr_desc(struct fid_mr *mr) { return fi_mr_desc(mr); }
+static int lamofi_virt_addr(lamofi *f) { return (f->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0; }
+static int lamofi_mr_local(lamofi *f) { return (f->info->domain_attr->mr_mode & FI_MR_LOCAL) != 0; }
+static uint64_t lamofi_max_msg(lamofi *f) { return f->info->ep_attr->max_msg_size; }
+
+// lamofi_read reads len bytes at raddr (key) of src into dst; its
+// completion names the slot after the buffers'.
+static ssize_t lamofi_read(lamofi *f, uintptr_t dst, size_t len, void *desc, uint64_t src, uint64_t raddr, uint64_t key) {
+	return fi_read(f->ep, (void *)dst, len, desc, src, raddr, key, &f->ctxs[f->nslots]);
 }
 
 // lamofi_trywait is 0 when the caller may sleep on the wait descriptor.
@@ -443,3 +478,73 @@ const (
 	codeTrunc        = C.FI_ETRUNC
 	codeIO           = C.FI_EIO
 )
+
+// Remote memory access.
+
+// rma reports whether the endpoint reads peers' memory (FI_RMA).
+func (fb *fabric) rma() bool { return fb.f.rma != 0 }
+
+// rmaSlot is the slot number a read's completion names.
+func (fb *fabric) rmaSlot() int { return fb.slots() }
+
+// virtAddr reports whether a peer's memory is addressed by its virtual
+// addresses (else by offsets into a registration).
+func (fb *fabric) virtAddr() bool { return C.lamofi_virt_addr(fb.f) != 0 }
+
+// mrLocal reports whether a local buffer of a transfer must be
+// registered too.
+func (fb *fabric) mrLocal() bool { return C.lamofi_mr_local(fb.f) != 0 }
+
+// maxMsg is the longest transfer.
+func (fb *fabric) maxMsg() int { return int(min(uint64(C.lamofi_max_msg(fb.f)), 1<<30)) }
+
+// mrTable registers memory for the registration cache and keeps the
+// registrations by key.
+type mrTable struct {
+	fb  *fabric
+	mrs map[uint64]*C.struct_fid_mr
+}
+
+func newMRTable(fb *fabric) *mrTable {
+	return &mrTable{fb: fb, mrs: map[uint64]*C.struct_fid_mr{}}
+}
+
+func (m *mrTable) register(start, end uintptr) (uint64, error) {
+	var mr *C.struct_fid_mr
+	var key C.uint64_t
+	if rc := C.lamofi_mr_reg(m.fb.f, C.uintptr_t(start), C.size_t(end-start), &mr, &key); rc != 0 {
+		return 0, ferr("fi_mr_reg", int(rc))
+	}
+	if _, dup := m.mrs[uint64(key)]; dup {
+		C.lamofi_mr_close(mr)
+		return 0, fmt.Errorf("fi_mr_reg: key %d given twice", key)
+	}
+	m.mrs[uint64(key)] = mr
+	return uint64(key), nil
+}
+
+func (m *mrTable) deregister(key uint64) error {
+	mr := m.mrs[key]
+	if mr == nil {
+		return fmt.Errorf("no registration with key %d", key)
+	}
+	delete(m.mrs, key)
+	if rc := C.lamofi_mr_close(mr); rc != 0 {
+		return ferr("fi_close mr", int(rc))
+	}
+	return nil
+}
+
+// desc is the descriptor of the registration with key (for a local
+// buffer, where the provider wants one).
+func (m *mrTable) desc(key uint64) unsafe.Pointer {
+	if mr := m.mrs[key]; mr != nil {
+		return C.lamofi_mr_desc(mr)
+	}
+	return nil
+}
+
+// read starts reading n bytes at raddr (key) of src into dst.
+func (fb *fabric) read(dst uintptr, n int, desc unsafe.Pointer, src, raddr, key uint64) int {
+	return int(C.lamofi_read(fb.f, C.uintptr_t(dst), C.size_t(n), desc, C.uint64_t(src), C.uint64_t(raddr), C.uint64_t(key)))
+}

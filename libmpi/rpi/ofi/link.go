@@ -47,12 +47,18 @@ type link struct {
 	closed  bool
 
 	scratch []byte // an injected message is built here
+
+	// Remote reads (rma.go).
+	keys    [keyTable]keyMsg      // the peer's buffers this process may read, a ring
+	nkeys   int                   // key messages so far
+	exposed map[uintptr][]*region // this process's buffers the peer may read, by address
 }
 
-// inMsg is a data message waiting in receive slot slot (len bytes,
-// header included); slot < 0: none.
+// inMsg is a data or key message waiting in receive slot slot (len
+// bytes, header included); slot < 0: none.
 type inMsg struct {
 	slot, len int
+	kind      uint8
 }
 
 func newLink(t *transport, rank int, dest uint64, peerAddr string, pid int) *link {
@@ -64,14 +70,15 @@ func newLink(t *transport, rank int, dest uint64, peerAddr string, pid int) *lin
 	return l
 }
 
-// queue takes data message seq, which arrived in receive slot slot.
-func (l *link) queue(seq uint32, slot, n int) error {
+// queue takes data (or key) message seq, which arrived in receive slot
+// slot.
+func (l *link) queue(seq uint32, slot, n int, kind uint8) error {
 	ahead := seq - l.recvSeq
 	m := &l.in[seq%uint32(len(l.in))]
 	if ahead >= uint32(len(l.in)) || m.slot >= 0 {
 		return fmt.Errorf("%w: rank %d sent more messages than its credits", errProtocol, l.rank)
 	}
-	m.slot, m.len = slot, n
+	m.slot, m.len, m.kind = slot, n, kind
 	l.queued++
 	return nil
 }
@@ -195,6 +202,17 @@ func (l *link) take(p []byte) int {
 		m := &l.in[l.recvSeq%uint32(len(l.in))]
 		if m.slot < 0 {
 			break
+		}
+		if m.kind == kindKey {
+			// Not the stream's bytes: what it says is known before
+			// the bytes after it are read.
+			l.learn(l.t.fb.slot(m.slot)[hdrSize:m.len])
+			l.t.post(m.slot)
+			m.slot = -1
+			l.queued--
+			l.recvSeq++
+			freed++
+			continue
 		}
 		body := l.t.fb.slot(m.slot)[hdrSize+l.off : m.len]
 		k := copy(p[n:], body)

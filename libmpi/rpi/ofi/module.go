@@ -11,7 +11,9 @@
 // a buffer read empty is posted again and its credit goes back, on the
 // next message or in a message of its own. Messages up to rpi_ofi_tiny
 // bytes are injected (no completion to wait for). Matching, eager and
-// rendezvous protocols stay in the MPI core, as for every module.
+// rendezvous protocols stay in the MPI core, as for every module; where
+// the provider has remote memory access, the receiver of a long message
+// reads it from the sender's registered buffer (rma.go).
 //
 // The implementation uses cgo and is compiled only with the build tag
 // "ofi" (the Makefile sets it where pkg-config finds libfabric). Without

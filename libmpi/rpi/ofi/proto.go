@@ -31,6 +31,7 @@ const (
 	kindCredit = 2 // credits only
 	kindHello  = 3 // the first message to a peer: a proof of the job's secret
 	kindClose  = 4 // the sender closed its link: the stream ends
+	kindKey    = 5 // in the stream's order, not its bytes: a buffer the receiver may read (keyMsg)
 )
 
 // maxCredits16 is the most credits one header carries.
@@ -122,4 +123,49 @@ func helloMAC(secret []byte, from, to int, fromAddr, toAddr string) []byte {
 	h.Write([]byte{0})
 	h.Write([]byte(toAddr))
 	return h.Sum(nil)
+}
+
+// A key message tells the receiver that it may read len bytes at addr in
+// the sender's memory (a long message's buffer, whose address the MPI
+// core sends after it): with the registration's key, at raddr, the
+// address the provider wants for the byte at addr (addr itself, or its
+// offset into the registration).
+//
+//	addr   8 bytes
+//	len    8 bytes
+//	raddr  8 bytes
+//	key    8 bytes
+const keySize = 32
+
+type keyMsg struct {
+	addr, len, raddr, key uint64
+}
+
+func (k keyMsg) put(b []byte) {
+	_ = b[keySize-1]
+	binary.LittleEndian.PutUint64(b, k.addr)
+	binary.LittleEndian.PutUint64(b[8:], k.len)
+	binary.LittleEndian.PutUint64(b[16:], k.raddr)
+	binary.LittleEndian.PutUint64(b[24:], k.key)
+}
+
+func parseKey(b []byte) (keyMsg, error) {
+	if len(b) != keySize {
+		return keyMsg{}, fmt.Errorf("key message of %d bytes, want %d", len(b), keySize)
+	}
+	k := keyMsg{
+		addr:  binary.LittleEndian.Uint64(b),
+		len:   binary.LittleEndian.Uint64(b[8:]),
+		raddr: binary.LittleEndian.Uint64(b[16:]),
+		key:   binary.LittleEndian.Uint64(b[24:]),
+	}
+	if k.len == 0 || k.addr+k.len < k.addr {
+		return keyMsg{}, fmt.Errorf("key message for a bad range [%#x, +%d)", k.addr, k.len)
+	}
+	return k, nil
+}
+
+// holds reports whether the buffer k names holds [addr, addr+n).
+func (k keyMsg) holds(addr uint64, n int) bool {
+	return addr >= k.addr && addr+uint64(n) >= addr && addr+uint64(n) <= k.addr+k.len
 }

@@ -121,3 +121,51 @@ func TestHelloMAC(t *testing.T) {
 		}
 	}
 }
+
+// Any bytes parse as a key message or fail cleanly; a key message
+// survives put, and names a non-empty range that does not wrap.
+func FuzzParseKey(f *testing.F) {
+	ok := make([]byte, keySize)
+	keyMsg{addr: 4096, len: 10, raddr: 4096, key: 7}.put(ok)
+	f.Add(ok)
+	f.Add(make([]byte, keySize))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k, err := parseKey(b)
+		if err != nil {
+			return
+		}
+		if len(b) != keySize || k.len == 0 || k.addr+k.len < k.addr {
+			t.Fatalf("%d bytes parsed as %+v", len(b), k)
+		}
+		c := make([]byte, keySize)
+		k.put(c)
+		if g, _ := parseKey(c); g != k {
+			t.Fatalf("put %+v, parsed %+v", k, g)
+		}
+	})
+}
+
+// A key message covers reads inside its buffer only.
+func TestKeyHolds(t *testing.T) {
+	k := keyMsg{addr: 1000, len: 100}
+	for _, c := range []struct {
+		addr uint64
+		n    int
+		want bool
+	}{
+		{1000, 100, true},
+		{1000, 1, true},
+		{1099, 1, true},
+		{1050, 50, true},
+		{999, 1, false},
+		{1000, 101, false},
+		{1100, 1, false},
+		{1050, 51, false},
+		{^uint64(0), 2, false}, // wraps
+	} {
+		if got := k.holds(c.addr, c.n); got != c.want {
+			t.Errorf("[%d, +%d) in [1000, +100): %v, want %v", c.addr, c.n, got, c.want)
+		}
+	}
+}

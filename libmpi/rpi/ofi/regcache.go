@@ -22,9 +22,9 @@ import (
 // message another way: nobody ever waits for another user's region, so
 // a failure cannot deadlock.
 //
-// The long-message path that will use it (RMA reads from a peer's
-// registered buffer) needs the MPI core to tell the module which buffer
-// a rendezvous exposes; see docs/ofi.md.
+// The long-message path uses it (rma.go): the sender registers the
+// buffer a rendezvous exposes, and the receiver its own buffer where the
+// provider wants local buffers registered; see docs/ofi.md.
 type regCache struct {
 	reg    registrar
 	max    int

@@ -1,7 +1,9 @@
 #!/bin/bash
 # sidebyside.sh: the ofi rpi module against our own transports, one
 # interleaved run: ofi over libfabric's shm provider against usysv, and
-# over its tcp provider against our tcp. Each round runs every column at
+# over its tcp provider against our tcp; and, where Debian's Open MPI is
+# installed (mpicc.openmpi, mpirun.openmpi), Open MPI's ofi MTL (pml cm,
+# bench/c/pingpong.c) over the same two providers. Each round runs every column at
 # every size (A B C D A B C D ...), so the ratios compare runs that shared
 # the machine's slow or fast period; prints the medians of one-way
 # latency (µs, bench/pingpong latency) and the median per-round ratios.
@@ -37,6 +39,14 @@ bin/lamboot -H >/dev/null 2>"$work/boot.err" || {
 }
 
 columns=("usysv" "ofi-shm" "tcp" "ofi-tcp")
+ompi=false
+if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null &&
+	mpicc.openmpi -O2 -o "$work/pp-ompi" bench/c/pingpong.c 2>"$work/ompi.err"; then
+	ompi=true
+	columns+=("ompi-shm" "ompi-tcp")
+else
+	echo "$0: no Open MPI (openmpi-bin, libopenmpi-dev): its columns are left out" >&2
+fi
 args() { # column
 	case $1 in
 	ofi-*) echo "-ssi rpi ofi -ssi rpi_ofi_provider ${1#ofi-}" ;;
@@ -45,9 +55,18 @@ args() { # column
 }
 one() { # column size — one-way latency in µs ("" if the run failed)
 	local iters=${ITERS:-$([ "$2" -le 65536 ] && echo 20000 || echo 500)}
-	# shellcheck disable=SC2046
-	timeout 300 bin/mpirun $(args "$1") -np 2 bin/pingpong -min "$2" -max "$2" -iters "$iters" latency 2>/dev/null |
-		tail -1 | awk '{print $2}' || true
+	case $1 in
+	ompi-*)
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FI_PROVIDER=${1#ompi-} \
+			timeout 300 mpirun.openmpi -np 2 --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none "$work/pp-ompi" -min "$2" -max "$2" -iters "$iters" latency 2>/dev/null |
+			tail -1 | awk '{print $2}' || true
+		;;
+	*)
+		# shellcheck disable=SC2046
+		timeout 300 bin/mpirun $(args "$1") -np 2 bin/pingpong -min "$2" -max "$2" -iters "$iters" latency 2>/dev/null |
+			tail -1 | awk '{print $2}' || true
+		;;
+	esac
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -61,11 +80,17 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done >"$work/raw"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f", m }'; }
-echo "| size | usysv µs | ofi/shm µs | ofi/shm ÷ usysv | tcp µs | ofi/tcp µs | ofi/tcp ÷ tcp |"
-echo "|---|---|---|---|---|---|---|"
+pairs=("usysv ofi-shm" "tcp ofi-tcp")
+head="| size | usysv µs | ofi/shm µs | ofi/shm ÷ usysv | tcp µs | ofi/tcp µs | ofi/tcp ÷ tcp"
+if $ompi; then
+	pairs+=("ompi-shm ofi-shm" "ompi-tcp ofi-tcp")
+	head="$head | Open MPI ofi/shm µs | ofi/shm µs | ÷ Open MPI | Open MPI ofi/tcp µs | ofi/tcp µs | ÷ Open MPI"
+fi
+echo "$head |"
+echo "$head |" | sed 's/[^|]*/---/g; s/^---//; s/---$//'
 for s in $SIZES; do
 	row="| $s"
-	for pair in "usysv ofi-shm" "tcp ofi-tcp"; do
+	for pair in "${pairs[@]}"; do
 		set -- $pair
 		a=$(awk -v s="$s" -v c="$1" '$2 == s && $3 == c {print $4}' "$work/raw" | median)
 		b=$(awk -v s="$s" -v c="$2" '$2 == s && $3 == c {print $4}' "$work/raw" | median)

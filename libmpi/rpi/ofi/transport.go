@@ -49,6 +49,11 @@ type transport struct {
 	stopped chan struct{}
 	pidfds  []int // by rank: peers on this node, watched for death; -1 none
 	checked time.Time
+	// Remote reads (rma.go); rc is nil where the provider has none.
+	rc      *regCache
+	mrs     *mrTable
+	reading bool // a read is in flight
+	readErr int  // how the last read ended
 }
 
 func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
@@ -81,6 +86,10 @@ func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 			return fail(ferr("fi_recv", rc))
 		}
 	}
+	if fb.rma() {
+		t.mrs = newMRTable(fb)
+		t.rc = newRegCache(t.mrs, cachedRegions(t.prov))
+	}
 	return t, nil
 }
 
@@ -111,6 +120,7 @@ func (t *transport) Close() error {
 			l.closed = true
 		}
 	}
+	t.closeRMA()
 	t.fb.close()
 	t.fb = nil
 	if t.wake >= 0 {
@@ -342,6 +352,8 @@ func (t *transport) handle(ev event) {
 		if ev.err != 0 {
 			t.fail(fmt.Errorf("completion error: %s", errText(ev.err)))
 		}
+	case ev.slot == t.fb.rmaSlot(): // a remote read finished
+		t.reading, t.readErr = false, ev.err
 	case ev.slot >= t.nrecv: // a send finished
 		l := t.owner[ev.slot]
 		if l == nil {
@@ -385,8 +397,8 @@ func (t *transport) received(ev event) {
 		return
 	}
 	l.credits += int(h.credits)
-	if h.kind == kindData {
-		if err := l.queue(h.seq, ev.slot, len(msg)); err != nil {
+	if h.kind == kindData || h.kind == kindKey {
+		if err := l.queue(h.seq, ev.slot, len(msg), h.kind); err != nil {
 			l.die(err)
 			t.post(ev.slot)
 		}

@@ -425,10 +425,27 @@ func testPeeker(t *testing.T, f Factory) {
 	}
 }
 
+// exposeRemote exposes buf on rank 0's link to rank 1 where the link
+// must (rpi.Exposer), then sends a byte after it and reads it on rank 1,
+// as the core sends the address after the exposure.
+func exposeRemote(ctx context.Context, t *testing.T, j *job, buf []byte) {
+	t.Helper()
+	ex, ok := j.links[0][1].(rpi.Exposer)
+	if !ok {
+		return
+	}
+	if !ex.Expose(buf) {
+		t.Fatalf("Expose of %d bytes refused", len(buf))
+	}
+	writeAll(ctx, t, j.links[0][1], []byte{1})
+	readFull(ctx, t, j.links[1][0], make([]byte, 1))
+}
+
 // ReadRemote and WriteRemote copy whole buffers from and to the peer's
 // memory (here the peer is this process), and fail on a bad address.
 func testRemote(t *testing.T, f Factory) {
 	j := f.open(t, 2)
+	ctx := deadline(t)
 	l := j.links[1][0]
 	rr, isReader := l.(rpi.RemoteReader)
 	rw, isWriter := l.(rpi.RemoteWriter)
@@ -445,8 +462,12 @@ func testRemote(t *testing.T, f Factory) {
 		pin.Pin(&src[0])
 		pin.Pin(&dst[0])
 		if isReader {
+			exposeRemote(ctx, t, j, src)
 			if err := rr.ReadRemote(dst, addr(src)); err != nil || !bytes.Equal(dst, src) {
 				t.Errorf("ReadRemote of %d bytes: %v, same bytes %v", size, err, bytes.Equal(dst, src))
+			}
+			if ex, ok := j.links[0][1].(rpi.Exposer); ok {
+				ex.Unexpose(src)
 			}
 			clear(dst)
 		}
