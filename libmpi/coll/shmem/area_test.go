@@ -5,11 +5,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/lamgo/lam/libmpi/internal/futex"
 )
 
 // A process waiting for a peer that died gets an error, not a hang; one
@@ -29,10 +26,9 @@ func TestAwait(t *testing.T) {
 	mem := make([]byte, 8*line)
 	a := &area{geometry: geometry{n: 2, chunk: line, segs: 1}, mem: mem, pidfds: []int{-1, fd},
 		spinPolls: 10, yieldFor: time.Millisecond, name: "test"}
-	a.bell = futex.At(unsafe.Pointer(&mem[offBell]))
-	flag := a.u64(offPosts + line)
+	flag := a.flagAt(offPosts+line, 0)
 
-	// Late but alive: the writer rings the bell of a sleeper.
+	// Late but alive: the writer wakes a sleeper.
 	go func() {
 		time.Sleep(30 * time.Millisecond)
 		a.publish(flag, 1)

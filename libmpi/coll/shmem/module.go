@@ -53,6 +53,8 @@ func init() {
 			Help: "Bytes of buffers each process has in a shmem communicator's shared-memory area (more than 1024)"},
 		ssi.Param{Name: "shmem_num_segments", Default: "8", Type: ssi.Int,
 			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined (1 to 16)"},
+		ssi.Param{Name: "shmem_large_size", Default: "32768", Type: ssi.Size,
+			Help: "Bytes per process (Bcast's message, Reduce's and Allreduce's input, a block of Gather, Scatter, Allgather and Alltoall) above which shmem leaves the collective to lam_basic, whose rpi copies large messages once; 0: never"},
 	)
 }
 
@@ -60,6 +62,7 @@ func init() {
 var (
 	ParamPoolSize = ssi.FullName(ssi.Coll, "base", "shmem_message_pool_size")
 	ParamSegments = ssi.FullName(ssi.Coll, "base", "shmem_num_segments")
+	ParamLarge    = ssi.FullName(ssi.Coll, "base", "shmem_large_size")
 )
 
 // SSI describes the module.
@@ -107,6 +110,7 @@ func (Module) QueryComm(c *coll.Comm) (int, error) {
 // config is the module's parameters.
 type config struct {
 	pool, segs int
+	large      int // 0: no limit
 }
 
 func readConfig(s *ssi.Settings) (config, error) {
@@ -118,13 +122,19 @@ func readConfig(s *ssi.Settings) (config, error) {
 	if err != nil {
 		return config{}, err
 	}
+	large, err := s.Size(ParamLarge)
+	if err != nil {
+		return config{}, err
+	}
 	switch {
+	case large < 0 || large > 1<<40:
+		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamLarge, large)
 	case pool <= 1024 || pool > 1<<30:
 		return config{}, fmt.Errorf("%s=%d: must be more than 1024 and at most 1 GiB", ParamPoolSize, pool)
 	case segs < 1 || segs > 16:
 		return config{}, fmt.Errorf("%s=%d: must be 1 to 16", ParamSegments, segs)
 	}
-	return config{pool: int(pool), segs: segs}, nil
+	return config{pool: int(pool), segs: segs, large: int(large)}, nil
 }
 
 // Init makes or maps the communicator's area. If that fails on any
