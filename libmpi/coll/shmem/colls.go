@@ -21,8 +21,9 @@ func barrier(c *coll.Comm) error {
 // agree is the argument check's comparison of digests: each process
 // writes its digest beside its flags, arrives at a synchronising round,
 // and reads every other's.
-func agree(c *coll.Comm, digest uint64) (bool, error) {
-	a := c.Data.(*area)
+func agree(c *coll.Comm, digest uint64) (bool, error) { return c.Data.(*area).agree(digest) }
+
+func (a *area) agree(digest uint64) (bool, error) {
 	a.digest(a.me, a.syncs+1).Store(digest)
 	k, err := a.sync()
 	if err != nil {
@@ -42,13 +43,12 @@ func (a *area) large(size int) bool { return a.largeSize > 0 && size > a.largeSi
 // finish ends a data round of this process.
 func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 
-// bcast: the root writes each round's piece, the others copy it out.
+// bcast: the root writes each round's piece, the others copy it out. A
+// zero-byte Bcast or Gather still takes its round: smp's fan-out and fan-in
+// on a node are those.
 func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
-	switch {
-	case len(buf) == 0:
-		return nil
-	case a.large(len(buf)):
+	if a.large(len(buf)) {
 		return basic.Functions(c).Bcast(c, buf, root)
 	}
 	for k := range rounds(len(buf), a.chunk) {
@@ -80,10 +80,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	if a.me == root {
 		m = len(recv) / a.n
 	}
-	switch {
-	case m == 0:
-		return nil
-	case a.large(m):
+	if a.large(m) {
 		return basic.Functions(c).Gather(c, send, recv, root)
 	}
 	if a.me == root {
@@ -126,10 +123,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 	if a.me == root {
 		m = len(send) / a.n
 	}
-	switch {
-	case m == 0:
-		return nil
-	case a.large(m):
+	if a.large(m) {
 		return basic.Functions(c).Scatter(c, send, recv, root)
 	}
 	if a.me == root {
@@ -170,10 +164,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 func allgather(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
-	switch {
-	case m == 0:
-		return nil
-	case a.large(m):
+	if a.large(m) {
 		return basic.Functions(c).Allgather(c, send, recv)
 	}
 	if send == nil {
@@ -210,10 +201,7 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 func alltoall(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
-	switch {
-	case m == 0:
-		return nil
-	case a.large(m):
+	if a.large(m) {
 		return basic.Functions(c).Alltoall(c, send, recv)
 	}
 	if send == nil {
