@@ -24,10 +24,14 @@ import (
 //	header   magic, process count, buffer size, buffer count, a digest
 //	         of the processes (their pids in rank order)
 //	sync     the count of arrivals at the synchronising rounds (Barrier,
-//	         the argument check, small Allreduce) and its sleepers
+//	         the argument check, small Allreduce), its sleepers, and two
+//	         slots (used in turn) of every process's digest for the
+//	         argument check: one line up to 7 processes. The line every
+//	         arrival writes carries the digests, so reading them after
+//	         the round costs no more transfers between caches.
 //	posts    one line per process: the last round whose input it posted,
-//	         the last whose reduced slice it posted, two digests of the
-//	         argument check (used in turn), the two flags' sleepers
+//	         the last whose reduced slice it posted, the two flags'
+//	         sleepers
 //	dones    one line per process: the last round it finished reading,
 //	         and its sleepers
 //	pools    per process, segs input buffers then segs output buffers
@@ -45,10 +49,9 @@ const (
 	offSegs   = 24
 	offGroup  = 32
 	offSync   = line
-	offPosts  = 2 * line
-	offReduce = 8  // within a post line
-	offDigest = 16 // within a post line: two digests of the argument check
-	offSleep  = 32 // within a line: the sleepers of its first flag, then of its second
+	offDigest = offSync + 16 // the digests' slots
+	offReduce = 8            // within a post line
+	offSleep  = 16           // within a post line: the sleepers of posted, then of reduced; of done in a done line
 )
 
 type geometry struct {
@@ -63,9 +66,10 @@ func newGeometry(n int, cfg config) geometry {
 	return geometry{n: n, chunk: chunk, segs: cfg.segs}
 }
 
-func (g geometry) postAt(i int) int { return offPosts + i*line }
-func (g geometry) doneAt(i int) int { return offPosts + (g.n+i)*line }
-func (g geometry) poolAt(i int) int { return offPosts + 2*g.n*line + i*2*g.segs*g.chunk }
+func (g geometry) posts() int       { return (offDigest + 16*g.n + line - 1) / line * line }
+func (g geometry) postAt(i int) int { return g.posts() + i*line }
+func (g geometry) doneAt(i int) int { return g.posts() + (g.n+i)*line }
+func (g geometry) poolAt(i int) int { return g.posts() + 2*g.n*line + i*2*g.segs*g.chunk }
 func (g geometry) size() int        { return g.poolAt(g.n) }
 
 // flag is a round number in the area that one process raises and
@@ -207,11 +211,11 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 	a := &area{geometry: g, mem: mem, me: me, lastUse: make([]uint64, g.segs), name: c.T.Name(), largeSize: cfg.large,
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), inputs: make([][]byte, n)}
-	a.arrived = a.flagAt(offSync, 0)
+	a.arrived = a.flagAt(offSync, offSync+8)
 	for i := range n {
-		a.posted[i] = a.flagAt(g.postAt(i), 0)
-		a.reduced[i] = a.flagAt(g.postAt(i)+offReduce, 1)
-		a.done[i] = a.flagAt(g.doneAt(i), 0)
+		a.posted[i] = a.flagAt(g.postAt(i), g.postAt(i)+offSleep)
+		a.reduced[i] = a.flagAt(g.postAt(i)+offReduce, g.postAt(i)+offSleep+4)
+		a.done[i] = a.flagAt(g.doneAt(i), g.doneAt(i)+offSleep)
 		a.pidfds[i] = -1
 		if pid := sh.PID(i); i != me && pid > 0 && pid != os.Getpid() {
 			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
@@ -233,10 +237,10 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 	return a
 }
 
-// flagAt is the flag at offset off whose sleepers are the line's i-th.
-func (a *area) flagAt(off, i int) flag {
-	base := off / line * line
-	return flag{v: a.u64(off), sleepers: (*atomic.Int32)(unsafe.Pointer(&a.mem[base+offSleep+4*i]))}
+// flagAt is the flag at offset off whose sleepers are counted at offset
+// sleepers.
+func (a *area) flagAt(off, sleepers int) flag {
+	return flag{v: a.u64(off), sleepers: (*atomic.Int32)(unsafe.Pointer(&a.mem[sleepers]))}
 }
 
 func (a *area) close() error {
@@ -284,7 +288,7 @@ func (a *area) claim(s uint64) error {
 // written again two synchronising rounds later, when every process has
 // arrived at the round between and so read it.
 func (a *area) digest(i int, k uint64) *atomic.Uint64 {
-	return a.u64(a.postAt(i) + offDigest + 8*int(k&1))
+	return a.u64(offDigest + 8*(int(k&1)*a.n+i))
 }
 
 // sync is a synchronising round: this process arrives, and waits until

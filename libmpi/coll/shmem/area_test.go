@@ -39,11 +39,12 @@ func TestAwait(t *testing.T) {
 				t.Skip("no pidfd:", err)
 			}
 			defer unix.Close(fd)
-			mem := make([]byte, 8*line)
-			a := &area{geometry: geometry{n: 2, chunk: line, segs: 1}, mem: mem, pidfds: []int{-1, fd},
+			g := geometry{n: 2, chunk: line, segs: 1}
+			mem := make([]byte, g.size())
+			a := &area{geometry: g, mem: mem, pidfds: []int{-1, fd},
 				spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor, name: "test"}
-			flag := a.flagAt(offPosts+line, 0)
-			a.arrived = a.flagAt(offSync, 0)
+			flag := a.flagAt(a.postAt(1), a.postAt(1)+offSleep)
+			a.arrived = a.flagAt(offSync, offSync+8)
 
 			// Late but alive: the writer wakes a sleeper.
 			go func() {
@@ -102,7 +103,7 @@ func TestSync(t *testing.T) {
 					for q := range n {
 						a.pidfds[q] = -1
 					}
-					a.arrived = a.flagAt(offSync, 0)
+					a.arrived = a.flagAt(offSync, offSync+8)
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
@@ -131,7 +132,13 @@ func TestSync(t *testing.T) {
 						}
 					}()
 				}
-				wg.Wait()
+				finished := make(chan struct{})
+				go func() { wg.Wait(); close(finished) }()
+				select {
+				case <-finished:
+				case <-time.After(time.Minute):
+					t.Fatalf("synchronising rounds hang (errors so far: %v)", errs)
+				}
 				for r, err := range errs {
 					if err != nil {
 						t.Errorf("process %d: %v", r, err)
