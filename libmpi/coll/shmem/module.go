@@ -16,7 +16,12 @@
 // once every process said it finished the round that last used it.
 //
 // Barrier, Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and
-// Allreduce are shmem's; the other collectives are lam_basic's. Reductions
+// Allreduce are shmem's up to coll_base_shmem_large_size bytes per process
+// (larger messages are lam_basic's: the rpi copies them once, straight
+// between the processes, where the area copies them twice); the other
+// collectives are lam_basic's. Barrier, the argument check and small
+// Allreduce are synchronising rounds: every process adds one to a count
+// in the area and waits for the count of all. Reductions
 // are computed in place in the area, each process combining one slice of
 // every round (or, for small ones, every process the whole: one round
 // trip), in a fixed order: lam_basic's grouping for the same process count
@@ -24,10 +29,12 @@
 // coll_base_associative=0), so that results are the same bits whatever the
 // module and the layout; any order otherwise.
 //
-// A waiting process polls, then yields the processor, then sleeps on a
-// futex in the area that writers ring; it checks that the process it waits
-// for is alive while it yields or sleeps, so a peer that dies makes the
-// collective fail instead of hang.
+// A waiting process polls, then yields the processor, then sleeps on the
+// flag it waits for (a futex), counted among the flag's sleepers, so that
+// a writer wakes exactly the processes waiting for what it wrote; when
+// the node has more processes than processors it sleeps after a few polls.
+// It checks that the process it waits for is alive while it yields or
+// sleeps, so a peer that dies makes the collective fail instead of hang.
 package shmem
 
 import (

@@ -169,7 +169,8 @@ func reduced(t *testing.T, w *colltest.World, n, k, root int, op *coll.Op) [][]b
 // (linear, binomial, recursive halving; one round or many) and root.
 func TestSameBitsAsBasic(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 6, 7, 8, 9} {
-		for _, params := range [][]string{nil, {"coll_base_crossover", "2"}} {
+		// The last: k=65 and 5000 are lam_basic's, k=1 shmem's.
+		for _, params := range [][]string{nil, {"coll_base_crossover", "2"}, {"coll_base_shmem_large_size", "200"}} {
 			for _, k := range []int{1, 65, 5000} {
 				for _, op := range []*coll.Op{&colltest.FSum, &twist} {
 					for _, root := range []int{-1, 0, n - 1} {
