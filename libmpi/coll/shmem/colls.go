@@ -322,19 +322,15 @@ func (a *area) combine(p plan, s uint64, lo, hi int, dst []byte) {
 
 func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	a := c.Data.(*area)
-	size := len(send)
-	if send == nil {
-		size = len(recv)
-	}
-	switch {
-	case size == 0:
-		return nil
-	case op.Size > a.chunk || a.large(size):
-		return basic.Functions(c).Reduce(c, send, recv, op, root)
-	}
 	mine := send
 	if mine == nil {
 		mine = recv // in place at the root
+	}
+	switch {
+	case len(mine) == 0:
+		return nil
+	case op.Size > a.chunk || a.large(len(mine)):
+		return basic.Functions(c).Reduce(c, send, recv, op, root)
 	}
 	var result []byte
 	if c.Rank() == root {
@@ -345,15 +341,15 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 
 func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	a := c.Data.(*area)
-	switch {
-	case len(recv) == 0:
-		return nil
-	case op.Size > a.chunk || a.large(len(recv)):
-		return basic.Functions(c).Allreduce(c, send, recv, op)
-	}
 	mine := send
 	if mine == nil {
 		mine = recv // in place: the input is copied out before recv is written
+	}
+	switch {
+	case len(mine) == 0:
+		return nil
+	case op.Size > a.chunk || a.large(len(mine)):
+		return basic.Functions(c).Allreduce(c, send, recv, op)
 	}
 	return reduction(c, mine, recv[:len(mine)], op, 0, true)
 }
