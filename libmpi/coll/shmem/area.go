@@ -84,14 +84,15 @@ type area struct {
 	geometry
 	mem       []byte
 	me        int
-	posted    []flag // process → last round it posted input for
-	reduced   []flag // process → last round it posted a reduced slice for
-	done      []flag // process → last round it finished
-	arrived   flag   // arrivals at synchronising rounds, over all of them
-	step      uint64 // the last data round begun (the same on every process)
-	syncs     uint64 // the synchronising rounds begun (the same on every process)
-	lastUse   []uint64
-	largeSize int // bytes per process above which lam_basic moves the data (0: none)
+	posted    []flag   // process → last round it posted input for
+	reduced   []flag   // process → last round it posted a reduced slice for
+	done      []flag   // process → last round it finished
+	arrived   flag     // arrivals at synchronising rounds, over all of them
+	step      uint64   // the last data round begun (the same on every process)
+	syncs     uint64   // the synchronising rounds begun (the same on every process)
+	lastUse   []uint64 // buffer → the last round this process wrote it in
+	seenDone  []uint64 // process → the last round it was seen to have finished
+	largeSize int      // bytes per process above which lam_basic moves the data (0: none)
 
 	// Pace: spinPolls polls and spinFor of polling, then yields for
 	// yieldFor, then sleeps.
@@ -208,7 +209,7 @@ func unmap(mem []byte, path string, remove bool) {
 
 func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *area {
 	n, me := g.n, c.Rank()
-	a := &area{geometry: g, mem: mem, me: me, lastUse: make([]uint64, g.segs), name: c.T.Name(), largeSize: cfg.large,
+	a := &area{geometry: g, mem: mem, me: me, lastUse: make([]uint64, g.segs), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large,
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), inputs: make([][]byte, n)}
 	a.arrived = a.flagAt(offSync, offSync+8)
@@ -273,10 +274,13 @@ func (a *area) claim(s uint64) error {
 	b := int(s % uint64(a.segs))
 	if u := a.lastUse[b]; u > 0 {
 		for q := range a.n {
-			if q != a.me {
+			if q != a.me && a.seenDone[q] < u {
 				if err := a.await(a.done[q], u, q); err != nil {
 					return err
 				}
+				// Usually several rounds ahead: the next claims need
+				// not read the other process's line again.
+				a.seenDone[q] = a.done[q].v.Load()
 			}
 		}
 	}
