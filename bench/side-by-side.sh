@@ -21,7 +21,9 @@
 #                                 over vader; COLL_EXTRA=1 adds LAM 7.1.4
 #                                 and the LAM/Go C columns. The ratio is the
 #                                 median of the per-round ratios LAM/Go
-#                                 default / Open MPI.
+#                                 default / Open MPI. COLL_BASE=<dir of
+#                                 another built checkout> adds its
+#                                 bench/coll as "LAM/Go base".
 #
 # Each LAM/Go column comes twice when make build made LAM/Go's C interface
 # (lib/libmpi.so): the Go program, and its C twin from bench/c built with
@@ -160,6 +162,9 @@ coll)
 	run="mpirun -ssi rpi usysv -np NP"
 	add "LAM/Go" "$repo/bin/$run $repo/bin/coll -iters ITERS -sizes SIZES OP"
 	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $repo/bin/coll -iters ITERS -sizes SIZES OP"
+	# COLL_BASE=<another checkout, built>: its bench/coll beside ours, for
+	# before/after tables.
+	[ -n "${COLL_BASE:-}" ] && add "LAM/Go base" "$repo/bin/$run $COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
 	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS -sizes SIZES OP"
 	if [ "${COLL_EXTRA:-0}" = 1 ]; then
 		$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np NP $work/coll-lam -iters ITERS -sizes SIZES OP'"

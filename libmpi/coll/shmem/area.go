@@ -23,24 +23,35 @@ import (
 //
 //	header   magic, process count, buffer size, buffer count, a digest
 //	         of the processes (their pids in rank order)
-//	bell     the futex sleepers wait on
+//	sync     the count of arrivals at the synchronising rounds (Barrier,
+//	         the argument check, small Allreduce), its sleepers, and two
+//	         slots (used in turn) of every process's digest for the
+//	         argument check: one line up to 7 processes. The line every
+//	         arrival writes carries the digests, so reading them after
+//	         the round costs no more transfers between caches.
 //	posts    one line per process: the last round whose input it posted,
-//	         the last whose reduced slice it posted, and two digests of
-//	         the argument check (used in turn)
-//	dones    one line per process: the last round it finished reading
+//	         the last whose reduced slice it posted, the two flags'
+//	         sleepers
+//	dones    one line per process: the last round it finished reading,
+//	         and its sleepers
 //	pools    per process, segs input buffers then segs output buffers
+//
+// Every flag is a 64-bit round number with a count of the processes
+// asleep on it beside it; a waiter sleeps on the flag's low 32 bits (a
+// futex), and whoever raises the flag wakes it only if someone sleeps, so
+// a write wakes exactly the processes waiting for that flag.
 const (
 	line      = 128
-	magic     = 0x4c414d434f4c4c31 // "LAMCOLL1"
+	magic     = 0x4c414d434f4c4c32 // "LAMCOLL2"
 	offMagic  = 0
 	offN      = 8
 	offChunk  = 16
 	offSegs   = 24
 	offGroup  = 32
-	offBell   = line
-	offPosts  = 2 * line
-	offReduce = 8  // within a post line
-	offDigest = 16 // within a post line: two digests of the argument check
+	offSync   = line
+	offDigest = offSync + 16 // the digests' slots
+	offReduce = 8            // within a post line
+	offSleep  = 16           // within a post line: the sleepers of posted, then of reduced; of done in a done line
 )
 
 type geometry struct {
@@ -55,23 +66,33 @@ func newGeometry(n int, cfg config) geometry {
 	return geometry{n: n, chunk: chunk, segs: cfg.segs}
 }
 
-func (g geometry) postAt(i int) int { return offPosts + i*line }
-func (g geometry) doneAt(i int) int { return offPosts + (g.n+i)*line }
-func (g geometry) poolAt(i int) int { return offPosts + 2*g.n*line + i*2*g.segs*g.chunk }
+func (g geometry) posts() int       { return (offDigest + 16*g.n + line - 1) / line * line }
+func (g geometry) postAt(i int) int { return g.posts() + i*line }
+func (g geometry) doneAt(i int) int { return g.posts() + (g.n+i)*line }
+func (g geometry) poolAt(i int) int { return g.posts() + 2*g.n*line + i*2*g.segs*g.chunk }
 func (g geometry) size() int        { return g.poolAt(g.n) }
+
+// flag is a round number in the area that one process raises and
+// others wait for, with the count of those asleep on it.
+type flag struct {
+	v        *atomic.Uint64
+	sleepers *atomic.Int32
+}
 
 // area is one process's view of a communicator's area.
 type area struct {
 	geometry
-	mem        []byte
-	me         int
-	posted     []*atomic.Uint64 // process → last round it posted input for
-	reduced    []*atomic.Uint64 // process → last round it posted a reduced slice for
-	done       []*atomic.Uint64 // process → last round it finished
-	bell       futex.Bell
-	step       uint64    // the last round begun (the same on every process)
-	lastUse    []uint64  // buffer → the last round this process wrote it in
-	lastDigest [2]uint64 // digest slot → the last round this process wrote it in
+	mem       []byte
+	me        int
+	posted    []flag   // process → last round it posted input for
+	reduced   []flag   // process → last round it posted a reduced slice for
+	done      []flag   // process → last round it finished
+	arrived   flag     // arrivals at synchronising rounds, over all of them
+	step      uint64   // the last data round begun (the same on every process)
+	syncs     uint64   // the synchronising rounds begun (the same on every process)
+	lastUse   []uint64 // buffer → the last round this process wrote it in
+	seenDone  []uint64 // process → the last round it was seen to have finished
+	largeSize int      // bytes per process above which lam_basic moves the data (0: none)
 
 	// Pace: spinPolls polls and spinFor of polling, then yields for
 	// yieldFor, then sleeps.
@@ -174,7 +195,7 @@ func attach(c *coll.Comm, cfg config) (*area, error) {
 		}
 		return nil, err
 	}
-	return newArea(c, g, mem, sh), nil
+	return newArea(c, g, cfg, mem, sh), nil
 }
 
 func unmap(mem []byte, path string, remove bool) {
@@ -186,16 +207,16 @@ func unmap(mem []byte, path string, remove bool) {
 	}
 }
 
-func newArea(c *coll.Comm, g geometry, mem []byte, sh coll.Sharer) *area {
+func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *area {
 	n, me := g.n, c.Rank()
-	a := &area{geometry: g, mem: mem, me: me, lastUse: make([]uint64, g.segs), name: c.T.Name(),
-		posted: make([]*atomic.Uint64, n), reduced: make([]*atomic.Uint64, n), done: make([]*atomic.Uint64, n),
+	a := &area{geometry: g, mem: mem, me: me, lastUse: make([]uint64, g.segs), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large,
+		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), inputs: make([][]byte, n)}
-	a.bell = futex.At(unsafe.Pointer(&mem[offBell]))
+	a.arrived = a.flagAt(offSync, offSync+8)
 	for i := range n {
-		a.posted[i] = a.u64(g.postAt(i))
-		a.reduced[i] = a.u64(g.postAt(i) + offReduce)
-		a.done[i] = a.u64(g.doneAt(i))
+		a.posted[i] = a.flagAt(g.postAt(i), g.postAt(i)+offSleep)
+		a.reduced[i] = a.flagAt(g.postAt(i)+offReduce, g.postAt(i)+offSleep+4)
+		a.done[i] = a.flagAt(g.doneAt(i), g.doneAt(i)+offSleep)
 		a.pidfds[i] = -1
 		if pid := sh.PID(i); i != me && pid > 0 && pid != os.Getpid() {
 			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
@@ -205,15 +226,22 @@ func newArea(c *coll.Comm, g geometry, mem []byte, sh coll.Sharer) *area {
 		}
 	}
 	// Processes that share the node's processors with more of their job
-	// than there are processors poll once and yield from the start: a
-	// spinning waiter would hold the processor the one it waits for needs.
-	// Others spin a while first (a yield may cost a scheduling round
-	// when the machine is busy with other work).
+	// than there are processors go to sleep at once: a spinning or
+	// yielding waiter holds the processor the one it waits for needs, and
+	// a sleeper is woken by exactly the write it waits for. Others spin
+	// a while first (a sleep and a wake-up cost system calls and a
+	// scheduling round).
 	a.spinPolls, a.spinFor, a.yieldFor = 4096, 200*time.Microsecond, 10*time.Millisecond
 	if max(n, sh.NodeProcs()) > runtime.NumCPU() {
-		a.spinPolls, a.spinFor, a.yieldFor = 1, 0, 20*time.Millisecond
+		a.spinPolls, a.spinFor, a.yieldFor = 16, 0, 0
 	}
 	return a
+}
+
+// flagAt is the flag at offset off whose sleepers are counted at offset
+// sleepers.
+func (a *area) flagAt(off, sleepers int) flag {
+	return flag{v: a.u64(off), sleepers: (*atomic.Int32)(unsafe.Pointer(&a.mem[sleepers]))}
 }
 
 func (a *area) close() error {
@@ -234,7 +262,7 @@ func (a *area) close() error {
 	return nil
 }
 
-// next begins a round.
+// next begins a data round.
 func (a *area) next() uint64 {
 	a.step++
 	return a.step
@@ -246,10 +274,13 @@ func (a *area) claim(s uint64) error {
 	b := int(s % uint64(a.segs))
 	if u := a.lastUse[b]; u > 0 {
 		for q := range a.n {
-			if q != a.me {
+			if q != a.me && a.seenDone[q] < u {
 				if err := a.await(a.done[q], u, q); err != nil {
 					return err
 				}
+				// Usually several rounds ahead: the next claims need
+				// not read the other process's line again.
+				a.seenDone[q] = a.done[q].v.Load()
 			}
 		}
 	}
@@ -257,66 +288,100 @@ func (a *area) claim(s uint64) error {
 	return nil
 }
 
-// digest is process i's digest slot for round s.
-func (a *area) digest(i int, s uint64) *atomic.Uint64 {
-	return a.u64(a.postAt(i) + offDigest + 8*int(s&1))
+// digest is process i's digest slot for synchronising round k. A slot is
+// written again two synchronising rounds later, when every process has
+// arrived at the round between and so read it.
+func (a *area) digest(i int, k uint64) *atomic.Uint64 {
+	return a.u64(offDigest + 8*(int(k&1)*a.n+i))
 }
 
-// publish raises a flag of this process to round s and wakes sleepers.
-func (a *area) publish(f *atomic.Uint64, s uint64) {
-	f.Store(s)
-	a.bell.Ring()
+// sync is a synchronising round: this process arrives, and waits until
+// every process has. It returns the round's number. Whoever arrives last
+// wakes the sleepers; a process has done with whatever it wrote for round
+// k-1 once round k completes.
+func (a *area) sync() (uint64, error) {
+	a.syncs++
+	k := a.syncs
+	all := k * uint64(a.n)
+	if a.arrived.v.Add(1) == all {
+		a.arrived.wake()
+		return k, nil
+	}
+	return k, a.await(a.arrived, all, -1)
 }
 
-// await waits until process who's flag f reaches round s.
-func (a *area) await(f *atomic.Uint64, s uint64, who int) error {
-	if f.Load() >= s {
+// publish raises flag f of this process to round s and wakes its
+// sleepers.
+func (a *area) publish(f flag, s uint64) {
+	f.v.Store(s)
+	f.wake()
+}
+
+// wake wakes the processes asleep on f, if any.
+func (f flag) wake() {
+	if f.sleepers.Load() > 0 {
+		futex.WakeAll(futex.Low32(f.v))
+	}
+}
+
+// await waits until flag f reaches s; who is the process that raises
+// it (-1: any).
+func (a *area) await(f flag, s uint64, who int) error {
+	if f.v.Load() >= s {
 		return nil
 	}
 	return a.awaitSlow(f, s, who)
 }
 
-func (a *area) awaitSlow(f *atomic.Uint64, s uint64, who int) error {
+func (a *area) awaitSlow(f flag, s uint64, who int) error {
 	for i := 0; i < a.spinPolls; i++ {
-		if f.Load() >= s {
+		if f.v.Load() >= s {
 			return nil
 		}
 	}
 	start := time.Now()
 	for a.spinFor > 0 && time.Since(start) < a.spinFor {
 		for range 1024 {
-			if f.Load() >= s {
+			if f.v.Load() >= s {
 				return nil
 			}
 		}
 		runtime.Gosched() // cheap when the process has nothing else to run
 	}
-	sleeping := false
-	for i := 0; ; i++ {
-		if f.Load() >= s {
+	sleeping := a.yieldFor == 0
+	for i := 0; !sleeping; i++ {
+		if f.v.Load() >= s {
 			return nil
 		}
-		if sleeping || i&255 == 255 {
+		if i&255 == 255 {
 			now := time.Now()
 			if err := a.alive(who, now); err != nil {
 				return err
 			}
-			sleeping = sleeping || now.Sub(start) >= a.yieldFor
+			sleeping = now.Sub(start) >= a.yieldFor
 		}
-		if !sleeping {
-			// To the other processes, and to this one's other
-			// goroutines (a test's "processes" are goroutines).
-			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-			runtime.Gosched()
-			continue
-		}
-		tok := a.bell.Arm()
-		if f.Load() >= s {
-			a.bell.Disarm()
+		// To the other processes, and to this one's other goroutines
+		// (a test's "processes" are goroutines).
+		unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		runtime.Gosched()
+	}
+	for {
+		// Counted among the sleepers before the last look, so that a
+		// writer that raises the flag after it sees the count.
+		f.sleepers.Add(1)
+		v := f.v.Load()
+		if v >= s {
+			f.sleepers.Add(-1)
 			return nil
 		}
-		a.bell.Sleep(tok, 10*time.Millisecond)
-		a.bell.Disarm()
+		futex.Sleep(futex.Low32(f.v), uint32(v), 10*time.Millisecond)
+		f.sleepers.Add(-1)
+		if f.v.Load() >= s {
+			return nil
+		}
+		if err := a.alive(who, time.Now()); err != nil {
+			return err
+		}
 	}
 }
 
@@ -324,19 +389,21 @@ func (a *area) awaitSlow(f *atomic.Uint64, s uint64, who int) error {
 // died.
 var ErrPeerGone = errors.New("a process of the communicator died")
 
-// alive checks, at most every 50 ms, that process who has not died.
+// alive checks, at most every 50 ms, that process who (every other
+// process if who is -1) has not died.
 func (a *area) alive(who int, now time.Time) error {
 	if now.Sub(a.lastCheck) < 50*time.Millisecond {
 		return nil
 	}
 	a.lastCheck = now
-	fd := a.pidfds[who]
-	if fd < 0 {
-		return nil
-	}
-	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	if n, err := unix.Poll(pfd, 0); err == nil && n > 0 {
-		return &coll.Error{Class: coll.ErrProcFailed, Msg: fmt.Sprintf("%s: rank %d died during a collective", a.name, who), Err: ErrPeerGone}
+	for q, fd := range a.pidfds {
+		if fd < 0 || (who >= 0 && q != who) {
+			continue
+		}
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if n, err := unix.Poll(pfd, 0); err == nil && n > 0 {
+			return &coll.Error{Class: coll.ErrProcFailed, Msg: fmt.Sprintf("%s: rank %d died during a collective", a.name, q), Err: ErrPeerGone}
+		}
 	}
 	return nil
 }

@@ -2,55 +2,149 @@ package shmem
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/lamgo/lam/libmpi/internal/futex"
 )
+
+// pace is how a test's area waits: spinning, yielding then sleeping (a
+// node with processors to spare), or sleeping at once (oversubscribed).
+var paces = []struct {
+	name              string
+	spinPolls         int
+	spinFor, yieldFor time.Duration
+}{
+	{"spin", 10, 50 * time.Microsecond, time.Millisecond},
+	{"sleep", 16, 0, 0},
+}
 
 // A process waiting for a peer that died gets an error, not a hang; one
 // waiting for a live peer that raises the flag late gets it.
 func TestAwait(t *testing.T) {
-	cmd := exec.Command("sleep", "60")
-	if err := cmd.Start(); err != nil {
-		t.Skip("no sleep(1):", err)
-	}
-	fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
-	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Skip("no pidfd:", err)
-	}
-	defer unix.Close(fd)
-	mem := make([]byte, 8*line)
-	a := &area{geometry: geometry{n: 2, chunk: line, segs: 1}, mem: mem, pidfds: []int{-1, fd},
-		spinPolls: 10, yieldFor: time.Millisecond, name: "test"}
-	a.bell = futex.At(unsafe.Pointer(&mem[offBell]))
-	flag := a.u64(offPosts + line)
+	for _, p := range paces {
+		t.Run(p.name, func(t *testing.T) {
+			cmd := exec.Command("sleep", "60")
+			if err := cmd.Start(); err != nil {
+				t.Skip("no sleep(1):", err)
+			}
+			fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+			if err != nil {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Skip("no pidfd:", err)
+			}
+			defer unix.Close(fd)
+			g := geometry{n: 2, chunk: line, segs: 1}
+			mem := make([]byte, g.size())
+			a := &area{geometry: g, mem: mem, pidfds: []int{-1, fd},
+				spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor, name: "test"}
+			flag := a.flagAt(a.postAt(1), a.postAt(1)+offSleep)
+			a.arrived = a.flagAt(offSync, offSync+8)
 
-	// Late but alive: the writer rings the bell of a sleeper.
-	go func() {
-		time.Sleep(30 * time.Millisecond)
-		a.publish(flag, 1)
-	}()
-	if err := a.await(flag, 1, 1); err != nil {
-		t.Fatalf("a live peer: %v", err)
-	}
+			// Late but alive: the writer wakes a sleeper.
+			go func() {
+				time.Sleep(30 * time.Millisecond)
+				a.publish(flag, 1)
+			}()
+			if err := a.await(flag, 1, 1); err != nil {
+				t.Fatalf("a live peer: %v", err)
+			}
+			if n := flag.sleepers.Load(); n != 0 {
+				t.Fatalf("%d sleepers left counted", n)
+			}
 
-	cmd.Process.Kill()
-	cmd.Wait()
-	done := make(chan error, 1)
-	go func() { done <- a.await(flag, 2, 1) }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrPeerGone) {
-			t.Fatalf("a dead peer: %v", err)
+			cmd.Process.Kill()
+			cmd.Wait()
+			done := make(chan error, 1)
+			go func() { done <- a.await(flag, 2, 1) }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, ErrPeerGone) {
+					t.Fatalf("a dead peer: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("waiting for a dead peer hangs")
+			}
+			// A synchronising round notices any dead peer.
+			go func() { _, err := a.sync(); done <- err }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, ErrPeerGone) {
+					t.Fatalf("a dead peer in a synchronising round: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("a synchronising round with a dead peer hangs")
+			}
+		})
+	}
+}
+
+// No process leaves a synchronising round before every process arrived
+// at it, whether the others are late (sleepers) or not; and the digests
+// of the argument check are those of the same round.
+func TestSync(t *testing.T) {
+	for _, p := range paces {
+		for _, n := range []int{2, 3, 5} {
+			t.Run(fmt.Sprintf("%s/n=%d", p.name, n), func(t *testing.T) {
+				g := geometry{n: n, chunk: line, segs: 1}
+				mem := make([]byte, g.size())
+				const rounds = 300
+				var arrived [rounds + 1]atomic.Int32
+				errs := make([]error, n)
+				var wg sync.WaitGroup
+				for me := range n {
+					a := &area{geometry: g, mem: mem, me: me, pidfds: make([]int, n), name: "test",
+						spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor}
+					for q := range n {
+						a.pidfds[q] = -1
+					}
+					a.arrived = a.flagAt(offSync, offSync+8)
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for k := 1; k <= rounds; k++ {
+							if (k+me)%7 == 0 {
+								time.Sleep(time.Duration(me*50) * time.Microsecond)
+							}
+							arrived[k].Add(1)
+							d := uint64(k*1000 + k%3)
+							if me == k%n && k%11 == 0 {
+								d++ // this process disagrees in this round
+							}
+							same, err := a.agree(d)
+							if err != nil {
+								errs[me] = err
+								return
+							}
+							if got := arrived[k].Load(); got != int32(n) {
+								errs[me] = fmt.Errorf("round %d: left with %d of %d arrived", k, got, n)
+								return
+							}
+							if want := k%11 != 0; same != want {
+								errs[me] = fmt.Errorf("round %d: agreement %v, want %v", k, same, want)
+								return
+							}
+						}
+					}()
+				}
+				finished := make(chan struct{})
+				go func() { wg.Wait(); close(finished) }()
+				select {
+				case <-finished:
+				case <-time.After(time.Minute):
+					t.Fatalf("synchronising rounds hang (errors so far: %v)", errs)
+				}
+				for r, err := range errs {
+					if err != nil {
+						t.Errorf("process %d: %v", r, err)
+					}
+				}
+			})
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("waiting for a dead peer hangs")
 	}
 }

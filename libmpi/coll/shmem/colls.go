@@ -12,61 +12,45 @@ func rounds(size, per int) int { return max(1, (size+per-1)/per) }
 // span is round k's part [lo, hi) of size bytes cut in pieces of per.
 func span(k, per, size int) (int, int) { return min(k*per, size), min((k+1)*per, size) }
 
-// barrier: every process raises its flag and waits for every other's.
+// barrier: every process arrives at a synchronising round.
 func barrier(c *coll.Comm) error {
-	a := c.Data.(*area)
-	s := a.next()
-	a.publish(a.posted[a.me], s)
-	for q := range a.n {
-		if q != a.me {
-			if err := a.await(a.posted[q], s, q); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	_, err := c.Data.(*area).sync()
+	return err
 }
 
-// agree is the argument check's comparison of digests: one round in which
-// each process writes its digest beside its flag (in the slot of the
-// round's parity, once every process finished the round that last used
-// it) and reads every other's.
-func agree(c *coll.Comm, digest uint64) (bool, error) {
-	a := c.Data.(*area)
-	s := a.next()
-	slot := s & 1
-	if u := a.lastDigest[slot]; u > 0 {
-		for q := range a.n {
-			if q != a.me {
-				if err := a.await(a.done[q], u, q); err != nil {
-					return false, err
-				}
-			}
-		}
+// agree is the argument check's comparison of digests: each process
+// writes its digest beside its flags, arrives at a synchronising round,
+// and reads every other's.
+func agree(c *coll.Comm, digest uint64) (bool, error) { return c.Data.(*area).agree(digest) }
+
+func (a *area) agree(digest uint64) (bool, error) {
+	a.digest(a.me, a.syncs+1).Store(digest)
+	k, err := a.sync()
+	if err != nil {
+		return false, err
 	}
-	a.lastDigest[slot] = s
-	a.digest(a.me, s).Store(digest)
-	a.publish(a.posted[a.me], s)
 	same := true
 	for q := range a.n {
-		if q == a.me {
-			continue
-		}
-		if err := a.await(a.posted[q], s, q); err != nil {
-			return false, err
-		}
-		same = same && a.digest(q, s).Load() == digest
+		same = same && a.digest(q, k).Load() == digest
 	}
-	a.finish(s)
 	return same, nil
 }
+
+// large reports whether a collective moving size bytes per process is
+// lam_basic's: the rpi copies a large message once, the area twice.
+func (a *area) large(size int) bool { return a.largeSize > 0 && size > a.largeSize }
 
 // finish ends a data round of this process.
 func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 
-// bcast: the root writes each round's piece, the others copy it out.
+// bcast: the root writes each round's piece, the others copy it out. A
+// zero-byte Bcast or Gather still takes its round: smp's fan-out and fan-in
+// on a node are those.
 func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
+	if a.large(len(buf)) {
+		return basic.Functions(c).Bcast(c, buf, root)
+	}
 	for k := range rounds(len(buf), a.chunk) {
 		s := a.next()
 		lo, hi := span(k, a.chunk, len(buf))
@@ -95,6 +79,11 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	m := len(send)
 	if a.me == root {
 		m = len(recv) / a.n
+	}
+	if a.large(m) {
+		return basic.Functions(c).Gather(c, send, recv, root)
+	}
+	if a.me == root {
 		if send != nil {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
@@ -133,6 +122,11 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 	m := len(recv)
 	if a.me == root {
 		m = len(send) / a.n
+	}
+	if a.large(m) {
+		return basic.Functions(c).Scatter(c, send, recv, root)
+	}
+	if a.me == root {
 		if recv != nil {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
@@ -170,6 +164,9 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 func allgather(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
+	if a.large(m) {
+		return basic.Functions(c).Allgather(c, send, recv)
+	}
 	if send == nil {
 		send = recv[a.me*m : (a.me+1)*m]
 	} else {
@@ -203,10 +200,13 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 // there.
 func alltoall(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
+	m := len(recv) / a.n
+	if a.large(m) {
+		return basic.Functions(c).Alltoall(c, send, recv)
+	}
 	if send == nil {
 		send = recv
 	}
-	m := len(send) / a.n
 	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
 	per := a.chunk / a.n
 	for k := range rounds(m, per) {
@@ -262,8 +262,17 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 			}
 			copy(a.in(a.me, s), mine[lo:hi])
 		}
-		a.publish(a.posted[a.me], s)
 		small := hi-lo <= smallReduce
+		if small && all {
+			// Every process needs every input: one synchronising round.
+			if _, err := a.sync(); err != nil {
+				return err
+			}
+			a.combine(p, s, 0, hi-lo, result[lo:hi])
+			a.finish(s)
+			continue
+		}
+		a.publish(a.posted[a.me], s)
 		if wants || !small {
 			for q := range a.n {
 				if q != a.me {
@@ -312,12 +321,16 @@ func (a *area) combine(p plan, s uint64, lo, hi int, dst []byte) {
 }
 
 func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
-	if op.Size > c.Data.(*area).chunk {
-		return basic.Functions(c).Reduce(c, send, recv, op, root)
-	}
+	a := c.Data.(*area)
 	mine := send
 	if mine == nil {
 		mine = recv // in place at the root
+	}
+	switch {
+	case len(mine) == 0:
+		return nil
+	case op.Size > a.chunk || a.large(len(mine)):
+		return basic.Functions(c).Reduce(c, send, recv, op, root)
 	}
 	var result []byte
 	if c.Rank() == root {
@@ -327,12 +340,16 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 }
 
 func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
-	if op.Size > c.Data.(*area).chunk {
-		return basic.Functions(c).Allreduce(c, send, recv, op)
-	}
+	a := c.Data.(*area)
 	mine := send
 	if mine == nil {
 		mine = recv // in place: the input is copied out before recv is written
+	}
+	switch {
+	case len(mine) == 0:
+		return nil
+	case op.Size > a.chunk || a.large(len(mine)):
+		return basic.Functions(c).Allreduce(c, send, recv, op)
 	}
 	return reduction(c, mine, recv[:len(mine)], op, 0, true)
 }

@@ -16,7 +16,12 @@
 // once every process said it finished the round that last used it.
 //
 // Barrier, Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and
-// Allreduce are shmem's; the other collectives are lam_basic's. Reductions
+// Allreduce are shmem's up to coll_base_shmem_large_size bytes per process
+// (larger messages are lam_basic's: the rpi copies them once, straight
+// between the processes, where the area copies them twice); the other
+// collectives are lam_basic's. Barrier, the argument check and small
+// Allreduce are synchronising rounds: every process adds one to a count
+// in the area and waits for the count of all. Reductions
 // are computed in place in the area, each process combining one slice of
 // every round (or, for small ones, every process the whole: one round
 // trip), in a fixed order: lam_basic's grouping for the same process count
@@ -24,10 +29,12 @@
 // coll_base_associative=0), so that results are the same bits whatever the
 // module and the layout; any order otherwise.
 //
-// A waiting process polls, then yields the processor, then sleeps on a
-// futex in the area that writers ring; it checks that the process it waits
-// for is alive while it yields or sleeps, so a peer that dies makes the
-// collective fail instead of hang.
+// A waiting process polls, then yields the processor, then sleeps on the
+// flag it waits for (a futex), counted among the flag's sleepers, so that
+// a writer wakes exactly the processes waiting for what it wrote; when
+// the node has more processes than processors it sleeps after a few polls.
+// It checks that the process it waits for is alive while it yields or
+// sleeps, so a peer that dies makes the collective fail instead of hang.
 package shmem
 
 import (
@@ -53,6 +60,8 @@ func init() {
 			Help: "Bytes of buffers each process has in a shmem communicator's shared-memory area (more than 1024)"},
 		ssi.Param{Name: "shmem_num_segments", Default: "8", Type: ssi.Int,
 			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined (1 to 16)"},
+		ssi.Param{Name: "shmem_large_size", Default: "32768", Type: ssi.Size,
+			Help: "Bytes per process (Bcast's message, Reduce's and Allreduce's input, a block of Gather, Scatter, Allgather and Alltoall) above which shmem leaves the collective to lam_basic, whose rpi copies large messages once; 0: never"},
 	)
 }
 
@@ -60,6 +69,7 @@ func init() {
 var (
 	ParamPoolSize = ssi.FullName(ssi.Coll, "base", "shmem_message_pool_size")
 	ParamSegments = ssi.FullName(ssi.Coll, "base", "shmem_num_segments")
+	ParamLarge    = ssi.FullName(ssi.Coll, "base", "shmem_large_size")
 )
 
 // SSI describes the module.
@@ -107,6 +117,7 @@ func (Module) QueryComm(c *coll.Comm) (int, error) {
 // config is the module's parameters.
 type config struct {
 	pool, segs int
+	large      int // 0: no limit
 }
 
 func readConfig(s *ssi.Settings) (config, error) {
@@ -118,13 +129,19 @@ func readConfig(s *ssi.Settings) (config, error) {
 	if err != nil {
 		return config{}, err
 	}
+	large, err := s.Size(ParamLarge)
+	if err != nil {
+		return config{}, err
+	}
 	switch {
+	case large < 0 || large > 1<<40:
+		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamLarge, large)
 	case pool <= 1024 || pool > 1<<30:
 		return config{}, fmt.Errorf("%s=%d: must be more than 1024 and at most 1 GiB", ParamPoolSize, pool)
 	case segs < 1 || segs > 16:
 		return config{}, fmt.Errorf("%s=%d: must be 1 to 16", ParamSegments, segs)
 	}
-	return config{pool: int(pool), segs: segs}, nil
+	return config{pool: int(pool), segs: segs, large: int(large)}, nil
 }
 
 // Init makes or maps the communicator's area. If that fails on any

@@ -75,7 +75,9 @@ func TestSuite(t *testing.T) {
 	small := []string{"coll_base_shmem_message_pool_size", "2048", "coll_base_shmem_num_segments", "2"}
 	for _, n := range []int{2, 3, 4, 5, 8} {
 		for _, params := range [][]string{nil, {"coll_base_crossover", "1"}, {"coll_base_check", "0"}, {"coll_base_associative", "1"}, small,
-			{"coll_base_shmem_num_segments", "1", "coll_base_shmem_message_pool_size", "4096"}} {
+			{"coll_base_shmem_num_segments", "1", "coll_base_shmem_message_pool_size", "4096"},
+			// k=700 crosses to lam_basic, k=70 does not: the two alternate.
+			{"coll_base_shmem_large_size", "1000"}, {"coll_base_shmem_large_size", "0"}} {
 			for _, k := range []int{1, 70, 700} {
 				for _, root := range []int{0, n - 1, 1} {
 					if t.Failed() {
@@ -167,7 +169,8 @@ func reduced(t *testing.T, w *colltest.World, n, k, root int, op *coll.Op) [][]b
 // (linear, binomial, recursive halving; one round or many) and root.
 func TestSameBitsAsBasic(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 6, 7, 8, 9} {
-		for _, params := range [][]string{nil, {"coll_base_crossover", "2"}} {
+		// The last: k=65 and 5000 are lam_basic's, k=1 shmem's.
+		for _, params := range [][]string{nil, {"coll_base_crossover", "2"}, {"coll_base_shmem_large_size", "200"}} {
 			for _, k := range []int{1, 65, 5000} {
 				for _, op := range []*coll.Op{&colltest.FSum, &twist} {
 					for _, root := range []int{-1, 0, n - 1} {

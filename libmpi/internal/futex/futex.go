@@ -65,3 +65,19 @@ func (b Bell) Sleep(token uint32, d time.Duration) { Sleep(b.Seq, token, d) }
 
 // Disarm ends what Arm began.
 func (b Bell) Disarm() { b.Sleepers.Add(-1) }
+
+// lowOff is the offset of a uint64's low 32 bits in memory.
+var lowOff = func() uintptr {
+	x := uint64(1)
+	if *(*byte)(unsafe.Pointer(&x)) == 1 {
+		return 0
+	}
+	return 4
+}()
+
+// Low32 is the word of *p that holds its low 32 bits, for sleeping on a
+// 64-bit counter: a waiter that saw v sleeps while Low32(p) == uint32(v),
+// and is woken by whoever changes *p and calls WakeAll on it.
+func Low32(p *atomic.Uint64) *atomic.Uint32 {
+	return (*atomic.Uint32)(unsafe.Add(unsafe.Pointer(p), lowOff))
+}
