@@ -71,7 +71,7 @@ func Functions(c *coll.Comm) *coll.Actions {
 }
 
 var linear = coll.Actions{
-	Barrier:            barrierLinear,
+	Barrier:            barrier,
 	Bcast:              bcastLinear,
 	Gather:             gatherLinear,
 	Gatherv:            gatherv,
@@ -88,13 +88,15 @@ var linear = coll.Actions{
 	ReduceScatterBlock: reduceScatterBlock,
 	Scan:               scanLinear,
 	Exscan:             exscanLinear,
+	Agree:              agree,
+	Carries:            carries,
 }
 
 // logarithmic differs from linear in the functions with a tree or
 // recursive-doubling form; the others choose for themselves (isLinear).
 var logarithmic = func() coll.Actions {
 	a := linear
-	a.Barrier, a.Bcast, a.Gather, a.Scatter = barrierLog, bcastLog, gatherLog, scatterLog
+	a.Bcast, a.Gather, a.Scatter = bcastLog, gatherLog, scatterLog
 	a.Scan, a.Exscan = scanLog, exscanLog
 	return a
 }()

@@ -6,51 +6,18 @@ import (
 	"github.com/lamgo/lam/libmpi/coll"
 )
 
-func barrierLinear(c *coll.Comm) error {
+// barrier is the dissemination barrier: in the round at distance d (1,
+// 2, 4, …) each process signals rank r+d and waits for r-d, ⌈log2 n⌉
+// rounds of one message each way, with no process waited on by all. (With
+// coll_base_check, a Barrier is the check, which takes the same rounds.)
+func barrier(c *coll.Comm) error {
 	n, r := c.Size(), c.Rank()
-	switch n {
-	case 1:
-		return nil
-	case 2:
-		return c.Sendrecv(nil, 1-r, nil, 1-r) // one exchange
-	}
-	if r != 0 {
-		if err := c.Send(nil, 0); err != nil {
-			return err
-		}
-		return c.Recv(nil, 0)
-	}
-	b := newBatch(c, n-1)
-	for i := 1; i < n; i++ {
-		b.recv(nil, i)
-	}
-	if err := b.wait(); err != nil {
-		return err
-	}
-	for i := 1; i < n; i++ {
-		b.send(nil, i)
-	}
-	return b.wait()
-}
-
-// barrierLog: a zero-byte fan-in to rank 0 along the binomial tree, then a
-// fan-out.
-func barrierLog(c *coll.Comm) error {
-	n, r := c.Size(), c.Rank()
-	ch := children(r, n)
-	b := newBatch(c, len(ch))
-	for _, k := range ch {
-		b.recv(nil, k)
-	}
-	if err := b.wait(); err != nil {
-		return err
-	}
-	if r != 0 {
-		if err := c.Send(nil, parent(r)); err != nil {
+	for d := 1; d < n; d *= 2 {
+		if err := c.Sendrecv(nil, (r+d)%n, nil, (r-d+n)%n); err != nil {
 			return err
 		}
 	}
-	return bcastLog(c, nil, 0)
+	return nil
 }
 
 func bcastLinear(c *coll.Comm, buf []byte, root int) error {
@@ -283,23 +250,39 @@ func scatterv(c *coll.Comm, send [][]byte, recv []byte, root int) error {
 	return b.wait()
 }
 
-// allgather: a gather to rank 0, then a broadcast.
+// allgather: Bruck's algorithm (gatherAll) for blocks up to
+// coll_base_allgather_ring bytes, a ring above (n-1 steps, each block
+// received straight into place).
 func allgather(c *coll.Comm, send, recv []byte) error {
 	n, r := c.Size(), c.Rank()
 	bs := len(recv) / n
-	if send == nil && r != 0 {
+	if send == nil {
 		send = recv[r*bs : (r+1)*bs]
 	}
 	if n == 1 {
-		if send != nil {
-			copy(recv, send)
+		copy(recv, send)
+		return nil
+	}
+	if bs <= c.Params.AllgatherRing {
+		x, _, err := gatherAll(c, send[:bs], bs, false, 0)
+		if err != nil {
+			return err
+		}
+		for j := range n {
+			i := (r - j + n) % n
+			copy(recv[i*bs:(i+1)*bs], x[j*bs:(j+1)*bs])
 		}
 		return nil
 	}
-	if err := gather(c, send, recv, 0); err != nil {
-		return err
+	copy(recv[r*bs:(r+1)*bs], send) // nothing to do in place
+	right, left := (r+1)%n, (r-1+n)%n
+	for k := range n - 1 {
+		out, in := (r-k+n)%n, (r-k-1+n)%n
+		if err := c.Sendrecv(recv[out*bs:(out+1)*bs], right, recv[in*bs:(in+1)*bs], left); err != nil {
+			return err
+		}
 	}
-	return bcast(c, recv, 0)
+	return nil
 }
 
 // allgatherv: a gather to rank 0, then a broadcast of the blocks, packed
@@ -691,8 +674,10 @@ func reduceRSG(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	return b.wait()
 }
 
-// allreduce: reduce-scatter and allgather for large commutative
-// reductions, otherwise a reduction to rank 0 and a broadcast.
+// allreduce: for small sizes every process gathers every contribution
+// and reduces them itself (allreduceGather); reduce-scatter and allgather
+// for large commutative reductions; otherwise a reduction to rank 0 and a
+// broadcast.
 func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	n, r := c.Size(), c.Rank()
 	if n == 1 {
@@ -700,6 +685,9 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 			copy(recv, send)
 		}
 		return nil
+	}
+	if _, carried := c.Carry(); carried || gathers(c, len(recv)) {
+		return allreduceGather(c, send, recv, op)
 	}
 	if useRSAG(c, op, len(recv)) {
 		s := &rsag{c: c, n: n, op: op}

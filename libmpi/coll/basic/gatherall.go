@@ -1,0 +1,152 @@
+package basic
+
+import (
+	"encoding/binary"
+
+	"github.com/lamgo/lam/libmpi/coll"
+)
+
+// Bruck's allgather (a dissemination pattern): in the round at distance d
+// (1, 2, 4, …) every process sends to rank r+d and receives from r-d
+// (mod n). A process holds the blocks of ranks r, r-1, r-2, … in slots 0,
+// 1, 2, …; in the round at distance d it sends its first min(d, n-d)
+// slots and receives as many into slots d, d+1, …, so that after
+// ⌈log2 n⌉ rounds it holds every block. The small Allgather, the small
+// Allreduce (every process then reduces the n contributions itself, in
+// lam_basic's order) and the argument check (digests only) use it.
+//
+// When it carries the argument check, each message starts with the
+// digests of the calls whose blocks it holds, then the blocks: a process
+// of another collective, which only checks (Agree), exchanges the digests
+// alone in the same rounds with the same partners, and what it receives
+// of a longer message (or this one of its shorter one) is the digests.
+// Every process so learns every process's digest (all but certainly: a
+// message of the wrong size passes on a digest that cannot match), and
+// all come to the same verdict.
+
+// gatherAll returns the n blocks of s bytes (mine is this process's)
+// with rank (r-j) mod n's in slot j, in scratch space of c. If carried,
+// the messages carry the argument check's digests and same reports
+// whether every process gave digest; otherwise same is true.
+func gatherAll(c *coll.Comm, mine []byte, s int, carried bool, digest uint64) (blocks []byte, same bool, err error) {
+	n, r := c.Size(), c.Rank()
+	if !carried {
+		hold := c.Scratch(coll.ScratchWindow, n*s)
+		copy(hold, mine)
+		for d := 1; d < n; d *= 2 {
+			k := min(d, n-d)
+			if err := c.Sendrecv(hold[:k*s], (r+d)%n, hold[d*s:(d+k)*s], (r-d+n)%n); err != nil {
+				return nil, false, err
+			}
+		}
+		return hold, true, nil
+	}
+	// The digests in the first n words of hold, the blocks after them;
+	// messages go through out and in, digests first.
+	hold := c.Scratch(coll.ScratchWindow, n*(8+s))
+	digests, blocks := hold[:n*8], hold[n*8:]
+	out := c.Scratch(coll.ScratchWindow+1, n/2*(8+s))
+	in := c.Scratch(coll.ScratchWindow+2, n/2*(8+s))
+	binary.LittleEndian.PutUint64(digests, digest)
+	copy(blocks, mine)
+	same = true
+	for d := 1; d < n; d *= 2 {
+		k := min(d, n-d)
+		m := k * (8 + s)
+		copy(out[:k*8], digests[:k*8])
+		copy(out[k*8:m], blocks[:k*s])
+		p, err := c.Isend(out[:m], (r+d)%n)
+		if err != nil {
+			return nil, false, err
+		}
+		clear(in[:m])
+		ok, err := c.RecvAny(in[:m], (r-d+n)%n)
+		if werr := c.Wait(p); err == nil {
+			err = werr
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		same = same && ok
+		copy(digests[d*8:(d+k)*8], in[:k*8])
+		copy(blocks[d*s:(d+k)*s], in[k*8:m])
+	}
+	for j := range n {
+		same = same && binary.LittleEndian.Uint64(digests[j*8:]) == digest
+	}
+	return blocks, same, nil
+}
+
+// agree is the argument check (coll.Actions.Agree): the digests alone,
+// gathered as a carried check gathers them.
+func agree(c *coll.Comm, digest uint64) (bool, error) {
+	_, same, err := gatherAll(c, nil, 0, true, digest)
+	return same, err
+}
+
+// carries reports the collectives that carry the argument check
+// (coll.Actions.Carries): the Allreduces that gather.
+func carries(c *coll.Comm, sig coll.Sig) bool {
+	return sig.Kind == coll.Allreduce && c.Size() > 1 && gathers(c, int(sig.Send))
+}
+
+// gathers reports whether an Allreduce of size bytes per process gathers
+// the contributions: up to coll_base_allreduce_gather bytes, and not
+// above coll_base_reduce_crossover, where a commutative op reduces by
+// halving (whose grouping the shmem module reproduces).
+func gathers(c *coll.Comm, size int) bool {
+	return size <= c.Params.AllreduceGather && size <= c.Params.ReduceCrossover
+}
+
+// allreduceGather gathers every contribution on every process, then
+// reduces them there in the order lam_basic's reduction to rank 0 would
+// (so the bits are the same whichever algorithm ran, for any op). It
+// carries the argument check when the collective does.
+func allreduceGather(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	mine := send
+	if mine == nil {
+		mine = recv
+	}
+	digest, carried := c.Carry()
+	x, same, err := gatherAll(c, mine[:len(recv)], len(recv), carried, digest)
+	if carried && err == nil {
+		c.Carried(same)
+	}
+	if err != nil || !same {
+		return err
+	}
+	reduceLocal(c, x, recv, op)
+	return nil
+}
+
+// reduceLocal combines the n contributions in x (slot j holding rank
+// (r-j) mod n's) into out: as reduceLinear for up to
+// coll_base_crossover processes (x0 ∘ (x1 ∘ (… ∘ x[n-1]))), as reduceLog
+// to rank 0 above.
+func reduceLocal(c *coll.Comm, x, out []byte, op *coll.Op) {
+	n, r, s := c.Size(), c.Rank(), len(out)
+	at := func(i int) []byte { j := (r - i + n) % n; return x[j*s : (j+1)*s] }
+	if isLinear(c) {
+		copy(out, at(n-1))
+		for i := n - 2; i >= 0; i-- {
+			op.Apply(at(i), out)
+		}
+		return
+	}
+	depth := 1
+	for m := 1; m < n; m <<= 1 {
+		depth++
+	}
+	regs := c.Scratch(coll.ScratchWindow+3, depth*s)
+	var value func(v, top int, dst []byte, level int)
+	value = func(v, top int, dst []byte, level int) {
+		copy(dst, at(v))
+		t := regs[level*s : (level+1)*s]
+		for m := 1; m < top && v|m < n; m <<= 1 {
+			value(v|m, m, t, level+1)
+			op.Apply(dst, t) // mine ∘ theirs, as reduceLog
+			copy(dst, t)
+		}
+	}
+	value(0, n, out, 0)
+}
