@@ -104,14 +104,25 @@ var logarithmic = func() coll.Actions {
 // isLinear reports whether c uses the linear algorithms.
 func isLinear(c *coll.Comm) bool { return c.Size() <= c.Params.Crossover }
 
-// batch starts sends and receives and waits for them together.
+// batch starts sends and receives and waits for them together. The
+// first few are kept in the batch itself, so that a small batch (a
+// variable of the caller's) allocates nothing.
 type batch struct {
-	c   *coll.Comm
-	ps  []coll.Pending
-	err error
+	c    *coll.Comm
+	ps   [8]coll.Pending
+	n    int
+	more []coll.Pending
+	err  error
 }
 
-func newBatch(c *coll.Comm, n int) *batch { return &batch{c: c, ps: make([]coll.Pending, 0, n)} }
+// newBatch starts a batch of up to n operations.
+func newBatch(c *coll.Comm, n int) batch {
+	b := batch{c: c}
+	if n > len(b.ps) {
+		b.more = make([]coll.Pending, 0, n-len(b.ps))
+	}
+	return b
+}
 
 func (b *batch) send(buf []byte, dest int) {
 	if b.err == nil {
@@ -127,16 +138,27 @@ func (b *batch) recv(buf []byte, src int) {
 
 // add keeps a started request, or the error that stops the batch.
 func (b *batch) add(p coll.Pending, err error) {
-	if err != nil {
+	switch {
+	case err != nil:
 		b.err = err
-		return
+	case b.n < len(b.ps):
+		b.ps[b.n] = p
+		b.n++
+	default:
+		b.more = append(b.more, p)
 	}
-	b.ps = append(b.ps, p)
 }
 
+// wait waits for every operation of the batch, which can then start
+// others.
 func (b *batch) wait() error {
-	err := b.c.Wait(b.ps...)
-	b.ps = b.ps[:0]
+	err := b.c.Wait(b.ps[:b.n]...)
+	if len(b.more) > 0 {
+		if err2 := b.c.Wait(b.more...); err == nil {
+			err = err2
+		}
+	}
+	b.n, b.more = 0, b.more[:0]
 	if b.err != nil {
 		return b.err
 	}
