@@ -344,6 +344,8 @@ var (
 	ParamCheck           = ssi.FullName(ssi.Coll, "base", "check")
 	ParamAllreduceGather = ssi.FullName(ssi.Coll, "base", "allreduce_gather")
 	ParamAllgatherRing   = ssi.FullName(ssi.Coll, "base", "allgather_ring")
+	ParamBcastScatter    = ssi.FullName(ssi.Coll, "base", "bcast_scatter")
+	ParamAlltoallPair    = ssi.FullName(ssi.Coll, "base", "alltoall_pairwise")
 )
 
 func init() {
@@ -360,6 +362,10 @@ func init() {
 			Help: "Bytes per process up to which lam_basic's Allreduce gathers every contribution on every process (log2 n exchanges) and reduces them locally in its usual order; the argument check travels with the data"},
 		ssi.Param{Name: "allgather_ring", Default: "16384", Type: ssi.Size,
 			Help: "Bytes per process above which lam_basic's Allgather passes the blocks around a ring (n-1 steps) instead of Bruck's algorithm (log2 n steps)"},
+		ssi.Param{Name: "bcast_scatter", Default: "262144", Type: ssi.Size,
+			Help: "Bytes above which lam_basic's Bcast to three or more processes scatters the message in n pieces and passes them around a ring, instead of sending it whole along a tree"},
+		ssi.Param{Name: "alltoall_pairwise", Default: "32768", Type: ssi.Size,
+			Help: "Bytes per block above which lam_basic's Alltoall exchanges with one process at a time (n-1 steps), instead of starting every send and receive at once"},
 	)
 }
 
@@ -371,6 +377,8 @@ type Params struct {
 	Check           bool
 	AllreduceGather int
 	AllgatherRing   int
+	BcastScatter    int
+	AlltoallPair    int
 }
 
 // ReadParams reads the framework's parameters.
@@ -392,6 +400,12 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 	errs = append(errs, err)
 	ar, err := s.Size(ParamAllgatherRing)
 	p.AllgatherRing = int(ar)
+	errs = append(errs, err)
+	bs, err := s.Size(ParamBcastScatter)
+	p.BcastScatter = int(bs)
+	errs = append(errs, err)
+	ap, err := s.Size(ParamAlltoallPair)
+	p.AlltoallPair = int(ap)
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return p, fmt.Errorf("coll: %w", err)
@@ -593,8 +607,11 @@ const UserOp = 31
 // checks the arguments with the other processes (coll_base_check), runs f
 // with the communicator's functions, and reports the first mismatch seen.
 func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
-	if zeroSize(c, sig) {
-		return sig.Err // nothing to move (see zeroSize)
+	if zeroSize(c, sig) { // nothing to move
+		if sig.Err != nil {
+			return sig.Err
+		}
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -72,7 +72,7 @@ func Functions(c *coll.Comm) *coll.Actions {
 
 var linear = coll.Actions{
 	Barrier:            barrier,
-	Bcast:              bcastLinear,
+	Bcast:              bcast,
 	Gather:             gatherLinear,
 	Gatherv:            gatherv,
 	Scatter:            scatterLinear,
@@ -96,7 +96,7 @@ var linear = coll.Actions{
 // recursive-doubling form; the others choose for themselves (isLinear).
 var logarithmic = func() coll.Actions {
 	a := linear
-	a.Bcast, a.Gather, a.Scatter = bcastLog, gatherLog, scatterLog
+	a.Gather, a.Scatter = gatherLog, scatterLog
 	a.Scan, a.Exscan = scanLog, exscanLog
 	return a
 }()

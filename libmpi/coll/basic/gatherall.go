@@ -150,3 +150,33 @@ func reduceLocal(c *coll.Comm, x, out []byte, op *coll.Op) {
 	}
 	value(0, n, out, 0)
 }
+
+// bcastScatter is the broadcast of a large message (van de Geijn's): the
+// root sends each process one of n nearly equal pieces, then the pieces go
+// around a ring of the virtual ranks (ranks relative to the root), each
+// received straight into place. The root sends the message about once
+// instead of once per child, and every link carries about as much.
+func bcastScatter(c *coll.Comm, buf []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	v := (r - root + n) % n
+	piece := func(k int) []byte { return buf[k*len(buf)/n : (k+1)*len(buf)/n] }
+	if v == 0 {
+		b := newBatch(c, n-1)
+		for k := 1; k < n; k++ {
+			b.send(piece(k), (k+root)%n)
+		}
+		if err := b.wait(); err != nil {
+			return err
+		}
+	} else if err := c.Recv(piece(v), root); err != nil {
+		return err
+	}
+	right, left := (r+1)%n, (r-1+n)%n
+	for s := range n - 1 {
+		out, in := (v-s+n)%n, (v-s-1+n)%n
+		if err := c.Sendrecv(piece(out), right, piece(in), left); err != nil {
+			return err
+		}
+	}
+	return nil
+}

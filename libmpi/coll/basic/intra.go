@@ -52,6 +52,9 @@ func bcastLog(c *coll.Comm, buf []byte, root int) error {
 }
 
 func bcast(c *coll.Comm, buf []byte, root int) error {
+	if c.Size() > 2 && len(buf) > c.Params.BcastScatter {
+		return bcastScatter(c, buf, root)
+	}
 	if isLinear(c) {
 		return bcastLinear(c, buf, root)
 	}
@@ -353,18 +356,37 @@ func span(blocks [][]byte) []byte {
 }
 
 // alltoall: every receive and send at once, each process starting with
-// its right-hand neighbour so that not all send to the same one first.
+// its right-hand neighbour so that not all send to the same one first; for
+// blocks above coll_base_alltoall_pairwise bytes, one exchange at a time
+// (with r+k and r-k at step k), so that no process has n-1 large messages
+// coming at once.
 func alltoall(c *coll.Comm, send, recv []byte) error {
-	n := c.Size()
+	n, r := c.Size(), c.Rank()
 	bs := len(recv) / n
 	if send == nil {
 		send = coll.Clone(recv)
 	}
-	sb, rb := make([][]byte, n), make([][]byte, n)
-	for i := 0; i < n; i++ {
-		sb[i], rb[i] = send[i*bs:(i+1)*bs], recv[i*bs:(i+1)*bs]
+	blk := func(b []byte, i int) []byte { return b[i*bs : (i+1)*bs] }
+	copy(blk(recv, r), blk(send, r))
+	if bs > c.Params.AlltoallPair {
+		for k := 1; k < n; k++ {
+			dst, src := (r+k)%n, (r-k+n)%n
+			if err := c.Sendrecv(blk(send, dst), dst, blk(recv, src), src); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return alltoallv(c, sb, rb)
+	b := newBatch(c, 2*(n-1))
+	for i := 1; i < n; i++ {
+		src := (r - i + n) % n
+		b.recv(blk(recv, src), src)
+	}
+	for i := 1; i < n; i++ {
+		dst := (r + i) % n
+		b.send(blk(send, dst), dst)
+	}
+	return b.wait()
 }
 
 func alltoallv(c *coll.Comm, send, recv [][]byte) error {
