@@ -2,17 +2,20 @@
 // communicator, built on point-to-point messages (LAM's lam_basic, with the
 // intercommunicator forms, Alltoallw and Exscan LAM lacked).
 //
-// On an intracommunicator of up to coll_base_crossover processes (4) the
-// algorithms are linear (the root sends to or receives from each process
-// in turn); above it they are binomial trees, and Scan and Exscan use
-// recursive doubling. A commutative Allreduce or Reduce of more than
-// coll_base_reduce_crossover bytes per process uses reduce-scatter by
-// recursive halving, then an allgather by recursive doubling (Allreduce)
-// or a gather of the pieces (Reduce), which moves about twice the data once
-// instead of the whole data log n times. Every reduction combines the
-// contributions in an order fixed by the number of processes (and the root
-// and size), never by timing, so repeated runs give bit-identical results;
-// a non-commutative op is applied in rank order.
+// The algorithm depends on the number of processes and the size, through
+// the coll_base_* thresholds (docs/coll.md has the table): linear
+// algorithms up to coll_base_crossover processes (4) and binomial trees
+// above; a dissemination Barrier; small Allreduces gather every
+// contribution on every process (Bruck's allgather) and reduce locally,
+// carrying the argument check's digest in their messages; a commutative
+// Allreduce or Reduce of more than coll_base_reduce_crossover bytes per
+// process reduce-scatters by recursive halving, then allgathers by
+// recursive doubling (Allreduce) or gathers the pieces (Reduce); Bruck or
+// ring Allgather; large Bcasts scatter, then ring; large Alltoalls go
+// pairwise. Every reduction combines the contributions in an order fixed
+// by the number of processes (and the root and size), never by timing, so
+// repeated runs give bit-identical results; a non-commutative op is
+// applied in rank order.
 //
 // On an intercommunicator, each group works through its local
 // intracommunicator and the two leaders (local rank 0) exchange the
