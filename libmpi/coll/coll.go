@@ -342,7 +342,7 @@ var (
 	ParamReduceCrossover = ssi.FullName(ssi.Coll, "base", "reduce_crossover")
 	ParamAssociative     = ssi.FullName(ssi.Coll, "base", "associative")
 	ParamCheck           = ssi.FullName(ssi.Coll, "base", "check")
-	ParamAllreduceGather = ssi.FullName(ssi.Coll, "base", "allreduce_gather")
+	ParamSmall           = ssi.FullName(ssi.Coll, "base", "small")
 	ParamAllgatherRing   = ssi.FullName(ssi.Coll, "base", "allgather_ring")
 	ParamBcastScatter    = ssi.FullName(ssi.Coll, "base", "bcast_scatter")
 	ParamAlltoallPair    = ssi.FullName(ssi.Coll, "base", "alltoall_pairwise")
@@ -358,8 +358,8 @@ func init() {
 			Help: "1 lets modules regroup floating-point reductions (smp: reduce on each node first); 0 keeps results bit-identical for a given number of processes"},
 		ssi.Param{Name: "check", Default: "1", Type: ssi.Bool,
 			Help: "1 makes every collective agree on its arguments (root, counts, op, type) first, so a mismatch is an error on every process instead of a hang"},
-		ssi.Param{Name: "allreduce_gather", Default: "512", Type: ssi.Size,
-			Help: "Bytes per process up to which lam_basic's Allreduce gathers every contribution on every process (log2 n exchanges) and reduces them locally in its usual order, the argument check travelling with the data (at most coll_base_reduce_crossover counts)"},
+		ssi.Param{Name: "small", Default: "512", Type: ssi.Size,
+			Help: "Bytes per process (for Scatter and Alltoall, its n blocks) up to which lam_basic's Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and Allreduce gather every process's part on every process (log2 n exchanges), carrying coll_base_check's digests instead of checking first; Allreduce also without the check. Reductions: at most coll_base_reduce_crossover"},
 		ssi.Param{Name: "allgather_ring", Default: "16384", Type: ssi.Size,
 			Help: "Bytes per process above which lam_basic's Allgather passes the blocks around a ring (n-1 steps) instead of Bruck's algorithm (log2 n steps)"},
 		ssi.Param{Name: "bcast_scatter", Default: "262144", Type: ssi.Size,
@@ -375,7 +375,7 @@ type Params struct {
 	ReduceCrossover int
 	Associative     bool
 	Check           bool
-	AllreduceGather int
+	Small           int
 	AllgatherRing   int
 	BcastScatter    int
 	AlltoallPair    int
@@ -395,8 +395,8 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 	errs = append(errs, err)
 	p.Check, err = s.Bool(ParamCheck)
 	errs = append(errs, err)
-	ag, err := s.Size(ParamAllreduceGather)
-	p.AllreduceGather = int(ag)
+	sm, err := s.Size(ParamSmall)
+	p.Small = int(sm)
 	errs = append(errs, err)
 	ar, err := s.Size(ParamAllgatherRing)
 	p.AllgatherRing = int(ar)

@@ -76,9 +76,9 @@ func Functions(c *coll.Comm) *coll.Actions {
 var linear = coll.Actions{
 	Barrier:            barrier,
 	Bcast:              bcast,
-	Gather:             gatherLinear,
+	Gather:             gather,
 	Gatherv:            gatherv,
-	Scatter:            scatterLinear,
+	Scatter:            scatter,
 	Scatterv:           scatterv,
 	Allgather:          allgather,
 	Allgatherv:         allgatherv,
@@ -99,7 +99,6 @@ var linear = coll.Actions{
 // recursive-doubling form; the others choose for themselves (isLinear).
 var logarithmic = func() coll.Actions {
 	a := linear
-	a.Gather, a.Scatter = gatherLog, scatterLog
 	a.Scan, a.Exscan = scanLog, exscanLog
 	return a
 }()

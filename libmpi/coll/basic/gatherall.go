@@ -85,17 +85,138 @@ func agree(c *coll.Comm, digest uint64) (bool, error) {
 }
 
 // carries reports the collectives that carry the argument check
-// (coll.Actions.Carries): the Allreduces that gather.
+// (coll.Actions.Carries): with coll_base_check on, Bcast, Gather,
+// Scatter, Allgather, Alltoall, Reduce and Allreduce whose part per
+// process (for Scatter and Alltoall, the n blocks) is at most
+// coll_base_small bytes, Reduce and Allreduce also at most
+// coll_base_reduce_crossover (above it, commutative ops reduce-scatter).
+// Every process gathers every part by Bruck's algorithm, the digests of
+// the calls in front, and takes what it needs: one collective of
+// ⌈log2 n⌉ rounds instead of a check of as many and then the collective.
 func carries(c *coll.Comm, sig coll.Sig) bool {
-	return sig.Kind == coll.Allreduce && c.Size() > 1 && gathers(c, int(sig.Send))
+	n, b := c.Size(), int(sig.Send)
+	switch sig.Kind {
+	case coll.Allreduce, coll.Reduce:
+		return n > 1 && gathers(c, b)
+	case coll.Bcast, coll.Gather, coll.Allgather:
+		return n > 1 && b <= c.Params.Small
+	case coll.Scatter, coll.Alltoall:
+		return n > 1 && n*b <= c.Params.Small
+	}
+	return false
 }
 
-// gathers reports whether an Allreduce of size bytes per process gathers
-// the contributions: up to coll_base_allreduce_gather bytes, and not
-// above coll_base_reduce_crossover, where a commutative op reduces by
-// halving (whose grouping the shmem module reproduces).
+// gathers reports whether a reduction of size bytes per process gathers
+// the contributions: up to coll_base_small bytes, and not above
+// coll_base_reduce_crossover, where a commutative op reduces by halving
+// (whose grouping the shmem module reproduces).
 func gathers(c *coll.Comm, size int) bool {
-	return size <= c.Params.AllreduceGather && size <= c.Params.ReduceCrossover
+	return size <= c.Params.Small && size <= c.Params.ReduceCrossover
+}
+
+// gatherCarried gathers every process's part of b bytes (mine is this
+// process's; nil when it has none, as a Bcast's non-roots) with the
+// running collective's argument check: ok is false when the calls
+// differ, and the collective then returns without touching its buffers.
+func gatherCarried(c *coll.Comm, mine []byte, b int) (x []byte, ok bool, err error) {
+	digest, _ := c.Carry()
+	x, same, err := gatherAll(c, mine, b, true, digest)
+	if err != nil {
+		return nil, false, err
+	}
+	c.Carried(same)
+	return x, same, nil
+}
+
+// slot is rank i's part of b bytes in what gatherAll returned.
+func slot(c *coll.Comm, x []byte, b, i int) []byte {
+	n := c.Size()
+	j := (c.Rank() - i + n) % n
+	return x[j*b : (j+1)*b]
+}
+
+func bcastCarried(c *coll.Comm, buf []byte, root int) error {
+	var mine []byte
+	if c.Rank() == root {
+		mine = buf
+	}
+	x, ok, err := gatherCarried(c, mine, len(buf))
+	if ok && c.Rank() != root {
+		copy(buf, slot(c, x, len(buf), root))
+	}
+	return err
+}
+
+func gatherToRootCarried(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	bs := len(send)
+	if r == root {
+		bs = len(recv) / n
+		if send == nil {
+			send = recv[r*bs : (r+1)*bs]
+		}
+	}
+	x, ok, err := gatherCarried(c, send[:bs], bs)
+	if ok && r == root {
+		for i := range n {
+			copy(recv[i*bs:(i+1)*bs], slot(c, x, bs, i))
+		}
+	}
+	return err
+}
+
+func scatterCarried(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	bs := len(recv)
+	var mine []byte
+	if r == root {
+		bs, mine = len(send)/n, send
+	}
+	x, ok, err := gatherCarried(c, mine, n*bs)
+	if ok && recv != nil {
+		copy(recv, slot(c, x, n*bs, root)[r*bs:(r+1)*bs])
+	}
+	return err
+}
+
+func allgatherCarried(c *coll.Comm, send, recv []byte) error {
+	n := c.Size()
+	bs := len(recv) / n
+	x, ok, err := gatherCarried(c, send[:bs], bs)
+	if ok {
+		for i := range n {
+			copy(recv[i*bs:(i+1)*bs], slot(c, x, bs, i))
+		}
+	}
+	return err
+}
+
+func alltoallCarried(c *coll.Comm, send, recv []byte) error {
+	n, r := c.Size(), c.Rank()
+	if send == nil {
+		send = recv // gatherAll copies it before recv is written
+	}
+	bs := len(recv) / n
+	x, ok, err := gatherCarried(c, send[:n*bs], n*bs)
+	if ok {
+		for i := range n {
+			copy(recv[i*bs:(i+1)*bs], slot(c, x, n*bs, i)[r*bs:(r+1)*bs])
+		}
+	}
+	return err
+}
+
+func reduceCarried(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	mine := send
+	if mine == nil {
+		mine = recv
+	}
+	size := len(mine)
+	x, ok, err := gatherCarried(c, mine, size)
+	if ok && c.Rank() == root {
+		reduceLocal(c, x, recv[:size], op, root)
+	}
+	return err
 }
 
 // allreduceGather gathers every contribution on every process, then
@@ -107,31 +228,37 @@ func allreduceGather(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	if mine == nil {
 		mine = recv
 	}
-	digest, carried := c.Carry()
-	x, same, err := gatherAll(c, mine[:len(recv)], len(recv), carried, digest)
-	if carried && err == nil {
-		c.Carried(same)
-	}
-	if err != nil || !same {
+	var x []byte
+	var err error
+	if _, carried := c.Carry(); carried {
+		var ok bool
+		if x, ok, err = gatherCarried(c, mine[:len(recv)], len(recv)); !ok {
+			return err
+		}
+	} else if x, _, err = gatherAll(c, mine[:len(recv)], len(recv), false, 0); err != nil {
 		return err
 	}
-	reduceLocal(c, x, recv, op)
+	reduceLocal(c, x, recv, op, 0)
 	return nil
 }
 
 // reduceLocal combines the n contributions in x (slot j holding rank
-// (r-j) mod n's) into out: as reduceLinear for up to
-// coll_base_crossover processes (x0 ∘ (x1 ∘ (… ∘ x[n-1]))), as reduceLog
-// to rank 0 above.
-func reduceLocal(c *coll.Comm, x, out []byte, op *coll.Op) {
-	n, r, s := c.Size(), c.Rank(), len(out)
-	at := func(i int) []byte { j := (r - i + n) % n; return x[j*s : (j+1)*s] }
+// (r-j) mod n's) into out, in the order lam_basic's reduction to root
+// uses: reduceLinear's for up to coll_base_crossover processes
+// (x0 ∘ (x1 ∘ (… ∘ x[n-1]))), reduceLog's above (its binomial tree,
+// rotated to the root when the op commutes).
+func reduceLocal(c *coll.Comm, x, out []byte, op *coll.Op, root int) {
+	n, s := c.Size(), len(out)
+	at := func(i int) []byte { return slot(c, x, s, i) }
 	if isLinear(c) {
 		copy(out, at(n-1))
 		for i := n - 2; i >= 0; i-- {
 			op.Apply(at(i), out)
 		}
 		return
+	}
+	if !op.Commutative {
+		root = 0
 	}
 	depth := 1
 	for m := 1; m < n; m <<= 1 {
@@ -140,7 +267,7 @@ func reduceLocal(c *coll.Comm, x, out []byte, op *coll.Op) {
 	regs := c.Scratch(coll.ScratchWindow+3, depth*s)
 	var value func(v, top int, dst []byte, level int)
 	value = func(v, top int, dst []byte, level int) {
-		copy(dst, at(v))
+		copy(dst, at((v+root)%n))
 		t := regs[level*s : (level+1)*s]
 		for m := 1; m < top && v|m < n; m <<= 1 {
 			value(v|m, m, t, level+1)
@@ -150,7 +277,6 @@ func reduceLocal(c *coll.Comm, x, out []byte, op *coll.Op) {
 	}
 	value(0, n, out, 0)
 }
-
 // bcastScatter is the broadcast of a large message (van de Geijn's): the
 // root sends each process one of n nearly equal pieces, then the pieces go
 // around a ring of the virtual ranks (ranks relative to the root), each

@@ -52,6 +52,9 @@ func bcastLog(c *coll.Comm, buf []byte, root int) error {
 }
 
 func bcast(c *coll.Comm, buf []byte, root int) error {
+	if _, ok := c.Carry(); ok {
+		return bcastCarried(c, buf, root)
+	}
 	if c.Size() > 2 && len(buf) > c.Params.BcastScatter {
 		return bcastScatter(c, buf, root)
 	}
@@ -133,6 +136,9 @@ func gatherLog(c *coll.Comm, send, recv []byte, root int) error {
 }
 
 func gather(c *coll.Comm, send, recv []byte, root int) error {
+	if _, ok := c.Carry(); ok {
+		return gatherToRootCarried(c, send, recv, root)
+	}
 	if isLinear(c) {
 		return gatherLinear(c, send, recv, root)
 	}
@@ -229,6 +235,9 @@ func scatterLog(c *coll.Comm, send, recv []byte, root int) error {
 }
 
 func scatter(c *coll.Comm, send, recv []byte, root int) error {
+	if _, ok := c.Carry(); ok {
+		return scatterCarried(c, send, recv, root)
+	}
 	if isLinear(c) {
 		return scatterLinear(c, send, recv, root)
 	}
@@ -265,6 +274,9 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 	if n == 1 {
 		copy(recv, send)
 		return nil
+	}
+	if _, ok := c.Carry(); ok {
+		return allgatherCarried(c, send, recv)
 	}
 	if bs <= c.Params.AllgatherRing {
 		x, _, err := gatherAll(c, send[:bs], bs, false, 0)
@@ -361,6 +373,9 @@ func span(blocks [][]byte) []byte {
 // (with r+k and r-k at step k), so that no process has n-1 large messages
 // coming at once.
 func alltoall(c *coll.Comm, send, recv []byte) error {
+	if _, ok := c.Carry(); ok {
+		return alltoallCarried(c, send, recv)
+	}
 	n, r := c.Size(), c.Rank()
 	bs := len(recv) / n
 	if send == nil {
@@ -406,6 +421,9 @@ func alltoallv(c *coll.Comm, send, recv [][]byte) error {
 
 // reduce chooses among the linear, binomial and reduce-scatter algorithms.
 func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	if _, ok := c.Carry(); ok {
+		return reduceCarried(c, send, recv, op, root)
+	}
 	n := c.Size()
 	size := len(send)
 	if send == nil {

@@ -15,12 +15,12 @@ import (
 // reference (blocks of 1, 3 and 70 elements, in place, user ops).
 func TestSuiteTuned(t *testing.T) {
 	sets := map[string][]string{
-		"small off": {"coll_base_allreduce_gather", "0", "coll_base_allgather_ring", "0",
+		"small off": {"coll_base_small", "0", "coll_base_allgather_ring", "0",
 			"coll_base_bcast_scatter", "0", "coll_base_alltoall_pairwise", "0"},
-		"gather all": {"coll_base_allreduce_gather", "1M", "coll_base_reduce_crossover", "1M"},
-		"gather all, no check": {"coll_base_allreduce_gather", "1M", "coll_base_reduce_crossover", "1M",
+		"gather all": {"coll_base_small", "1M", "coll_base_reduce_crossover", "1M"},
+		"gather all, no check": {"coll_base_small", "1M", "coll_base_reduce_crossover", "1M",
 			"coll_base_check", "0", "coll_base_bcast_scatter", "0"},
-		"binomial": {"coll_base_crossover", "1", "coll_base_allreduce_gather", "1M", "coll_base_reduce_crossover", "1M"},
+		"binomial": {"coll_base_crossover", "1", "coll_base_small", "1M", "coll_base_reduce_crossover", "1M"},
 	}
 	for name, params := range sets {
 		for n := 1; n <= 8; n++ {
@@ -52,40 +52,48 @@ func TestSuiteTuned(t *testing.T) {
 	}
 }
 
-// An Allreduce that gathers gives the bits of lam_basic's reduction to
-// rank 0 and broadcast, for a float sum and for a non-commutative op.
+// An Allreduce or Reduce that gathers gives the bits of lam_basic's
+// reduction trees, for a float sum and for a non-commutative op, at every
+// root.
 func TestGatherSameBits(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 7, 8} {
 		for _, op := range []*coll.Op{&colltest.FSum, &colltest.MatMul} {
-			var results [2][]byte
-			for i, params := range [][]string{{"coll_base_allreduce_gather", "0"}, {"coll_base_allreduce_gather", "64K", "coll_base_reduce_crossover", "64K"}} {
-				const k = 9
-				w := colltest.NewWorld(oneNode(n), 20*time.Second, params...)
-				out := make([][]byte, n)
-				errs := w.Each(func(r int) error {
-					c := w.Comm(r)
-					send := colltest.Floats(r, k)
-					if op == &colltest.MatMul {
-						send = colltest.Mats(r, k)
-					}
-					out[r] = coll.Buffer(len(send))
-					return c.Run(coll.Sig{Kind: coll.Allreduce, Send: int64(len(send)), Op: coll.UserOp}, func(a *coll.Actions) error {
-						return a.Allreduce(c, send, out[r], op)
+			for _, root := range []int{-1, 0, n - 1, n / 2} { // -1: Allreduce
+				var results [2][]byte
+				for i, params := range [][]string{{"coll_base_small", "0"}, {"coll_base_small", "64K", "coll_base_reduce_crossover", "64K"}} {
+					const k = 9
+					w := colltest.NewWorld(oneNode(n), 20*time.Second, params...)
+					out := make([][]byte, n)
+					errs := w.Each(func(r int) error {
+						c := w.Comm(r)
+						send := colltest.Floats(r, k)
+						if op == &colltest.MatMul {
+							send = colltest.Mats(r, k)
+						}
+						out[r] = coll.Buffer(len(send))
+						if root < 0 {
+							return c.Run(coll.Sig{Kind: coll.Allreduce, Send: int64(len(send)), Op: coll.UserOp}, func(a *coll.Actions) error {
+								return a.Allreduce(c, send, out[r], op)
+							})
+						}
+						return c.Run(coll.Sig{Kind: coll.Reduce, Root: root, Send: int64(len(send)), Op: coll.UserOp}, func(a *coll.Actions) error {
+							return a.Reduce(c, send, out[r], op, root)
+						})
 					})
-				})
-				w.Close()
-				for r, err := range errs {
-					if err != nil {
-						t.Fatalf("n=%d rank %d: %v", n, r, err)
+					w.Close()
+					for r, err := range errs {
+						if err != nil {
+							t.Fatalf("n=%d rank %d: %v", n, r, err)
+						}
+						if root < 0 && string(out[r]) != string(out[0]) {
+							t.Fatalf("n=%d %v: ranks 0 and %d differ", n, params, r)
+						}
 					}
-					if string(out[r]) != string(out[0]) {
-						t.Fatalf("n=%d %v: ranks 0 and %d differ", n, params, r)
-					}
+					results[i] = out[max(root, 0)]
 				}
-				results[i] = out[0]
-			}
-			if string(results[0]) != string(results[1]) {
-				t.Errorf("n=%d: gathering changed the bits", n)
+				if string(results[0]) != string(results[1]) {
+					t.Errorf("n=%d root=%d: gathering changed the bits", n, root)
+				}
 			}
 		}
 	}
