@@ -277,6 +277,7 @@ func reduceLocal(c *coll.Comm, x, out []byte, op *coll.Op, root int) {
 	}
 	value(0, n, out, 0)
 }
+
 // bcastScatter is the broadcast of a large message (van de Geijn's): the
 // root sends each process one of n nearly equal pieces, then the pieces go
 // around a ring of the virtual ranks (ranks relative to the root), each
