@@ -18,7 +18,9 @@
 #                                 with its default coll modules (shmem on
 #                                 one host) and with lam_basic (-ssi coll
 #                                 lam_basic,smp), over usysv, and Open MPI
-#                                 over vader; COLL_EXTRA=1 adds LAM 7.1.4
+#                                 over vader; COLL_BASE=REPO adds REPO's
+#                                 build's lam_basic (a before/after column,
+#                                 run on this build's lamd); COLL_EXTRA=1 adds LAM 7.1.4
 #                                 and the LAM/Go C columns. The ratio is the
 #                                 median of the per-round ratios LAM/Go
 #                                 default / Open MPI.
@@ -160,6 +162,10 @@ coll)
 	run="mpirun -ssi rpi usysv -np NP"
 	add "LAM/Go" "$repo/bin/$run $repo/bin/coll -iters ITERS -sizes SIZES OP"
 	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $repo/bin/coll -iters ITERS -sizes SIZES OP"
+	if [ -n "${COLL_BASE:-}" ]; then
+		# Another build's lam_basic (whose lamd protocol must be this one's).
+		add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
+	fi
 	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS -sizes SIZES OP"
 	if [ "${COLL_EXTRA:-0}" = 1 ]; then
 		$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np NP $work/coll-lam -iters ITERS -sizes SIZES OP'"
