@@ -200,7 +200,7 @@ if [ "$set_name" = coll ]; then
 	for i in "${!names[@]}"; do
 		[ "${names[$i]}" = "Open MPI" ] && ref=$i
 	done
-	echo "Collectives on processes of this host, µs per operation (OSU's average over the ranks), medians of $ROUNDS interleaved rounds; ratio = median of the per-round ratios LAM/Go / Open MPI."
+	echo "Collectives on processes of this host, µs per operation (OSU's average over the ranks), medians of $ROUNDS interleaved rounds; ratio = median of the per-round ratios LAM/Go / Open MPI (lam_basic / Open MPI and lam_basic / base likewise)."
 	echo
 	header="| np | operation | bytes |"
 	rule="|---|---|---|"
@@ -208,8 +208,28 @@ if [ "$set_name" = coll ]; then
 		header="$header ${names[$i]} |"
 		rule="$rule---|"
 	done
-	echo "$header ratio |"
-	echo "$rule---|"
+	# ratio_of A B: the median of the per-round ratios column A / column B.
+	ratio_of() {
+		local r a b
+		for ((r = 1; r <= ROUNDS; r++)); do
+			a=$(value "$1" "$np" "$op" "$r" "$s")
+			b=$(value "$2" "$np" "$op" "$r" "$s")
+			[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.4f\n", a / b }'
+		done | med | awk '$1 != "-" { printf "%.2f", $1; next } { print }'
+	}
+	base=-1
+	for i in "${!names[@]}"; do
+		[ "${names[$i]}" = "base lam_basic" ] && base=$i
+	done
+	header="$header ratio | lam_basic / Open MPI |"
+	rule="$rule---|---|"
+	if [ "$base" -ge 0 ]; then
+		header="$header lam_basic / base |"
+		rule="$rule---|"
+	fi
+	echo "$header"
+	echo "$rule"
+
 	for np in $NPS; do
 		for op in $OPS; do
 			sizes=$CSIZES
@@ -228,7 +248,10 @@ if [ "$set_name" = coll ]; then
 					done | med)
 					[ "$ratio" != - ] && ratio=$(printf "%.2f" "$ratio")
 				fi
-				echo "$line $ratio |"
+				line="$line $ratio |"
+				if [ "$ref" -ge 0 ]; then line="$line $(ratio_of 1 "$ref") |"; else line="$line - |"; fi
+				[ "$base" -ge 0 ] && line="$line $(ratio_of 1 "$base") |"
+				echo "$line"
 			done
 		done
 	done
