@@ -7,7 +7,11 @@
 #
 # CASE is usysv:SIZE, sysv:SIZE, tcp:SIZE (pingpong latency, µs one-way)
 # or barrier:NP, allreduce:NP (bench/coll on NP ranks, 8-byte allreduce),
-# ibarrier:NP, iallreduce:NP (their nonblocking forms, each then Wait).
+# ibarrier:NP, iallreduce:NP (their nonblocking forms, each then Wait),
+# or bcast, gather, scatter, allgather, alltoall, allreduce:NP:SIZE
+# (bench/coll's operation on NP ranks, SIZE bytes: per rank's block for
+# gather, scatter, allgather and alltoall). COLL_ARGS adds mpirun
+# arguments to the collective cases (e.g. "-ssi coll lam_basic").
 # Each build runs in a universe of its own (its own lamd, session suffix),
 # and each round runs OLD then NEW, so a pair shares the machine's slow or
 # fast period; prints each round and the median of the NEW/OLD ratios
@@ -20,12 +24,17 @@ new=${2:-}
 case=${3:-}
 rounds=${4:-9}
 [ -x "$old/bin/pingpong" ] && [ -x "$new/bin/pingpong" ] && [ -n "$case" ] || {
-	echo "usage: $0 OLD_REPO NEW_REPO usysv|sysv|tcp:SIZE|barrier|allreduce|ibarrier|iallreduce:NP [ROUNDS] (both built)" >&2
+	echo "usage: $0 OLD_REPO NEW_REPO usysv|sysv|tcp:SIZE|barrier|allreduce|ibarrier|iallreduce:NP|OP:NP:SIZE [ROUNDS] (both built)" >&2
 	exit 2
 }
 kind=${case%%:*}
 arg=${case#*:}
-[[ "$arg" =~ ^[0-9]+$ ]] || {
+csize=
+if [[ "$arg" == *:* ]]; then
+	csize=${arg#*:}
+	arg=${arg%%:*}
+fi
+[[ "$arg" =~ ^[0-9]+$ && "$csize" =~ ^[0-9]*$ ]] || {
 	echo "$0: $case: want KIND:NUMBER" >&2
 	exit 2
 }
@@ -67,9 +76,10 @@ one() { # repo — prints the measured number
 		"$r/bin/mpirun" -ssi rpi "$kind" -np 2 "$r/bin/pingpong" -min "$arg" -max "$arg" -iters "$iters" latency 2>/dev/null |
 			tail -1 | awk '{print $2}'
 		;;
-	barrier | allreduce | ibarrier | iallreduce)
-		local size=$([ "${kind#i}" = barrier ] && echo 0 || echo 8)
-		"$r/bin/mpirun" -np "$arg" "$r/bin/coll" -min "$size" -max "$size" -iters "${ITERS:-100000}" "$kind" 2>/dev/null |
+	barrier | allreduce | ibarrier | iallreduce | bcast | gather | scatter | allgather | alltoall)
+		local size=${csize:-$([ "${kind#i}" = barrier ] && echo 0 || echo 8)}
+		# shellcheck disable=SC2086 # COLL_ARGS is a list of arguments
+		"$r/bin/mpirun" ${COLL_ARGS:-} -np "$arg" "$r/bin/coll" -min "$size" -max "$size" -iters "${ITERS:-100000}" "$kind" 2>/dev/null |
 			grep -v '^#' | tail -1 | awk '{print $2}'
 		;;
 	*)

@@ -18,12 +18,14 @@
 #                                 with its default coll modules (shmem on
 #                                 one host) and with lam_basic (-ssi coll
 #                                 lam_basic,smp), over usysv, and Open MPI
-#                                 over vader; COLL_EXTRA=1 adds LAM 7.1.4
-#                                 and the LAM/Go C columns. The ratio is the
+#                                 over vader; COLL_BASE=REPO adds REPO's
+#                                 build (default modules, "LAM/Go base",
+#                                 and lam_basic, "base lam_basic": before/
+#                                 after columns, run on this build's lamd);
+#                                 COLL_EXTRA=1 adds LAM 7.1.4 and the
+#                                 LAM/Go C columns. The ratio is the
 #                                 median of the per-round ratios LAM/Go
-#                                 default / Open MPI. COLL_BASE=<dir of
-#                                 another built checkout> adds its
-#                                 bench/coll as "LAM/Go base".
+#                                 default / Open MPI.
 #
 # Each LAM/Go column comes twice when make build made LAM/Go's C interface
 # (lib/libmpi.so): the Go program, and its C twin from bench/c built with
@@ -162,9 +164,13 @@ coll)
 	run="mpirun -ssi rpi usysv -np NP"
 	add "LAM/Go" "$repo/bin/$run $repo/bin/coll -iters ITERS -sizes SIZES OP"
 	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $repo/bin/coll -iters ITERS -sizes SIZES OP"
-	# COLL_BASE=<another checkout, built>: its bench/coll beside ours, for
-	# before/after tables.
-	[ -n "${COLL_BASE:-}" ] && add "LAM/Go base" "$repo/bin/$run $COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
+	if [ -n "${COLL_BASE:-}" ]; then
+		# COLL_BASE=<another checkout, built>: its bench/coll with its
+		# default modules, and its lam_basic, beside ours (before/after
+		# tables; its lamd protocol must be this one's).
+		add "LAM/Go base" "$repo/bin/$run $COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
+		add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
+	fi
 	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS -sizes SIZES OP"
 	if [ "${COLL_EXTRA:-0}" = 1 ]; then
 		$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np NP $work/coll-lam -iters ITERS -sizes SIZES OP'"
@@ -199,7 +205,7 @@ if [ "$set_name" = coll ]; then
 	for i in "${!names[@]}"; do
 		[ "${names[$i]}" = "Open MPI" ] && ref=$i
 	done
-	echo "Collectives on processes of this host, µs per operation (OSU's average over the ranks), medians of $ROUNDS interleaved rounds; ratio = median of the per-round ratios LAM/Go / Open MPI."
+	echo "Collectives on processes of this host, µs per operation (OSU's average over the ranks), medians of $ROUNDS interleaved rounds; ratio = median of the per-round ratios LAM/Go / Open MPI (lam_basic / Open MPI and lam_basic / base likewise)."
 	echo
 	header="| np | operation | bytes |"
 	rule="|---|---|---|"
@@ -207,8 +213,28 @@ if [ "$set_name" = coll ]; then
 		header="$header ${names[$i]} |"
 		rule="$rule---|"
 	done
-	echo "$header ratio |"
-	echo "$rule---|"
+	# ratio_of A B: the median of the per-round ratios column A / column B.
+	ratio_of() {
+		local r a b
+		for ((r = 1; r <= ROUNDS; r++)); do
+			a=$(value "$1" "$np" "$op" "$r" "$s")
+			b=$(value "$2" "$np" "$op" "$r" "$s")
+			[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.4f\n", a / b }'
+		done | med | awk '$1 != "-" { printf "%.2f", $1; next } { print }'
+	}
+	base=-1
+	for i in "${!names[@]}"; do
+		[ "${names[$i]}" = "base lam_basic" ] && base=$i
+	done
+	header="$header ratio | lam_basic / Open MPI |"
+	rule="$rule---|---|"
+	if [ "$base" -ge 0 ]; then
+		header="$header lam_basic / base |"
+		rule="$rule---|"
+	fi
+	echo "$header"
+	echo "$rule"
+
 	for np in $NPS; do
 		for op in $OPS; do
 			sizes=$CSIZES
@@ -227,7 +253,10 @@ if [ "$set_name" = coll ]; then
 					done | med)
 					[ "$ratio" != - ] && ratio=$(printf "%.2f" "$ratio")
 				fi
-				echo "$line $ratio |"
+				line="$line $ratio |"
+				if [ "$ref" -ge 0 ]; then line="$line $(ratio_of 1 "$ref") |"; else line="$line - |"; fi
+				[ "$base" -ge 0 ] && line="$line $(ratio_of 1 "$base") |"
+				echo "$line"
 			done
 		done
 	done

@@ -2,6 +2,7 @@ package coll
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"unsafe"
 )
@@ -286,4 +287,118 @@ func interRootOK(mine, remote agg) bool {
 	}
 	return rootSide(mine) && rankSide(remote) && remote.lo[fRootRank] == mine.lo[fRootSelf] ||
 		rootSide(remote) && rankSide(mine) && mine.lo[fRootRank] == remote.lo[fRootSelf]
+}
+
+// zeroSize reports whether a collective moves nothing, so that it returns
+// at once after the process's own argument checks (sig.Err), with no
+// message and without coll_base_check's agreement: on an
+// intracommunicator, a collective whose block size (Sig.Send) is the same
+// on every process in a correct program, called with zero bytes. Other
+// MPIs do the same; the cost is that coll_base_check cannot report a
+// process that gave zero bytes while the others gave more (they wait for
+// it, as under other MPIs). The v-forms (whose counts differ by process),
+// Barrier and intercommunicators always run.
+func zeroSize(c *Comm, sig Sig) bool {
+	if sig.Send != 0 || c.Inter() {
+		return false
+	}
+	switch sig.Kind {
+	case Bcast, Gather, Scatter, Allgather, Alltoall, Reduce, Allreduce, ReduceScatterBlock, Scan, Exscan:
+		return true
+	}
+	return false
+}
+
+// carry is the argument check of a collective that carries it in its own
+// messages (Actions.Carries): the digest of the call, and what the
+// module found.
+type carry struct {
+	digest uint64
+	state  uint8
+}
+
+// The states of a carried check.
+const (
+	carryNone    = iota
+	carryPending // the collective runs and has not said
+	carrySame    // every process gave the same digest
+	carryDiffer  // some did not
+)
+
+// Carry returns the digest of the running collective's call if it carries
+// the argument check (Actions.Carries said so): the module sends it with
+// its data, learns every process's digest, and reports with Carried
+// whether they were all equal (the same answer on every process). A
+// module that learns they differ must still finish its rounds (so that
+// nobody waits for a message it would not send) but need not compute.
+func (c *Comm) Carry() (digest uint64, ok bool) {
+	return c.carry.digest, c.carry.state == carryPending
+}
+
+// Carried reports the verdict of a carried check.
+func (c *Comm) Carried(same bool) {
+	if c.carry.state == carryPending {
+		c.carry.state = carryDiffer
+		if same {
+			c.carry.state = carrySame
+		}
+	}
+}
+
+// runCarried runs a collective that carries its argument check. Its
+// messages are tagged as the check's, so that they meet those of a
+// process that called another collective and checks before it
+// (Actions.Agree, which the module makes send the digests the same way).
+// When the digests differ, every process knows it once the collective
+// ends, and they reduce the signatures themselves to say what differs, as
+// agree does (the receive buffers may have been written by then). c.mu is
+// held.
+func (c *Comm) runCarried(sig Sig, f func(a *Actions) error) error {
+	c.carry = carry{digest: digest(c.sigVector(sig)), state: carryPending}
+	checkTag := tagOf(Sig{Kind: Check})
+	err := c.run(sig, func(a *Actions) error {
+		c.tag = checkTag
+		return f(a)
+	})
+	state := c.carry.state
+	c.carry = carry{}
+	switch state {
+	case carrySame:
+		return err
+	case carryPending:
+		if err != nil {
+			return err
+		}
+		return Errorf(ErrIntern, "%s: %s: the module did not carry the argument check", c.T.Name(), sig.Kind)
+	}
+	// carryDiffer: what went wrong in the collective (messages of another
+	// size or collective) is what the check explains.
+	v := c.sigVector(sig)
+	mine := c.Scratch(ScratchCheck2, len(v))
+	if err := c.checkRun(func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) }); err != nil {
+		return err
+	}
+	return c.judge(sig, decodeAgg(mine), nil)
+}
+
+// RecvAny receives from rank src for the running collective into buf,
+// whatever the message's size or collective, without recording a
+// mismatch: ok is false when it had another tag or size than len(buf)
+// (what fits is in buf). For a module's argument check, which sees the
+// difference in what it received.
+func (c *Comm) RecvAny(buf []byte, src int) (ok bool, err error) {
+	var st Status
+	if t, isR := c.T.(Receiver); isR {
+		st, err = t.Recv(buf, src, c.recvTag())
+	} else {
+		var r Request
+		if r, err = c.T.Irecv(buf, src, c.recvTag()); err != nil {
+			return false, err
+		}
+		st, err = r.Wait()
+	}
+	if err != nil && !errors.Is(err, ErrTruncated) {
+		return false, err
+	}
+	return err == nil && int32(st.Tag) == c.tag && st.Count == len(buf), nil
 }

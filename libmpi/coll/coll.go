@@ -247,6 +247,11 @@ type Actions struct {
 	// every process as a Barrier does. Without it the check reduces the
 	// digests with Allreduce.
 	Agree func(c *Comm, digest uint64) (bool, error)
+	// Carries, if a module has it, reports whether its function for sig
+	// carries the argument check's digest in its own messages (Carry,
+	// Carried) instead of a check before it. It does not fall back to
+	// lam_basic's: only the module's own functions can carry.
+	Carries func(c *Comm, sig Sig) bool
 }
 
 // fill replaces a's nil functions with those of b.
@@ -337,6 +342,10 @@ var (
 	ParamReduceCrossover = ssi.FullName(ssi.Coll, "base", "reduce_crossover")
 	ParamAssociative     = ssi.FullName(ssi.Coll, "base", "associative")
 	ParamCheck           = ssi.FullName(ssi.Coll, "base", "check")
+	ParamSmall           = ssi.FullName(ssi.Coll, "base", "small")
+	ParamAllgatherRing   = ssi.FullName(ssi.Coll, "base", "allgather_ring")
+	ParamBcastScatter    = ssi.FullName(ssi.Coll, "base", "bcast_scatter")
+	ParamAlltoallPair    = ssi.FullName(ssi.Coll, "base", "alltoall_pairwise")
 )
 
 func init() {
@@ -349,6 +358,14 @@ func init() {
 			Help: "1 lets modules regroup floating-point reductions (smp: reduce on each node first); 0 keeps results bit-identical for a given number of processes"},
 		ssi.Param{Name: "check", Default: "1", Type: ssi.Bool,
 			Help: "1 makes every collective agree on its arguments (root, counts, op, type) first, so a mismatch is an error on every process instead of a hang"},
+		ssi.Param{Name: "small", Default: "512", Type: ssi.Size,
+			Help: "Bytes per process (for Scatter and Alltoall, its n blocks) up to which lam_basic's Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and Allreduce gather every process's part on every process (log2 n exchanges), carrying coll_base_check's digests instead of checking first; Allreduce also without the check. Reductions: at most coll_base_reduce_crossover"},
+		ssi.Param{Name: "allgather_ring", Default: "16384", Type: ssi.Size,
+			Help: "Bytes per process above which lam_basic's Allgather passes the blocks around a ring (n-1 steps) instead of Bruck's algorithm (log2 n steps)"},
+		ssi.Param{Name: "bcast_scatter", Default: "262144", Type: ssi.Size,
+			Help: "Bytes above which lam_basic's Bcast to three or more processes scatters the message in n pieces and passes them around a ring, instead of sending it whole along a tree"},
+		ssi.Param{Name: "alltoall_pairwise", Default: "32768", Type: ssi.Size,
+			Help: "Bytes per block above which lam_basic's Alltoall exchanges with one process at a time (n-1 steps), instead of starting every send and receive at once"},
 	)
 }
 
@@ -358,6 +375,10 @@ type Params struct {
 	ReduceCrossover int
 	Associative     bool
 	Check           bool
+	Small           int
+	AllgatherRing   int
+	BcastScatter    int
+	AlltoallPair    int
 }
 
 // ReadParams reads the framework's parameters.
@@ -373,6 +394,18 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 	p.Associative, err = s.Bool(ParamAssociative)
 	errs = append(errs, err)
 	p.Check, err = s.Bool(ParamCheck)
+	errs = append(errs, err)
+	sm, err := s.Size(ParamSmall)
+	p.Small = int(sm)
+	errs = append(errs, err)
+	ar, err := s.Size(ParamAllgatherRing)
+	p.AllgatherRing = int(ar)
+	errs = append(errs, err)
+	bs, err := s.Size(ParamBcastScatter)
+	p.BcastScatter = int(bs)
+	errs = append(errs, err)
+	ap, err := s.Size(ParamAlltoallPair)
+	p.AlltoallPair = int(ap)
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return p, fmt.Errorf("coll: %w", err)
@@ -404,6 +437,7 @@ type Comm struct {
 	fault    *Error             // the first mismatch seen in the current collective
 	parent   *Comm              // while running as a sub-communicator of parent
 	selected string
+	carry    carry // the argument check carried by the running collective
 	nbcState
 }
 
@@ -588,12 +622,21 @@ const UserOp = 31
 // checks the arguments with the other processes (coll_base_check), runs f
 // with the communicator's functions, and reports the first mismatch seen.
 func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
+	if zeroSize(c, sig) { // nothing to move
+		if sig.Err != nil {
+			return sig.Err
+		}
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.setup(); err != nil {
 		return err
 	}
 	if c.Params.Check {
+		if c.act.Carries != nil && !c.Inter() && sig.Err == nil && c.act.Carries(c, sig) {
+			return c.runCarried(sig, f)
+		}
 		if err := c.agree(sig); err != nil {
 			return err
 		}

@@ -34,7 +34,7 @@ var moduleDocs = map[string]string{
 	"rpi/sysv":       "Shared memory between processes of one node, a pool of rpi_sysv_poolsize bytes; tcp between nodes. Waiters sleep rather than spin.",
 	"rpi/ofi":        "libfabric (OFI) fabrics, through the provider rpi_ofi_provider names (tcp, shm, verbs, ...): reliable datagrams with pre-posted receive buffers and credits. Built where libfabric is installed (build tag ofi); elsewhere it declines.",
 	"rpi/usysv":      "Shared memory between processes of one node with spin locks (polling), the fastest on one node; tcp between nodes.",
-	"coll/lam_basic": "Every collective: linear algorithms up to coll_base_crossover processes, logarithmic (binomial) ones above.",
+	"coll/lam_basic": "Every collective on point-to-point messages: linear algorithms up to coll_base_crossover processes, logarithmic (binomial) ones above, and by size: small Allreduces gather every contribution (carrying the argument check), large ones reduce-scatter and allgather; a dissemination Barrier; Bruck or ring Allgather; scatter and ring Bcast of large messages; pairwise Alltoall of large blocks.",
 	"coll/smp":       "Collectives in two levels (MagPIe): inside each node, then between one leader per node. Reductions are reordered only when coll_base_associative is 1.",
 	"coll/shmem":     "Collectives among the processes of one node through a shared-memory area, without messages.",
 	"cr/self":        "The program checkpoints itself: the library calls the callbacks the program registered (checkpoint, continue, restart).",

@@ -2,17 +2,20 @@
 // communicator, built on point-to-point messages (LAM's lam_basic, with the
 // intercommunicator forms, Alltoallw and Exscan LAM lacked).
 //
-// On an intracommunicator of up to coll_base_crossover processes (4) the
-// algorithms are linear (the root sends to or receives from each process
-// in turn); above it they are binomial trees, and Scan and Exscan use
-// recursive doubling. A commutative Allreduce or Reduce of more than
-// coll_base_reduce_crossover bytes per process uses reduce-scatter by
-// recursive halving, then an allgather by recursive doubling (Allreduce)
-// or a gather of the pieces (Reduce), which moves about twice the data once
-// instead of the whole data log n times. Every reduction combines the
-// contributions in an order fixed by the number of processes (and the root
-// and size), never by timing, so repeated runs give bit-identical results;
-// a non-commutative op is applied in rank order.
+// The algorithm depends on the number of processes and the size, through
+// the coll_base_* thresholds (docs/coll.md has the table): linear
+// algorithms up to coll_base_crossover processes (4) and binomial trees
+// above; a dissemination Barrier; small Allreduces gather every
+// contribution on every process (Bruck's allgather) and reduce locally,
+// carrying the argument check's digest in their messages; a commutative
+// Allreduce or Reduce of more than coll_base_reduce_crossover bytes per
+// process reduce-scatters by recursive halving, then allgathers by
+// recursive doubling (Allreduce) or gathers the pieces (Reduce); Bruck or
+// ring Allgather; large Bcasts scatter, then ring; large Alltoalls go
+// pairwise. Every reduction combines the contributions in an order fixed
+// by the number of processes (and the root and size), never by timing, so
+// repeated runs give bit-identical results; a non-commutative op is
+// applied in rank order.
 //
 // On an intercommunicator, each group works through its local
 // intracommunicator and the two leaders (local rank 0) exchange the
@@ -71,11 +74,11 @@ func Functions(c *coll.Comm) *coll.Actions {
 }
 
 var linear = coll.Actions{
-	Barrier:            barrierLinear,
-	Bcast:              bcastLinear,
-	Gather:             gatherLinear,
+	Barrier:            barrier,
+	Bcast:              bcast,
+	Gather:             gather,
 	Gatherv:            gatherv,
-	Scatter:            scatterLinear,
+	Scatter:            scatter,
 	Scatterv:           scatterv,
 	Allgather:          allgather,
 	Allgatherv:         allgatherv,
@@ -88,13 +91,14 @@ var linear = coll.Actions{
 	ReduceScatterBlock: reduceScatterBlock,
 	Scan:               scanLinear,
 	Exscan:             exscanLinear,
+	Agree:              agree,
+	Carries:            carries,
 }
 
 // logarithmic differs from linear in the functions with a tree or
 // recursive-doubling form; the others choose for themselves (isLinear).
 var logarithmic = func() coll.Actions {
 	a := linear
-	a.Barrier, a.Bcast, a.Gather, a.Scatter = barrierLog, bcastLog, gatherLog, scatterLog
 	a.Scan, a.Exscan = scanLog, exscanLog
 	return a
 }()
@@ -102,14 +106,25 @@ var logarithmic = func() coll.Actions {
 // isLinear reports whether c uses the linear algorithms.
 func isLinear(c *coll.Comm) bool { return c.Size() <= c.Params.Crossover }
 
-// batch starts sends and receives and waits for them together.
+// batch starts sends and receives and waits for them together. The
+// first few are kept in the batch itself, so that a small batch (a
+// variable of the caller's) allocates nothing.
 type batch struct {
-	c   *coll.Comm
-	ps  []coll.Pending
-	err error
+	c    *coll.Comm
+	ps   [8]coll.Pending
+	n    int
+	more []coll.Pending
+	err  error
 }
 
-func newBatch(c *coll.Comm, n int) *batch { return &batch{c: c, ps: make([]coll.Pending, 0, n)} }
+// newBatch starts a batch of up to n operations.
+func newBatch(c *coll.Comm, n int) batch {
+	b := batch{c: c}
+	if n > len(b.ps) {
+		b.more = make([]coll.Pending, 0, n-len(b.ps))
+	}
+	return b
+}
 
 func (b *batch) send(buf []byte, dest int) {
 	if b.err == nil {
@@ -125,16 +140,27 @@ func (b *batch) recv(buf []byte, src int) {
 
 // add keeps a started request, or the error that stops the batch.
 func (b *batch) add(p coll.Pending, err error) {
-	if err != nil {
+	switch {
+	case err != nil:
 		b.err = err
-		return
+	case b.n < len(b.ps):
+		b.ps[b.n] = p
+		b.n++
+	default:
+		b.more = append(b.more, p)
 	}
-	b.ps = append(b.ps, p)
 }
 
+// wait waits for every operation of the batch, which can then start
+// others.
 func (b *batch) wait() error {
-	err := b.c.Wait(b.ps...)
-	b.ps = b.ps[:0]
+	err := b.c.Wait(b.ps[:b.n]...)
+	if len(b.more) > 0 {
+		if err2 := b.c.Wait(b.more...); err == nil {
+			err = err2
+		}
+	}
+	b.n, b.more = 0, b.more[:0]
 	if b.err != nil {
 		return b.err
 	}

@@ -6,51 +6,18 @@ import (
 	"github.com/lamgo/lam/libmpi/coll"
 )
 
-func barrierLinear(c *coll.Comm) error {
+// barrier is the dissemination barrier: in the round at distance d (1,
+// 2, 4, …) each process signals rank r+d and waits for r-d, ⌈log2 n⌉
+// rounds of one message each way, with no process waited on by all. (With
+// coll_base_check, a Barrier is the check, which takes the same rounds.)
+func barrier(c *coll.Comm) error {
 	n, r := c.Size(), c.Rank()
-	switch n {
-	case 1:
-		return nil
-	case 2:
-		return c.Sendrecv(nil, 1-r, nil, 1-r) // one exchange
-	}
-	if r != 0 {
-		if err := c.Send(nil, 0); err != nil {
-			return err
-		}
-		return c.Recv(nil, 0)
-	}
-	b := newBatch(c, n-1)
-	for i := 1; i < n; i++ {
-		b.recv(nil, i)
-	}
-	if err := b.wait(); err != nil {
-		return err
-	}
-	for i := 1; i < n; i++ {
-		b.send(nil, i)
-	}
-	return b.wait()
-}
-
-// barrierLog: a zero-byte fan-in to rank 0 along the binomial tree, then a
-// fan-out.
-func barrierLog(c *coll.Comm) error {
-	n, r := c.Size(), c.Rank()
-	ch := children(r, n)
-	b := newBatch(c, len(ch))
-	for _, k := range ch {
-		b.recv(nil, k)
-	}
-	if err := b.wait(); err != nil {
-		return err
-	}
-	if r != 0 {
-		if err := c.Send(nil, parent(r)); err != nil {
+	for d := 1; d < n; d *= 2 {
+		if err := c.Sendrecv(nil, (r+d)%n, nil, (r-d+n)%n); err != nil {
 			return err
 		}
 	}
-	return bcastLog(c, nil, 0)
+	return nil
 }
 
 func bcastLinear(c *coll.Comm, buf []byte, root int) error {
@@ -85,6 +52,12 @@ func bcastLog(c *coll.Comm, buf []byte, root int) error {
 }
 
 func bcast(c *coll.Comm, buf []byte, root int) error {
+	if _, ok := c.Carry(); ok {
+		return bcastCarried(c, buf, root)
+	}
+	if c.Size() > 2 && len(buf) > c.Params.BcastScatter {
+		return bcastScatter(c, buf, root)
+	}
 	if isLinear(c) {
 		return bcastLinear(c, buf, root)
 	}
@@ -163,6 +136,9 @@ func gatherLog(c *coll.Comm, send, recv []byte, root int) error {
 }
 
 func gather(c *coll.Comm, send, recv []byte, root int) error {
+	if _, ok := c.Carry(); ok {
+		return gatherToRootCarried(c, send, recv, root)
+	}
 	if isLinear(c) {
 		return gatherLinear(c, send, recv, root)
 	}
@@ -259,6 +235,9 @@ func scatterLog(c *coll.Comm, send, recv []byte, root int) error {
 }
 
 func scatter(c *coll.Comm, send, recv []byte, root int) error {
+	if _, ok := c.Carry(); ok {
+		return scatterCarried(c, send, recv, root)
+	}
 	if isLinear(c) {
 		return scatterLinear(c, send, recv, root)
 	}
@@ -283,23 +262,42 @@ func scatterv(c *coll.Comm, send [][]byte, recv []byte, root int) error {
 	return b.wait()
 }
 
-// allgather: a gather to rank 0, then a broadcast.
+// allgather: Bruck's algorithm (gatherAll) for blocks up to
+// coll_base_allgather_ring bytes, a ring above (n-1 steps, each block
+// received straight into place).
 func allgather(c *coll.Comm, send, recv []byte) error {
 	n, r := c.Size(), c.Rank()
 	bs := len(recv) / n
-	if send == nil && r != 0 {
+	if send == nil {
 		send = recv[r*bs : (r+1)*bs]
 	}
 	if n == 1 {
-		if send != nil {
-			copy(recv, send)
+		copy(recv, send)
+		return nil
+	}
+	if _, ok := c.Carry(); ok {
+		return allgatherCarried(c, send, recv)
+	}
+	if bs <= c.Params.AllgatherRing {
+		x, _, err := gatherAll(c, send[:bs], bs, false, 0)
+		if err != nil {
+			return err
+		}
+		for j := range n {
+			i := (r - j + n) % n
+			copy(recv[i*bs:(i+1)*bs], x[j*bs:(j+1)*bs])
 		}
 		return nil
 	}
-	if err := gather(c, send, recv, 0); err != nil {
-		return err
+	copy(recv[r*bs:(r+1)*bs], send) // nothing to do in place
+	right, left := (r+1)%n, (r-1+n)%n
+	for k := range n - 1 {
+		out, in := (r-k+n)%n, (r-k-1+n)%n
+		if err := c.Sendrecv(recv[out*bs:(out+1)*bs], right, recv[in*bs:(in+1)*bs], left); err != nil {
+			return err
+		}
 	}
-	return bcast(c, recv, 0)
+	return nil
 }
 
 // allgatherv: a gather to rank 0, then a broadcast of the blocks, packed
@@ -370,18 +368,40 @@ func span(blocks [][]byte) []byte {
 }
 
 // alltoall: every receive and send at once, each process starting with
-// its right-hand neighbour so that not all send to the same one first.
+// its right-hand neighbour so that not all send to the same one first; for
+// blocks above coll_base_alltoall_pairwise bytes, one exchange at a time
+// (with r+k and r-k at step k), so that no process has n-1 large messages
+// coming at once.
 func alltoall(c *coll.Comm, send, recv []byte) error {
-	n := c.Size()
+	if _, ok := c.Carry(); ok {
+		return alltoallCarried(c, send, recv)
+	}
+	n, r := c.Size(), c.Rank()
 	bs := len(recv) / n
 	if send == nil {
 		send = coll.Clone(recv)
 	}
-	sb, rb := make([][]byte, n), make([][]byte, n)
-	for i := 0; i < n; i++ {
-		sb[i], rb[i] = send[i*bs:(i+1)*bs], recv[i*bs:(i+1)*bs]
+	blk := func(b []byte, i int) []byte { return b[i*bs : (i+1)*bs] }
+	copy(blk(recv, r), blk(send, r))
+	if bs > c.Params.AlltoallPair {
+		for k := 1; k < n; k++ {
+			dst, src := (r+k)%n, (r-k+n)%n
+			if err := c.Sendrecv(blk(send, dst), dst, blk(recv, src), src); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return alltoallv(c, sb, rb)
+	b := newBatch(c, 2*(n-1))
+	for i := 1; i < n; i++ {
+		src := (r - i + n) % n
+		b.recv(blk(recv, src), src)
+	}
+	for i := 1; i < n; i++ {
+		dst := (r + i) % n
+		b.send(blk(send, dst), dst)
+	}
+	return b.wait()
 }
 
 func alltoallv(c *coll.Comm, send, recv [][]byte) error {
@@ -401,6 +421,9 @@ func alltoallv(c *coll.Comm, send, recv [][]byte) error {
 
 // reduce chooses among the linear, binomial and reduce-scatter algorithms.
 func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	if _, ok := c.Carry(); ok {
+		return reduceCarried(c, send, recv, op, root)
+	}
 	n := c.Size()
 	size := len(send)
 	if send == nil {
@@ -691,8 +714,10 @@ func reduceRSG(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	return b.wait()
 }
 
-// allreduce: reduce-scatter and allgather for large commutative
-// reductions, otherwise a reduction to rank 0 and a broadcast.
+// allreduce: for small sizes every process gathers every contribution
+// and reduces them itself (allreduceGather); reduce-scatter and allgather
+// for large commutative reductions; otherwise a reduction to rank 0 and a
+// broadcast.
 func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	n, r := c.Size(), c.Rank()
 	if n == 1 {
@@ -700,6 +725,9 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 			copy(recv, send)
 		}
 		return nil
+	}
+	if _, carried := c.Carry(); carried || gathers(c, len(recv)) {
+		return allreduceGather(c, send, recv, op)
 	}
 	if useRSAG(c, op, len(recv)) {
 		s := &rsag{c: c, n: n, op: op}
