@@ -1,6 +1,7 @@
 package coll_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -121,6 +122,56 @@ func TestScheduleCount(t *testing.T) {
 			return err
 		case !ran:
 			return fmt.Errorf("the last step did not run")
+		}
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
+// Until advances several schedules on the caller's goroutine until its
+// condition holds: here, until every one of three has run its last step,
+// each a round of messages both ways (large enough to need the
+// receiver) then a local step; rank 1 waits for them in the reverse
+// order of rank 0, one Until each after one for them all.
+func TestUntil(t *testing.T) {
+	w := colltest.NewWorld([]int32{0, 0}, 5*time.Second, "coll_base_check", "0")
+	defer w.Close()
+	const n, size = 3, 200 << 10
+	errs := w.Each(func(r int) error {
+		var ss []*coll.Schedule
+		ran := make([]bool, n)
+		ins := make([][]byte, n)
+		for i := range n {
+			v, err := w.Comm(r).Reserve(coll.Alltoall)
+			if err != nil {
+				return err
+			}
+			s := v.Schedule()
+			out := bytes.Repeat([]byte{byte(10*i + r)}, size)
+			ins[i] = make([]byte, size)
+			s.Recv(v, ins[i], 1-r)
+			s.Send(v, out, 1-r)
+			s.Next()
+			s.Do(func() error { ran[i] = true; return nil })
+			v.Launch(coll.Alltoall, nil)
+			ss = append(ss, s)
+		}
+		if r == 1 {
+			slices.Reverse(ss)
+		}
+		coll.Until(ss[:1], ss[0].Done)
+		if !ss[0].Done() {
+			return fmt.Errorf("Until returned before its condition held")
+		}
+		coll.Until(ss, func() bool { return ss[0].Done() && ss[1].Done() && ss[2].Done() })
+		for i := range n {
+			if !ran[i] || ins[i][0] != byte(10*i+1-r) || ins[i][size-1] != byte(10*i+1-r) {
+				return fmt.Errorf("schedule %d: ran %v, received %d...%d", i, ran[i], ins[i][0], ins[i][size-1])
+			}
 		}
 		return nil
 	})
