@@ -3,6 +3,7 @@ package mpi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
@@ -389,12 +390,22 @@ func readState(f io.Reader, path string) (*CheckpointReader, error) {
 	if r.types, err = restoreTypes(lib.Types); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	for _, s := range lib.Comms {
-		c, err := restoreComm(s)
+	// Communicators are made again in the order of their context ids,
+	// the same on every process whatever order each program's callback
+	// referred to them in: making one sets its coll module up, which may
+	// communicate among its processes.
+	order := make([]int, len(lib.Comms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(lib.Comms[a].Context, lib.Comms[b].Context) })
+	r.comms = make([]*Comm, len(lib.Comms))
+	for _, i := range order {
+		c, err := restoreComm(lib.Comms[i])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		r.comms = append(r.comms, c)
+		r.comms[i] = c
 	}
 	r.msgs = lib.Messages
 	return r, nil
@@ -422,6 +433,7 @@ func restoreComm(s crComm) (*Comm, error) {
 	c.init(s.Context, s.Group, rank)
 	if s.Remote == nil {
 		st.comms.Reserve(s.Context)
+		c.setupColl()
 		return c, nil
 	}
 	if len(s.Remote) == 0 || s.Topo != nil {
