@@ -64,7 +64,11 @@ if [ -f "$repo/lib/libmpi.so" ] && "$repo/bin/mpicc" -O2 -o "$work/pp-lamgo" "$r
 else
 	echo "note: bench/c/pingpong.c does not build with LAM/Go's mpicc (make build makes lib/libmpi.so): no C column" >&2
 fi
-"$repo/bin/lamboot" -H >/dev/null 2>&1
+"$repo/bin/lamboot" -H >/dev/null 2>"$work/lamboot.err" || {
+	echo "$0: lamboot failed (as root, export LAM_ALLOW_RUN_AS_ROOT=1):" >&2
+	cat "$work/lamboot.err" >&2
+	exit 1
+}
 up=true
 
 last() { tail -1 | awk '{print $2}'; }

@@ -92,7 +92,11 @@ add() {
 	echo "$0: build first (make build)" >&2
 	exit 1
 }
-"$repo/bin/lamboot" -H >/dev/null 2>&1
+"$repo/bin/lamboot" -H >/dev/null 2>"$work/lamboot.err" || {
+	echo "$0: lamboot failed (as root, export LAM_ALLOW_RUN_AS_ROOT=1):" >&2
+	cat "$work/lamboot.err" >&2
+	exit 1
+}
 ours_up=true
 ours() { add "LAM/Go $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $repo/bin/pingpong -max $max -iters $ITERS latency"; }
 
