@@ -245,7 +245,10 @@ type Actions struct {
 	// an intracommunicator: it reports whether every process gave the same
 	// digest of its call, the same answer on every process, waiting for
 	// every process as a Barrier does. Without it the check reduces the
-	// digests with Allreduce.
+	// digests with Allreduce. It does not fall back to lam_basic's: a
+	// module whose Allreduce runs on sub-communicators (smp) checks through
+	// them, which also sets them up on every process before a nonblocking
+	// collective needs them.
 	Agree func(c *Comm, digest uint64) (bool, error)
 	// Carries, if a module has it, reports whether its function for sig
 	// carries the argument check's digest in its own messages (Carry,
@@ -309,9 +312,6 @@ func (a *Actions) fill(b *Actions) {
 	}
 	if a.Exscan == nil {
 		a.Exscan = b.Exscan
-	}
-	if a.Agree == nil {
-		a.Agree = b.Agree
 	}
 }
 
