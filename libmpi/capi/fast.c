@@ -188,8 +188,9 @@ static int64_t fast_now(void)
 enum { fast_polls = 32 };
 
 /* lamgo_fast_recv receives as MPI_Recv would if it can without the Go
- * path, and reports whether it did. It polls the source's ring for as long
- * as the engine's waiters spin before they yield, then leaves the receive
+ * path, and reports whether it did. It polls the source's ring for a few
+ * microseconds at most (spin_ns: fast.go's fastSpin, or less if the
+ * engine's waiters spin less before they yield), then leaves the receive
  * to the Go path. */
 int lamgo_fast_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {

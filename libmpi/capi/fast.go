@@ -10,6 +10,7 @@ import "C"
 import (
 	"os"
 	"runtime"
+	"time"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/internal/core"
@@ -26,6 +27,12 @@ import (
 
 // fastEnv is the variable that turns the fast path off.
 const fastEnv = "LAM_MPI_CAPI_FAST"
+
+// fastSpin bounds how long a C receive polls its ring before the Go path
+// takes over, which then spins, yields and sleeps at the transport's pace
+// from the start: a ping-pong's reply comes well within it on a quiet
+// node, and a loaded one does not spin twice as long before yielding.
+const fastSpin = 4 * time.Microsecond
 
 // fastPins keeps what the C fast path points into where it is.
 var fastPins runtime.Pinner
@@ -56,7 +63,7 @@ func startFast() {
 	}
 	f.context = C.uint32_t(context)
 	f.rank, f.size = C.int(rank), C.int(len(o.Peers))
-	f.spin_ns = C.int64_t(o.Spin.Nanoseconds())
+	f.spin_ns = C.int64_t(min(o.Spin, fastSpin).Nanoseconds())
 	for h := 1; h < C.LAMGO_PREDEFINED_TYPES; h++ {
 		if t := types.get(h); t != nil && t.contig && !t.derived {
 			f.type_size[h] = C.int(t.size)
