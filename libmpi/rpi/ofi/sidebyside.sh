@@ -59,12 +59,12 @@ one() { # column size — one-way latency in µs ("" if the run failed)
 	ompi-*)
 		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FI_PROVIDER=${1#ompi-} \
 			timeout 300 mpirun.openmpi -np 2 --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none "$work/pp-ompi" -min "$2" -max "$2" -iters "$iters" latency 2>/dev/null |
-			tail -1 | awk '{print $2}' || true
+			grep -v '^#' | tail -1 | awk '{print $2}' || true
 		;;
 	*)
 		# shellcheck disable=SC2046
 		timeout 300 bin/mpirun $(args "$1") -np 2 bin/pingpong -min "$2" -max "$2" -iters "$iters" latency 2>/dev/null |
-			tail -1 | awk '{print $2}' || true
+			grep -v '^#' | tail -1 | awk '{print $2}' || true
 		;;
 	esac
 }
