@@ -70,11 +70,17 @@ func capiGo_Send(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest,
 //
 //export capiGo_Recv
 func capiGo_Recv(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
-	c, rc := commArg(comm, "MPI_Recv")
+	return recv("MPI_Recv", buf, count, datatype, source, tag, comm, status)
+}
+
+// recv is a blocking receive for the MPI call fn (MPI_Recv, a
+// Sendrecv's receive).
+func recv(fn string, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
+	c, rc := commArg(comm, fn)
 	if c == nil {
 		return rc
 	}
-	b, walk, n, rc := bufArgs(c, buf, count, datatype, "MPI_Recv")
+	b, walk, n, rc := bufArgs(c, buf, count, datatype, fn)
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -349,7 +355,7 @@ func capi_Recv_init(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, so
 func capiGo_Sendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest, sendtag C.int,
 	recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status, sent C.int) C.int {
 	if sent != 0 {
-		return sendrecvRest(recvbuf, recvcount, recvtype, source, recvtag, comm, status)
+		return recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, status)
 	}
 	c, rc := commArg(comm, "MPI_Sendrecv")
 	if c == nil {
@@ -369,27 +375,6 @@ func capiGo_Sendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Dat
 		s, err = mpi.Sendrecv(c, sb, int(dest), int(sendtag), rb, int(source), int(recvtag))
 	} else {
 		s, err = sendrecvType(c, sb, sn, swalk, int(dest), int(sendtag), rb, rn, rwalk, int(source), int(recvtag))
-	}
-	putStatus(status, s, err)
-	return code(err)
-}
-
-// sendrecvRest is the receive of a Sendrecv whose send is done.
-func sendrecvRest(recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) C.int {
-	c, rc := commArg(comm, "MPI_Sendrecv")
-	if c == nil {
-		return rc
-	}
-	rb, rwalk, rn, rc := bufArgs(c, recvbuf, recvcount, recvtype, "MPI_Sendrecv")
-	if rc != C.MPI_SUCCESS {
-		return rc
-	}
-	var s mpi.Status
-	var err error
-	if rwalk != nil {
-		s, err = mpi.RecvType(c, rb, rn, rwalk, int(source), int(recvtag))
-	} else {
-		s, err = mpi.Recv(c, rb, int(source), int(recvtag))
 	}
 	putStatus(status, s, err)
 	return code(err)

@@ -13,21 +13,14 @@ import (
 // Iallreduces waited for in the opposite order beside a blocking one;
 // over usysv and tcp, 1 to 5 processes.
 func TestIcollLocal(t *testing.T) {
-	needPgrep(t)
-	ctx, l := bootLocal(t, 3*time.Minute)
-	for _, args := range [][]string{
+	runSuite(t, "icoll", [][]string{
 		{"-np", "1"},
 		{"-np", "2"},
 		{"-np", "3"},
 		{"-np", "5"},
 		{"-ssi", "rpi", "tcp", "-np", "4"},
 		{"-ssi", "coll_base_crossover", "1", "-np", "5"},
-	} {
-		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icoll")...)
-		if r.code != 0 || r.stdout != "icoll ok\n" {
-			t.Errorf("icoll %v: %v", args, r)
-		}
-	}
+	})
 }
 
 // Many nonblocking collectives outstanding at once on three
@@ -35,19 +28,12 @@ func TestIcollLocal(t *testing.T) {
 // with blocking ones, small and rendezvous-sized (testprog icollmany):
 // more ranks than the machine's cores, over usysv and tcp.
 func TestIcollMany(t *testing.T) {
-	needPgrep(t)
-	ctx, l := bootLocal(t, 3*time.Minute)
-	for _, args := range [][]string{
+	runSuite(t, "icollmany", [][]string{
 		{"-np", "2"},
 		{"-np", "5"},
 		{"-ssi", "rpi", "tcp", "-np", "4"},
 		{"-ssi", "coll_base_crossover", "1", "-ssi", "coll_base_check", "0", "-np", "6"},
-	} {
-		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollmany")...)
-		if r.code != 0 || r.stdout != "icollmany ok\n" {
-			t.Errorf("icollmany %v: %v", args, r)
-		}
-	}
+	})
 }
 
 // First collectives that are nonblocking, on fresh communicators (two
@@ -57,19 +43,12 @@ func TestIcollMany(t *testing.T) {
 // so nobody waits in a setup the others have not reached. Over usysv
 // (shmem), tcp and with lam_basic.
 func TestIcollFirst(t *testing.T) {
-	needPgrep(t)
-	ctx, l := bootLocal(t, 3*time.Minute)
-	for _, args := range [][]string{
+	runSuite(t, "icollfirst", [][]string{
 		{"-np", "2"},
 		{"-np", "5"},
 		{"-ssi", "rpi", "tcp", "-np", "4"},
 		{"-ssi", "coll", "lam_basic", "-np", "3"},
-	} {
-		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollfirst")...)
-		if r.code != 0 || r.stdout != "icollfirst ok\n" {
-			t.Errorf("icollfirst %v: %v", args, r)
-		}
-	}
+	})
 }
 
 // Point-to-point requests and nonblocking collectives (neighbour ones
@@ -77,17 +56,24 @@ func TestIcollFirst(t *testing.T) {
 // Testsome, Testall and Waitall (testprog icollmix), which advance the
 // collectives' schedules on the caller's goroutine.
 func TestIcollMix(t *testing.T) {
-	needPgrep(t)
-	ctx, l := bootLocal(t, 3*time.Minute)
-	for _, args := range [][]string{
+	runSuite(t, "icollmix", [][]string{
 		{"-np", "2"},
 		{"-np", "5"},
 		{"-ssi", "rpi", "tcp", "-np", "4"},
 		{"-ssi", "rpi", "sysv", "-np", "3"},
-	} {
-		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollmix")...)
-		if r.code != 0 || r.stdout != "icollmix ok\n" {
-			t.Errorf("icollmix %v: %v", args, r)
+	})
+}
+
+// runSuite runs testprog's suite under mpirun with each of cases' mpirun
+// options in a universe on this host.
+func runSuite(t *testing.T, suite string, cases [][]string) {
+	t.Helper()
+	needPgrep(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	for _, args := range cases {
+		r := l.run(ctx, "mpirun", append(args, bin("testprog"), suite)...)
+		if r.code != 0 || r.stdout != suite+" ok\n" {
+			t.Errorf("%s %v: %v", suite, args, r)
 		}
 	}
 }
