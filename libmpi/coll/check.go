@@ -290,8 +290,9 @@ func interRootOK(mine, remote agg) bool {
 }
 
 // zeroSize reports whether a collective moves nothing, so that it returns
-// at once after the process's own argument checks (sig.Err), with no
-// message and without coll_base_check's agreement: on an
+// at once when the process's own arguments are right (a process with an
+// argument error takes part in coll_base_check's agreement, so that every
+// process learns of it), with no message and without the agreement: on an
 // intracommunicator, a collective whose block size (Sig.Send) is the same
 // on every process in a correct program, called with zero bytes. Other
 // MPIs do the same; the cost is that coll_base_check cannot report a

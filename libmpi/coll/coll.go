@@ -622,10 +622,7 @@ const UserOp = 31
 // checks the arguments with the other processes (coll_base_check), runs f
 // with the communicator's functions, and reports the first mismatch seen.
 func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
-	if zeroSize(c, sig) { // nothing to move
-		if sig.Err != nil {
-			return sig.Err
-		}
+	if sig.Err == nil && zeroSize(c, sig) { // nothing to move
 		return nil
 	}
 	c.mu.Lock()
