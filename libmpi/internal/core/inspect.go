@@ -7,6 +7,10 @@ import (
 	"github.com/lamgo/lam/libmpi/internal/match"
 )
 
+// inspectPasses bounds the progress passes Unexpected makes before it
+// lists the queue.
+const inspectPasses = 64
+
 // Pending is an unexpected message: it arrived and no receive has
 // matched it yet (what mpimsg lists).
 type Pending struct {
@@ -18,8 +22,9 @@ type Pending struct {
 	Sync    bool // a synchronous send waiting for the match
 }
 
-// Unexpected returns up to max messages of the unexpected queue. It takes
-// the progress lock for as long as the copy takes, waiting at most until
+// Unexpected returns up to max messages of the unexpected queue, after
+// reading what the links hold. It takes the progress lock for as long as
+// that takes, waiting at most until
 // ctx ends for it (a waiter releases the lock between passes).
 func (e *Engine) Unexpected(ctx context.Context, max int) ([]Pending, error) {
 	for !e.mu.TryLock() {
@@ -28,6 +33,20 @@ func (e *Engine) Unexpected(ctx context.Context, max int) ([]Pending, error) {
 			return nil, ctx.Err()
 		case <-time.After(50 * time.Microsecond):
 		}
+	}
+	// What has arrived on the links is read first: a process blocked
+	// where nothing reads them (in a shared-memory collective, say)
+	// would otherwise hide messages that reached it.
+	before := e.activity
+	for range inspectPasses {
+		moved := e.activity
+		e.progress()
+		if e.activity == moved {
+			break
+		}
+	}
+	if e.activity != before {
+		defer e.ring()
 	}
 	defer e.mu.Unlock()
 	var out []Pending
