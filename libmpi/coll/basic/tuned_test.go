@@ -147,8 +147,11 @@ func TestMismatchCarried(t *testing.T) {
 	}
 }
 
-// A collective of zero bytes returns at once, sending nothing, with the
-// process's own argument error if it has one.
+// A collective of zero bytes returns at once, sending nothing, when the
+// process's own arguments are right; a process with an argument error
+// whose size is unknown (0 bytes here, 4 for the others, as with a null
+// datatype) takes part in the check, so that every process returns an
+// error and nobody hangs.
 func TestZeroSize(t *testing.T) {
 	errs := colltest.Run(t, oneNode(3), 5*time.Second, nil, func(c *coll.Comm) error {
 		if c.Rank() == 1 {
@@ -156,12 +159,17 @@ func TestZeroSize(t *testing.T) {
 			if err := c.Run(coll.Sig{Kind: coll.Bcast, Send: 0}, func(a *coll.Actions) error { return a.Bcast(c, nil, 0) }); err != nil {
 				return err
 			}
-			err := c.Run(coll.Sig{Kind: coll.Allreduce, Send: 0, Err: coll.Errorf(coll.ErrOp, "bad op")}, func(*coll.Actions) error {
-				return errors.New("ran")
-			})
-			if classOf(err) != coll.ErrOp {
-				return fmt.Errorf("own error: %v", err)
-			}
+		}
+		sig := coll.Sig{Kind: coll.Bcast, Send: 4}
+		if c.Rank() == 1 {
+			sig = coll.Sig{Kind: coll.Bcast, Send: 0, Err: coll.Errorf(coll.ErrType, "bad type")}
+		}
+		err := c.Run(sig, func(a *coll.Actions) error { return a.Bcast(c, make([]byte, 4), 0) })
+		switch {
+		case err == nil:
+			return errors.New("a Bcast with rank 1's argument error succeeded")
+		case c.Rank() == 1 && classOf(err) != coll.ErrType:
+			return fmt.Errorf("own error: %v", err)
 		}
 		return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
 	})
