@@ -174,48 +174,46 @@ func (e *Engine) flush(p *peer) {
 // flushBytes writes what the link takes now of a frame whose body is
 // bytes; it reports whether the frame is written.
 func (e *Engine) flushBytes(p *peer, f *outFrame) bool {
-	{
-		if p.vw != nil && f.hdrN == 0 && len(f.body) > 0 {
-			// Header and body in one system call.
-			n, err := p.vw.Write2(f.hdr[:], f.body)
-			if err != nil {
-				e.peerDied(p, err)
-				return false
-			}
-			if n == 0 {
-				return false
-			}
-			e.activity++
-			p.sent += uint64(n)
-			h := min(n, headerSize)
-			f.hdrN, f.n = h, n-h
+	if p.vw != nil && f.hdrN == 0 && len(f.body) > 0 {
+		// Header and body in one system call.
+		n, err := p.vw.Write2(f.hdr[:], f.body)
+		if err != nil {
+			e.peerDied(p, err)
+			return false
 		}
+		if n == 0 {
+			return false
+		}
+		e.activity++
+		p.sent += uint64(n)
+		h := min(n, headerSize)
+		f.hdrN, f.n = h, n-h
+	}
+	if f.hdrN < headerSize {
+		n, err := p.link.Write(f.hdr[f.hdrN:])
+		if err != nil {
+			e.peerDied(p, err)
+			return false
+		}
+		f.hdrN += n
+		p.sent += uint64(n)
+		e.activity += uint64(n)
 		if f.hdrN < headerSize {
-			n, err := p.link.Write(f.hdr[f.hdrN:])
-			if err != nil {
-				e.peerDied(p, err)
-				return false
-			}
-			f.hdrN += n
-			p.sent += uint64(n)
-			e.activity += uint64(n)
-			if f.hdrN < headerSize {
-				return false
-			}
+			return false
 		}
-		for f.n < len(f.body) {
-			n, err := p.link.Write(f.body[f.n:])
-			if err != nil {
-				e.peerDied(p, err)
-				return false
-			}
-			if n == 0 {
-				return false
-			}
-			e.activity++
-			p.sent += uint64(n)
-			f.n += n
+	}
+	for f.n < len(f.body) {
+		n, err := p.link.Write(f.body[f.n:])
+		if err != nil {
+			e.peerDied(p, err)
+			return false
 		}
+		if n == 0 {
+			return false
+		}
+		e.activity++
+		p.sent += uint64(n)
+		f.n += n
 	}
 	return true
 }
