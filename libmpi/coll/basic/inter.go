@@ -128,13 +128,20 @@ func interAllgatherv(c *coll.Comm, send []byte, recv [][]byte) error {
 	return b.wait()
 }
 
-func interAlltoall(c *coll.Comm, send, recv []byte) error {
+// remoteBlocks splits an intercommunicator Alltoall's buffers into the
+// blocks of the remote group's processes.
+func remoteBlocks(c *coll.Comm, send, recv []byte) (sb, rb [][]byte) {
 	n := c.T.RemoteSize()
-	sb, rb := make([][]byte, n), make([][]byte, n)
+	sb, rb = make([][]byte, n), make([][]byte, n)
 	ss, rs := len(send)/n, len(recv)/n
 	for i := 0; i < n; i++ {
 		sb[i], rb[i] = send[i*ss:(i+1)*ss], recv[i*rs:(i+1)*rs]
 	}
+	return sb, rb
+}
+
+func interAlltoall(c *coll.Comm, send, recv []byte) error {
+	sb, rb := remoteBlocks(c, send, recv)
 	return interAlltoallv(c, sb, rb)
 }
 

@@ -166,10 +166,16 @@ func gatherv(c *coll.Comm, send []byte, recv [][]byte, root int) error {
 
 // copyBlock copies a process's own block, which must fit exactly.
 func copyBlock(c *coll.Comm, dst, src []byte, r int) {
+	checkOwnBlock(c, dst, src, r)
+	copy(dst, src)
+}
+
+// checkOwnBlock reports a process's own block that does not fill its
+// slot exactly as the collective's fault.
+func checkOwnBlock(c *coll.Comm, dst, src []byte, r int) {
 	if len(dst) != len(src) {
 		c.Fault(coll.Errorf(coll.ErrCount, "%s: rank %d's own block is %d bytes, its slot %d", c.T.Name(), r, len(src), len(dst)))
 	}
-	copy(dst, src)
 }
 
 func scatterLinear(c *coll.Comm, send, recv []byte, root int) error {

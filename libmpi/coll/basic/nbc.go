@@ -25,9 +25,7 @@ func clone(s *coll.Schedule, b []byte) []byte {
 // nbCopyBlock adds the copy of a process's own block, which must fit
 // exactly (copyBlock as a step).
 func nbCopyBlock(c *coll.Comm, dst, src []byte, r int) {
-	if len(dst) != len(src) {
-		c.Fault(coll.Errorf(coll.ErrCount, "%s: rank %d's own block is %d bytes, its slot %d", c.T.Name(), r, len(src), len(dst)))
-	}
+	checkOwnBlock(c, dst, src, r)
 	c.Schedule().Copy(dst, src)
 }
 

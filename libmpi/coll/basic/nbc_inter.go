@@ -116,12 +116,7 @@ func nbInterAllgatherv(c *coll.Comm, send []byte, recv [][]byte) error {
 }
 
 func nbInterAlltoall(c *coll.Comm, send, recv []byte) error {
-	n := c.T.RemoteSize()
-	sb, rb := make([][]byte, n), make([][]byte, n)
-	ss, rs := len(send)/n, len(recv)/n
-	for i := 0; i < n; i++ {
-		sb[i], rb[i] = send[i*ss:(i+1)*ss], recv[i*rs:(i+1)*rs]
-	}
+	sb, rb := remoteBlocks(c, send, recv)
 	return nbInterAlltoallv(c, sb, rb)
 }
 
