@@ -2,6 +2,7 @@ package integration
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,7 +108,7 @@ func TestIcollSMP(t *testing.T) {
 // as long as one Allreduce, against an Iallreduce, the loop, then Wait.
 // Medians over the rounds, in µs:
 //
-//	go test ./shared/integration -run '^$' -bench Icoll -benchtime 1x
+//	go test ./shared/integration -run '^$' -bench 'Icoll$' -benchtime 1x
 //
 // LAM_BENCH_RPI names the rpi (usysv by default; sysv and tcp wait in
 // the kernel instead of polling, which leaves the processor to the loop),
@@ -117,17 +118,61 @@ func TestIcollSMP(t *testing.T) {
 func BenchmarkIcoll(b *testing.B) {
 	needPgrep(b)
 	ctx, l := bootLocal(b, 10*time.Minute)
-	times := map[string][]float64{}
 	np := os.Getenv("LAM_BENCH_NP")
 	if np == "" {
 		np = "2"
 	}
-	for b.Loop() {
-		args := []string{"-np", np}
-		if rpi := os.Getenv("LAM_BENCH_RPI"); rpi != "" {
-			args = append(args, "-ssi", "rpi", rpi)
+	args := []string{"-np", np}
+	if rpi := os.Getenv("LAM_BENCH_RPI"); rpi != "" {
+		args = append(args, "-ssi", "rpi", rpi)
+	}
+	icollBenchRounds(b, func() result {
+		return l.run(ctx, "mpirun", append(args, bin("testprog"), "icollbench", "15")...)
+	})
+}
+
+// BenchmarkIcollWire is the same measurement between two simulated hosts
+// whose links carry LAM_BENCH_RATE (default 1gbit, tc's notation) each
+// way, as a cluster's Ethernet does: each host's eth0 sends through a
+// token-bucket filter (tc tbf), so a message spends time on the wire that
+// is not processor time, which is what a nonblocking collective can hide.
+// One process per host, tcp between them.
+//
+//	go test ./shared/integration -run '^$' -bench IcollWire -benchtime 1x
+func BenchmarkIcollWire(b *testing.B) {
+	if _, err := exec.LookPath("tc"); err != nil {
+		b.Skip("tc (iproute2) is not installed")
+	}
+	rate := os.Getenv("LAM_BENCH_RATE")
+	if rate == "" {
+		rate = "1gbit"
+	}
+	ctx := testContext(b, 10*time.Minute)
+	h := newHosts(b, 2)
+	for i := range h.c.Hosts {
+		tc := h.c.Command(ctx, i, "tc", "qdisc", "add", "dev", "eth0", "root", "tbf",
+			"rate", rate, "burst", "128kb", "latency", "100ms")
+		if out, err := tc.CombinedOutput(); err != nil {
+			b.Skipf("tc tbf on host %d (the kernel needs sch_tbf): %v: %s", i, err, out)
 		}
-		r := l.run(ctx, "mpirun", append(args, bin("testprog"), "icollbench", "15")...)
+	}
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, h.schema(nil)); r.code != 0 {
+		b.Fatalf("lamboot: %v", r)
+	}
+	icollBenchRounds(b, func() result {
+		return h.run(ctx, 0, "mpirun", "n0", "n1", bin("testprog"), "icollbench", "9")
+	})
+	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
+		b.Errorf("lamhalt: %v", r)
+	}
+}
+
+// icollBenchRounds runs testprog icollbench once per benchmark iteration
+// and reports the medians of what it printed.
+func icollBenchRounds(b *testing.B, run func() result) {
+	times := map[string][]float64{}
+	for b.Loop() {
+		r := run()
 		if r.code != 0 {
 			b.Fatalf("icollbench: %v", r)
 		}

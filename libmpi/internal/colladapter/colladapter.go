@@ -154,15 +154,16 @@ func (sent) Done() bool                 { return true }
 var progresses sync.Map // *core.Engine → *coll.Progress
 
 // Progress is the progress of the nonblocking collectives of t's engine
-// (coll.Progressor): it waits in the engine's own wait, which polls the
-// links, then sleeps until one can move bytes.
+// (coll.Progressor): it waits behind the program (core.Engine.WaitBehind:
+// a few polls of the links, then asleep until one can move bytes), so
+// that the processor stays with the program's computation.
 func (t *Transport) Progress() *coll.Progress {
 	if p, ok := progresses.Load(t.Engine); ok {
 		return p.(*coll.Progress)
 	}
 	e := t.Engine
 	p, _ := progresses.LoadOrStore(e, coll.NewProgress(func(cond func() bool) error {
-		return e.WaitAny(context.Background(), cond)
+		return e.WaitBehind(context.Background(), cond)
 	}))
 	return p.(*coll.Progress)
 }

@@ -52,7 +52,7 @@ func (e *Engine) Mprobe(ctx context.Context, context uint32, source, tag int) (*
 		}
 		e.mu.Unlock()
 		return m != nil
-	}, true)
+	}, true, false)
 	if m != nil {
 		return m, nil
 	}

@@ -80,18 +80,28 @@ func (e *Engine) Progress() {
 // Wait waits for r to complete: spinning on the links, then yielding the
 // processor, then blocking in poll(2).
 func (e *Engine) Wait(ctx context.Context, r *Request) error {
-	return e.waitFor(ctx, r.Done, false)
+	return e.waitFor(ctx, r.Done, false, false)
 }
 
 // WaitAny waits until cond holds (cond is checked without the progress
 // lock, so it must read only atomics such as Request.Done).
 func (e *Engine) WaitAny(ctx context.Context, cond func() bool) error {
-	return e.waitFor(ctx, cond, false)
+	return e.waitFor(ctx, cond, false, false)
+}
+
+// WaitBehind waits until cond holds as a goroutine working behind the
+// program does (the progress of nonblocking collectives): it polls the
+// links briefly, then sleeps until one can move bytes, and never spins
+// while bytes trickle in, so that the processor stays with the program's
+// computation. cond is checked as WaitAny's is.
+func (e *Engine) WaitBehind(ctx context.Context, cond func() bool) error {
+	return e.waitFor(ctx, cond, false, true)
 }
 
 // waitFor waits until cond holds. A cond that takes the progress lock
-// itself says so with locks.
-func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) error {
+// itself says so with locks; behind sleeps as soon as the first polls
+// find nothing to finish (WaitBehind).
+func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks, behind bool) error {
 	start := time.Time{}
 	for i := 0; ; i++ {
 		if cond() {
@@ -121,7 +131,7 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) erro
 			if done || cond() {
 				return nil
 			}
-			if moved {
+			if moved && !behind {
 				// Bytes are moving (a long message): spin on, the
 				// pace counts from when they stop.
 				i, start = 0, time.Time{}
@@ -137,6 +147,10 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) erro
 			}
 		}
 		if i < e.pace.SpinPolls {
+			continue
+		}
+		if behind {
+			e.block(e.nap, cond)
 			continue
 		}
 		if start.IsZero() {
@@ -283,7 +297,7 @@ func (e *Engine) Probe(ctx context.Context, context uint32, source, tag int) (St
 		}
 		e.mu.Unlock()
 		return found
-	}, true)
+	}, true, false)
 	return st, err
 }
 
@@ -342,7 +356,7 @@ func (e *Engine) Close(ctx context.Context) error {
 			}
 		}
 		return true
-	}, true)
+	}, true, false)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
