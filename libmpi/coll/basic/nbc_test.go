@@ -11,27 +11,13 @@ import (
 	"github.com/lamgo/lam/libmpi/coll/colltest"
 )
 
-// startNB starts a nonblocking collective as the mpi package does (its
-// view reserved now, its schedule built after the argument check of sig
-// and left to the world's progress) and returns the channel its outcome
-// comes on.
-func startNB(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
-	v, err := c.Reserve(sig.Kind)
-	if err != nil {
-		return nil, err
-	}
-	done := make(chan error, 1)
-	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, func(err error) { done <- err })
-	return done, nil
-}
-
 // twins is each collective as a function of the communicator and its
 // functions, writing its result to out (n ranks, k int64s per block).
-func twins(r, n, k int, op *coll.Op) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error {
+func twins(r, n, k int, op *coll.Op) map[coll.Kind]colltest.Twin {
 	bs := 8 * k
 	mine := colltest.Ints(r, k)
 	root := n / 2
-	return map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error{
+	return map[coll.Kind]colltest.Twin{
 		coll.Barrier: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) },
 		coll.Bcast: func(c *coll.Comm, a *coll.Actions, out []byte) error {
 			if r == root {
@@ -141,7 +127,7 @@ func TestNonblockingMatchesBlocking(t *testing.T) {
 							if err := c2.Run(coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(a *coll.Actions) error { return f(c2, a, want) }); err != nil {
 								return fmt.Errorf("%s blocking: %w", kind, err)
 							}
-							done, err := startNB(c, coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return f(v, a, got) })
+							done, err := colltest.Start(c, coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return f(v, a, got) })
 							if err != nil {
 								return fmt.Errorf("%s: start: %w", kind, err)
 							}
@@ -186,11 +172,11 @@ func TestNonblockingOutstanding(t *testing.T) {
 				}
 				in1, in2 := colltest.Ints(r, k), colltest.Ints(r+7, k)
 				out1, out2 := coll.Buffer(8*k), coll.Buffer(8*k)
-				d1, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in1, out1, &colltest.Sum) })
+				d1, err := colltest.Start(c, coll.Sig{Kind: coll.Allreduce, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in1, out1, &colltest.Sum) })
 				if err != nil {
 					return err
 				}
-				d2, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in2, out2, &colltest.Sum) })
+				d2, err := colltest.Start(c, coll.Sig{Kind: coll.Allreduce, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error { return a.Allreduce(v, in2, out2, &colltest.Sum) })
 				if err != nil {
 					return err
 				}
@@ -287,7 +273,7 @@ func TestNonblockingInter(t *testing.T) {
 					for i, o := range ops {
 						outs[i] = coll.Buffer(8 * k * 3)
 						var err error
-						dones[i], err = startNB(c, o.sig, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) })
+						dones[i], err = colltest.Start(c, o.sig, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) })
 						if err != nil {
 							return err
 						}
@@ -339,7 +325,7 @@ func TestNonblockingCheck(t *testing.T) {
 				if r == 0 {
 					size--
 				}
-				bad, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: size}, func(v *coll.Comm, a *coll.Actions) error {
+				bad, err := colltest.Start(c, coll.Sig{Kind: coll.Allreduce, Send: size}, func(v *coll.Comm, a *coll.Actions) error {
 					v.Schedule().Do(func() error { return fmt.Errorf("ran despite the mismatch") })
 					return nil
 				})
@@ -350,7 +336,7 @@ func TestNonblockingCheck(t *testing.T) {
 				if r == n-1 {
 					root = 1
 				}
-				badRoot, err := startNB(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: 8}, func(v *coll.Comm, a *coll.Actions) error {
+				badRoot, err := colltest.Start(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: 8}, func(v *coll.Comm, a *coll.Actions) error {
 					v.Schedule().Do(func() error { return fmt.Errorf("ran despite the mismatch") })
 					return nil
 				})
@@ -358,7 +344,7 @@ func TestNonblockingCheck(t *testing.T) {
 					return err
 				}
 				out := coll.Buffer(8 * k)
-				good, err := startNB(c, coll.Sig{Kind: coll.Allreduce, Send: 8 * k}, func(v *coll.Comm, a *coll.Actions) error {
+				good, err := colltest.Start(c, coll.Sig{Kind: coll.Allreduce, Send: 8 * k}, func(v *coll.Comm, a *coll.Actions) error {
 					return a.Allreduce(v, in, out, &colltest.Sum)
 				})
 				if err != nil {
@@ -401,91 +387,16 @@ func TestNonblockingCheck(t *testing.T) {
 // blocking Allreduce on a fourth after each round, linear and binomial:
 // each gives what its blocking twin gives afterwards.
 func TestNonblockingMany(t *testing.T) {
+	kinds := []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Allgather, coll.Alltoall, coll.Scan}
+	fs := func(c *coll.Comm, k int) (map[coll.Kind]colltest.Twin, int) {
+		return twins(c.Rank(), c.Size(), k, &colltest.Sum), 8 * c.Size() * k
+	}
 	for _, params := range [][]string{nil, {"coll_base_crossover", "1"}, {"coll_base_check", "0"}} {
 		for _, n := range []int{3, 7} {
 			t.Run(fmt.Sprintf("n=%d/%v", n, params), func(t *testing.T) {
 				w := colltest.NewWorld(oneNode(n), 20*time.Second, params...)
 				defer w.Close()
-				errs := w.Each(func(r int) error {
-					world := w.Comm(r)
-					dup, err := world.T.Split(0, r)
-					if err != nil {
-						return err
-					}
-					half, err := world.T.Split(r%2, r)
-					if err != nil {
-						return err
-					}
-					blocking, err := world.T.Split(0, r)
-					if err != nil {
-						return err
-					}
-					comms := []*coll.Comm{world, dup, half}
-					type job struct {
-						c    *coll.Comm
-						kind coll.Kind
-						out  []byte
-						f    func(c *coll.Comm, a *coll.Actions, out []byte) error
-						done <-chan error
-					}
-					var jobs []*job
-					for i := range 4 {
-						k := 1 + 300*(i%2) // 8 and 2408 bytes a block
-						for j := range comms {
-							c := comms[(j+r)%len(comms)]
-							fs := twins(c.Rank(), c.Size(), k, &colltest.Sum)
-							for _, kind := range []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Allgather, coll.Alltoall, coll.Scan} {
-								jb := &job{c: c, kind: kind, out: coll.Buffer(8 * c.Size() * k), f: fs[kind]}
-								if jb.done, err = startNB(c, coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error {
-									return jb.f(v, a, jb.out)
-								}); err != nil {
-									return err
-								}
-								jobs = append(jobs, jb)
-							}
-						}
-						sum := coll.Buffer(8)
-						if err := blocking.Run(coll.Sig{Kind: coll.Allreduce, Send: 8}, func(a *coll.Actions) error {
-							return a.Allreduce(blocking, colltest.Ints(r, 1), sum, &colltest.Sum)
-						}); err != nil {
-							return fmt.Errorf("blocking: %w", err)
-						}
-					}
-					for i := len(jobs) - 1; i >= 0; i-- {
-						if err := <-jobs[i].done; err != nil {
-							return fmt.Errorf("job %d (%s): %w", i, jobs[i].kind, err)
-						}
-					}
-					// The blocking twins in the same order everywhere:
-					// communicator by communicator.
-					var order []int
-					for _, c := range comms {
-						for i, jb := range jobs {
-							if jb.c == c {
-								order = append(order, i)
-							}
-						}
-					}
-					for _, i := range order {
-						jb := jobs[i]
-						want := coll.Buffer(len(jb.out))
-						if err := jb.c.Run(coll.Sig{Kind: jb.kind, Send: -1, Recv: -1}, func(a *coll.Actions) error { return jb.f(jb.c, a, want) }); err != nil {
-							return fmt.Errorf("job %d (%s) blocking: %w", i, jb.kind, err)
-						}
-						if !bytes.Equal(jb.out, want) {
-							return colltest.Fail(fmt.Sprintf("job %d (%s)", i, jb.kind), r, jb.out, want)
-						}
-					}
-					return nil
-				})
-				for r, err := range errs {
-					if err != nil {
-						t.Errorf("rank %d: %v", r, err)
-					}
-				}
-				if left := w.Leftover(); left != 0 {
-					t.Errorf("%d messages nobody received", left)
-				}
+				w.Check(t, w.Each(func(r int) error { return colltest.ManyOutstanding(w.Comm(r), r, kinds, fs, false) }))
 			})
 		}
 	}

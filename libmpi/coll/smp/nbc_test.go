@@ -10,18 +10,6 @@ import (
 	"github.com/lamgo/lam/libmpi/coll/colltest"
 )
 
-// start starts a nonblocking collective on c and returns the channel its
-// outcome comes on.
-func start(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
-	v, err := c.Reserve(sig.Kind)
-	if err != nil {
-		return nil, err
-	}
-	done := make(chan error, 1)
-	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, func(err error) { done <- err })
-	return done, nil
-}
-
 // smp's nonblocking Barrier, Bcast, Reduce and Allreduce (integer sums,
 // which it regroups by node, and a non-commutative product, which it
 // regroups only when the nodes' ranks are consecutive), all outstanding
@@ -77,7 +65,7 @@ func TestNonblocking(t *testing.T) {
 						for i, o := range ops {
 							outs[i] = coll.Buffer(int(max(o.sig.Send, 0)))
 							var err error
-							if dones[i], err = start(c, o.sig, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) }); err != nil {
+							if dones[i], err = colltest.Start(c, o.sig, func(v *coll.Comm, a *coll.Actions) error { return o.f(v, a, outs[i]) }); err != nil {
 								return err
 							}
 						}
@@ -123,7 +111,7 @@ func TestNonblockingRegrouped(t *testing.T) {
 		c := w.Comm(r)
 		sig := coll.Sig{Kind: coll.Allreduce, Send: 8 * k, Op: 3}
 		got, want := coll.Buffer(8*k), coll.Buffer(8*k)
-		done, err := start(c, sig, func(v *coll.Comm, a *coll.Actions) error {
+		done, err := colltest.Start(c, sig, func(v *coll.Comm, a *coll.Actions) error {
 			return a.Allreduce(v, colltest.Floats(r, k), got, &colltest.FSum)
 		})
 		if err != nil {
@@ -147,106 +135,18 @@ func TestNonblockingRegrouped(t *testing.T) {
 	}
 }
 
-// As lam_basic's test: many nonblocking collectives outstanding at once on three
-// communicators (the world, a duplicate, the halves by parity), started
-// in an order across them that differs from rank to rank, with a
-// blocking Allreduce on a fourth after each round, linear and binomial:
-// each gives what its blocking twin gives afterwards.
+// As lam_basic's test (colltest.ManyOutstanding), over two layouts of
+// nodes; each communicator's module is set up by a blocking Barrier first.
 func TestNonblockingMany(t *testing.T) {
+	kinds := []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Reduce}
+	fs := func(c *coll.Comm, k int) (map[coll.Kind]colltest.Twin, int) { return smpTwins(c.Rank(), k), 8 * k }
 	layouts := [][]int32{{0, 0, 1, 1}, {0, 1, 0, 1, 1}}
 	for _, params := range [][]string{nil, {"coll_base_check", "0"}} {
 		for _, nodes := range layouts {
 			t.Run(fmt.Sprintf("%v/%v", nodes, params), func(t *testing.T) {
 				w := colltest.NewWorld(nodes, 20*time.Second, params...)
 				defer w.Close()
-				errs := w.Each(func(r int) error {
-					world := w.Comm(r)
-					dup, err := world.T.Split(0, r)
-					if err != nil {
-						return err
-					}
-					half, err := world.T.Split(r%2, r)
-					if err != nil {
-						return err
-					}
-					blocking, err := world.T.Split(0, r)
-					if err != nil {
-						return err
-					}
-					comms := []*coll.Comm{world, dup, half}
-					// Each communicator's module is set up by its first
-					// collective, which for smp communicates (Split): a
-					// blocking one, in the same order everywhere, first.
-					for _, c := range comms {
-						if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
-							return err
-						}
-					}
-					type job struct {
-						c    *coll.Comm
-						kind coll.Kind
-						out  []byte
-						f    func(c *coll.Comm, a *coll.Actions, out []byte) error
-						done <-chan error
-					}
-					var jobs []*job
-					for i := range 4 {
-						k := 1 + 300*(i%2) // 8 and 2408 bytes a block
-						for j := range comms {
-							c := comms[(j+r)%len(comms)]
-							fs := smpTwins(c.Rank(), k)
-							for _, kind := range []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Reduce} {
-								jb := &job{c: c, kind: kind, out: coll.Buffer(8 * k), f: fs[kind]}
-								if jb.done, err = start(c, coll.Sig{Kind: kind, Send: -1, Recv: -1}, func(v *coll.Comm, a *coll.Actions) error {
-									return jb.f(v, a, jb.out)
-								}); err != nil {
-									return err
-								}
-								jobs = append(jobs, jb)
-							}
-						}
-						sum := coll.Buffer(8)
-						if err := blocking.Run(coll.Sig{Kind: coll.Allreduce, Send: 8}, func(a *coll.Actions) error {
-							return a.Allreduce(blocking, colltest.Ints(r, 1), sum, &colltest.Sum)
-						}); err != nil {
-							return fmt.Errorf("blocking: %w", err)
-						}
-					}
-					for i := len(jobs) - 1; i >= 0; i-- {
-						if err := <-jobs[i].done; err != nil {
-							return fmt.Errorf("job %d (%s): %w", i, jobs[i].kind, err)
-						}
-					}
-					// The blocking twins in the same order everywhere:
-					// communicator by communicator.
-					var order []int
-					for _, c := range comms {
-						for i, jb := range jobs {
-							if jb.c == c {
-								order = append(order, i)
-							}
-						}
-					}
-					for _, i := range order {
-						jb := jobs[i]
-						want := coll.Buffer(len(jb.out))
-						if err := jb.c.Run(coll.Sig{Kind: jb.kind, Send: -1, Recv: -1}, func(a *coll.Actions) error { return jb.f(jb.c, a, want) }); err != nil {
-							return fmt.Errorf("job %d (%s) blocking: %w", i, jb.kind, err)
-						}
-						if !bytes.Equal(jb.out, want) {
-							return colltest.Fail(fmt.Sprintf("job %d (%s)", i, jb.kind), r, jb.out, want)
-						}
-					}
-					return nil
-				})
-				for r, err := range errs {
-					if err != nil {
-						t.Errorf("rank %d: %v", r, err)
-					}
-				}
-				if left := w.Leftover(); left != 0 {
-					t.Errorf("%d messages nobody received", left)
-				}
+				w.Check(t, w.Each(func(r int) error { return colltest.ManyOutstanding(w.Comm(r), r, kinds, fs, true) }))
 			})
 		}
 	}
@@ -254,9 +154,9 @@ func TestNonblockingMany(t *testing.T) {
 
 // smpTwins is smp's nonblocking collectives as functions of the
 // communicator and its functions, writing k int64s to out.
-func smpTwins(r, k int) map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error {
+func smpTwins(r, k int) map[coll.Kind]colltest.Twin {
 	mine := colltest.Ints(r, k)
-	return map[coll.Kind]func(c *coll.Comm, a *coll.Actions, out []byte) error{
+	return map[coll.Kind]colltest.Twin{
 		coll.Barrier: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) },
 		coll.Bcast: func(c *coll.Comm, a *coll.Actions, out []byte) error {
 			if c.Rank() == 0 {
