@@ -107,3 +107,106 @@ func median(v []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// BenchmarkCollHosts is issue 19's 2×2 table: bench/coll on two simulated
+// hosts with two processes each (LAM/Go's default modules: smp between
+// the hosts, shmem inside each; its default rpis: usysv inside, tcp
+// between), side by side with bench/c/coll.c built with Open MPI's mpicc
+// and run by Open MPI's mpirun over the same hosts (tcp between them,
+// vader inside), the two taking turns in every round. Per operation and
+// size it reports both medians in µs per operation and the median of the
+// per-round ratios LAM/Go / Open MPI:
+//
+//	go test ./shared/integration -run '^$' -bench CollHosts -benchtime 3x
+//
+// LAM_BENCH_OPS and LAM_BENCH_SIZES (comma-separated) narrow the table.
+// Needs Open MPI (openmpi-bin libopenmpi-dev); its mpirun reaches the
+// second host through the cluster's ssh.
+func BenchmarkCollHosts(b *testing.B) {
+	ompiCC, err := exec.LookPath("mpicc.openmpi")
+	ompiRun, err2 := exec.LookPath("mpirun.openmpi")
+	if err != nil || err2 != nil {
+		b.Skip("Open MPI is not installed (openmpi-bin libopenmpi-dev)")
+	}
+	ours := buildBench(b, "coll")
+	_, file, _, _ := runtime.Caller(0)
+	theirs := filepath.Join(b.TempDir(), "coll-ompi")
+	if out, err := exec.Command(ompiCC, "-O2", "-o", theirs, filepath.Join(filepath.Dir(file), "..", "..", "bench", "c", "coll.c")).CombinedOutput(); err != nil {
+		b.Fatalf("mpicc.openmpi: %v\n%s", err, out)
+	}
+	os.Chmod(filepath.Dir(theirs), 0o755)
+	h := newHosts(b, 2, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	ctx := testContext(b, 30*time.Minute)
+	schema := h.schema(map[int]string{0: "cpu=2", 1: "cpu=2"})
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
+		b.Fatalf("lamboot: %v", r)
+	}
+	defer h.run(ctx, 0, "lamhalt")
+	ops := []string{"barrier", "allreduce", "bcast", "gather", "scatter", "allgather", "alltoall"}
+	if s := os.Getenv("LAM_BENCH_OPS"); s != "" {
+		ops = strings.Split(s, ",")
+	}
+	sizes := "0,8,4096,65536,1048576,4194304"
+	if s := os.Getenv("LAM_BENCH_SIZES"); s != "" {
+		sizes = s
+	}
+	hostList := fmt.Sprintf("%s:2,%s:2", h.c.Hosts[0].Name, h.c.Hosts[1].Name)
+	for _, op := range ops {
+		b.Run(op, func(b *testing.B) {
+			opSizes := sizes
+			if op == "barrier" {
+				opSizes = "0"
+			}
+			iters := "200"
+			ourT, theirT, ratios := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+			for b.Loop() {
+				args := append([]string{"-ssi", "coll_base_associative", "1"}, layoutArgs([]int{0, 0, 1, 1})...)
+				r := h.run(ctx, 0, "mpirun", append(args, ours, "-iters", iters, "-sizes", opSizes, op)...)
+				mine, err := latencies(r.stdout)
+				if r.code != 0 || err != nil {
+					b.Fatalf("LAM/Go %s: %v (%v)", op, r, err)
+				}
+				r = h.run(ctx, 0, ompiRun, "-np", "4", "--host", hostList,
+					"--mca", "plm_rsh_agent", h.c.SSHAgent(), "--mca", "btl", "tcp,vader,self",
+					"--mca", "btl_tcp_if_include", "eth0", "--mca", "oob_tcp_if_include", "eth0",
+					theirs, "-iters", iters, "-sizes", opSizes, op)
+				other, err := latencies(r.stdout)
+				if r.code != 0 || err != nil {
+					b.Fatalf("Open MPI %s: %v (%v)", op, r, err)
+				}
+				for size, us := range mine {
+					ourT[size] = append(ourT[size], us)
+					theirT[size] = append(theirT[size], other[size])
+					if other[size] > 0 {
+						ratios[size] = append(ratios[size], us/other[size])
+					}
+				}
+			}
+			for _, size := range strings.Split(opSizes, ",") {
+				b.ReportMetric(median(ourT[size]), size+"B-lamgo-us")
+				b.ReportMetric(median(theirT[size]), size+"B-ompi-us")
+				b.ReportMetric(median(ratios[size]), size+"B-ratio")
+			}
+		})
+	}
+}
+
+// latencies reads an OSU-style report: size → µs.
+func latencies(out string) (map[string]float64, error) {
+	m := map[string]float64{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		us, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("line %q: %w", line, err)
+		}
+		m[f[0]] = us
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("no measurement in %q", out)
+	}
+	return m, nil
+}
