@@ -60,10 +60,12 @@ import (
 // and communicators and datatypes with cached attributes (the restart
 // callback sets attributes again). It does not restore what lives on
 // the program's goroutines, which a restart does not bring back: calls
-// under way and the requests of non-blocking and persistent operations;
-// nor a rendezvous (long) message whose sender held the data: Init of a
-// restarted process fails when there was one (LostMessages), unless the
-// restart callback discards the saved messages. The program's state must
+// under way and the requests of non-blocking and persistent operations.
+// A long (rendezvous) message announced and not received is saved like
+// an eager one (the drain pulls its body, and its send completes); only
+// one longer than 1 GiB stays with its sender: Init of a restarted
+// process fails when there was one (LostMessages), unless the restart
+// callback discards the saved messages. The program's state must
 // therefore say where it stopped in a way it can resume from
 // (examples/crsolver keeps the last two iterates, the ranks agree at
 // restart on the one they all have and discard the saved messages).
@@ -251,8 +253,8 @@ func (r *CheckpointReader) Messages() int { return len(r.msgs) }
 
 // LostMessages is the number of long (rendezvous) messages that had
 // announced themselves to this process and that no receive had taken at
-// the checkpoint: their senders held the data, so the checkpoint could
-// not save it. A program whose ranks resume where they stopped would
+// the checkpoint, and whose data the checkpoint could not save: the
+// drain pulls every other's body, so only messages longer than 1 GiB. A program whose ranks resume where they stopped would
 // wait for them for ever; unless the restart callback discards the
 // saved messages (it resumes from an earlier point and sends again), Init
 // fails when there are any.
