@@ -56,11 +56,13 @@ import (
 // an error handler of the program's becomes MPI_ERRORS_ARE_FATAL until
 // the restart callback sets it again) and the datatypes it wrote with
 // CheckpointWriter.Datatype (made again by their constructors). What it
-// cannot save is refused when the callback writes it: intercommunicators,
-// and communicators and datatypes with cached attributes (the restart
-// callback sets attributes again). It does not restore what lives on
-// the program's goroutines, which a restart does not bring back: calls
-// under way and the requests of non-blocking and persistent operations.
+// cannot save is refused when the callback writes it: communicators and
+// datatypes with cached attributes (the restart callback sets attributes
+// again). The requests of non-blocking and persistent point-to-point
+// operations the callback writes (CheckpointWriter.Request) come back on
+// the program's new buffers (ReadRequest). It does not restore what
+// lives on the program's goroutines, which a restart does not bring
+// back: calls under way, and requests the callback did not write.
 // A long (rendezvous) message announced and not received is saved like
 // an eager one (the drain pulls its body, and its send completes); only
 // one longer than 1 GiB stays with its sender: Init of a restarted
@@ -138,31 +140,39 @@ func (w *CheckpointWriter) Encode(v any) error {
 // communicator (MPI_COMM_NULL) reads back as nil. Communicators with
 // cached attributes cannot be saved (ErrComm).
 func (w *CheckpointWriter) Comm(c *Comm) error {
-	ref := 0 // nil
+	ref, err := w.commRef(c)
+	if err != nil {
+		return err
+	}
+	return w.Encode(ref)
+}
+
+// commRef is the reference to c in the checkpoint, c saved once: 0 nil,
+// -1 World, -2 Self, i+1 the i-th saved communicator.
+func (w *CheckpointWriter) commRef(c *Comm) (int, error) {
 	if c != nil {
 		if n := c.attrs.Len(); n > 0 {
-			return errorf(ErrComm, "checkpoint: %s has %d cached attributes, which a checkpoint does not save (delete them first; the restart callback sets them again)", c.name, n)
+			return 0, errorf(ErrComm, "checkpoint: %s has %d cached attributes, which a checkpoint does not save (delete them first; the restart callback sets them again)", c.name, n)
 		}
 	}
 	switch {
 	case c == nil:
+		return 0, nil
 	case c == World:
-		ref = -1
+		return -1, nil
 	case c == Self:
-		ref = -2
+		return -2, nil
 	case !c.ready:
-		return errorf(ErrComm, "checkpoint: %s is not a valid communicator", c.name)
-	default:
-		i := 0
-		for i < len(w.comms) && w.comms[i] != c {
-			i++
-		}
-		if i == len(w.comms) {
-			w.comms = append(w.comms, c)
-		}
-		ref = i + 1
+		return 0, errorf(ErrComm, "checkpoint: %s is not a valid communicator", c.name)
 	}
-	return w.Encode(ref)
+	i := 0
+	for i < len(w.comms) && w.comms[i] != c {
+		i++
+	}
+	if i == len(w.comms) {
+		w.comms = append(w.comms, c)
+	}
+	return i + 1, nil
 }
 
 // Datatype writes a reference to a datatype (nil reads back as nil); the
@@ -216,6 +226,11 @@ func (r *CheckpointReader) Comm() (*Comm, error) {
 	if err := r.Decode(&ref); err != nil {
 		return nil, err
 	}
+	return r.comm(ref)
+}
+
+// comm is the communicator of reference ref (commRef).
+func (r *CheckpointReader) comm(ref int) (*Comm, error) {
 	switch {
 	case ref == 0:
 		return nil, nil

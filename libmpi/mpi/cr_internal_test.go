@@ -309,3 +309,128 @@ func TestRestoreTypesBad(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointRequests: requests the checkpoint callback saves come
+// back on new buffers: done ones done (a receive's bytes in its new
+// buffer), one under way posted again, a persistent one inactive or
+// active as it was, nil as nil; those the library cannot make again are
+// refused with the reason.
+func TestCheckpointRequests(t *testing.T) {
+	d, err := World.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Free()
+	posted, err := Irecv(d, make([]int32, 4), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := Isend(d, []int32{7, 8, 9}, 0, 2) // to itself: done, unmatched
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int32, 2)
+	received, err := Irecv(d, got, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Send(d, []int32{5, 6}, 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	idle, err := RecvInit(d, make([]int64, 1), 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	psend, err := SendInit(d, []int64{11}, 0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := psend.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sync, err := Issend(d, []byte("sync"), 0, 6) // waits for its match
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := checkpointBytes(t, func(w *CheckpointWriter) error {
+		for _, r := range []*Request{posted, sent, received, idle, psend, nil, sync} {
+			if err := w.Request(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	// This process plays the restarted one: what was under way goes.
+	posted.Cancel()
+	posted.Wait()
+	for _, tag := range []int{2, 6} {
+		if _, err := Recv(d, make([]byte, 16), 0, tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := readState(bytes.NewReader(b), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newPosted, err := ReadRequest(r, make([]int32, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSent, err1 := ReadRequest(r, make([]int32, 3))
+	newGot := make([]int32, 2)
+	newReceived, err2 := ReadRequest(r, newGot)
+	newIdle, err3 := ReadRequest(r, make([]int64, 1))
+	newPsend, err4 := ReadRequest(r, make([]int64, 1))
+	null, err5 := ReadRequest(r, []byte{})
+	newSync, err6 := ReadRequest(r, make([]byte, 4))
+	for i, err := range []error{err1, err2, err3, err4, err5, err6} {
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	if null != nil {
+		t.Errorf("nil came back as %+v", null)
+	}
+	st.engine.Restore(r.msgs) // as Init does after the restart callback
+	if s, err := newReceived.Wait(); err != nil || s.Source != 0 || s.Tag != 3 || s.Bytes != 8 || newGot[0] != 5 || newGot[1] != 6 {
+		t.Errorf("the received request: %+v %v %v", s, err, newGot)
+	}
+	for name, q := range map[string]*Request{"send": newSent, "persistent send": newPsend, "synchronous send": newSync} {
+		if _, ok, err := q.Test(); !ok || err != nil {
+			t.Errorf("%s: done %v, %v", name, ok, err)
+		}
+	}
+	if _, ok, _ := newIdle.Test(); !ok || !newIdle.r.Persistent || newIdle.r.Active() {
+		t.Errorf("the persistent receive not started: %+v", newIdle.r)
+	}
+	if err := Send(d, []int32{1, 2, 3, 4}, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := newPosted.Wait(); err != nil || s.Bytes != 16 {
+		t.Errorf("the receive posted again: %+v %v", s, err)
+	}
+	for _, c := range []struct {
+		tag  int
+		want string
+	}{{2, "\x07\x00\x00\x00"}, {6, "sync"}} {
+		buf := make([]byte, 16)
+		s, err := Recv(d, buf, 0, c.tag)
+		if err != nil || !strings.HasPrefix(string(buf[:s.Bytes]), c.want) {
+			t.Errorf("saved message of tag %d: %q %v", c.tag, buf[:s.Bytes], err)
+		}
+	}
+	// Refused, with the reason.
+	ib, err := Ibarrier(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ib.Wait()
+	OnCheckpoint(func(w *CheckpointWriter) error { return w.Request(ib) })
+	defer OnCheckpoint(nil)
+	if err := saveState(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "nonblocking collective") {
+		t.Errorf("a nonblocking collective's request: %v", err)
+	}
+	if _, err := ReadRequest(r, make([]int32, 1)); err == nil {
+		t.Error("a request read past the end")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -324,7 +325,8 @@ func TestCRLibTwoHosts(t *testing.T) {
 // the first, which the job survives, completes the send (the sender goes
 // on), the second stops the job. Restarted from either set, the
 // receiver gets the message, right to the byte, from what the
-// checkpoint saved, and nothing is lost.
+// checkpoint saved, and nothing is lost. The requests the ranks hand the
+// checkpoint come back: the Isend's done, a receive posted again.
 func TestCRLibLong(t *testing.T) {
 	buildCRTools(t)
 	ctx, l := bootLocal(t, 9*time.Minute)
@@ -338,22 +340,24 @@ func TestCRLibLong(t *testing.T) {
 			gate := filepath.Join(t.TempDir(), "gate")
 			j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", c.rpi, "-ssi", "cr_base_dir", base,
 				"-np", "2", bin("testprog"), "crlong", c.mode, strconv.Itoa(size), gate)
-			waitLine := func(want string) {
+			waitLine := func(want ...string) {
 				t.Helper()
 				wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 				defer cancel()
-				for {
+				for _, s := range j.early {
+					want = slices.DeleteFunc(want, func(w string) bool { return w == s })
+				}
+				j.early = nil
+				for len(want) > 0 {
 					select {
 					case s := <-j.lines:
-						if s == want {
-							return
-						}
+						want = slices.DeleteFunc(want, func(w string) bool { return w == s })
 					case <-wctx.Done():
 						t.Fatalf("no %q\n%s", want, j.out.String())
 					}
 				}
 			}
-			waitLine("rank 0 in MPI_" + c.mode)
+			waitLine("rank 1 posted", "rank 0 in MPI_"+c.mode)
 			time.Sleep(300 * time.Millisecond) // rank 0 inside its send, its announcement with rank 1
 			first := crCheckpoint(t, ctx, l, j.cmd.Process.Pid)
 			waitLine("rank 0 sent") // the checkpoint completed the send
@@ -365,7 +369,8 @@ func TestCRLibLong(t *testing.T) {
 			for _, set := range []string{first, second} {
 				r := l.run(ctx, "crrestart", set)
 				if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("rank 1 received %d bytes", size)) ||
-					!strings.Contains(r.stdout, "rank 1 restarted with 1 messages, 0 lost") || strings.Contains(r.stdout, "rank 0 sent") {
+					!strings.Contains(r.stdout, "rank 1 restarted with 1 messages, 0 lost") || strings.Contains(r.stdout, "rank 0 sent") ||
+					!strings.Contains(r.stdout, "rank 1 request received 16 bytes") || (c.mode == "isend") != strings.Contains(r.stdout, "rank 0 request done") {
 					t.Errorf("crrestart %s: %v", set, r)
 				}
 			}

@@ -307,3 +307,48 @@ func (e *Engine) Restore(msgs []SavedMessage) {
 		e.match.Enqueue(&u.Message)
 	}
 }
+
+// RequestOp is what a checkpoint keeps of a point-to-point request's
+// operation.
+type RequestOp struct {
+	Send      bool
+	Mode      SendMode
+	Rank, Tag int // the rank argument (destination, or source or AnySource) and tag
+	// Delivered says, of a send of a quiesced, drained engine, that its
+	// message has left: it is with its receiver, received or among the
+	// messages a checkpoint saves there. It has completed, or it is a
+	// synchronous send waiting for its match to be acknowledged.
+	Delivered bool
+}
+
+// Op returns r's operation. For Delivered, the engine is quiesced and
+// drained (the caller holds the progress lock through Quiesce).
+func (r *Request) Op() RequestOp {
+	op := RequestOp{Send: r.kind == kindSend, Mode: r.mode, Rank: r.rank, Tag: r.tag}
+	if !op.Send {
+		return op
+	}
+	switch e := r.e; {
+	case r.Done():
+		op.Delivered = true
+	case r.mode != Sync:
+	case r.peer == e.self:
+		op.Delivered = true // in this process's unexpected queue
+	case r.peer >= 0 && r.peer < len(e.peers) && e.peers[r.peer] != nil:
+		// Waiting for its acknowledgement: an eager one was written
+		// whole, and the drain brought it to its receiver.
+		op.Delivered = e.sends[r.id] == r && r.size() <= e.peers[r.peer].short
+	}
+	return op
+}
+
+// Completed makes r, a request made by NewSend or NewRecv and not
+// started, complete at once with status s, as if it had run (a request a
+// restarted process gets back done).
+func (e *Engine) Completed(r *Request, s Status) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.reset()
+	r.status = s
+	r.complete()
+}

@@ -27,12 +27,21 @@ import (
 // a restarted job therefore does not send again, and rank 1 receives the
 // message from what the checkpoint saved. Rank 1 checks the bytes and
 // prints "rank 1 received <n> bytes" and, at a restart, "rank 1 restarted
-// with <m> messages, <l> lost".
+// with <m> messages, <l> lost". Each rank also hands a request to the
+// checkpoint (CheckpointWriter.Request) and gets it back at restart
+// (mpi.ReadRequest): rank 0 its Isend, done; rank 1 an Irecv of a small
+// message of tag 6 that rank 0 sends at the end, posted again. They
+// print "rank 0 request done" and "rank 1 request received 16 bytes".
 
 var crLong struct {
 	mu        sync.Mutex
 	sent      bool
 	restarted bool
+	// req is a request the checkpoint saves: rank 0's Isend (isend
+	// mode), rank 1's Irecv of four int32s of tag 6 into small, posted
+	// before the gate and sent by rank 0 at the end.
+	req   *mpi.Request
+	small []int32
 }
 
 func init() {
@@ -44,7 +53,10 @@ func init() {
 		crLong.mu.Lock()
 		defer crLong.mu.Unlock()
 		fmt.Printf("rank %d checkpoint\n", mpi.World.Rank())
-		return w.Encode(crLong.sent)
+		if err := w.Encode(crLong.sent); err != nil {
+			return err
+		}
+		return w.Request(crLong.req)
 	})
 	mpi.OnContinue(func() error {
 		fmt.Printf("rank %d continued\n", mpi.World.Rank())
@@ -55,7 +67,18 @@ func init() {
 		defer crLong.mu.Unlock()
 		crLong.restarted = true
 		fmt.Printf("rank %d restarted with %d messages, %d lost\n", mpi.World.Rank(), r.Messages(), r.LostMessages())
-		return r.Decode(&crLong.sent)
+		if err := r.Decode(&crLong.sent); err != nil {
+			return err
+		}
+		var err error
+		if mpi.World.Rank() == 0 {
+			n, _ := strconv.Atoi(os.Args[3])
+			crLong.req, err = mpi.ReadRequest(r, make([]byte, n))
+		} else {
+			crLong.small = make([]int32, 4)
+			crLong.req, err = mpi.ReadRequest(r, crLong.small)
+		}
+		return err
 	})
 }
 
@@ -104,7 +127,11 @@ func crLongSuite(rank, size int) {
 			case "ssend":
 				err = mpi.Ssend(mpi.World, data, 1, 5)
 			case "isend":
-				_, err = mpi.Isend(mpi.World, data, 1, 5) // never waited for
+				var req *mpi.Request
+				req, err = mpi.Isend(mpi.World, data, 1, 5) // waited for at the end
+				crLong.mu.Lock()
+				crLong.req = req
+				crLong.mu.Unlock()
 			default:
 				fail("unknown mode %q", mode)
 			}
@@ -116,8 +143,28 @@ func crLongSuite(rank, size int) {
 		if !restarted {
 			waitGate()
 		}
+		if crLong.req != nil {
+			if _, done, err := crLong.req.Test(); err != nil || (!done && restarted) {
+				fail("the Isend's request: done %v, %v", done, err)
+			}
+			if _, err := crLong.req.Wait(); err != nil {
+				fail("the Isend's request: %v", err)
+			}
+			fmt.Println("rank 0 request done")
+		}
+		if err := mpi.Send(mpi.World, []int32{1, 2, 3, 4}, 1, 6); err != nil {
+			fail("send of tag 6: %v", err)
+		}
 	} else {
 		if !restarted {
+			crLong.mu.Lock()
+			crLong.small = make([]int32, 4)
+			crLong.req, err = mpi.Irecv(mpi.World, crLong.small, 0, 6)
+			crLong.mu.Unlock()
+			if err != nil {
+				fail("irecv: %v", err)
+			}
+			fmt.Println("rank 1 posted")
 			waitGate()
 		}
 		got := make([]byte, n+1)
@@ -130,6 +177,11 @@ func crLongSuite(rank, size int) {
 			fail("received %d bytes, not the %d sent (or other bytes)", c, n)
 		}
 		fmt.Printf("rank 1 received %d bytes\n", c)
+		s, err := crLong.req.Wait()
+		if err != nil || s.Bytes != 16 || crLong.small[0] != 1 || crLong.small[3] != 4 {
+			fail("the Irecv's request: %+v %v %v", s, err, crLong.small)
+		}
+		fmt.Println("rank 1 request received 16 bytes")
 	}
 	if err := mpi.Barrier(mpi.World); err != nil {
 		fail("barrier: %v", err)
