@@ -57,8 +57,9 @@ import (
 // the restart callback sets it again) and the datatypes it wrote with
 // CheckpointWriter.Datatype (made again by their constructors). What it
 // cannot save is refused when the callback writes it: communicators and
-// datatypes with cached attributes (the restart callback sets attributes
-// again). The requests of non-blocking and persistent point-to-point
+// datatypes with cached attributes of keyvals that are not restorable
+// (those of NewRestorableKeyval and NewRestorableTypeKeyval are saved and
+// set again; the restart callback sets the others again). The requests of non-blocking and persistent point-to-point
 // operations the callback writes (CheckpointWriter.Request) come back on
 // the program's new buffers (ReadRequest). It does not restore what
 // lives on the program's goroutines, which a restart does not bring
@@ -117,7 +118,8 @@ type CheckpointWriter struct {
 	buf   bytes.Buffer
 	enc   *gob.Encoder
 	comms []*Comm
-	types []*Datatype // saved, in the order of saved (cr_types.go)
+	attrs map[*Comm][]crAttr // the attributes of the communicators written
+	types []*Datatype        // saved, in the order of saved (cr_types.go)
 	saved []crType
 }
 
@@ -137,8 +139,9 @@ func (w *CheckpointWriter) Encode(v any) error {
 
 // Comm writes a reference to a communicator; the library saves the
 // communicator itself, once however often it is written. A nil
-// communicator (MPI_COMM_NULL) reads back as nil. Communicators with
-// cached attributes cannot be saved (ErrComm).
+// communicator (MPI_COMM_NULL) reads back as nil. Its attributes go
+// with it if their keyvals are restorable (NewRestorableKeyval); one
+// with an attribute of another keyval cannot be saved (ErrComm).
 func (w *CheckpointWriter) Comm(c *Comm) error {
 	ref, err := w.commRef(c)
 	if err != nil {
@@ -150,9 +153,16 @@ func (w *CheckpointWriter) Comm(c *Comm) error {
 // commRef is the reference to c in the checkpoint, c saved once: 0 nil,
 // -1 World, -2 Self, i+1 the i-th saved communicator.
 func (w *CheckpointWriter) commRef(c *Comm) (int, error) {
-	if c != nil {
-		if n := c.attrs.Len(); n > 0 {
-			return 0, errorf(ErrComm, "checkpoint: %s has %d cached attributes, which a checkpoint does not save (delete them first; the restart callback sets them again)", c.name, n)
+	if c != nil && c.ready {
+		if _, ok := w.attrs[c]; !ok {
+			a, err := saveAttrs(&c.attrs, c.name)
+			if err != nil {
+				return 0, errorf(ErrComm, "%w", err)
+			}
+			if w.attrs == nil {
+				w.attrs = map[*Comm][]crAttr{}
+			}
+			w.attrs[c] = a
 		}
 	}
 	switch {
@@ -178,8 +188,9 @@ func (w *CheckpointWriter) commRef(c *Comm) (int, error) {
 // Datatype writes a reference to a datatype (nil reads back as nil); the
 // library saves the datatype itself, as its constructor and arguments
 // (and the datatypes it was made of), once however often it is written.
-// A restart makes it again with the same type map, bounds and name. A
-// datatype with cached attributes cannot be saved (ErrType).
+// A restart makes it again with the same type map, bounds and name, and
+// the attributes of restorable keyvals (NewRestorableTypeKeyval); a
+// datatype with an attribute of another keyval cannot be saved (ErrType).
 func (w *CheckpointWriter) Datatype(d *Datatype) error {
 	ref := 0
 	if d != nil {
@@ -300,6 +311,9 @@ type crLibrary struct {
 	// Rendezvous is how many long messages had announced themselves and
 	// could not be saved (their senders held the data).
 	Rendezvous int
+	// WorldAttrs and SelfAttrs are World's and Self's attributes, if the
+	// callback wrote them (cr_attrs.go).
+	WorldAttrs, SelfAttrs []crAttr
 }
 
 // crComm is a saved communicator.
@@ -310,6 +324,7 @@ type crComm struct {
 	Topo    *topo.Topo
 	Return  bool  // its error handler was MPI_ERRORS_RETURN
 	Remote  []int // an intercommunicator's remote group (nil: an intracommunicator)
+	Attrs   []crAttr
 }
 
 // crCheckpointer is what the wire-up calls at a checkpoint.
@@ -338,10 +353,10 @@ func saveState(out io.Writer) error {
 			return fmt.Errorf("the program's checkpoint callback: %w", err)
 		}
 	}
-	lib := crLibrary{Rank: st.rank, Size: World.Size(), Types: w.saved}
+	lib := crLibrary{Rank: st.rank, Size: World.Size(), Types: w.saved, WorldAttrs: w.attrs[World], SelfAttrs: w.attrs[Self]}
 	lib.Messages, lib.Rendezvous = st.engine.Unmatched()
 	for _, c := range w.comms {
-		s := crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo, Return: c.Errhandler() == ErrorsReturn}
+		s := crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo, Return: c.Errhandler() == ErrorsReturn, Attrs: w.attrs[c]}
 		if c.inter != nil {
 			s.Remote = c.inter.remote
 		}
@@ -423,6 +438,19 @@ func readState(f io.Reader, path string) (*CheckpointReader, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		r.comms[i] = c
+	}
+	for i, c := range r.comms {
+		if err := restoreAttrs(&c.attrs, c, "comm:", c.name, lib.Comms[i].Attrs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for _, c := range []struct {
+		c     *Comm
+		attrs []crAttr
+	}{{World, lib.WorldAttrs}, {Self, lib.SelfAttrs}} {
+		if err := restoreAttrs(&c.c.attrs, c.c, "comm:", c.c.name, c.attrs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	r.msgs = lib.Messages
 	return r, nil

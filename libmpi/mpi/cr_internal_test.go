@@ -434,3 +434,101 @@ func TestCheckpointRequests(t *testing.T) {
 		t.Error("a request read past the end")
 	}
 }
+
+// TestCheckpointAttrs: attributes of restorable keyvals on the
+// communicators (World among them) and datatypes a checkpoint saves come
+// back, set in order; one of another keyval is refused with the reason;
+// a restart without the keyval made, or a name made twice, is an error.
+func TestCheckpointAttrs(t *testing.T) {
+	type grid struct {
+		Dims  []int
+		Label string
+	}
+	kg, err := NewRestorableKeyval[grid]("test grid", CommDupFn[grid], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kn, err := NewRestorableKeyval[int]("test count", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kt, err := NewRestorableTypeKeyval[string]("test unit", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewRestorableKeyval[int]("test count", nil, nil); Class(err) != ErrKeyval {
+		t.Errorf("a name made twice: %v", err)
+	}
+	if _, err := NewRestorableKeyval[func()]("test func", nil, nil); Class(err) != ErrKeyval {
+		t.Errorf("a value type gob cannot encode: %v", err)
+	}
+	d, err := World.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Free()
+	vec, err := TypeVector(2, 1, 2, Int32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []error{SetAttr(d, kg, grid{[]int{2, 3}, "xy"}), SetAttr(d, kn, 7), SetAttr(World, kn, 9), SetTypeAttr(vec, kt, "metres")} {
+		if e != nil {
+			t.Fatal(e)
+		}
+	}
+	defer DeleteAttr(World, kn)
+	b := checkpointBytes(t, func(w *CheckpointWriter) error {
+		for _, c := range []*Comm{d, World} {
+			if err := w.Comm(c); err != nil {
+				return err
+			}
+		}
+		return w.Datatype(vec)
+	})
+	r, err := readState(bytes.NewReader(b), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, _ := r.Comm()
+	rw, _ := r.Comm()
+	rt, err := r.Datatype()
+	if err != nil || rd == d || rw != World {
+		t.Fatalf("restored %v %v %v", rd, rw, err)
+	}
+	defer rd.Free()
+	if g, ok, err := GetAttr(rd, kg); !ok || err != nil || g.Label != "xy" || len(g.Dims) != 2 || g.Dims[1] != 3 {
+		t.Errorf("grid attribute: %+v %v %v", g, ok, err)
+	}
+	if n, ok, _ := GetAttr(rd, kn); !ok || n != 7 {
+		t.Errorf("count attribute: %d %v", n, ok)
+	}
+	if n, ok, _ := GetAttr(World, kn); !ok || n != 9 {
+		t.Errorf("World's count attribute: %d %v", n, ok)
+	}
+	if u, ok, _ := GetTypeAttr(rt, kt); !ok || u != "metres" {
+		t.Errorf("datatype attribute: %q %v", u, ok)
+	}
+	// A keyval without a name is refused, naming the communicator.
+	plain := NewKeyval[int](nil, nil)
+	if err := SetAttr(d, plain, 1); err != nil {
+		t.Fatal(err)
+	}
+	OnCheckpoint(func(w *CheckpointWriter) error { return w.Comm(d) })
+	defer OnCheckpoint(nil)
+	if err := saveState(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "1 cached attributes of keyvals that are not restorable") {
+		t.Errorf("an attribute of a plain keyval: %v", err)
+	}
+	DeleteAttr(d, plain)
+	// A restart in a program that has not made the keyval.
+	crKeyvals.mu.Lock()
+	saved := crKeyvals.byName["comm:test grid"]
+	delete(crKeyvals.byName, "comm:test grid")
+	crKeyvals.mu.Unlock()
+	_, err = readState(bytes.NewReader(b), "test")
+	crKeyvals.mu.Lock()
+	crKeyvals.byName["comm:test grid"] = saved
+	crKeyvals.mu.Unlock()
+	if err == nil || !strings.Contains(err.Error(), `keyval "test grid", which this program has not made before MPI_Init`) {
+		t.Errorf("restart without the keyval: %v", err)
+	}
+}
