@@ -94,3 +94,78 @@ func TestCRLibC(t *testing.T) {
 	j.wait(t, ctx)
 	noPartial(t, base)
 }
+
+var fResultRE = regexp.MustCompile(`(?m)^result [0-9]+$`)
+
+// TestCRLibFortran: the Fortran 77 example (examples/f77/crsum.f), built
+// with our mpif77 and no flag of its own, its subroutines found under
+// gfortran's names (a trailing underscore) and its state saved and read
+// with the Fortran MPIL_CR_* bindings: checkpointed (it continues), then
+// stopped by a checkpoint, then restarted from the set, it prints the
+// result of a run never interrupted. Its subroutines named one by one
+// (cr_self_checkpoint ... without the underscore) are found too.
+func TestCRLibFortran(t *testing.T) {
+	buildCRTools(t)
+	prog, ok := cProg(t, "f77/crsum")
+	if !ok {
+		return
+	}
+	ctx, l := bootLocal(t, 4*time.Minute)
+	const np, iters = 4, "3000"
+	ref := l.run(ctx, "mpirun", "-np", strconv.Itoa(np), prog, iters)
+	want := fResultRE.FindString(ref.stdout)
+	if ref.code != 0 || want == "" {
+		t.Fatalf("reference run: %v", ref)
+	}
+	base := t.TempDir()
+	gate := filepath.Join(t.TempDir(), "gate")
+	j := startCRJob(t, ctx, l, np, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
+		"-np", strconv.Itoa(np), prog, iters, gate)
+	pid := j.cmd.Process.Pid
+	crCheckpoint(t, ctx, l, pid)
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	for n := 0; n < np; {
+		select {
+		case s := <-j.lines:
+			if strings.HasSuffix(s, " continued") {
+				n++
+			}
+		case <-wctx.Done():
+			t.Fatalf("%d continue callbacks, want %d\n%s", n, np, j.out.String())
+		}
+	}
+	set := crCheckpoint(t, ctx, l, pid, "-stop")
+	j.wait(t, ctx)
+	if j.code != 0 || fResultRE.MatchString(j.out.String()) {
+		t.Fatalf("mpirun after -stop: exit %d (the job must not have finished)\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	if n := strings.Count(j.out.String(), " checkpoint at iteration "); n != 2*np {
+		t.Errorf("%d checkpoint callbacks, want %d\n%s", n, 2*np, j.out.String())
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := l.run(ctx, "crrestart", set)
+	if r.code != 0 || fResultRE.FindString(r.stdout) != want {
+		t.Fatalf("crrestart %s: want %s\n%v", set, want, r)
+	}
+	if n := strings.Count(r.stdout, " restarted at iteration "); n != np {
+		t.Errorf("%d ranks restarted, want %d\n%s", n, np, r.stdout)
+	}
+
+	// Named one by one, as the Fortran source names them.
+	os.Remove(gate)
+	j = startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
+		"-ssi", "cr_self_checkpoint", "lam_cr_self_checkpoint", "-ssi", "cr_self_continue", "lam_cr_self_continue",
+		"-ssi", "cr_self_restart", "lam_cr_self_restart", "-np", "2", prog, "10", gate)
+	crCheckpoint(t, ctx, l, j.cmd.Process.Pid)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t, ctx)
+	if j.code != 0 || strings.Count(j.out.String(), " checkpoint at iteration ") != 2 || !fResultRE.MatchString(j.out.String()) {
+		t.Errorf("the subroutines named one by one: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	noPartial(t, base)
+}
