@@ -72,9 +72,10 @@ type drainPair struct {
 // and neither side had anything left to answer). Otherwise another round
 // follows. A link with nothing on its way takes one round; one with a
 // rendezvous message announced and not received, three (the
-// clear-to-send, the body, and the counters that show both read). Drain
-// fails when ctx ends, a peer dies, or a peer's counters contradict what
-// was read from it.
+// clear-to-send, the body, and the counters that show both read), or two
+// when the sender reads the clear-to-send before it first tells its
+// counters. Drain fails when ctx ends, a peer dies, or a peer's counters
+// contradict what was read from it.
 func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error, announced <-chan Announcement) error {
 	e.hold = false // the drain writes what it has; the hold is back after
 	defer func() { e.hold = true }()
