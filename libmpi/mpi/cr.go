@@ -214,6 +214,7 @@ type CheckpointReader struct {
 	msgs    []core.SavedMessage
 	rts     int // long messages announced and not saved
 	discard bool
+	starts  []*core.Request // receives ReadRequest gave back, posted after the restart callback
 }
 
 // Read reads raw bytes.
@@ -269,6 +270,14 @@ func (r *CheckpointReader) Datatype() (*Datatype, error) {
 		return nil, errorf(ErrType, "restart: datatype reference %d, but the checkpoint saved %d", ref, len(r.types))
 	}
 	return r.types[ref-1], nil
+}
+
+// startAll posts the receives ReadRequest gave back.
+func (r *CheckpointReader) startAll() {
+	for _, q := range r.starts {
+		st.engine.Start(q)
+	}
+	r.starts = nil
 }
 
 // Messages is the number of messages the checkpoint saved that had
@@ -516,13 +525,13 @@ func crStart(p *wireup.Process) (func() error, error) {
 					return err
 				}
 			}
-			if r.discard {
-				return nil
+			if !r.discard {
+				if r.rts > 0 {
+					return fmt.Errorf("restart: %d long messages were on their way to this process at the checkpoint and could not be saved (their senders held the data); the program must resume from a point before they were sent and discard the saved messages (CheckpointReader.DiscardMessages)", r.rts)
+				}
+				st.engine.Restore(r.msgs)
 			}
-			if r.rts > 0 {
-				return fmt.Errorf("restart: %d long messages were on their way to this process at the checkpoint and could not be saved (their senders held the data); the program must resume from a point before they were sent and discard the saved messages (CheckpointReader.DiscardMessages)", r.rts)
-			}
-			st.engine.Restore(r.msgs)
+			r.startAll()
 			return nil
 		}
 	case f != nil && p.CRJob() != nil && p.CRJob().Restart():

@@ -392,6 +392,7 @@ func TestCheckpointRequests(t *testing.T) {
 		t.Errorf("nil came back as %+v", null)
 	}
 	st.engine.Restore(r.msgs) // as Init does after the restart callback
+	r.startAll()
 	if s, err := newReceived.Wait(); err != nil || s.Source != 0 || s.Tag != 3 || s.Bytes != 8 || newGot[0] != 5 || newGot[1] != 6 {
 		t.Errorf("the received request: %+v %v %v", s, err, newGot)
 	}

@@ -156,7 +156,9 @@ func ReadRequest[T Elem](r *CheckpointReader, buf []T) (*Request, error) {
 		}
 		st.engine.Start(req.r)
 	default:
-		st.engine.Start(req.r)
+		// Posted once the restart callback has returned, after the
+		// saved messages are queued: they came first.
+		r.starts = append(r.starts, req.r)
 	}
 	return req, nil
 }
