@@ -29,6 +29,16 @@ void lamgo_cr_call(void *fn, int locked)
 		pthread_mutex_unlock(&lamgo_cr_mu);
 }
 
+int MPIL_Cr_write_request(MPI_Request request)
+{
+	return lamgo_cr_write_request(request);
+}
+
+int MPIL_Cr_read_request(void *buf, int bytes, MPI_Request *request)
+{
+	return lamgo_cr_read_request(buf, bytes, request);
+}
+
 int MPIL_Cr_lock(void)
 {
 	return pthread_mutex_lock(&lamgo_cr_mu) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
@@ -69,6 +79,19 @@ void mpil_cr_read_(void *buf, MPI_Fint *count, MPI_Fint *ierr)
 void mpil_cr_discard_messages_(MPI_Fint *ierr)
 {
 	*ierr = MPIL_Cr_discard_messages();
+}
+
+void mpil_cr_write_request_(MPI_Fint *request, MPI_Fint *ierr)
+{
+	*ierr = MPIL_Cr_write_request((MPI_Request)*request);
+}
+
+void mpil_cr_read_request_(void *buf, MPI_Fint *bytes, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request r;
+
+	*ierr = MPIL_Cr_read_request(buf, *bytes, &r);
+	*request = (MPI_Fint)r;
 }
 
 void mpil_cr_lock_(MPI_Fint *ierr)

@@ -184,3 +184,42 @@ func firstErr(first, err error) error {
 	}
 	return err
 }
+
+//export lamgo_cr_write_request
+func lamgo_cr_write_request(h C.MPI_Request) C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	if crIO.w == nil {
+		return C.MPI_ERR_OTHER
+	}
+	var r *mpi.Request
+	if h != C.MPI_REQUEST_NULL {
+		if r = requests.get(int(h)); r == nil {
+			crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write_request: %d names no request", int(h)))
+			return C.MPI_ERR_REQUEST
+		}
+	}
+	if err := crIO.w.Request(r); err != nil {
+		crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write_request: %w", err))
+		return code(err)
+	}
+	return C.MPI_SUCCESS
+}
+
+//export lamgo_cr_read_request
+func lamgo_cr_read_request(buf unsafe.Pointer, bytes C.int, out *C.MPI_Request) C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	switch {
+	case crIO.r == nil:
+		return C.MPI_ERR_OTHER
+	case out == nil || bytes < 0 || buf == nil && bytes > 0:
+		return C.MPI_ERR_ARG
+	}
+	var b []byte
+	if bytes > 0 {
+		b = unsafe.Slice((*byte)(buf), int(bytes))
+	}
+	r, err := mpi.ReadRequest(crIO.r, b)
+	return putRequest(out, r, r.Persistent(), err)
+}

@@ -162,3 +162,7 @@ func ReadRequest[T Elem](r *CheckpointReader, buf []T) (*Request, error) {
 	}
 	return req, nil
 }
+
+// Persistent reports whether r is a persistent request (SendInit,
+// RecvInit ...); false for nil.
+func (r *Request) Persistent() bool { return r != nil && r.r.Persistent }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -166,6 +167,48 @@ func TestCRLibFortran(t *testing.T) {
 	j.wait(t, ctx)
 	if j.code != 0 || strings.Count(j.out.String(), " checkpoint at iteration ") != 2 || !fResultRE.MatchString(j.out.String()) {
 		t.Errorf("the subroutines named one by one: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	noPartial(t, base)
+}
+
+// TestCRLibCRequests: a C program hands its requests to the checkpoint
+// (MPIL_Cr_write_request) — a receive posted and not matched, a
+// persistent receive not started — and, restarted, gets them back on new
+// buffers (MPIL_Cr_read_request): the receive is posted again, the
+// persistent one starts, and both get the messages sent after the
+// restart.
+func TestCRLibCRequests(t *testing.T) {
+	buildCRTools(t)
+	needWrappers(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	prog := filepath.Join(l.prefix, "crreq")
+	cmd := exec.Command(bin("mpicc"), "-o", prog, filepath.Join("testdata", "crreq.c"))
+	cmd.Env = append(os.Environ(), "LAMHOME="+prefix)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mpicc crreq.c: %v\n%s", err, b)
+	}
+	base := t.TempDir()
+	gate := filepath.Join(t.TempDir(), "gate")
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base, "-np", "2", prog, gate)
+	posted := slices.Contains(j.early, "rank 1 posted")
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	for !posted {
+		select {
+		case s := <-j.lines:
+			posted = s == "rank 1 posted"
+		case <-wctx.Done():
+			t.Fatalf("rank 1 did not post\n%s", j.out.String())
+		}
+	}
+	set := crCheckpoint(t, ctx, l, j.cmd.Process.Pid, "-stop")
+	j.wait(t, ctx)
+	if j.code != 0 || strings.Contains(j.out.String(), " got ") {
+		t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	r := l.run(ctx, "crrestart", set)
+	if r.code != 0 || !strings.Contains(r.stdout, "rank 1 got 1 2 3 4 and 5") {
+		t.Fatalf("crrestart %s: %v", set, r)
 	}
 	noPartial(t, base)
 }

@@ -28,11 +28,14 @@
  * instead.
  *
  * Fortran 77: MPIL_CR_WRITE(BUF, COUNT, IERR), MPIL_CR_READ(BUF, COUNT,
- * IERR), MPIL_CR_DISCARD_MESSAGES(IERR), MPIL_CR_LOCK(IERR),
- * MPIL_CR_UNLOCK(IERR), COUNT in bytes.
+ * IERR), MPIL_CR_DISCARD_MESSAGES(IERR), MPIL_CR_WRITE_REQUEST(REQUEST,
+ * IERR), MPIL_CR_READ_REQUEST(BUF, BYTES, REQUEST, IERR), MPIL_CR_LOCK(IERR),
+ * MPIL_CR_UNLOCK(IERR), COUNT and BYTES in bytes.
  */
 #ifndef LAMGO_MPIL_CR_H
 #define LAMGO_MPIL_CR_H
+
+#include "mpi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +48,18 @@ int MPIL_Cr_read(void *buf, int count);
 /* Drop the messages the checkpoint saved (in the restart function): for a
    program that resumes from an earlier point and sends them again. */
 int MPIL_Cr_discard_messages(void);
+/* Save a request of a non-blocking or persistent point-to-point
+   operation with the program's state (in the checkpoint function;
+   MPI_REQUEST_NULL comes back as MPI_REQUEST_NULL), and get it back on
+   the program's new buffer of the same size in bytes (in the restart
+   function, in the same place among the reads): done if it was done
+   (a receive's bytes in buf), else started again (a receive is posted
+   once the restart function has returned). Requests of collectives, of
+   derived datatypes that are not contiguous and generalized requests
+   are refused (MPIL_Cr_write_request fails the checkpoint, with the
+   reason). */
+int MPIL_Cr_write_request(MPI_Request request);
+int MPIL_Cr_read_request(void *buf, int bytes, MPI_Request *request);
 /* Take and release the lock the library holds while the checkpoint
    function runs (no MPI calls in between). */
 int MPIL_Cr_lock(void);
