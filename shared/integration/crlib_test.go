@@ -340,18 +340,24 @@ func TestCRLibLong(t *testing.T) {
 			gate := filepath.Join(t.TempDir(), "gate")
 			j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", c.rpi, "-ssi", "cr_base_dir", base,
 				"-np", "2", bin("testprog"), "crlong", c.mode, strconv.Itoa(size), gate)
+			// waitLine waits until every line of want has come, since
+			// the start (a line seen once counts for every later wait).
+			seen := map[string]bool{}
+			for _, s := range j.early {
+				seen[s] = true
+			}
 			waitLine := func(want ...string) {
 				t.Helper()
 				wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 				defer cancel()
-				for _, s := range j.early {
-					want = slices.DeleteFunc(want, func(w string) bool { return w == s })
-				}
-				j.early = nil
-				for len(want) > 0 {
+				for {
+					want = slices.DeleteFunc(want, func(w string) bool { return seen[w] })
+					if len(want) == 0 {
+						return
+					}
 					select {
 					case s := <-j.lines:
-						want = slices.DeleteFunc(want, func(w string) bool { return w == s })
+						seen[s] = true
 					case <-wctx.Done():
 						t.Fatalf("no %q\n%s", want, j.out.String())
 					}
