@@ -173,6 +173,10 @@ func build(lang language, args []string, paths install.Paths, getenv func(string
 	if filepath.Clean(paths.Libdir) != "/usr/lib" {
 		p.ldflags = append(p.ldflags, "-L"+paths.Libdir, "-Wl,-rpath,"+paths.Libdir)
 	}
+	// The program's functions go in its dynamic symbol table, where
+	// libmpi finds its checkpoint/restart callbacks (lam_cr_self_*,
+	// docs/checkpoint.md) by name.
+	p.ldflags = append(p.ldflags, "-rdynamic")
 	p.libs = []string{"-lmpi", "-lpthread"}
 	return p
 }

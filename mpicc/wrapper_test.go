@@ -37,17 +37,17 @@ func TestBuild(t *testing.T) {
 		paths  install.Paths
 		want   string // the command line it runs
 	}{
-		{"mpicc", []string{"-o", "ring", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -o ring ring.c " + lib + " " + rpth + " -lmpi -lpthread"},
-		{"hcc", []string{"ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT ring.c " + lib + " " + rpth + " -lmpi -lpthread"},
+		{"mpicc", []string{"-o", "ring", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -o ring ring.c " + lib + " " + rpth + " -rdynamic -lmpi -lpthread"},
+		{"hcc", []string{"ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT ring.c " + lib + " " + rpth + " -rdynamic -lmpi -lpthread"},
 		// Compile-only and preprocess-only: no link flags.
 		{"mpicc", []string{"-c", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -c ring.c"},
 		{"mpicc", []string{"-S", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -S ring.c"},
 		{"mpicc", []string{"-E", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -E ring.c"},
 		{"mpicc", []string{"-M", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -M ring.c"},
 		{"mpicc", []string{"-MM", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -MM ring.c"},
-		{"mpicc", []string{"-MD", "-o", "ring", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -MD -o ring ring.c " + lib + " " + rpth + " -lmpi -lpthread"},
+		{"mpicc", []string{"-MD", "-o", "ring", "ring.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -MD -o ring ring.c " + lib + " " + rpth + " -rdynamic -lmpi -lpthread"},
 		// -lpmpi is dropped: the PMPI names are in libmpi.
-		{"mpicc", []string{"ring.c", "-lpmpi", "-lm"}, env(), opt, "gcc " + inc + " -D_REENTRANT ring.c -lm " + lib + " " + rpth + " -lmpi -lpthread"},
+		{"mpicc", []string{"ring.c", "-lpmpi", "-lm"}, env(), opt, "gcc " + inc + " -D_REENTRANT ring.c -lm " + lib + " " + rpth + " -rdynamic -lmpi -lpthread"},
 		{"mpicc", []string{"-c", "ring.c", "-lpmpi"}, env(), opt, "gcc " + inc + " -D_REENTRANT -c ring.c"},
 		// Only options: no MPI flags at all, as LAM ("mpicc --version").
 		{"mpicc", []string{"--version"}, env(), opt, "gcc --version"},
@@ -55,10 +55,10 @@ func TestBuild(t *testing.T) {
 		{"mpicc", nil, env(), opt, "gcc"},
 		// C++ and Fortran 77, under each of their names.
 		{"mpiCC.lam-go", []string{"-c", "a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT -c a.cc"}, // the .deb's alternatives
-		{"mpiCC", []string{"a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT a.cc " + lib + " " + rpth + " -lmpi -lpthread"},
+		{"mpiCC", []string{"a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT a.cc " + lib + " " + rpth + " -rdynamic -lmpi -lpthread"},
 		{"mpic++", []string{"-c", "a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT -c a.cc"},
 		{"hcp", []string{"-c", "a.cc"}, env(), opt, "g++ " + inc + " -D_REENTRANT -c a.cc"},
-		{"mpif77", []string{"-o", "pi", "pi.f"}, env(), opt, "gfortran " + inc + " -o pi pi.f " + lib + " " + rpth + " -lmpi -lpthread"},
+		{"mpif77", []string{"-o", "pi", "pi.f"}, env(), opt, "gfortran " + inc + " -o pi pi.f " + lib + " " + rpth + " -rdynamic -lmpi -lpthread"},
 		{"hf77", []string{"-c", "pi.f"}, env(), opt, "gfortran " + inc + " -c pi.f"},
 		// A name the wrapper does not know compiles C.
 		{"mpicc-1.0", []string{"-c", "a.c"}, env(), opt, "gcc " + inc + " -D_REENTRANT -c a.c"},
@@ -79,12 +79,12 @@ func TestBuild(t *testing.T) {
 		// Installed in /usr (make install PREFIX=/usr, the .deb): the
 		// library and headers are in /usr/lib/lam-go, out of the way of
 		// other MPIs' (shared/install).
-		{"mpicc", []string{"a.c"}, env(), usr, "gcc -I/usr/lib/lam-go/include -D_REENTRANT a.c -L/usr/lib/lam-go/lib -Wl,-rpath,/usr/lib/lam-go/lib -lmpi -lpthread"},
-		{"mpif77", []string{"a.f"}, env(), usr, "gfortran -I/usr/lib/lam-go/include a.f -L/usr/lib/lam-go/lib -Wl,-rpath,/usr/lib/lam-go/lib -lmpi -lpthread"},
+		{"mpicc", []string{"a.c"}, env(), usr, "gcc -I/usr/lib/lam-go/include -D_REENTRANT a.c -L/usr/lib/lam-go/lib -Wl,-rpath,/usr/lib/lam-go/lib -rdynamic -lmpi -lpthread"},
+		{"mpif77", []string{"a.f"}, env(), usr, "gfortran -I/usr/lib/lam-go/include a.f -L/usr/lib/lam-go/lib -Wl,-rpath,/usr/lib/lam-go/lib -rdynamic -lmpi -lpthread"},
 		// Headers and library in the system's directories: no -I/usr/include
 		// (but for Fortran) and no -L/usr/lib, which the compilers search.
-		{"mpicc", []string{"a.c"}, env(), install.Paths{Prefix: "/usr", Bindir: "/usr/bin", Libdir: "/usr/lib", Incdir: "/usr/include"}, "gcc -D_REENTRANT a.c -lmpi -lpthread"},
-		{"mpif77", []string{"a.f"}, env(), install.Paths{Prefix: "/usr", Bindir: "/usr/bin", Libdir: "/usr/lib", Incdir: "/usr/include"}, "gfortran -I/usr/include a.f -lmpi -lpthread"},
+		{"mpicc", []string{"a.c"}, env(), install.Paths{Prefix: "/usr", Bindir: "/usr/bin", Libdir: "/usr/lib", Incdir: "/usr/include"}, "gcc -D_REENTRANT a.c -rdynamic -lmpi -lpthread"},
+		{"mpif77", []string{"a.f"}, env(), install.Paths{Prefix: "/usr", Bindir: "/usr/bin", Libdir: "/usr/lib", Incdir: "/usr/include"}, "gfortran -I/usr/include a.f -rdynamic -lmpi -lpthread"},
 	}
 	for _, tt := range tests {
 		p := build(languageOf(tt.name), tt.args, tt.paths, tt.getenv, noProbe)
@@ -99,7 +99,7 @@ func TestBuild(t *testing.T) {
 
 func TestShowme(t *testing.T) {
 	opt := install.At("/opt/lam")
-	link := lib + " " + rpth + " -lmpi -lpthread"
+	link := lib + " " + rpth + " -rdynamic -lmpi -lpthread"
 	tests := []struct {
 		name string
 		args []string
@@ -296,7 +296,7 @@ func TestMismatchFlag(t *testing.T) {
 	gf9 := version("GNU Fortran (Ubuntu 9.4.0-1ubuntu1~20.04.2) 9.4.0\n")
 	gf10 := version("GNU Fortran (GCC) 10.2.1 20200825 (Red Hat 10.2.1-3)\n")
 	flang := version("flang-new version 17.0.6\n")
-	link := " " + lib + " " + rpth + " -lmpi -lpthread"
+	link := " " + lib + " " + rpth + " -rdynamic -lmpi -lpthread"
 	tests := []struct {
 		name  string
 		args  []string

@@ -4,8 +4,8 @@
  * interrupted. Every iteration the ranks add up a number from each
  * (MPI_Allreduce) into an accumulator; rank 0 prints it at the end.
  *
- *   mpicc -rdynamic -o crsum crsum.c      (-rdynamic: the library finds
- *                                          the lam_cr_self_* functions)
+ *   mpicc -o crsum crsum.c      (mpicc links with -rdynamic: the library
+ *                                finds the lam_cr_self_* functions)
  *   mpirun -ssi cr self -ssi rpi crtcp -np 4 crsum 5000 1000 &
  *   crcheckpoint -stop <mpirun's pid>
  *   crrestart <the set it printed>

@@ -6,7 +6,7 @@ package main
 #include <stdlib.h>
 #include "mpi.h"
 void *lamgo_cr_lookup(const char *name);
-void lamgo_cr_call(void *fn);
+void lamgo_cr_call(void *fn, int locked);
 */
 import "C"
 
@@ -24,8 +24,10 @@ import (
 // functions the self cr module names (cr_self_prefix, or
 // cr_self_checkpoint, _continue and _restart; lam_cr_self_checkpoint ...
 // by default), found in the process with dlsym as LAM found them in the
-// executable. The C functions write and read the program's state in the
-// checkpoint with MPIL_Cr_write and MPIL_Cr_read (include/mpil_cr.h).
+// executable — or a Fortran program's subroutines, under the same name
+// with gfortran's trailing underscore. The functions write and read the
+// program's state in the checkpoint with MPIL_Cr_write and MPIL_Cr_read
+// (include/mpil_cr.h; MPIL_CR_WRITE ... in Fortran).
 
 func init() {
 	mpi.OnCheckpoint(crCheckpoint)
@@ -54,23 +56,37 @@ func crLookup(which string) (unsafe.Pointer, error) {
 	if name == "" {
 		return nil, nil
 	}
-	cs := C.CString(name)
-	defer C.free(unsafe.Pointer(cs))
-	f := C.lamgo_cr_lookup(cs)
+	f := lookup(name)
+	if f == nil {
+		f = lookup(name + "_") // a Fortran subroutine (gfortran's name)
+	}
 	if f == nil && cb.Named {
 		return nil, fmt.Errorf("cr_self_%s names %s, which the program does not define (or was not linked with -rdynamic)", which, name)
 	}
 	return f, nil
 }
 
+// lookup finds the program's function name in the process.
+func lookup(name string) unsafe.Pointer {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return C.lamgo_cr_lookup(cs)
+}
+
 // crCall calls the C function f with the writer w or the reader r in
 // place for MPIL_Cr_write and MPIL_Cr_read, and returns the first error
 // of a write.
+// The checkpoint function (w set) runs under the program's lock
+// (MPIL_Cr_lock).
 func crCall(f unsafe.Pointer, w *mpi.CheckpointWriter, r *mpi.CheckpointReader) error {
 	crIO.mu.Lock()
 	crIO.w, crIO.r, crIO.err = w, r, nil
 	crIO.mu.Unlock()
-	C.lamgo_cr_call(f)
+	locked := C.int(0)
+	if w != nil {
+		locked = 1
+	}
+	C.lamgo_cr_call(f, locked)
 	crIO.mu.Lock()
 	defer crIO.mu.Unlock()
 	err := crIO.err
@@ -167,4 +183,43 @@ func firstErr(first, err error) error {
 		return first
 	}
 	return err
+}
+
+//export lamgo_cr_write_request
+func lamgo_cr_write_request(h C.MPI_Request) C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	if crIO.w == nil {
+		return C.MPI_ERR_OTHER
+	}
+	var r *mpi.Request
+	if h != C.MPI_REQUEST_NULL {
+		if r = requests.get(int(h)); r == nil {
+			crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write_request: %d names no request", int(h)))
+			return C.MPI_ERR_REQUEST
+		}
+	}
+	if err := crIO.w.Request(r); err != nil {
+		crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write_request: %w", err))
+		return code(err)
+	}
+	return C.MPI_SUCCESS
+}
+
+//export lamgo_cr_read_request
+func lamgo_cr_read_request(buf unsafe.Pointer, bytes C.int, out *C.MPI_Request) C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	switch {
+	case crIO.r == nil:
+		return C.MPI_ERR_OTHER
+	case out == nil || bytes < 0 || buf == nil && bytes > 0:
+		return C.MPI_ERR_ARG
+	}
+	var b []byte
+	if bytes > 0 {
+		b = unsafe.Slice((*byte)(buf), int(bytes))
+	}
+	r, err := mpi.ReadRequest(crIO.r, b)
+	return putRequest(out, r, r.Persistent(), err)
 }

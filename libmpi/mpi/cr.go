@@ -56,14 +56,19 @@ import (
 // an error handler of the program's becomes MPI_ERRORS_ARE_FATAL until
 // the restart callback sets it again) and the datatypes it wrote with
 // CheckpointWriter.Datatype (made again by their constructors). What it
-// cannot save is refused when the callback writes it: intercommunicators,
-// and communicators and datatypes with cached attributes (the restart
-// callback sets attributes again). It does not restore what lives on
-// the program's goroutines, which a restart does not bring back: calls
-// under way and the requests of non-blocking and persistent operations;
-// nor a rendezvous (long) message whose sender held the data: Init of a
-// restarted process fails when there was one (LostMessages), unless the
-// restart callback discards the saved messages. The program's state must
+// cannot save is refused when the callback writes it: communicators and
+// datatypes with cached attributes of keyvals that are not restorable
+// (those of NewRestorableKeyval and NewRestorableTypeKeyval are saved and
+// set again; the restart callback sets the others again). The requests of non-blocking and persistent point-to-point
+// operations the callback writes (CheckpointWriter.Request) come back on
+// the program's new buffers (ReadRequest). It does not restore what
+// lives on the program's goroutines, which a restart does not bring
+// back: calls under way, and requests the callback did not write.
+// A long (rendezvous) message announced and not received is saved like
+// an eager one (the drain pulls its body, and its send completes); only
+// one longer than 1 GiB stays with its sender: Init of a restarted
+// process fails when there was one (LostMessages), unless the restart
+// callback discards the saved messages. The program's state must
 // therefore say where it stopped in a way it can resume from
 // (examples/crsolver keeps the last two iterates, the ranks agree at
 // restart on the one they all have and discard the saved messages).
@@ -113,7 +118,8 @@ type CheckpointWriter struct {
 	buf   bytes.Buffer
 	enc   *gob.Encoder
 	comms []*Comm
-	types []*Datatype // saved, in the order of saved (cr_types.go)
+	attrs map[*Comm][]crAttr // the attributes of the communicators written
+	types []*Datatype        // saved, in the order of saved (cr_types.go)
 	saved []crType
 }
 
@@ -133,41 +139,58 @@ func (w *CheckpointWriter) Encode(v any) error {
 
 // Comm writes a reference to a communicator; the library saves the
 // communicator itself, once however often it is written. A nil
-// communicator (MPI_COMM_NULL) reads back as nil. Communicators with
-// cached attributes cannot be saved (ErrComm).
+// communicator (MPI_COMM_NULL) reads back as nil. Its attributes go
+// with it if their keyvals are restorable (NewRestorableKeyval); one
+// with an attribute of another keyval cannot be saved (ErrComm).
 func (w *CheckpointWriter) Comm(c *Comm) error {
-	ref := 0 // nil
-	if c != nil {
-		if n := c.attrs.Len(); n > 0 {
-			return errorf(ErrComm, "checkpoint: %s has %d cached attributes, which a checkpoint does not save (delete them first; the restart callback sets them again)", c.name, n)
+	ref, err := w.commRef(c)
+	if err != nil {
+		return err
+	}
+	return w.Encode(ref)
+}
+
+// commRef is the reference to c in the checkpoint, c saved once: 0 nil,
+// -1 World, -2 Self, i+1 the i-th saved communicator.
+func (w *CheckpointWriter) commRef(c *Comm) (int, error) {
+	if c != nil && c.ready {
+		if _, ok := w.attrs[c]; !ok {
+			a, err := saveAttrs(&c.attrs, c.name)
+			if err != nil {
+				return 0, errorf(ErrComm, "%w", err)
+			}
+			if w.attrs == nil {
+				w.attrs = map[*Comm][]crAttr{}
+			}
+			w.attrs[c] = a
 		}
 	}
 	switch {
 	case c == nil:
+		return 0, nil
 	case c == World:
-		ref = -1
+		return -1, nil
 	case c == Self:
-		ref = -2
+		return -2, nil
 	case !c.ready:
-		return errorf(ErrComm, "checkpoint: %s is not a valid communicator", c.name)
-	default:
-		i := 0
-		for i < len(w.comms) && w.comms[i] != c {
-			i++
-		}
-		if i == len(w.comms) {
-			w.comms = append(w.comms, c)
-		}
-		ref = i + 1
+		return 0, errorf(ErrComm, "checkpoint: %s is not a valid communicator", c.name)
 	}
-	return w.Encode(ref)
+	i := 0
+	for i < len(w.comms) && w.comms[i] != c {
+		i++
+	}
+	if i == len(w.comms) {
+		w.comms = append(w.comms, c)
+	}
+	return i + 1, nil
 }
 
 // Datatype writes a reference to a datatype (nil reads back as nil); the
 // library saves the datatype itself, as its constructor and arguments
 // (and the datatypes it was made of), once however often it is written.
-// A restart makes it again with the same type map, bounds and name. A
-// datatype with cached attributes cannot be saved (ErrType).
+// A restart makes it again with the same type map, bounds and name, and
+// the attributes of restorable keyvals (NewRestorableTypeKeyval); a
+// datatype with an attribute of another keyval cannot be saved (ErrType).
 func (w *CheckpointWriter) Datatype(d *Datatype) error {
 	ref := 0
 	if d != nil {
@@ -191,6 +214,7 @@ type CheckpointReader struct {
 	msgs    []core.SavedMessage
 	rts     int // long messages announced and not saved
 	discard bool
+	starts  []*core.Request // receives ReadRequest gave back, posted after the restart callback
 }
 
 // Read reads raw bytes.
@@ -214,6 +238,11 @@ func (r *CheckpointReader) Comm() (*Comm, error) {
 	if err := r.Decode(&ref); err != nil {
 		return nil, err
 	}
+	return r.comm(ref)
+}
+
+// comm is the communicator of reference ref (commRef).
+func (r *CheckpointReader) comm(ref int) (*Comm, error) {
 	switch {
 	case ref == 0:
 		return nil, nil
@@ -243,6 +272,14 @@ func (r *CheckpointReader) Datatype() (*Datatype, error) {
 	return r.types[ref-1], nil
 }
 
+// startAll posts the receives ReadRequest gave back.
+func (r *CheckpointReader) startAll() {
+	for _, q := range r.starts {
+		st.engine.Start(q)
+	}
+	r.starts = nil
+}
+
 // Messages is the number of messages the checkpoint saved that had
 // arrived and that no receive had taken. They are queued when the
 // restart callback returns, to be received as if they had just come
@@ -251,8 +288,8 @@ func (r *CheckpointReader) Messages() int { return len(r.msgs) }
 
 // LostMessages is the number of long (rendezvous) messages that had
 // announced themselves to this process and that no receive had taken at
-// the checkpoint: their senders held the data, so the checkpoint could
-// not save it. A program whose ranks resume where they stopped would
+// the checkpoint, and whose data the checkpoint could not save: the
+// drain pulls every other's body, so only messages longer than 1 GiB. A program whose ranks resume where they stopped would
 // wait for them for ever; unless the restart callback discards the
 // saved messages (it resumes from an earlier point and sends again), Init
 // fails when there are any.
@@ -283,6 +320,9 @@ type crLibrary struct {
 	// Rendezvous is how many long messages had announced themselves and
 	// could not be saved (their senders held the data).
 	Rendezvous int
+	// WorldAttrs and SelfAttrs are World's and Self's attributes, if the
+	// callback wrote them (cr_attrs.go).
+	WorldAttrs, SelfAttrs []crAttr
 }
 
 // crComm is a saved communicator.
@@ -293,6 +333,7 @@ type crComm struct {
 	Topo    *topo.Topo
 	Return  bool  // its error handler was MPI_ERRORS_RETURN
 	Remote  []int // an intercommunicator's remote group (nil: an intracommunicator)
+	Attrs   []crAttr
 }
 
 // crCheckpointer is what the wire-up calls at a checkpoint.
@@ -321,10 +362,10 @@ func saveState(out io.Writer) error {
 			return fmt.Errorf("the program's checkpoint callback: %w", err)
 		}
 	}
-	lib := crLibrary{Rank: st.rank, Size: World.Size(), Types: w.saved}
+	lib := crLibrary{Rank: st.rank, Size: World.Size(), Types: w.saved, WorldAttrs: w.attrs[World], SelfAttrs: w.attrs[Self]}
 	lib.Messages, lib.Rendezvous = st.engine.Unmatched()
 	for _, c := range w.comms {
-		s := crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo, Return: c.Errhandler() == ErrorsReturn}
+		s := crComm{Name: c.name, Context: c.context, Group: c.group, Topo: c.topo, Return: c.Errhandler() == ErrorsReturn, Attrs: w.attrs[c]}
 		if c.inter != nil {
 			s.Remote = c.inter.remote
 		}
@@ -407,6 +448,19 @@ func readState(f io.Reader, path string) (*CheckpointReader, error) {
 		}
 		r.comms[i] = c
 	}
+	for i, c := range r.comms {
+		if err := restoreAttrs(&c.attrs, c, "comm:", c.name, lib.Comms[i].Attrs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for _, c := range []struct {
+		c     *Comm
+		attrs []crAttr
+	}{{World, lib.WorldAttrs}, {Self, lib.SelfAttrs}} {
+		if err := restoreAttrs(&c.c.attrs, c.c, "comm:", c.c.name, c.attrs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	r.msgs = lib.Messages
 	return r, nil
 }
@@ -471,13 +525,13 @@ func crStart(p *wireup.Process) (func() error, error) {
 					return err
 				}
 			}
-			if r.discard {
-				return nil
+			if !r.discard {
+				if r.rts > 0 {
+					return fmt.Errorf("restart: %d long messages were on their way to this process at the checkpoint and could not be saved (their senders held the data); the program must resume from a point before they were sent and discard the saved messages (CheckpointReader.DiscardMessages)", r.rts)
+				}
+				st.engine.Restore(r.msgs)
 			}
-			if r.rts > 0 {
-				return fmt.Errorf("restart: %d long messages were on their way to this process at the checkpoint and could not be saved (their senders held the data); the program must resume from a point before they were sent and discard the saved messages (CheckpointReader.DiscardMessages)", r.rts)
-			}
-			st.engine.Restore(r.msgs)
+			r.startAll()
 			return nil
 		}
 	case f != nil && p.CRJob() != nil && p.CRJob().Restart():

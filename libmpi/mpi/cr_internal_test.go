@@ -309,3 +309,227 @@ func TestRestoreTypesBad(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointRequests: requests the checkpoint callback saves come
+// back on new buffers: done ones done (a receive's bytes in its new
+// buffer), one under way posted again, a persistent one inactive or
+// active as it was, nil as nil; those the library cannot make again are
+// refused with the reason.
+func TestCheckpointRequests(t *testing.T) {
+	d, err := World.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Free()
+	posted, err := Irecv(d, make([]int32, 4), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := Isend(d, []int32{7, 8, 9}, 0, 2) // to itself: done, unmatched
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int32, 2)
+	received, err := Irecv(d, got, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Send(d, []int32{5, 6}, 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	idle, err := RecvInit(d, make([]int64, 1), 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	psend, err := SendInit(d, []int64{11}, 0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := psend.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sync, err := Issend(d, []byte("sync"), 0, 6) // waits for its match
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := checkpointBytes(t, func(w *CheckpointWriter) error {
+		for _, r := range []*Request{posted, sent, received, idle, psend, nil, sync} {
+			if err := w.Request(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	// This process plays the restarted one: what was under way goes.
+	posted.Cancel()
+	posted.Wait()
+	for _, tag := range []int{2, 6} {
+		if _, err := Recv(d, make([]byte, 16), 0, tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := readState(bytes.NewReader(b), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newPosted, err := ReadRequest(r, make([]int32, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSent, err1 := ReadRequest(r, make([]int32, 3))
+	newGot := make([]int32, 2)
+	newReceived, err2 := ReadRequest(r, newGot)
+	newIdle, err3 := ReadRequest(r, make([]int64, 1))
+	newPsend, err4 := ReadRequest(r, make([]int64, 1))
+	null, err5 := ReadRequest(r, []byte{})
+	newSync, err6 := ReadRequest(r, make([]byte, 4))
+	for i, err := range []error{err1, err2, err3, err4, err5, err6} {
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	if null != nil {
+		t.Errorf("nil came back as %+v", null)
+	}
+	st.engine.Restore(r.msgs) // as Init does after the restart callback
+	r.startAll()
+	if s, err := newReceived.Wait(); err != nil || s.Source != 0 || s.Tag != 3 || s.Bytes != 8 || newGot[0] != 5 || newGot[1] != 6 {
+		t.Errorf("the received request: %+v %v %v", s, err, newGot)
+	}
+	for name, q := range map[string]*Request{"send": newSent, "persistent send": newPsend, "synchronous send": newSync} {
+		if _, ok, err := q.Test(); !ok || err != nil {
+			t.Errorf("%s: done %v, %v", name, ok, err)
+		}
+	}
+	if _, ok, _ := newIdle.Test(); !ok || !newIdle.r.Persistent || newIdle.r.Active() {
+		t.Errorf("the persistent receive not started: %+v", newIdle.r)
+	}
+	if err := Send(d, []int32{1, 2, 3, 4}, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := newPosted.Wait(); err != nil || s.Bytes != 16 {
+		t.Errorf("the receive posted again: %+v %v", s, err)
+	}
+	for _, c := range []struct {
+		tag  int
+		want string
+	}{{2, "\x07\x00\x00\x00"}, {6, "sync"}} {
+		buf := make([]byte, 16)
+		s, err := Recv(d, buf, 0, c.tag)
+		if err != nil || !strings.HasPrefix(string(buf[:s.Bytes]), c.want) {
+			t.Errorf("saved message of tag %d: %q %v", c.tag, buf[:s.Bytes], err)
+		}
+	}
+	// Refused, with the reason.
+	ib, err := Ibarrier(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ib.Wait()
+	OnCheckpoint(func(w *CheckpointWriter) error { return w.Request(ib) })
+	defer OnCheckpoint(nil)
+	if err := saveState(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "nonblocking collective") {
+		t.Errorf("a nonblocking collective's request: %v", err)
+	}
+	if _, err := ReadRequest(r, make([]int32, 1)); err == nil {
+		t.Error("a request read past the end")
+	}
+}
+
+// TestCheckpointAttrs: attributes of restorable keyvals on the
+// communicators (World among them) and datatypes a checkpoint saves come
+// back, set in order; one of another keyval is refused with the reason;
+// a restart without the keyval made, or a name made twice, is an error.
+func TestCheckpointAttrs(t *testing.T) {
+	type grid struct {
+		Dims  []int
+		Label string
+	}
+	kg, err := NewRestorableKeyval[grid]("test grid", CommDupFn[grid], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kn, err := NewRestorableKeyval[int]("test count", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kt, err := NewRestorableTypeKeyval[string]("test unit", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewRestorableKeyval[int]("test count", nil, nil); Class(err) != ErrKeyval {
+		t.Errorf("a name made twice: %v", err)
+	}
+	if _, err := NewRestorableKeyval[func()]("test func", nil, nil); Class(err) != ErrKeyval {
+		t.Errorf("a value type gob cannot encode: %v", err)
+	}
+	d, err := World.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Free()
+	vec, err := TypeVector(2, 1, 2, Int32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []error{SetAttr(d, kg, grid{[]int{2, 3}, "xy"}), SetAttr(d, kn, 7), SetAttr(World, kn, 9), SetTypeAttr(vec, kt, "metres")} {
+		if e != nil {
+			t.Fatal(e)
+		}
+	}
+	defer DeleteAttr(World, kn)
+	b := checkpointBytes(t, func(w *CheckpointWriter) error {
+		for _, c := range []*Comm{d, World} {
+			if err := w.Comm(c); err != nil {
+				return err
+			}
+		}
+		return w.Datatype(vec)
+	})
+	r, err := readState(bytes.NewReader(b), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, _ := r.Comm()
+	rw, _ := r.Comm()
+	rt, err := r.Datatype()
+	if err != nil || rd == d || rw != World {
+		t.Fatalf("restored %v %v %v", rd, rw, err)
+	}
+	defer rd.Free()
+	if g, ok, err := GetAttr(rd, kg); !ok || err != nil || g.Label != "xy" || len(g.Dims) != 2 || g.Dims[1] != 3 {
+		t.Errorf("grid attribute: %+v %v %v", g, ok, err)
+	}
+	if n, ok, _ := GetAttr(rd, kn); !ok || n != 7 {
+		t.Errorf("count attribute: %d %v", n, ok)
+	}
+	if n, ok, _ := GetAttr(World, kn); !ok || n != 9 {
+		t.Errorf("World's count attribute: %d %v", n, ok)
+	}
+	if u, ok, _ := GetTypeAttr(rt, kt); !ok || u != "metres" {
+		t.Errorf("datatype attribute: %q %v", u, ok)
+	}
+	// A keyval without a name is refused, naming the communicator.
+	plain := NewKeyval[int](nil, nil)
+	if err := SetAttr(d, plain, 1); err != nil {
+		t.Fatal(err)
+	}
+	OnCheckpoint(func(w *CheckpointWriter) error { return w.Comm(d) })
+	defer OnCheckpoint(nil)
+	if err := saveState(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "1 cached attributes of keyvals that are not restorable") {
+		t.Errorf("an attribute of a plain keyval: %v", err)
+	}
+	DeleteAttr(d, plain)
+	// A restart in a program that has not made the keyval.
+	crKeyvals.mu.Lock()
+	saved := crKeyvals.byName["comm:test grid"]
+	delete(crKeyvals.byName, "comm:test grid")
+	crKeyvals.mu.Unlock()
+	_, err = readState(bytes.NewReader(b), "test")
+	crKeyvals.mu.Lock()
+	crKeyvals.byName["comm:test grid"] = saved
+	crKeyvals.mu.Unlock()
+	if err == nil || !strings.Contains(err.Error(), `keyval "test grid", which this program has not made before MPI_Init`) {
+		t.Errorf("restart without the keyval: %v", err)
+	}
+}

@@ -20,6 +20,7 @@ type crType struct {
 	Ints  []int
 	Addrs []int
 	Types []int // indexes of earlier entries of the saved table
+	Attrs []crAttr
 }
 
 // predefinedTypes are the predefined datatypes, found by name at restart.
@@ -40,10 +41,11 @@ func (w *CheckpointWriter) saveType(d *Datatype) (int, error) {
 			return i, nil
 		}
 	}
-	if n := d.attrs.Len(); n > 0 {
-		return 0, errorf(ErrType, "checkpoint: datatype %s has %d cached attributes, which a checkpoint does not save (delete them first; the restart callback sets them again)", d.name, n)
+	a, err := saveAttrs(&d.attrs, "datatype "+d.name)
+	if err != nil {
+		return 0, errorf(ErrType, "%w", err)
 	}
-	s := crType{Name: d.name, Comb: d.env.comb}
+	s := crType{Name: d.name, Comb: d.env.comb, Attrs: a}
 	if d.env.comb == CombinerNamed {
 		s.Named = true
 		if predefinedTypes[d.name] != d {
@@ -78,6 +80,9 @@ func restoreTypes(saved []crType) ([]*Datatype, error) {
 		d, err := rebuildType(s, olds)
 		if err != nil {
 			return nil, fmt.Errorf("datatype %d (%s): %w", i, s.Name, err)
+		}
+		if err := restoreAttrs(&d.attrs, d, "type:", "datatype "+s.Name, s.Attrs); err != nil {
+			return nil, err
 		}
 		out = append(out, d)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -316,4 +317,70 @@ func TestCRLibTwoHosts(t *testing.T) {
 	}
 	h.run(ctx, 1, "lamhalt")
 	noSegments(t)
+}
+
+// TestCRLibLong: a long (rendezvous) message, above every rpi's eager
+// limit, announced to a rank that has not received it while its sender
+// waits in Send or Ssend (or is done with its Isend), at two checkpoints:
+// the first, which the job survives, completes the send (the sender goes
+// on), the second stops the job. Restarted from either set, the
+// receiver gets the message, right to the byte, from what the
+// checkpoint saved, and nothing is lost. The requests the ranks hand the
+// checkpoint come back: the Isend's done, a receive posted again.
+func TestCRLibLong(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 9*time.Minute)
+	const size = 2<<20 + 3
+	for _, c := range []struct{ rpi, mode string }{
+		{"crtcp", "send"}, {"crtcp", "ssend"}, {"crtcp", "isend"},
+		{"usysv", "send"}, {"sysv", "ssend"}, {"lamd", "send"}, {"lamd", "isend"},
+	} {
+		t.Run(c.rpi+"-"+c.mode, func(t *testing.T) {
+			base := t.TempDir()
+			gate := filepath.Join(t.TempDir(), "gate")
+			j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", c.rpi, "-ssi", "cr_base_dir", base,
+				"-np", "2", bin("testprog"), "crlong", c.mode, strconv.Itoa(size), gate)
+			// waitLine waits until every line of want has come, since
+			// the start (a line seen once counts for every later wait).
+			seen := map[string]bool{}
+			for _, s := range j.early {
+				seen[s] = true
+			}
+			waitLine := func(want ...string) {
+				t.Helper()
+				wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				defer cancel()
+				for {
+					want = slices.DeleteFunc(want, func(w string) bool { return seen[w] })
+					if len(want) == 0 {
+						return
+					}
+					select {
+					case s := <-j.lines:
+						seen[s] = true
+					case <-wctx.Done():
+						t.Fatalf("no %q\n%s", want, j.out.String())
+					}
+				}
+			}
+			waitLine("rank 1 posted", "rank 0 in MPI_"+c.mode)
+			time.Sleep(300 * time.Millisecond) // rank 0 inside its send, its announcement with rank 1
+			first := crCheckpoint(t, ctx, l, j.cmd.Process.Pid)
+			waitLine("rank 0 sent") // the checkpoint completed the send
+			second := crCheckpoint(t, ctx, l, j.cmd.Process.Pid, "-stop")
+			j.wait(t, ctx)
+			if j.code != 0 || strings.Contains(j.out.String(), "received") {
+				t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+			}
+			for _, set := range []string{first, second} {
+				r := l.run(ctx, "crrestart", set)
+				if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("rank 1 received %d bytes", size)) ||
+					!strings.Contains(r.stdout, "rank 1 restarted with 1 messages, 0 lost") || strings.Contains(r.stdout, "rank 0 sent") ||
+					!strings.Contains(r.stdout, "rank 1 request received 16 bytes") || (c.mode == "isend") != strings.Contains(r.stdout, "rank 0 request done") {
+					t.Errorf("crrestart %s: %v", set, r)
+				}
+			}
+			noPartial(t, base)
+		})
+	}
 }

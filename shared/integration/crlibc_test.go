@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,13 +19,14 @@ import (
 // the process as LAM found them, which save and read the program's state
 // with MPIL_Cr_write and MPIL_Cr_read (examples/c/crsum.c).
 
-// crsumProg compiles examples/c/crsum.c with our mpicc, linked with
-// -rdynamic so that the library finds its functions.
+// crsumProg compiles examples/c/crsum.c with our mpicc, with no flag of
+// its own: the wrapper links with -rdynamic, so that the library finds
+// the program's functions.
 func crsumProg(t *testing.T) string {
 	t.Helper()
 	needWrappers(t)
 	out := filepath.Join(t.TempDir(), "crsum")
-	cmd := exec.Command(bin("mpicc"), "-rdynamic", "-O2", "-o", out, filepath.Join("examples", "c", "crsum.c"))
+	cmd := exec.Command(bin("mpicc"), "-O2", "-o", out, filepath.Join("examples", "c", "crsum.c"))
 	cmd.Dir = cRoot()
 	cmd.Env = append(os.Environ(), "LAMHOME="+prefix)
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -91,5 +93,122 @@ func TestCRLibC(t *testing.T) {
 	}
 	j.cmd.Process.Signal(syscall.SIGTERM)
 	j.wait(t, ctx)
+	noPartial(t, base)
+}
+
+var fResultRE = regexp.MustCompile(`(?m)^result [0-9]+$`)
+
+// TestCRLibFortran: the Fortran 77 example (examples/f77/crsum.f), built
+// with our mpif77 and no flag of its own, its subroutines found under
+// gfortran's names (a trailing underscore) and its state saved and read
+// with the Fortran MPIL_CR_* bindings: checkpointed (it continues), then
+// stopped by a checkpoint, then restarted from the set, it prints the
+// result of a run never interrupted. Its subroutines named one by one
+// (cr_self_checkpoint ... without the underscore) are found too.
+func TestCRLibFortran(t *testing.T) {
+	buildCRTools(t)
+	prog, ok := cProg(t, "f77/crsum")
+	if !ok {
+		return
+	}
+	ctx, l := bootLocal(t, 4*time.Minute)
+	const np, iters = 4, "3000"
+	ref := l.run(ctx, "mpirun", "-np", strconv.Itoa(np), prog, iters)
+	want := fResultRE.FindString(ref.stdout)
+	if ref.code != 0 || want == "" {
+		t.Fatalf("reference run: %v", ref)
+	}
+	base := t.TempDir()
+	gate := filepath.Join(t.TempDir(), "gate")
+	j := startCRJob(t, ctx, l, np, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
+		"-np", strconv.Itoa(np), prog, iters, gate)
+	pid := j.cmd.Process.Pid
+	crCheckpoint(t, ctx, l, pid)
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	for n := 0; n < np; {
+		select {
+		case s := <-j.lines:
+			if strings.HasSuffix(s, " continued") {
+				n++
+			}
+		case <-wctx.Done():
+			t.Fatalf("%d continue callbacks, want %d\n%s", n, np, j.out.String())
+		}
+	}
+	set := crCheckpoint(t, ctx, l, pid, "-stop")
+	j.wait(t, ctx)
+	if j.code != 0 || fResultRE.MatchString(j.out.String()) {
+		t.Fatalf("mpirun after -stop: exit %d (the job must not have finished)\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	if n := strings.Count(j.out.String(), " checkpoint at iteration "); n != 2*np {
+		t.Errorf("%d checkpoint callbacks, want %d\n%s", n, 2*np, j.out.String())
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := l.run(ctx, "crrestart", set)
+	if r.code != 0 || fResultRE.FindString(r.stdout) != want {
+		t.Fatalf("crrestart %s: want %s\n%v", set, want, r)
+	}
+	if n := strings.Count(r.stdout, " restarted at iteration "); n != np {
+		t.Errorf("%d ranks restarted, want %d\n%s", n, np, r.stdout)
+	}
+
+	// Named one by one, as the Fortran source names them.
+	os.Remove(gate)
+	j = startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
+		"-ssi", "cr_self_checkpoint", "lam_cr_self_checkpoint", "-ssi", "cr_self_continue", "lam_cr_self_continue",
+		"-ssi", "cr_self_restart", "lam_cr_self_restart", "-np", "2", prog, "10", gate)
+	crCheckpoint(t, ctx, l, j.cmd.Process.Pid)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t, ctx)
+	if j.code != 0 || strings.Count(j.out.String(), " checkpoint at iteration ") != 2 || !fResultRE.MatchString(j.out.String()) {
+		t.Errorf("the subroutines named one by one: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	noPartial(t, base)
+}
+
+// TestCRLibCRequests: a C program hands its requests to the checkpoint
+// (MPIL_Cr_write_request) — a receive posted and not matched, a
+// persistent receive not started — and, restarted, gets them back on new
+// buffers (MPIL_Cr_read_request): the receive is posted again, the
+// persistent one starts, and both get the messages sent after the
+// restart.
+func TestCRLibCRequests(t *testing.T) {
+	buildCRTools(t)
+	needWrappers(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	prog := filepath.Join(l.prefix, "crreq")
+	cmd := exec.Command(bin("mpicc"), "-o", prog, filepath.Join("testdata", "crreq.c"))
+	cmd.Env = append(os.Environ(), "LAMHOME="+prefix)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mpicc crreq.c: %v\n%s", err, b)
+	}
+	base := t.TempDir()
+	gate := filepath.Join(t.TempDir(), "gate")
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base, "-np", "2", prog, gate)
+	posted := slices.Contains(j.early, "rank 1 posted")
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	for !posted {
+		select {
+		case s := <-j.lines:
+			posted = s == "rank 1 posted"
+		case <-wctx.Done():
+			t.Fatalf("rank 1 did not post\n%s", j.out.String())
+		}
+	}
+	set := crCheckpoint(t, ctx, l, j.cmd.Process.Pid, "-stop")
+	j.wait(t, ctx)
+	if j.code != 0 || strings.Contains(j.out.String(), " got ") {
+		t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	r := l.run(ctx, "crrestart", set)
+	if r.code != 0 || !strings.Contains(r.stdout, "rank 1 got 1 2 3 4 and 5") {
+		t.Fatalf("crrestart %s: %v", set, r)
+	}
 	noPartial(t, base)
 }

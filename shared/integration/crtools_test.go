@@ -61,6 +61,7 @@ func buildCRTools(t testing.TB) {
 type crJob struct {
 	cmd    *exec.Cmd
 	lines  chan string
+	early  []string // lines that came while startCRCmd waited for the ranks to run
 	stderr strings.Builder
 	out    strings.Builder
 	done   chan struct{}
@@ -116,6 +117,8 @@ func startCRCmd(t testing.TB, ctx context.Context, cmd *exec.Cmd, ranks int) *cr
 		case s := <-j.lines:
 			if strings.HasSuffix(s, " running") {
 				running++
+			} else {
+				j.early = append(j.early, s)
 			}
 		case <-j.done:
 			t.Fatalf("mpirun ended before its ranks ran: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())

@@ -197,6 +197,15 @@ func (s *Set) entries() []entry {
 	return es
 }
 
+// Each calls f with every attribute of s, in the order they were set.
+func (s *Set) Each(f func(k *Key, v any)) {
+	es := s.entries()
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.seq, b.seq) })
+	for _, e := range es {
+		f(e.key, e.val)
+	}
+}
+
 // CopyTo runs the copy callback of every attribute of old (held in s) in
 // key creation order, and sets on dst those the callbacks keep. On an
 // error it stops and returns it; dst keeps what was copied before (the

@@ -23,10 +23,16 @@ import (
 // new frames and written when the engine resumes. With every process
 // holding, the counters announced are final, so one exchange suffices.
 
-// Announcement is what a peer says it wrote to this process.
+// Announcement is what a process says to a peer at the end of a round of
+// a drain: the bytes it had written on its link to the peer and those it
+// had read from it, with every frame it had for the peer written. Given
+// to Drain's announce, Rank is the peer it goes to; on Drain's announced,
+// the peer it comes from.
 type Announcement struct {
-	Rank int    // the peer's world rank
-	Sent uint64 // bytes it wrote on its link to this process
+	Rank  int    // the peer's world rank
+	Round int    // the round of the drain with that peer, from 1
+	Sent  uint64 // bytes written on the link to the other
+	Read  uint64 // bytes read from the other's link
 }
 
 // Quiesce stops the engine for a checkpoint and returns the function that
@@ -43,70 +49,153 @@ func (e *Engine) Quiesce() (resume func()) {
 	}
 }
 
-// Drain empties every link of a quiesced engine: it finishes the frames
-// begun, gives announce the bytes written to each peer (by world rank; 0
-// for this process), which it must tell every peer, and reads until every
-// peer's bytes, as its announcement on announced says, have come. It
-// fails when ctx ends, a peer dies, or a peer announces less than was
-// read from it.
-func (e *Engine) Drain(ctx context.Context, announce func(sent []uint64) error, announced <-chan Announcement) error {
-	idle := 0
-	for e.begun() {
-		if err := e.drainStep(ctx, &idle); err != nil {
-			return fmt.Errorf("finishing the messages begun: %w", err)
-		}
-	}
-	sent := make([]uint64, len(e.peers))
+// drainPair is a drain's state with one peer.
+type drainPair struct {
+	round  int
+	told   bool         // this round's counters are told
+	mine   Announcement // told in this round
+	prev   uint64       // what this process had read when it told the last round's
+	theirs map[int]Announcement
+	done   bool
+}
+
+// Drain empties every link of a quiesced engine, in rounds with each
+// peer. A round with a peer: this process writes every frame it has for
+// it (those queued, the answers to what it read, and a clear-to-send for
+// each rendezvous message of the peer's that no receive has matched: the
+// drain pulls its body into a buffer of the library, so that it is saved
+// like an eager message, and its sender's request completes), gives
+// announce its counters, and reads until it has read what the peer says
+// it wrote. The link is drained when, in the same round, each side had
+// read all that the other had written: then nothing is in flight and
+// nothing remains to answer (an answer comes only after what it answers,
+// and neither side had anything left to answer). Otherwise another round
+// follows. A link with nothing on its way takes one round; one with a
+// rendezvous message announced and not received, three (the
+// clear-to-send, the body, and the counters that show both read), or two
+// when the sender reads the clear-to-send before it first tells its
+// counters. Drain fails when ctx ends, a peer dies, or a peer's counters
+// contradict what was read from it.
+func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error, announced <-chan Announcement) error {
+	e.hold = false // the drain writes what it has; the hold is back after
+	defer func() { e.hold = true }()
+	ps := make([]drainPair, len(e.peers))
+	left := 0
 	for i, p := range e.peers {
 		if p != nil {
-			sent[i] = p.sent
+			ps[i] = drainPair{round: 1, theirs: map[int]Announcement{}}
+			left++
 		}
 	}
-	if err := announce(sent); err != nil {
-		return err
-	}
-	want := make([]uint64, len(e.peers))
-	known := make([]bool, len(e.peers))
-	for {
+	idle := 0
+	var batch []Announcement
+	for left > 0 {
 		for more := true; more; {
 			select {
 			case a := <-announced:
-				if a.Rank >= 0 && a.Rank < len(e.peers) && e.peers[a.Rank] != nil {
-					want[a.Rank], known[a.Rank] = a.Sent, true
+				if a.Rank >= 0 && a.Rank < len(e.peers) && e.peers[a.Rank] != nil && a.Round >= ps[a.Rank].round {
+					ps[a.Rank].theirs[a.Round] = a
 				}
 			default:
 				more = false
 			}
 		}
-		done := true
+		batch = batch[:0]
 		for i, p := range e.peers {
-			switch {
-			case p == nil:
-			case p.dead != nil:
-				return fmt.Errorf("draining the link to rank %d: %w", i, p.dead)
-			case !known[i] || p.recvd < want[i]:
-				done = false
-			case p.recvd > want[i]:
-				return fmt.Errorf("%w: read %d bytes from rank %d, which says it wrote %d", ErrProtocol, p.recvd, i, want[i])
+			s := &ps[i]
+			if p == nil || s.done {
+				continue
 			}
+			if p.dead != nil {
+				return fmt.Errorf("draining the link to rank %d: %w", i, p.dead)
+			}
+			if !s.told {
+				if e.pull(p) || p.pending() {
+					continue // written by the progress below
+				}
+				s.mine = Announcement{Rank: i, Round: s.round, Sent: p.sent, Read: p.recvd}
+				s.told = true
+				batch = append(batch, s.mine)
+				continue
+			}
+			a, ok := s.theirs[s.round]
+			if !ok {
+				continue
+			}
+			if a.Sent < s.prev {
+				// The peer told this round after it had this process's
+				// last counters, so after it wrote what was read then.
+				return fmt.Errorf("%w: read %d bytes from rank %d, which says it wrote %d", ErrProtocol, s.prev, i, a.Sent)
+			}
+			if p.recvd < a.Sent {
+				continue
+			}
+			if s.mine.Read == a.Sent && a.Read == s.mine.Sent {
+				if p.recvd != a.Sent {
+					return fmt.Errorf("%w: read %d bytes from rank %d, which says it wrote %d", ErrProtocol, p.recvd, i, a.Sent)
+				}
+				s.done = true
+				left--
+				continue
+			}
+			delete(s.theirs, s.round)
+			s.round++
+			s.told = false
+			s.prev = s.mine.Read
 		}
-		if done {
-			return nil
+		if len(batch) > 0 {
+			if err := announce(batch); err != nil {
+				return err
+			}
+			continue
+		}
+		if left == 0 {
+			break
 		}
 		if err := e.drainStep(ctx, &idle); err != nil {
-			return fmt.Errorf("draining the links: %w (waiting for %s)", err, e.missing(known, want))
+			return fmt.Errorf("draining the links: %w (waiting for %s)", err, e.missing(ps))
 		}
 	}
+	return nil
 }
 
-// begun reports whether a frame is partly written on some live link.
-func (e *Engine) begun() bool {
-	for _, p := range e.peers {
-		if p != nil && p.dead == nil && p.pending() && !e.held(p, &p.out[p.outHead]) {
+// pull sends p a clear-to-send for each of its rendezvous messages that
+// wait here unmatched and are not pulled yet, with a buffer of the
+// library to receive the body; it reports whether it sent any. A message
+// longer than maxEager is left with its sender (Unmatched counts it).
+func (e *Engine) pull(p *peer) bool {
+	asked := false
+	e.match.Each(func(m *match.Message) bool {
+		u, ok := m.Owner.(*unexpected)
+		if !ok || u.from != p.rank || u.hdr.typ != frameRTS || u.pull != nil || u.hdr.length > maxEager {
 			return true
 		}
+		r := &Request{e: e, kind: kindRecv, buf: make([]byte, u.hdr.length), peer: p.rank, pulled: u}
+		r.id = e.newID()
+		r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
+		e.recvs[r.id] = r
+		u.pull = r
+		h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
+		e.send(p, &h, nil, nil)
+		asked = true
+		return true
+	})
+	return asked
+}
+
+// pulledIn makes a pulled rendezvous message, whose n bytes came into
+// r's buffer, an eager one: still in its place among the unmatched
+// messages, or given to the receive that matched it meanwhile.
+func (e *Engine) pulledIn(r *Request, n int) {
+	u := r.pulled
+	r.pulled = nil
+	u.hdr.typ, u.hdr.flags = frameEager, 0
+	u.body = r.buf[:n]
+	u.pull = nil
+	if w := u.waiter; w != nil {
+		u.waiter = nil
+		e.matchUnexpected(w, u)
 	}
-	return false
 }
 
 // held reports whether a checkpoint holds frame f, the next of p's: one
@@ -122,19 +211,26 @@ func (e *Engine) held(p *peer, f *outFrame) bool {
 }
 
 // missing names the peers a drain still waits for.
-func (e *Engine) missing(known []bool, want []uint64) string {
+func (e *Engine) missing(ps []drainPair) string {
 	s := ""
 	for i, p := range e.peers {
-		if p == nil || (known[i] && p.recvd >= want[i]) {
+		if p == nil || ps[i].done {
 			continue
 		}
 		if s != "" {
 			s += ", "
 		}
-		if known[i] {
-			s += fmt.Sprintf("rank %d's last %d bytes", i, want[i]-p.recvd)
-		} else {
+		a, ok := ps[i].theirs[ps[i].round]
+		switch {
+		case !ps[i].told:
+			s += fmt.Sprintf("rank %d: this process's frames to write", i)
+		case ok && p.recvd < a.Sent:
+			s += fmt.Sprintf("rank %d's last %d bytes", i, a.Sent-p.recvd)
+		default:
 			s += fmt.Sprintf("rank %d's counters", i)
+		}
+		if ps[i].round > 1 {
+			s += fmt.Sprintf(" (round %d)", ps[i].round)
 		}
 	}
 	return s
@@ -174,9 +270,10 @@ type SavedMessage struct {
 }
 
 // Unmatched returns the messages of a quiesced, drained engine that no
-// receive has matched, oldest first within each context. Only eager
-// messages carry their data; a rendezvous message (its sender waits with
-// the data) cannot be saved, and is reported by rts, the number of them.
+// receive has matched, oldest first within each context: the eager ones
+// and the rendezvous ones the drain pulled. A rendezvous message whose
+// body stayed with its sender (longer than maxEager, or a drain that
+// failed) cannot be saved, and is reported by rts, the number of them.
 func (e *Engine) Unmatched() (msgs []SavedMessage, rts int) {
 	e.match.Each(func(m *match.Message) bool {
 		u, ok := m.Owner.(*unexpected)
@@ -210,4 +307,49 @@ func (e *Engine) Restore(msgs []SavedMessage) {
 		u.Key, u.Owner = k, u
 		e.match.Enqueue(&u.Message)
 	}
+}
+
+// RequestOp is what a checkpoint keeps of a point-to-point request's
+// operation.
+type RequestOp struct {
+	Send      bool
+	Mode      SendMode
+	Rank, Tag int // the rank argument (destination, or source or AnySource) and tag
+	// Delivered says, of a send of a quiesced, drained engine, that its
+	// message has left: it is with its receiver, received or among the
+	// messages a checkpoint saves there. It has completed, or it is a
+	// synchronous send waiting for its match to be acknowledged.
+	Delivered bool
+}
+
+// Op returns r's operation. For Delivered, the engine is quiesced and
+// drained (the caller holds the progress lock through Quiesce).
+func (r *Request) Op() RequestOp {
+	op := RequestOp{Send: r.kind == kindSend, Mode: r.mode, Rank: r.rank, Tag: r.tag}
+	if !op.Send {
+		return op
+	}
+	switch e := r.e; {
+	case r.Done():
+		op.Delivered = true
+	case r.mode != Sync:
+	case r.peer == e.self:
+		op.Delivered = true // in this process's unexpected queue
+	case r.peer >= 0 && r.peer < len(e.peers) && e.peers[r.peer] != nil:
+		// Waiting for its acknowledgement: an eager one was written
+		// whole, and the drain brought it to its receiver.
+		op.Delivered = e.sends[r.id] == r && r.size() <= e.peers[r.peer].short
+	}
+	return op
+}
+
+// Completed makes r, a request made by NewSend or NewRecv and not
+// started, complete at once with status s, as if it had run (a request a
+// restarted process gets back done).
+func (e *Engine) Completed(r *Request, s Status) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.reset()
+	r.status = s
+	r.complete()
 }

@@ -219,6 +219,9 @@ type Request struct {
 	// vec is the data, if a layout over the user's memory (SetLayout);
 	// buf is nil then.
 	vec *rpi.Layout
+	// pulled is the message whose body a drain's receive brings into
+	// the library (cr.go).
+	pulled *unexpected
 }
 
 // expose pins the request's buffer: its address goes to the peer, which
@@ -512,6 +515,10 @@ type unexpected struct {
 	hdr  header
 	body []byte   // eager: the payload
 	self *Request // a synchronous send to self, completed on match
+	// pull is the receive of a rendezvous message's body that a drain
+	// asked for (cr.go), until it is in; waiter is the receive that
+	// matched the message meanwhile, given it then.
+	pull, waiter *Request
 }
 
 func (e *Engine) startRecv(r *Request) {
@@ -544,6 +551,10 @@ func (e *Engine) matchUnexpected(r *Request, u *unexpected) {
 			// message received late): the body will not come.
 			r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
 			r.fail(p.dead)
+			return
+		}
+		if u.pull != nil {
+			u.waiter = r // a drain asked for the body (cr.go): r gets it then
 			return
 		}
 		if u.hdr.flags&flagPush != 0 && e.askPush(p, r, &u.hdr) {

@@ -437,7 +437,8 @@ func (e *Engine) onHeader(p *peer) error {
 		ack := header{typ: frameCancelAck, sendID: h.sendID}
 		m := e.match.Find(h.context, func(m *match.Message) bool {
 			u := m.Owner.(*unexpected)
-			return u.from == p.rank && u.hdr.sendID == h.sendID
+			// One a drain pulled is as good as matched: its body comes.
+			return u.from == p.rank && u.hdr.sendID == h.sendID && u.pull == nil
 		})
 		if m != nil {
 			e.match.Take(m)
@@ -530,6 +531,10 @@ func (e *Engine) onBody(p *peer) {
 		return
 	}
 	if h.typ == frameData {
+		if r.pulled != nil {
+			e.pulledIn(r, p.dstN) // a drain's (cr.go)
+			return
+		}
 		if r.split {
 			r.complete() // the first part, which the sender could not write
 			return

@@ -39,24 +39,27 @@ const typeDrain int32 = 512
 
 // The phases of a drain message.
 const (
-	phaseCounters int32 = 1 // the bytes this process wrote to the receiver
+	phaseCounters int32 = 1 // a round's counters with the receiver (core.Announcement)
 	phaseDrained  int32 = 2 // this process has read everything written to it
 )
 
-// drainMsg is one drain message: seq, phase, rank, bytes (little endian).
+// drainMsg is one drain message: seq, phase, rank, round, then the bytes
+// written to the receiver and read from it (little endian).
 type drainMsg struct {
-	seq, phase, rank int32
-	sent             uint64
+	seq, phase, rank, round int32
+	sent, read              uint64
 }
 
-const drainMsgSize = 20
+const drainMsgSize = 32
 
 func (m drainMsg) encode() []byte {
 	b := make([]byte, drainMsgSize)
 	binary.LittleEndian.PutUint32(b[0:], uint32(m.seq))
 	binary.LittleEndian.PutUint32(b[4:], uint32(m.phase))
 	binary.LittleEndian.PutUint32(b[8:], uint32(m.rank))
-	binary.LittleEndian.PutUint64(b[12:], m.sent)
+	binary.LittleEndian.PutUint32(b[12:], uint32(m.round))
+	binary.LittleEndian.PutUint64(b[16:], m.sent)
+	binary.LittleEndian.PutUint64(b[24:], m.read)
 	return b
 }
 
@@ -65,7 +68,8 @@ func decodeDrain(b []byte) (drainMsg, error) {
 		return drainMsg{}, fmt.Errorf("drain message of %d bytes, not %d", len(b), drainMsgSize)
 	}
 	return drainMsg{seq: int32(binary.LittleEndian.Uint32(b[0:])), phase: int32(binary.LittleEndian.Uint32(b[4:])),
-		rank: int32(binary.LittleEndian.Uint32(b[8:])), sent: binary.LittleEndian.Uint64(b[12:])}, nil
+		rank: int32(binary.LittleEndian.Uint32(b[8:])), round: int32(binary.LittleEndian.Uint32(b[12:])),
+		sent: binary.LittleEndian.Uint64(b[16:]), read: binary.LittleEndian.Uint64(b[24:])}, nil
 }
 
 // Checkpointer is the library's part of a checkpoint above the engine,
@@ -230,7 +234,7 @@ func (p *Process) checkpoint(ctx context.Context, req *jobwire.CRRank) (*resumpt
 	if hooks == nil {
 		return nil, errors.New("the process is still in MPI_Init")
 	}
-	announced := make(chan core.Announcement, p.Size)
+	announced := make(chan core.Announcement, 2*p.Size) // a peer is at most a round ahead
 	drained := make(chan int32, p.Size)
 	stop := make(chan struct{})
 	sorted := make(chan struct{})
@@ -264,9 +268,15 @@ func (c *crState) sort(seq int32, announced chan<- core.Announcement, drained ch
 			c.mu.Unlock()
 		case d.seq < seq:
 		case d.phase == phaseCounters:
-			announced <- core.Announcement{Rank: int(d.rank), Sent: d.sent}
+			select {
+			case announced <- core.Announcement{Rank: int(d.rank), Round: int(d.round), Sent: d.sent, Read: d.read}:
+			case <-stop:
+			}
 		case d.phase == phaseDrained:
-			drained <- d.rank
+			select {
+			case drained <- d.rank:
+			case <-stop:
+			}
 		}
 	}
 	for _, d := range early {
@@ -283,21 +293,12 @@ func (c *crState) sort(seq int32, announced chan<- core.Announcement, drained ch
 }
 
 func (p *Process) drainAndSave(ctx context.Context, req *jobwire.CRRank, hooks *Checkpointer, announced <-chan core.Announcement, drained <-chan int32) (int64, error) {
-	// tell sends every peer its drain message at once: each send waits
-	// for its lamd's answer, and one after the other they cost a round
-	// trip each.
-	tell := func(phase int32, sent []uint64) error {
-		errs := make(chan error, len(p.cr.procs))
-		n := 0
-		for r, pr := range p.cr.procs {
-			if r == p.Rank {
-				continue
-			}
-			m := drainMsg{seq: req.Seq, phase: phase, rank: int32(p.Rank)}
-			if sent != nil {
-				m.sent = sent[r]
-			}
-			n++
+	// tell sends the drain messages at once: each send waits for its
+	// lamd's answer, and one after the other they cost a round trip each.
+	tell := func(msgs []drainMsg, to []int) error {
+		errs := make(chan error, len(msgs))
+		for i, m := range msgs {
+			pr, r := p.cr.procs[to[i]], to[i]
 			go func() {
 				if err := p.oobSend(ctx, pr, m.encode()); err != nil {
 					errs <- fmt.Errorf("telling rank %d: %w", r, err)
@@ -307,18 +308,34 @@ func (p *Process) drainAndSave(ctx context.Context, req *jobwire.CRRank, hooks *
 			}()
 		}
 		var first error
-		for range n {
+		for range msgs {
 			if err := <-errs; err != nil && first == nil {
 				first = err
 			}
 		}
 		return first
 	}
-	announce := func(sent []uint64) error { return tell(phaseCounters, sent) }
+	var msgs []drainMsg
+	var to []int
+	announce := func(as []core.Announcement) error {
+		msgs, to = msgs[:0], to[:0]
+		for _, a := range as {
+			msgs = append(msgs, drainMsg{seq: req.Seq, phase: phaseCounters, rank: int32(p.Rank), round: int32(a.Round), sent: a.Sent, read: a.Read})
+			to = append(to, a.Rank)
+		}
+		return tell(msgs, to)
+	}
 	if err := p.Engine.Drain(ctx, announce, announced); err != nil {
 		return 0, err
 	}
-	if err := tell(phaseDrained, nil); err != nil {
+	msgs, to = msgs[:0], to[:0]
+	for r := range p.cr.procs {
+		if r != p.Rank {
+			msgs = append(msgs, drainMsg{seq: req.Seq, phase: phaseDrained, rank: int32(p.Rank)})
+			to = append(to, r)
+		}
+	}
+	if err := tell(msgs, to); err != nil {
 		return 0, err
 	}
 	size, err := writeRankFile(jobwire.RankFile(req.Dir, p.Rank), hooks.Save)

@@ -14,7 +14,7 @@ import (
 )
 
 func TestDrainMsg(t *testing.T) {
-	for _, m := range []drainMsg{{seq: 1, phase: phaseCounters, rank: 0, sent: 0}, {seq: 1<<31 - 1, phase: phaseDrained, rank: 1 << 20, sent: 1<<64 - 1}} {
+	for _, m := range []drainMsg{{seq: 1, phase: phaseCounters, rank: 0, round: 1, sent: 0}, {seq: 1<<31 - 1, phase: phaseDrained, rank: 1 << 20, round: 3, sent: 1<<64 - 1, read: 1 << 40}} {
 		got, err := decodeDrain(m.encode())
 		if err != nil || got != m {
 			t.Errorf("%+v: got %+v, %v", m, got, err)
@@ -28,7 +28,7 @@ func TestDrainMsg(t *testing.T) {
 }
 
 func FuzzDrainMsg(f *testing.F) {
-	f.Add(drainMsg{seq: 3, phase: 1, rank: 2, sent: 99}.encode())
+	f.Add(drainMsg{seq: 3, phase: 1, rank: 2, round: 2, sent: 99, read: 7}.encode())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeDrain(b)
 		if err == nil && string(m.encode()) != string(b) {
@@ -41,14 +41,14 @@ func FuzzDrainMsg(f *testing.F) {
 // later checkpoint's are kept for it, older ones dropped.
 func TestSort(t *testing.T) {
 	c := &crState{in: make(chan drainMsg, 8)}
-	c.early = []drainMsg{{seq: 2, phase: phaseCounters, rank: 1, sent: 5}}
+	c.early = []drainMsg{{seq: 2, phase: phaseCounters, rank: 1, round: 2, sent: 5, read: 4}}
 	for _, m := range []drainMsg{{seq: 1, phase: phaseCounters, rank: 2}, {seq: 2, phase: phaseDrained, rank: 3}, {seq: 3, phase: phaseCounters, rank: 1}} {
 		c.in <- m
 	}
 	announced, drained, stop := make(chan core.Announcement, 4), make(chan int32, 4), make(chan struct{})
 	done := make(chan struct{})
 	go func() { defer close(done); c.sort(2, announced, drained, stop) }()
-	if a := <-announced; a != (core.Announcement{Rank: 1, Sent: 5}) {
+	if a := <-announced; a != (core.Announcement{Rank: 1, Round: 2, Sent: 5, Read: 4}) {
 		t.Errorf("announced %+v", a)
 	}
 	if r := <-drained; r != 3 {
