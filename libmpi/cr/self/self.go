@@ -50,13 +50,13 @@ func (Module) SSI() ssi.Info {
 			{Name: "do_restart", Default: "0", Type: ssi.Bool,
 				Help: "Call the program's restart callback in MPI_Init even when the process was not started from a checkpoint set (LAM's self restart by lamrestart)"},
 			{Name: "prefix", Default: defaultPrefix, Type: ssi.String,
-				Help: "Prefix of a C program's callback functions (<prefix>_checkpoint, <prefix>_continue, <prefix>_restart); Go programs register theirs with mpi.OnCheckpoint, OnContinue and OnRestart"},
+				Help: "Prefix of a C or Fortran program's callback functions (<prefix>_checkpoint, <prefix>_continue, <prefix>_restart; a Fortran subroutine's name as gfortran gives it, with a trailing _, is found too); Go programs register theirs with mpi.OnCheckpoint, OnContinue and OnRestart"},
 			{Name: "checkpoint", Type: ssi.String,
-				Help: "Name of a C program's checkpoint function (not with a prefix); Go programs use mpi.OnCheckpoint"},
+				Help: "Name of a C or Fortran program's checkpoint function (not with a prefix; also found with a trailing _); Go programs use mpi.OnCheckpoint"},
 			{Name: "continue", Type: ssi.String,
-				Help: "Name of a C program's continue function (not with a prefix); Go programs use mpi.OnContinue"},
+				Help: "Name of a C or Fortran program's continue function (not with a prefix; also found with a trailing _); Go programs use mpi.OnContinue"},
 			{Name: "restart", Type: ssi.String,
-				Help: "Name of a C program's restart function (not with a prefix); Go programs use mpi.OnRestart"},
+				Help: "Name of a C or Fortran program's restart function (not with a prefix; also found with a trailing _); Go programs use mpi.OnRestart"},
 		}}
 }
 
