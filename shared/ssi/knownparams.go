@@ -59,6 +59,7 @@ var knownParams = []string{
 	"rpi_lamd_priority",
 	"rpi_ofi_bufsize",
 	"rpi_ofi_credits",
+	"rpi_ofi_onnode",
 	"rpi_ofi_priority",
 	"rpi_ofi_provider",
 	"rpi_ofi_short",

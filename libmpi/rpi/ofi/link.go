@@ -46,7 +46,8 @@ type link struct {
 	dead    error  // the peer died or broke the protocol
 	closed  bool
 
-	scratch []byte // an injected message is built here
+	scratch  []byte // an injected message is built here
+	received uint64 // data messages from the peer (Traffic)
 
 	// Remote reads (rma.go).
 	keys    [keyTable]keyMsg      // the peer's buffers this process may read, a ring
@@ -295,6 +296,10 @@ func (l *link) Write2(a, b []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// Short is the eager limit (rpi.Shorter): usysv's transport reports its
+// own for the peers on this node.
+func (l *link) Short() int { return l.t.c.short }
 
 // Fd: the links have no descriptor of their own; the transport is the
 // Waiter.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,7 +95,36 @@ func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 }
 
 func (t *transport) Addr() string { return t.addr }
-func (t *transport) Short() int   { return t.c.short }
+
+// nodeOnly reports whether the provider reaches only this node (shm).
+func (t *transport) nodeOnly() bool {
+	core, _, _ := strings.Cut(t.prov, ";")
+	return core == "shm"
+}
+
+// connected is the transport connected last (Traffic).
+var connected atomic.Pointer[transport]
+
+// Traffic returns, by world rank, how many data messages this process's
+// ofi endpoint (the one connected last) has received from each peer; nil
+// if none was connected. Tests tell from it which peers the module
+// carries (usysv carries the others).
+func Traffic() []uint64 {
+	t := connected.Load()
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]uint64, len(t.links))
+	for i, l := range t.links {
+		if l != nil {
+			out[i] = l.received
+		}
+	}
+	return out
+}
+func (t *transport) Short() int { return t.c.short }
 
 // drainTimeout bounds how long Close waits for sends in flight.
 const drainTimeout = 10 * time.Second
@@ -194,8 +224,11 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 	if err := t.waitHellos(ctx); err != nil {
 		return nil, err
 	}
-	t.stop, t.stopped = make(chan struct{}), make(chan struct{})
-	go t.background()
+	if t.open > 0 {
+		t.stop, t.stopped = make(chan struct{}), make(chan struct{})
+		go t.background()
+	}
+	connected.Store(t)
 	links := make([]rpi.Link, len(peers))
 	for i, l := range t.links {
 		if l != nil {
@@ -397,6 +430,9 @@ func (t *transport) received(ev event) {
 		return
 	}
 	l.credits += int(h.credits)
+	if h.kind == kindData {
+		l.received++
+	}
 	if h.kind == kindData || h.kind == kindKey {
 		if err := l.queue(h.seq, ev.slot, len(msg), h.kind); err != nil {
 			l.die(err)
