@@ -116,6 +116,14 @@ func TestOFI(t *testing.T) {
 		if r := run("2", "big", "80"); r.code != 0 || r.stdout != "received 80 MiB\n" {
 			t.Errorf("80 MiB over ofi/%s: %v", prov, r)
 		}
+		// Long messages by remote reads (no tagged pulls), and by pulls
+		// where the endpoint has no remote reads.
+		for _, set := range [][]string{{"-ssi", "rpi_ofi_tagged", "0"}, {"-ssi", "rpi_ofi_rma", "0"}} {
+			args := append(append(append([]string{}, ofi...), set...), "-np", "3", prog, "p2p")
+			if r := l.run(ctx, "mpirun", args...); r.code != 0 || r.stdout != "p2p ok\n" {
+				t.Errorf("p2p over ofi/%s with %v: %v", prov, set, r)
+			}
+		}
 		// Small buffers and few credits: long messages in many pieces,
 		// writers held back by credits.
 		small := append(append([]string{}, ofi...), "-ssi", "rpi_ofi_bufsize", "1024", "-ssi", "rpi_ofi_credits", "4", "-np", "3", prog, "p2p")

@@ -50,9 +50,16 @@ type link struct {
 	received uint64 // data messages from the peer (Traffic)
 
 	// Remote reads (rma.go).
-	keys    [keyTable]keyMsg      // the peer's buffers this process may read, a ring
-	nkeys   int                   // key messages so far
-	exposed map[uintptr][]*region // this process's buffers the peer may read, by address
+	keys    [keyTable]keyMsg       // the peer's buffers this process may read, a ring
+	nkeys   int                    // key messages so far
+	exposed map[uintptr][]exposure // this process's buffers the peer may read, by address
+	tsends  int                    // tagged sends in flight to the peer
+}
+
+// exposure is a buffer of n bytes the peer may read or pull, in region r.
+type exposure struct {
+	n uintptr
+	r *region
 }
 
 // inMsg is a data or key message waiting in receive slot slot (len
@@ -329,4 +336,6 @@ func (l *link) Close() error {
 
 // inFlight reports whether sends from the link's slots have not
 // completed.
-func (l *link) inFlight() bool { return l.dead == nil && len(l.free) < l.t.c.credits }
+func (l *link) inFlight() bool {
+	return l.dead == nil && (len(l.free) < l.t.c.credits || l.tsends > 0)
+}

@@ -64,6 +64,8 @@ func (Module) SSI() ssi.Info {
 			{Name: "tiny", Default: "1024", Type: ssi.Size, Help: "Largest fabric message injected (sent without waiting for its completion), within the provider's inject size"},
 			{Name: "bufsize", Default: "32768", Type: ssi.Size, Help: "Size of each pre-posted receive buffer (and of the largest fabric message), in bytes"},
 			{Name: "credits", Default: "16", Type: ssi.Int, Help: "Receive buffers posted for each peer: how many messages a peer may have in flight to this process"},
+			{Name: "rma", Default: "1", Type: ssi.Bool, Help: "Let the receiver of a long message read it from the sender's memory (FI_RMA) where the provider offers it"},
+			{Name: "tagged", Default: "1", Type: ssi.Bool, Help: "Move long messages as tagged messages (FI_TAGGED) straight into the receive buffer where the provider offers them, in preference to remote reads"},
 			{Name: "onnode", Default: "0", Type: ssi.Bool, Help: "Carry the peers on this node through ofi too; 0: through usysv's shared memory, ofi only between nodes (the shm provider, which reaches only this node, carries every peer)"},
 		},
 	}
@@ -76,6 +78,8 @@ type config struct {
 	tiny     int
 	bufsize  int
 	credits  int
+	rma      bool
+	tagged   bool
 	onnode   bool
 }
 
@@ -104,8 +108,13 @@ func settings(s *ssi.Settings) (config, error) {
 	if c.credits, err = s.Int(ssi.FullName(ssi.RPI, name, "credits")); err != nil {
 		return c, err
 	}
-	if c.onnode, err = s.Bool(ssi.FullName(ssi.RPI, name, "onnode")); err != nil {
-		return c, err
+	for _, p := range []struct {
+		name string
+		to   *bool
+	}{{"rma", &c.rma}, {"tagged", &c.tagged}, {"onnode", &c.onnode}} {
+		if *p.to, err = s.Bool(ssi.FullName(ssi.RPI, name, p.name)); err != nil {
+			return c, err
+		}
 	}
 	switch {
 	case c.short < 0 || c.short > 1<<30:

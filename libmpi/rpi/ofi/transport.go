@@ -50,18 +50,25 @@ type transport struct {
 	stopped chan struct{}
 	pidfds  []int // by rank: peers on this node, watched for death; -1 none
 	checked time.Time
-	// Remote reads (rma.go); rc is nil where the provider has none.
+	// Remote reads (rma.go) and tagged pulls (tagged.go); rc is nil
+	// where the provider has neither.
 	rc      *regCache
 	mrs     *mrTable
-	reading bool // a read is in flight
-	readErr int  // how the last read ended
+	reading bool // a read or tagged receive is in flight
+	readErr int  // how the last one ended
+	readLen int  // and the bytes it received (tagged)
+	pull    bool // long messages move as tagged messages the receiver pulls
+	pullSeq uint32
+	tsends  []tsendOp // tagged sends, by context
+	freeT   []int     // tagged send contexts not in flight
+	pulls   []pullReq // pulls that wait for the provider or a context
 }
 
 func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 	peers := max(job.Size-1, 1)
 	nrecv := peers * c.credits
 	nslots := nrecv + peers*c.credits
-	fb, err := openFabric(c.provider, c.bufsize, nslots, 2*nslots)
+	fb, err := openFabric(c.provider, c.rma, c.tagged, c.bufsize, nslots, tsendSlots, 2*nslots+tsendSlots)
 	if err != nil {
 		return nil, fmt.Errorf("rpi ofi: %w", err)
 	}
@@ -87,9 +94,14 @@ func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 			return fail(ferr("fi_recv", rc))
 		}
 	}
-	if fb.rma() {
+	t.pull = fb.tagged()
+	if fb.rma() || t.pull {
 		t.mrs = newMRTable(fb)
 		t.rc = newRegCache(t.mrs, cachedRegions(t.prov))
+	}
+	t.tsends = make([]tsendOp, tsendSlots)
+	for i := range tsendSlots {
+		t.freeT = append(t.freeT, i)
 	}
 	return t, nil
 }
@@ -360,6 +372,13 @@ func (t *transport) progress() {
 			break
 		}
 	}
+	for len(t.pulls) > 0 {
+		p := t.pulls[0]
+		if !p.l.serve(p.tag, p.addr, p.n) {
+			break
+		}
+		t.pulls = t.pulls[1:]
+	}
 	for range 8 {
 		n, err := t.fb.poll()
 		if err != nil {
@@ -385,8 +404,10 @@ func (t *transport) handle(ev event) {
 		if ev.err != 0 {
 			t.fail(fmt.Errorf("completion error: %s", errText(ev.err)))
 		}
-	case ev.slot == t.fb.rmaSlot(): // a remote read finished
-		t.reading, t.readErr = false, ev.err
+	case ev.slot == t.fb.rmaSlot(): // a remote read or tagged receive finished
+		t.reading, t.readErr, t.readLen = false, ev.err, ev.n
+	case ev.slot > t.fb.rmaSlot(): // a tagged send finished
+		t.sent1(ev.slot-t.fb.rmaSlot()-1, ev.err)
 	case ev.slot >= t.nrecv: // a send finished
 		l := t.owner[ev.slot]
 		if l == nil {
@@ -451,6 +472,8 @@ func (t *transport) received(ev event) {
 		}
 	case kindClose:
 		l.eof, l.eofSeq = true, h.seq
+	case kindPull:
+		l.pulled(msg[hdrSize:])
 	default:
 		l.die(fmt.Errorf("%w: message of kind %d from rank %d", errProtocol, h.kind, l.rank))
 	}
