@@ -38,6 +38,9 @@ typedef struct {
 	size_t nslots;
 	size_t ntsend;
 	struct fi_context2 *ctxs; // nslots, one for a read or tagged receive, ntsend
+	int64_t *pend;            // receive slots to post before the next operation
+	size_t npend;
+	int post_err;             // how a deferred post failed (0: it did not)
 	int rma;                  // the endpoint does RMA (FI_READ, FI_REMOTE_READ)
 	int tagged;               // the endpoint does tagged messages (FI_TAGGED)
 	uint64_t next_key;        // the key of the next registration, where the module chooses them
@@ -145,6 +148,7 @@ static void lamofi_close(lamofi *f) {
 	if (f->info) lamofi_fn.freeinfo(f->info);
 	free(f->buf);
 	free(f->ctxs);
+	free(f->pend);
 	free(f);
 }
 
@@ -203,9 +207,10 @@ static int lamofi_open(const char *prov, int want_rma, int want_tagged, size_t b
 	if ((rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV))) { *where = "fi_ep_bind cq"; goto fail; }
 	if ((rc = fi_enable(f->ep))) { *where = "fi_enable"; goto fail; }
 	f->ctxs = calloc(nslots + 1 + ntsend, sizeof *f->ctxs);
+	f->pend = calloc(nslots, sizeof *f->pend);
 	if (posix_memalign((void **)&f->buf, 4096, bufsize * nslots) != 0)
 		f->buf = NULL;
-	if (f->ctxs == NULL || f->buf == NULL) { rc = -FI_ENOMEM; *where = "buffers"; goto fail; }
+	if (f->ctxs == NULL || f->buf == NULL || f->pend == NULL) { rc = -FI_ENOMEM; *where = "buffers"; goto fail; }
 	if (f->info->domain_attr->mr_mode & FI_MR_LOCAL) {
 		if ((rc = fi_mr_reg(f->domain, f->buf, bufsize * nslots, FI_SEND | FI_RECV, 0, 0, 0, &f->mr, NULL))) { *where = "fi_mr_reg"; goto fail; }
 		f->desc = fi_mr_desc(f->mr);
@@ -233,11 +238,40 @@ static ssize_t lamofi_recv(lamofi *f, size_t slot) {
 	return fi_recv(f->ep, f->buf + slot * f->bufsize, f->bufsize, f->desc, FI_ADDR_UNSPEC, &f->ctxs[slot]);
 }
 
+// lamofi_flush posts the receive slots queued in pend, as far as the
+// provider takes them, and returns how many are left: every call that
+// sends or polls does so first, so that posting a buffer again costs no
+// crossing of its own, and a send waits (-FI_EAGAIN) while some are
+// left, so that a credit never goes out before its buffer is posted. A
+// failure is kept in post_err.
+static size_t lamofi_flush(lamofi *f) {
+	size_t i = 0;
+	while (i < f->npend) {
+		ssize_t rc = lamofi_recv(f, f->pend[i]);
+		if (rc == -FI_EAGAIN)
+			break;
+		i++;
+		if (rc != 0) {
+			f->post_err = (int)rc;
+			break;
+		}
+	}
+	if (i > 0) {
+		memmove(f->pend, f->pend + i, (f->npend - i) * sizeof *f->pend);
+		f->npend -= i;
+	}
+	return f->npend;
+}
+
 static ssize_t lamofi_send(lamofi *f, size_t slot, size_t len, uint64_t dest) {
+	if (lamofi_flush(f) > 0)
+		return -FI_EAGAIN;
 	return fi_send(f->ep, f->buf + slot * f->bufsize, len, f->desc, dest, &f->ctxs[slot]);
 }
 
 static ssize_t lamofi_inject(lamofi *f, const void *p, size_t len, uint64_t dest) {
+	if (lamofi_flush(f) > 0)
+		return -FI_EAGAIN;
 	return fi_inject(f->ep, p, len, dest);
 }
 
@@ -255,6 +289,7 @@ static ssize_t lamofi_poll(lamofi *f, lamofi_ev *ev, size_t n) {
 	fi_addr_t src[LAMOFI_BATCH];
 	if (n > LAMOFI_BATCH)
 		n = LAMOFI_BATCH;
+	lamofi_flush(f);
 	ssize_t r = fi_cq_readfrom(f->cq, e, n, src);
 	if (r == -FI_EAGAIN)
 		return 0;
@@ -406,6 +441,9 @@ type fabric struct {
 	bufsize int
 	evs     []C.lamofi_ev // in C memory
 	evmem   unsafe.Pointer
+	// Crossings into C on the message path (post, send, inject, poll),
+	// and polls that found nothing: BenchmarkPingPong reports them.
+	calls, empty uint64
 }
 
 const pollBatch = C.LAMOFI_BATCH
@@ -468,24 +506,54 @@ func (fb *fabric) insert(name []byte) (uint64, error) {
 	return uint64(a), nil
 }
 
-// post posts slot i's buffer for a receive.
-func (fb *fabric) post(i int) int { return int(C.lamofi_recv(fb.f, C.size_t(i))) }
+// post posts slot i's buffer for a receive now.
+func (fb *fabric) post(i int) int {
+	fb.calls++
+	return int(C.lamofi_recv(fb.f, C.size_t(i)))
+}
+
+// queuePost queues slot i's buffer to be posted by the next call that
+// sends or polls (lamofi_flush), without a crossing of its own.
+func (fb *fabric) queuePost(i int) {
+	pend := unsafe.Slice(fb.f.pend, fb.slots())
+	if int(fb.f.npend) >= len(pend) { // cannot happen: a slot is queued once
+		if rc := fb.post(i); rc != 0 {
+			fb.f.post_err = C.int(rc)
+		}
+		return
+	}
+	pend[fb.f.npend] = C.int64_t(i)
+	fb.f.npend++
+}
+
+// postErr returns, and forgets, how a queued post failed (0: none did).
+func (fb *fabric) postErr() int {
+	rc := int(fb.f.post_err)
+	fb.f.post_err = 0
+	return rc
+}
 
 // send sends the first n bytes of slot i.
 func (fb *fabric) send(i, n int, dest uint64) int {
+	fb.calls++
 	return int(C.lamofi_send(fb.f, C.size_t(i), C.size_t(n), C.uint64_t(dest)))
 }
 
 // inject sends p, which the call copies.
 func (fb *fabric) inject(p []byte, dest uint64) int {
+	fb.calls++
 	return int(C.lamofi_inject(fb.f, unsafe.Pointer(&p[0]), C.size_t(len(p)), C.uint64_t(dest)))
 }
 
 // poll reads completions into fb.evs and returns how many.
 func (fb *fabric) poll() (int, error) {
+	fb.calls++
 	n := C.lamofi_poll(fb.f, &fb.evs[0], pollBatch)
 	if n < 0 {
 		return 0, ferr("fi_cq_read", int(n))
+	}
+	if n == 0 {
+		fb.empty++
 	}
 	return int(n), nil
 }

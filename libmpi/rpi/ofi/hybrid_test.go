@@ -81,13 +81,16 @@ func TestHybridSleepWakes(t *testing.T) {
 			}
 		}
 		tok := w.Arm()
+		wrote := make(chan struct{})
 		go func() {
+			defer close(wrote)
 			time.Sleep(50 * time.Millisecond)
 			links[from][0].Write([]byte("x"))
 		}()
 		start := time.Now()
 		w.Sleep(tok, 5*time.Second)
 		w.Disarm()
+		<-wrote
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("a write from rank %d woke the sleeper after %v", from, d)
 		}

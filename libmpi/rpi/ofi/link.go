@@ -48,6 +48,7 @@ type link struct {
 
 	scratch  []byte // an injected message is built here
 	received uint64 // data messages from the peer (Traffic)
+	seen     uint64 // the transport's progress passes at the last Read
 
 	// Remote reads (rma.go).
 	keys    [keyTable]keyMsg       // the peer's buffers this process may read, a ring
@@ -181,10 +182,14 @@ func (l *link) Read(p []byte) (int, error) {
 		return 0, net.ErrClosed
 	}
 	n := l.take(p)
-	if n == 0 {
+	if n == 0 && l.t.passes.Load() == l.seen {
+		// Nobody made progress since this link's last Read; otherwise
+		// another link's Read did, in this pass of the core over its
+		// links, and one poll of the completion queue serves them all.
 		l.t.progress()
 		n = l.take(p)
 	}
+	l.seen = l.t.passes.Load()
 	if n > 0 || len(p) == 0 {
 		return n, nil
 	}

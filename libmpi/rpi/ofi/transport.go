@@ -38,7 +38,6 @@ type transport struct {
 	links  []*link          // by rank
 	bySrc  map[uint64]*link // by fabric address
 	owner  []*link          // send slot → its link
-	repost []int            // receive slots to post again (the provider was busy)
 	due    []*link          // links whose credit message waits for the provider
 	open   int              // links not closed
 	failed error            // the endpoint failed: every link fails
@@ -354,15 +353,6 @@ func (t *transport) progress() {
 		return
 	}
 	t.passes.Add(1)
-	for len(t.repost) > 0 {
-		if rc := t.fb.post(t.repost[len(t.repost)-1]); rc != 0 {
-			if rc != again {
-				t.fail(ferr("fi_recv", rc))
-			}
-			break
-		}
-		t.repost = t.repost[:len(t.repost)-1]
-	}
 	for len(t.due) > 0 {
 		l := t.due[len(t.due)-1]
 		l.due = false
@@ -381,6 +371,11 @@ func (t *transport) progress() {
 	}
 	for range 8 {
 		n, err := t.fb.poll()
+		if err == nil {
+			if rc := t.fb.postErr(); rc != 0 {
+				err = ferr("fi_recv", rc)
+			}
+		}
 		if err != nil {
 			t.fail(err)
 			return
@@ -481,17 +476,11 @@ func (t *transport) received(ev event) {
 	l.owe(1)
 }
 
-// post posts receive slot i again.
+// post posts receive slot i again: the next call into the provider that
+// sends or polls does, first (fabric.queuePost).
 func (t *transport) post(i int) {
-	if t.fb == nil {
-		return
-	}
-	if rc := t.fb.post(i); rc != 0 {
-		if rc != again {
-			t.fail(ferr("fi_recv", rc))
-			return
-		}
-		t.repost = append(t.repost, i)
+	if t.fb != nil {
+		t.fb.queuePost(i)
 	}
 }
 
