@@ -11,9 +11,12 @@
 // a buffer read empty is posted again and its credit goes back, on the
 // next message or in a message of its own. Messages up to rpi_ofi_tiny
 // bytes are injected (no completion to wait for). Matching, eager and
-// rendezvous protocols stay in the MPI core, as for every module; where
-// the provider has remote memory access, the receiver of a long message
-// reads it from the sender's registered buffer (rma.go).
+// rendezvous protocols stay in the MPI core, as for every module; the
+// receiver of a long message pulls it as a tagged message (tagged.go) or
+// reads it from the sender's registered buffer (rma.go) where the
+// provider can. Unless rpi_ofi_onnode is set (or the provider reaches
+// only its node), usysv carries the peers on a process's node and the
+// endpoint only those on other nodes (Open).
 //
 // The implementation uses cgo and is compiled only with the build tag
 // "ofi" (the Makefile sets it where pkg-config finds libfabric). Without
