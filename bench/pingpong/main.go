@@ -10,7 +10,9 @@
 //	                                  a vector datatype (-pack: packed by
 //	                                  hand, sent as bytes and unpacked)
 //
-// Sizes run from 1 byte to 4 MiB (-min and -max change the ends).
+// Sizes run from 1 byte to 4 MiB (-min and -max change the ends). Ranks
+// beyond 1 return at once, or with -hold wait in MPI_Barrier until ranks
+// 0 and 1 are done, keeping their links open (what idle peers cost).
 package main
 
 import (
@@ -32,6 +34,7 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write rank 0's CPU profile to this file")
 	stride := flag.Int("stride", 2, "vector: the stride, in float64s")
 	pack := flag.Bool("pack", false, "vector: pack and unpack by hand around sends of bytes")
+	hold := flag.Bool("hold", false, "ranks beyond 1 wait for the measurement to end, their links open")
 	flag.Parse()
 	mode := "latency"
 	if flag.NArg() > 0 {
@@ -46,6 +49,9 @@ func main() {
 	if mpi.World.Size() < 2 {
 		fmt.Fprintln(os.Stderr, "pingpong: run it with at least 2 ranks")
 		mpi.Abort(mpi.World, 1)
+	}
+	if *hold {
+		defer mpi.Barrier(mpi.World)
 	}
 	if rank > 1 {
 		return

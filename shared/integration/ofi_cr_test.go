@@ -22,7 +22,7 @@ func TestOFICheckpoint(t *testing.T) {
 			{op: "isend", elems: 64 << 10, iter: 800},
 		} {
 			c.rpi, c.prog = "ofi", bin("testprog-ofi")
-			c.args = []string{"-ssi", "rpi_ofi_provider", prov}
+			c.args = []string{"-ssi", "rpi_ofi_provider", prov, "-ssi", "rpi_ofi_onnode", "1"}
 			t.Run(prov+"-"+c.op, func(t *testing.T) { runCRCase(t, ctx, l, c) })
 		}
 	}

@@ -77,8 +77,21 @@ func TestOFI(t *testing.T) {
 	needPgrep(t)
 	ctx, l := bootLocal(t, 8*time.Minute)
 	prog := bin("testprog-ofi")
+	// On one host, ofi over tcp carries nothing by default (usysv does),
+	// every pair with rpi_ofi_onnode.
+	tcpArgs := []string{"-ssi", "rpi", "ofi", "-ssi", "rpi_ofi_provider", "tcp", "-np", "3", prog, "ofipeers"}
+	if r := l.run(ctx, "mpirun", tcpArgs...); r.code != 0 || r.stdout != "ofi pairs \n" {
+		t.Errorf("ofipeers over ofi/tcp on one host: %v", r)
+	}
 	for _, prov := range []string{"tcp", "shm"} {
-		ofi := []string{"-ssi", "rpi", "ofi", "-ssi", "rpi_ofi_provider", prov}
+		// The shm provider carries every peer; tcp only with
+		// rpi_ofi_onnode.
+		ofi := []string{"-ssi", "rpi", "ofi", "-ssi", "rpi_ofi_provider", prov, "-ssi", "rpi_ofi_onnode", "1"}
+		if prov == "shm" {
+			if r := l.run(ctx, "mpirun", append(append([]string{}, ofi[:6]...), "-np", "3", prog, "ofipeers")...); r.code != 0 || r.stdout != "ofi pairs 0-1 0-2 1-2\n" {
+				t.Errorf("ofipeers over ofi/shm: %v", r)
+			}
+		}
 		run := func(np string, args ...string) result {
 			return l.run(ctx, "mpirun", append(append(append([]string{}, ofi...), "-np", np, prog), args...)...)
 		}
@@ -102,6 +115,14 @@ func TestOFI(t *testing.T) {
 		}
 		if r := run("2", "big", "80"); r.code != 0 || r.stdout != "received 80 MiB\n" {
 			t.Errorf("80 MiB over ofi/%s: %v", prov, r)
+		}
+		// Long messages by remote reads (no tagged pulls), and by pulls
+		// where the endpoint has no remote reads.
+		for _, set := range [][]string{{"-ssi", "rpi_ofi_tagged", "0"}, {"-ssi", "rpi_ofi_rma", "0"}} {
+			args := append(append(append([]string{}, ofi...), set...), "-np", "3", prog, "p2p")
+			if r := l.run(ctx, "mpirun", args...); r.code != 0 || r.stdout != "p2p ok\n" {
+				t.Errorf("p2p over ofi/%s with %v: %v", prov, set, r)
+			}
 		}
 		// Small buffers and few credits: long messages in many pieces,
 		// writers held back by credits.

@@ -16,10 +16,13 @@ package ofi
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
 
 // lamofi is one process's endpoint and what it needs: the slots are
 // buffers of bufsize bytes, each with the fi_context2 its operations
-// carry, so that a completion names its slot.
+// carry, so that a completion names its slot; after them come the
+// context of this process's remote read or tagged receive (one at a
+// time) and those of ntsend tagged sends.
 typedef struct {
 	struct fi_info *info;
 	struct fid_fabric *fabric;
@@ -33,8 +36,13 @@ typedef struct {
 	char *buf;
 	size_t bufsize;
 	size_t nslots;
-	struct fi_context2 *ctxs; // nslots, then one for RMA reads
+	size_t ntsend;
+	struct fi_context2 *ctxs; // nslots, one for a read or tagged receive, ntsend
+	int64_t *pend;            // receive slots to post before the next operation
+	size_t npend;
+	int post_err;             // how a deferred post failed (0: it did not)
 	int rma;                  // the endpoint does RMA (FI_READ, FI_REMOTE_READ)
+	int tagged;               // the endpoint does tagged messages (FI_TAGGED)
 	uint64_t next_key;        // the key of the next registration, where the module chooses them
 } lamofi;
 
@@ -93,13 +101,15 @@ static const char *lamofi_strerror(int code) {
 	return lamofi_fn.strerror ? lamofi_fn.strerror(code) : strerror(code);
 }
 
-static struct fi_info *lamofi_hints(const char *prov, int rma) {
+static struct fi_info *lamofi_hints(const char *prov, int rma, int tagged) {
 	struct fi_info *h = lamofi_fn.dupinfo(NULL);
 	if (h == NULL)
 		return NULL;
 	h->caps = FI_MSG | FI_SOURCE;
 	if (rma)
 		h->caps |= FI_RMA | FI_READ | FI_REMOTE_READ;
+	if (tagged)
+		h->caps |= FI_TAGGED;
 	h->mode = FI_CONTEXT | FI_CONTEXT2;
 	h->ep_attr->type = FI_EP_RDM;
 	h->tx_attr->msg_order = FI_ORDER_SAS;
@@ -114,7 +124,7 @@ static struct fi_info *lamofi_hints(const char *prov, int rma) {
 // lamofi_probe finds the first provider that serves the module and
 // copies its name into name.
 static int lamofi_probe(const char *prov, char *name, size_t len) {
-	struct fi_info *h = lamofi_hints(prov, 0), *info = NULL;
+	struct fi_info *h = lamofi_hints(prov, 0, 0), *info = NULL;
 	if (h == NULL)
 		return -FI_ENOMEM;
 	int rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &info);
@@ -138,12 +148,14 @@ static void lamofi_close(lamofi *f) {
 	if (f->info) lamofi_fn.freeinfo(f->info);
 	free(f->buf);
 	free(f->ctxs);
+	free(f->pend);
 	free(f);
 }
 
-// lamofi_open opens an endpoint with nslots buffers of bufsize bytes;
-// *where names the step that failed.
-static int lamofi_open(const char *prov, size_t bufsize, size_t nslots, size_t cqsize, lamofi **out, const char **where) {
+// lamofi_open opens an endpoint with nslots buffers of bufsize bytes,
+// with remote reads and tagged messages where asked for and the provider
+// offers them; *where names the step that failed.
+static int lamofi_open(const char *prov, int want_rma, int want_tagged, size_t bufsize, size_t nslots, size_t ntsend, size_t cqsize, lamofi **out, const char **where) {
 	lamofi *f = calloc(1, sizeof *f);
 	if (f == NULL) {
 		*where = "calloc";
@@ -152,10 +164,16 @@ static int lamofi_open(const char *prov, size_t bufsize, size_t nslots, size_t c
 	f->waitfd = -1;
 	f->bufsize = bufsize;
 	f->nslots = nslots;
-	int rc;
-	// With remote reads where the provider offers them, else without.
-	for (f->rma = 1; ; f->rma = 0) {
-		struct fi_info *h = lamofi_hints(prov, f->rma);
+	f->ntsend = ntsend;
+	int rc = -FI_ENODATA;
+	// With remote reads and tagged messages where the provider offers
+	// them, else with one of them, else without.
+	for (int i = 0; i < 4; i++) {
+		if (((i & 1) == 0 && !want_tagged) || ((i & 2) == 0 && !want_rma))
+			continue;
+		f->tagged = (i & 1) == 0;
+		f->rma = (i & 2) == 0;
+		struct fi_info *h = lamofi_hints(prov, f->rma, f->tagged);
 		if (h == NULL) {
 			rc = -FI_ENOMEM;
 			*where = "fi_allocinfo";
@@ -163,7 +181,7 @@ static int lamofi_open(const char *prov, size_t bufsize, size_t nslots, size_t c
 		}
 		rc = lamofi_fn.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &f->info);
 		lamofi_fn.freeinfo(h);
-		if (rc == 0 || !f->rma)
+		if (rc == 0)
 			break;
 	}
 	if (rc) { *where = "fi_getinfo"; goto fail; }
@@ -188,10 +206,11 @@ static int lamofi_open(const char *prov, size_t bufsize, size_t nslots, size_t c
 	if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0))) { *where = "fi_ep_bind av"; goto fail; }
 	if ((rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV))) { *where = "fi_ep_bind cq"; goto fail; }
 	if ((rc = fi_enable(f->ep))) { *where = "fi_enable"; goto fail; }
-	f->ctxs = calloc(nslots + 1, sizeof *f->ctxs);
+	f->ctxs = calloc(nslots + 1 + ntsend, sizeof *f->ctxs);
+	f->pend = calloc(nslots, sizeof *f->pend);
 	if (posix_memalign((void **)&f->buf, 4096, bufsize * nslots) != 0)
 		f->buf = NULL;
-	if (f->ctxs == NULL || f->buf == NULL) { rc = -FI_ENOMEM; *where = "buffers"; goto fail; }
+	if (f->ctxs == NULL || f->buf == NULL || f->pend == NULL) { rc = -FI_ENOMEM; *where = "buffers"; goto fail; }
 	if (f->info->domain_attr->mr_mode & FI_MR_LOCAL) {
 		if ((rc = fi_mr_reg(f->domain, f->buf, bufsize * nslots, FI_SEND | FI_RECV, 0, 0, 0, &f->mr, NULL))) { *where = "fi_mr_reg"; goto fail; }
 		f->desc = fi_mr_desc(f->mr);
@@ -219,17 +238,46 @@ static ssize_t lamofi_recv(lamofi *f, size_t slot) {
 	return fi_recv(f->ep, f->buf + slot * f->bufsize, f->bufsize, f->desc, FI_ADDR_UNSPEC, &f->ctxs[slot]);
 }
 
+// lamofi_flush posts the receive slots queued in pend, as far as the
+// provider takes them, and returns how many are left: every call that
+// sends or polls does so first, so that posting a buffer again costs no
+// crossing of its own, and a send waits (-FI_EAGAIN) while some are
+// left, so that a credit never goes out before its buffer is posted. A
+// failure is kept in post_err.
+static size_t lamofi_flush(lamofi *f) {
+	size_t i = 0;
+	while (i < f->npend) {
+		ssize_t rc = lamofi_recv(f, f->pend[i]);
+		if (rc == -FI_EAGAIN)
+			break;
+		i++;
+		if (rc != 0) {
+			f->post_err = (int)rc;
+			break;
+		}
+	}
+	if (i > 0) {
+		memmove(f->pend, f->pend + i, (f->npend - i) * sizeof *f->pend);
+		f->npend -= i;
+	}
+	return f->npend;
+}
+
 static ssize_t lamofi_send(lamofi *f, size_t slot, size_t len, uint64_t dest) {
+	if (lamofi_flush(f) > 0)
+		return -FI_EAGAIN;
 	return fi_send(f->ep, f->buf + slot * f->bufsize, len, f->desc, dest, &f->ctxs[slot]);
 }
 
 static ssize_t lamofi_inject(lamofi *f, const void *p, size_t len, uint64_t dest) {
+	if (lamofi_flush(f) > 0)
+		return -FI_EAGAIN;
 	return fi_inject(f->ep, p, len, dest);
 }
 
 static int64_t lamofi_slot(lamofi *f, void *ctx) {
 	char *c = ctx, *base = (char *)f->ctxs;
-	if (c < base || c >= base + (f->nslots + 1) * sizeof *f->ctxs)
+	if (c < base || c >= base + (f->nslots + 1 + f->ntsend) * sizeof *f->ctxs)
 		return -1;
 	return (c - base) / sizeof *f->ctxs;
 }
@@ -241,6 +289,7 @@ static ssize_t lamofi_poll(lamofi *f, lamofi_ev *ev, size_t n) {
 	fi_addr_t src[LAMOFI_BATCH];
 	if (n > LAMOFI_BATCH)
 		n = LAMOFI_BATCH;
+	lamofi_flush(f);
 	ssize_t r = fi_cq_readfrom(f->cq, e, n, src);
 	if (r == -FI_EAGAIN)
 		return 0;
@@ -279,7 +328,10 @@ static int lamofi_mr_reg(lamofi *f, uintptr_t start, size_t len, struct fid_mr *
 	uint64_t want = 0;
 	if (!(f->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
 		want = f->next_key++;
-	int rc = fi_mr_reg(f->domain, (void *)start, len, FI_READ | FI_REMOTE_READ, 0, want, 0, mr, NULL);
+	uint64_t access = FI_SEND | FI_RECV;
+	if (f->rma)
+		access |= FI_READ | FI_REMOTE_READ;
+	int rc = fi_mr_reg(f->domain, (void *)start, len, access, 0, want, 0, mr, NULL);
 	if (rc == 0)
 		*key = fi_mr_key(*mr);
 	return rc;
@@ -295,6 +347,26 @@ static uint64_t lamofi_max_msg(lamofi *f) { return f->info->ep_attr->max_msg_siz
 // completion names the slot after the buffers'.
 static ssize_t lamofi_read(lamofi *f, uintptr_t dst, size_t len, void *desc, uint64_t src, uint64_t raddr, uint64_t key) {
 	return fi_read(f->ep, (void *)dst, len, desc, src, raddr, key, &f->ctxs[f->nslots]);
+}
+
+// lamofi_trecv posts a tagged receive of len bytes into dst; its
+// completion names the slot after the buffers', as a read's does.
+static ssize_t lamofi_trecv(lamofi *f, uintptr_t dst, size_t len, void *desc, uint64_t tag) {
+	return fi_trecv(f->ep, (void *)dst, len, desc, FI_ADDR_UNSPEC, tag, 0, &f->ctxs[f->nslots]);
+}
+
+// lamofi_cancel_read cancels the read or tagged receive in flight.
+static int lamofi_cancel_read(lamofi *f) { return fi_cancel(&f->ep->fid, &f->ctxs[f->nslots]); }
+
+// lamofi_tsend sends len bytes at src tagged; its completion names
+// tagged send i (slot nslots+1+i).
+static ssize_t lamofi_tsend(lamofi *f, size_t i, uintptr_t src, size_t len, void *desc, uint64_t dest, uint64_t tag) {
+	return fi_tsend(f->ep, (void *)src, len, desc, dest, tag, &f->ctxs[f->nslots + 1 + i]);
+}
+
+// lamofi_tinject sends an empty tagged message, without a completion.
+static ssize_t lamofi_tinject0(lamofi *f, uint64_t dest, uint64_t tag) {
+	return fi_tinject(f->ep, NULL, 0, dest, tag);
 }
 
 // lamofi_trywait is 0 when the caller may sleep on the wait descriptor.
@@ -369,11 +441,17 @@ type fabric struct {
 	bufsize int
 	evs     []C.lamofi_ev // in C memory
 	evmem   unsafe.Pointer
+	// Crossings into C on the message path (post, send, inject, poll),
+	// and polls that found nothing: BenchmarkPingPong reports them.
+	calls, empty uint64
 }
 
 const pollBatch = C.LAMOFI_BATCH
 
-func openFabric(prov string, bufsize, nslots, cqsize int) (*fabric, error) {
+// openFabric opens an endpoint with nslots buffers of bufsize bytes and
+// ntsend tagged sends, with remote reads (rma) and tagged messages
+// (tagged) where asked for and the provider offers them.
+func openFabric(prov string, rma, tagged bool, bufsize, nslots, ntsend, cqsize int) (*fabric, error) {
 	if err := load(); err != nil {
 		return nil, err
 	}
@@ -382,7 +460,7 @@ func openFabric(prov string, bufsize, nslots, cqsize int) (*fabric, error) {
 	defer C.free(unsafe.Pointer(cprov))
 	var f *C.lamofi
 	var where *C.char
-	if rc := C.lamofi_open(cprov, C.size_t(bufsize), C.size_t(nslots), C.size_t(cqsize), &f, &where); rc != 0 {
+	if rc := C.lamofi_open(cprov, cbool(rma), cbool(tagged), C.size_t(bufsize), C.size_t(nslots), C.size_t(ntsend), C.size_t(cqsize), &f, &where); rc != 0 {
 		return nil, ferr(C.GoString(where), int(rc))
 	}
 	fb := &fabric{f: f, bufsize: bufsize}
@@ -428,24 +506,54 @@ func (fb *fabric) insert(name []byte) (uint64, error) {
 	return uint64(a), nil
 }
 
-// post posts slot i's buffer for a receive.
-func (fb *fabric) post(i int) int { return int(C.lamofi_recv(fb.f, C.size_t(i))) }
+// post posts slot i's buffer for a receive now.
+func (fb *fabric) post(i int) int {
+	fb.calls++
+	return int(C.lamofi_recv(fb.f, C.size_t(i)))
+}
+
+// queuePost queues slot i's buffer to be posted by the next call that
+// sends or polls (lamofi_flush), without a crossing of its own.
+func (fb *fabric) queuePost(i int) {
+	pend := unsafe.Slice(fb.f.pend, fb.slots())
+	if int(fb.f.npend) >= len(pend) { // cannot happen: a slot is queued once
+		if rc := fb.post(i); rc != 0 {
+			fb.f.post_err = C.int(rc)
+		}
+		return
+	}
+	pend[fb.f.npend] = C.int64_t(i)
+	fb.f.npend++
+}
+
+// postErr returns, and forgets, how a queued post failed (0: none did).
+func (fb *fabric) postErr() int {
+	rc := int(fb.f.post_err)
+	fb.f.post_err = 0
+	return rc
+}
 
 // send sends the first n bytes of slot i.
 func (fb *fabric) send(i, n int, dest uint64) int {
+	fb.calls++
 	return int(C.lamofi_send(fb.f, C.size_t(i), C.size_t(n), C.uint64_t(dest)))
 }
 
 // inject sends p, which the call copies.
 func (fb *fabric) inject(p []byte, dest uint64) int {
+	fb.calls++
 	return int(C.lamofi_inject(fb.f, unsafe.Pointer(&p[0]), C.size_t(len(p)), C.uint64_t(dest)))
 }
 
 // poll reads completions into fb.evs and returns how many.
 func (fb *fabric) poll() (int, error) {
+	fb.calls++
 	n := C.lamofi_poll(fb.f, &fb.evs[0], pollBatch)
 	if n < 0 {
 		return 0, ferr("fi_cq_read", int(n))
+	}
+	if n == 0 {
+		fb.empty++
 	}
 	return int(n), nil
 }
@@ -542,6 +650,41 @@ func (m *mrTable) desc(key uint64) unsafe.Pointer {
 		return C.lamofi_mr_desc(mr)
 	}
 	return nil
+}
+
+// Tagged messages.
+
+// tagged reports whether the endpoint sends tagged messages (FI_TAGGED).
+func (fb *fabric) tagged() bool { return fb.f.tagged != 0 }
+
+// tsendSlot is the slot number tagged send i's completion names.
+func (fb *fabric) tsendSlot(i int) int { return fb.slots() + 1 + i }
+
+// trecv posts a tagged receive of n bytes into dst; its completion
+// names rmaSlot.
+func (fb *fabric) trecv(dst uintptr, n int, desc unsafe.Pointer, tag uint64) int {
+	return int(C.lamofi_trecv(fb.f, C.uintptr_t(dst), C.size_t(n), desc, C.uint64_t(tag)))
+}
+
+// cancelRead cancels the read or tagged receive in flight.
+func (fb *fabric) cancelRead() { C.lamofi_cancel_read(fb.f) }
+
+// tsend sends n bytes at src to dest, tagged; its completion names
+// tsendSlot(i).
+func (fb *fabric) tsend(i int, src uintptr, n int, desc unsafe.Pointer, dest, tag uint64) int {
+	return int(C.lamofi_tsend(fb.f, C.size_t(i), C.uintptr_t(src), C.size_t(n), desc, C.uint64_t(dest), C.uint64_t(tag)))
+}
+
+// tinject0 sends an empty tagged message.
+func (fb *fabric) tinject0(dest, tag uint64) int {
+	return int(C.lamofi_tinject0(fb.f, C.uint64_t(dest), C.uint64_t(tag)))
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // read starts reading n bytes at raddr (key) of src into dst.

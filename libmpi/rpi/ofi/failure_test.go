@@ -15,7 +15,7 @@ import (
 
 // openPair opens a job of two over provider prov and connects it; what
 // it opened closes when the test ends.
-func openPair(t testing.TB, prov string) ([]*transport, [][]rpi.Link) {
+func openPair(t testing.TB, prov string, extra ...ssi.Arg) ([]*transport, [][]rpi.Link) {
 	t.Helper()
 	if _, err := probe(prov); err != nil {
 		t.Skipf("libfabric provider %s: %v", prov, err)
@@ -25,7 +25,7 @@ func openPair(t testing.TB, prov string) ([]*transport, [][]rpi.Link) {
 	ts := make([]*transport, 2)
 	peers := make([]rpi.Peer, 2)
 	for i := range ts {
-		s := ssi.NewSettings([]ssi.Arg{{Key: "rpi_ofi_provider", Value: prov}}, nil)
+		s := ssi.NewSettings(append([]ssi.Arg{{Key: "rpi_ofi_provider", Value: prov}, {Key: "rpi_ofi_onnode", Value: "1"}}, extra...), nil)
 		tr, err := Module{}.Open(ctx, &rpi.Job{Rank: i, Size: 2, Settings: s, Timeout: 20 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +91,7 @@ func TestWrongSecret(t *testing.T) {
 	var ts []rpi.Transport
 	var peers []rpi.Peer
 	for i := range 2 {
-		s := ssi.NewSettings([]ssi.Arg{{Key: "rpi_ofi_provider", Value: "tcp"}}, nil)
+		s := ssi.NewSettings([]ssi.Arg{{Key: "rpi_ofi_provider", Value: "tcp"}, {Key: "rpi_ofi_onnode", Value: "1"}}, nil)
 		tr, err := Module{}.Open(ctx, &rpi.Job{Rank: i, Size: 2, Settings: s, Timeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)

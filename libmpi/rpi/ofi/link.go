@@ -46,12 +46,21 @@ type link struct {
 	dead    error  // the peer died or broke the protocol
 	closed  bool
 
-	scratch []byte // an injected message is built here
+	scratch  []byte // an injected message is built here
+	received uint64 // data messages from the peer (Traffic)
+	seen     uint64 // the transport's progress passes at the last Read
 
 	// Remote reads (rma.go).
-	keys    [keyTable]keyMsg      // the peer's buffers this process may read, a ring
-	nkeys   int                   // key messages so far
-	exposed map[uintptr][]*region // this process's buffers the peer may read, by address
+	keys    [keyTable]keyMsg       // the peer's buffers this process may read, a ring
+	nkeys   int                    // key messages so far
+	exposed map[uintptr][]exposure // this process's buffers the peer may read, by address
+	tsends  int                    // tagged sends in flight to the peer
+}
+
+// exposure is a buffer of n bytes the peer may read or pull, in region r.
+type exposure struct {
+	n uintptr
+	r *region
 }
 
 // inMsg is a data or key message waiting in receive slot slot (len
@@ -173,10 +182,14 @@ func (l *link) Read(p []byte) (int, error) {
 		return 0, net.ErrClosed
 	}
 	n := l.take(p)
-	if n == 0 {
+	if n == 0 && l.t.passes.Load() == l.seen {
+		// Nobody made progress since this link's last Read; otherwise
+		// another link's Read did, in this pass of the core over its
+		// links, and one poll of the completion queue serves them all.
 		l.t.progress()
 		n = l.take(p)
 	}
+	l.seen = l.t.passes.Load()
 	if n > 0 || len(p) == 0 {
 		return n, nil
 	}
@@ -296,6 +309,10 @@ func (l *link) Write2(a, b []byte) (int, error) {
 	return n, nil
 }
 
+// Short is the eager limit (rpi.Shorter): usysv's transport reports its
+// own for the peers on this node.
+func (l *link) Short() int { return l.t.c.short }
+
 // Fd: the links have no descriptor of their own; the transport is the
 // Waiter.
 func (l *link) Fd() int { return -1 }
@@ -324,4 +341,6 @@ func (l *link) Close() error {
 
 // inFlight reports whether sends from the link's slots have not
 // completed.
-func (l *link) inFlight() bool { return l.dead == nil && len(l.free) < l.t.c.credits }
+func (l *link) inFlight() bool {
+	return l.dead == nil && (len(l.free) < l.t.c.credits || l.tsends > 0)
+}

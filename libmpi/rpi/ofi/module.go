@@ -11,9 +11,12 @@
 // a buffer read empty is posted again and its credit goes back, on the
 // next message or in a message of its own. Messages up to rpi_ofi_tiny
 // bytes are injected (no completion to wait for). Matching, eager and
-// rendezvous protocols stay in the MPI core, as for every module; where
-// the provider has remote memory access, the receiver of a long message
-// reads it from the sender's registered buffer (rma.go).
+// rendezvous protocols stay in the MPI core, as for every module; the
+// receiver of a long message pulls it as a tagged message (tagged.go) or
+// reads it from the sender's registered buffer (rma.go) where the
+// provider can. Unless rpi_ofi_onnode is set (or the provider reaches
+// only its node), usysv carries the peers on a process's node and the
+// endpoint only those on other nodes (Open).
 //
 // The implementation uses cgo and is compiled only with the build tag
 // "ofi" (the Makefile sets it where pkg-config finds libfabric). Without
@@ -31,6 +34,7 @@ import (
 	"slices"
 
 	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/libmpi/rpi/usysv"
 	"github.com/lamgo/lam/shared/buildinfo"
 	"github.com/lamgo/lam/shared/ssi"
 )
@@ -63,6 +67,9 @@ func (Module) SSI() ssi.Info {
 			{Name: "tiny", Default: "1024", Type: ssi.Size, Help: "Largest fabric message injected (sent without waiting for its completion), within the provider's inject size"},
 			{Name: "bufsize", Default: "32768", Type: ssi.Size, Help: "Size of each pre-posted receive buffer (and of the largest fabric message), in bytes"},
 			{Name: "credits", Default: "16", Type: ssi.Int, Help: "Receive buffers posted for each peer: how many messages a peer may have in flight to this process"},
+			{Name: "rma", Default: "1", Type: ssi.Bool, Help: "Let the receiver of a long message read it from the sender's memory (FI_RMA) where the provider offers it"},
+			{Name: "tagged", Default: "1", Type: ssi.Bool, Help: "Move long messages as tagged messages (FI_TAGGED) straight into the receive buffer where the provider offers them, in preference to remote reads"},
+			{Name: "onnode", Default: "0", Type: ssi.Bool, Help: "Carry the peers on this node through ofi too; 0: through usysv's shared memory, ofi only between nodes (the shm provider, which reaches only this node, carries every peer)"},
 		},
 	}
 }
@@ -74,6 +81,9 @@ type config struct {
 	tiny     int
 	bufsize  int
 	credits  int
+	rma      bool
+	tagged   bool
+	onnode   bool
 }
 
 // Limits of the parameters.
@@ -100,6 +110,14 @@ func settings(s *ssi.Settings) (config, error) {
 	var err error
 	if c.credits, err = s.Int(ssi.FullName(ssi.RPI, name, "credits")); err != nil {
 		return c, err
+	}
+	for _, p := range []struct {
+		name string
+		to   *bool
+	}{{"rma", &c.rma}, {"tagged", &c.tagged}, {"onnode", &c.onnode}} {
+		if *p.to, err = s.Bool(ssi.FullName(ssi.RPI, name, p.name)); err != nil {
+			return c, err
+		}
 	}
 	switch {
 	case c.short < 0 || c.short > 1<<30:
@@ -141,13 +159,34 @@ func (Module) Query(_ context.Context, s *ssi.Settings) (int, error) {
 	return prioritySoftware, nil
 }
 
-// Open opens an endpoint on the provider the parameters name.
+// Open opens an endpoint on the provider the parameters name. Unless
+// rpi_ofi_onnode is set or the provider reaches only this node (shm), the
+// endpoint serves the peers on other nodes only: usysv serves those on
+// this node, as it does with tcp (shm.Module.OpenOver), which is faster
+// at every size (docs/ofi.md).
 func (Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 	c, err := settings(job.Settings)
 	if err != nil {
 		return nil, err
 	}
-	return open(ctx, job, c)
+	t, err := open(ctx, job, c)
+	if err != nil || c.onnode || nodeOnly(t) {
+		return t, err
+	}
+	if _, err := usysv.Module.Query(ctx, job.Settings); err != nil {
+		return t, nil // no shared memory: ofi for every peer
+	}
+	h, err := usysv.Module.OpenOver(job, t)
+	if err != nil {
+		return nil, fmt.Errorf("rpi ofi: usysv for the peers on this node: %w", err)
+	}
+	return h, nil
+}
+
+// nodeOnly reports whether t's provider reaches only this node.
+func nodeOnly(t rpi.Transport) bool {
+	n, ok := t.(interface{ nodeOnly() bool })
+	return ok && n.nodeOnly()
 }
 
 // asked reports whether the job names the module: in -ssi rpi, or by

@@ -32,6 +32,7 @@ const (
 	kindHello  = 3 // the first message to a peer: a proof of the job's secret
 	kindClose  = 4 // the sender closed its link: the stream ends
 	kindKey    = 5 // in the stream's order, not its bytes: a buffer the receiver may read (keyMsg)
+	kindPull   = 6 // send me that part of a buffer you exposed, tagged (pullMsg)
 )
 
 // maxCredits16 is the most credits one header carries.
@@ -168,4 +169,39 @@ func parseKey(b []byte) (keyMsg, error) {
 // holds reports whether the buffer k names holds [addr, addr+n).
 func (k keyMsg) holds(addr uint64, n int) bool {
 	return addr >= k.addr && addr+uint64(n) >= addr && addr+uint64(n) <= k.addr+k.len
+}
+
+// A pull message asks the sender of a key message for n bytes at addr,
+// inside the buffer the key names, as a tagged message with tag: the
+// receiver has posted a tagged receive for it into the receive buffer.
+//
+//	tag   8 bytes
+//	addr  8 bytes
+//	n     8 bytes
+const pullSize = 24
+
+type pullMsg struct {
+	tag, addr, n uint64
+}
+
+func (m pullMsg) put(b []byte) {
+	_ = b[pullSize-1]
+	binary.LittleEndian.PutUint64(b, m.tag)
+	binary.LittleEndian.PutUint64(b[8:], m.addr)
+	binary.LittleEndian.PutUint64(b[16:], m.n)
+}
+
+func parsePull(b []byte) (pullMsg, error) {
+	if len(b) != pullSize {
+		return pullMsg{}, fmt.Errorf("pull message of %d bytes, want %d", len(b), pullSize)
+	}
+	m := pullMsg{
+		tag:  binary.LittleEndian.Uint64(b),
+		addr: binary.LittleEndian.Uint64(b[8:]),
+		n:    binary.LittleEndian.Uint64(b[16:]),
+	}
+	if m.n == 0 || m.n > 1<<40 || m.addr+m.n < m.addr {
+		return pullMsg{}, fmt.Errorf("pull message for a bad range [%#x, +%d)", m.addr, m.n)
+	}
+	return m, nil
 }

@@ -169,3 +169,27 @@ func TestKeyHolds(t *testing.T) {
 		}
 	}
 }
+
+// Any bytes parse as a pull message or fail cleanly; a pull message
+// survives put, and asks for a non-empty range that does not wrap.
+func FuzzParsePull(f *testing.F) {
+	ok := make([]byte, pullSize)
+	pullMsg{tag: 1<<32 | 5, addr: 4096, n: 10}.put(ok)
+	f.Add(ok)
+	f.Add(make([]byte, pullSize))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parsePull(b)
+		if err != nil {
+			return
+		}
+		if len(b) != pullSize || m.n == 0 || m.n > 1<<40 || m.addr+m.n < m.addr {
+			t.Fatalf("%d bytes parsed as %+v", len(b), m)
+		}
+		c := make([]byte, pullSize)
+		m.put(c)
+		if g, _ := parsePull(c); g != m {
+			t.Fatalf("put %+v, parsed %+v", m, g)
+		}
+	})
+}

@@ -133,6 +133,14 @@ func (c *regCache) ref(r *region) {
 	r.refs++
 }
 
+// hold references r, which the caller holds, once more (release it
+// twice).
+func (c *regCache) hold(r *region) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ref(r)
+}
+
 // release gives back a region acquire returned.
 func (c *regCache) release(r *region) error {
 	c.mu.Lock()

@@ -96,9 +96,9 @@ func (l *link) Expose(buf []byte) bool {
 	l.sendSeq++
 	t.sent.Store(true)
 	if l.exposed == nil {
-		l.exposed = map[uintptr][]*region{}
+		l.exposed = map[uintptr][]exposure{}
 	}
-	l.exposed[addr] = append(l.exposed[addr], r)
+	l.exposed[addr] = append(l.exposed[addr], exposure{n: uintptr(len(buf)), r: r})
 	return true
 }
 
@@ -112,7 +112,7 @@ func (l *link) Unexpose(buf []byte) {
 	if len(rs) == 0 || t.rc == nil {
 		return
 	}
-	t.rc.release(rs[len(rs)-1])
+	t.rc.release(rs[len(rs)-1].r)
 	if rs = rs[:len(rs)-1]; len(rs) == 0 {
 		delete(l.exposed, addr)
 	} else {
@@ -178,8 +178,11 @@ func (l *link) ReadRemote(dst []byte, addr uint64) error {
 		defer t.rc.release(r)
 		desc = t.mrs.desc(r.key)
 	}
-	raddr := k.raddr + (addr - k.addr)
 	deadline := time.Now().Add(readTimeout)
+	if t.pull {
+		return l.pullRemote(dst, base, addr, desc, deadline)
+	}
+	raddr := k.raddr + (addr - k.addr)
 	for off, most := 0, t.fb.maxMsg(); off < len(dst); {
 		n := min(len(dst)-off, most)
 		rc := t.fb.read(base+uintptr(off), n, desc, l.dest, raddr+uint64(off), k.key)
@@ -252,8 +255,8 @@ func (t *transport) closeRMA() {
 			continue
 		}
 		for _, rs := range l.exposed {
-			for _, r := range rs {
-				t.rc.release(r)
+			for _, e := range rs {
+				t.rc.release(e.r)
 			}
 		}
 		l.exposed = nil

@@ -11,7 +11,11 @@
 #   libmpi/rpi/ofi/sidebyside.sh
 #
 # ROUNDS (default 5), SIZES (default "1 4096 65536 1048576 4194304"),
-# ITERS (default 20000 round trips up to 64 KiB, 500 above). Run from
+# ITERS (default 20000 round trips up to 64 KiB, 500 above). OFI_PAIRS,
+# if set, replaces the columns with pairs of them ("a b,c d": b against
+# a), where ofi-<provider>-read and ofi-<provider>-pull move long
+# messages by remote reads (rpi_ofi_tagged=0) and by tagged pulls;
+# OFI_ARGS is added to every ofi column's arguments. Run from
 # the repository after `make build` (with libfabric-dev installed, so
 # that bin/pingpong carries the module). Everything it starts is stopped
 # when it ends.
@@ -49,7 +53,15 @@ else
 fi
 args() { # column
 	case $1 in
-	ofi-*) echo "-ssi rpi ofi -ssi rpi_ofi_provider ${1#ofi-}" ;;
+	ofi-*)
+		local p=${1#ofi-} v=""
+		case $p in
+		*-read) p=${p%-read} v="-ssi rpi_ofi_tagged 0" ;;
+		*-pull) p=${p%-pull} v="-ssi rpi_ofi_tagged 1" ;;
+		esac
+		# ofi for every peer: on one node usysv would carry them.
+		echo "-ssi rpi ofi -ssi rpi_ofi_provider $p -ssi rpi_ofi_onnode 1 $v ${OFI_ARGS:-}"
+		;;
 	*) echo "-ssi rpi $1" ;;
 	esac
 }
@@ -69,6 +81,18 @@ one() { # column size — one-way latency in µs ("" if the run failed)
 	esac
 }
 
+if [ -n "${OFI_PAIRS:-}" ]; then
+	IFS=, read -ra pairs <<<"$OFI_PAIRS"
+	columns=()
+	head="| size"
+	for pair in "${pairs[@]}"; do
+		set -- $pair
+		columns+=("$1" "$2")
+		head="$head | $1 µs | $2 µs | $2 ÷ $1"
+	done
+	ompi=false
+fi
+
 for ((r = 1; r <= ROUNDS; r++)); do
 	for s in $SIZES; do
 		for c in "${columns[@]}"; do
@@ -80,8 +104,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done >"$work/raw"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f", m }'; }
-pairs=("usysv ofi-shm" "tcp ofi-tcp")
-head="| size | usysv µs | ofi/shm µs | ofi/shm ÷ usysv | tcp µs | ofi/tcp µs | ofi/tcp ÷ tcp"
+if [ -z "${OFI_PAIRS:-}" ]; then
+	pairs=("usysv ofi-shm" "tcp ofi-tcp")
+	head="| size | usysv µs | ofi/shm µs | ofi/shm ÷ usysv | tcp µs | ofi/tcp µs | ofi/tcp ÷ tcp"
+fi
 if $ompi; then
 	pairs+=("ompi-shm ofi-shm" "ompi-tcp ofi-tcp")
 	head="$head | Open MPI ofi/shm µs | ofi/shm µs | ÷ Open MPI | Open MPI ofi/tcp µs | ofi/tcp µs | ÷ Open MPI"

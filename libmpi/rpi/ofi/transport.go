@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +38,6 @@ type transport struct {
 	links  []*link          // by rank
 	bySrc  map[uint64]*link // by fabric address
 	owner  []*link          // send slot → its link
-	repost []int            // receive slots to post again (the provider was busy)
 	due    []*link          // links whose credit message waits for the provider
 	open   int              // links not closed
 	failed error            // the endpoint failed: every link fails
@@ -49,18 +49,25 @@ type transport struct {
 	stopped chan struct{}
 	pidfds  []int // by rank: peers on this node, watched for death; -1 none
 	checked time.Time
-	// Remote reads (rma.go); rc is nil where the provider has none.
+	// Remote reads (rma.go) and tagged pulls (tagged.go); rc is nil
+	// where the provider has neither.
 	rc      *regCache
 	mrs     *mrTable
-	reading bool // a read is in flight
-	readErr int  // how the last read ended
+	reading bool // a read or tagged receive is in flight
+	readErr int  // how the last one ended
+	readLen int  // and the bytes it received (tagged)
+	pull    bool // long messages move as tagged messages the receiver pulls
+	pullSeq uint32
+	tsends  []tsendOp // tagged sends, by context
+	freeT   []int     // tagged send contexts not in flight
+	pulls   []pullReq // pulls that wait for the provider or a context
 }
 
 func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 	peers := max(job.Size-1, 1)
 	nrecv := peers * c.credits
 	nslots := nrecv + peers*c.credits
-	fb, err := openFabric(c.provider, c.bufsize, nslots, 2*nslots)
+	fb, err := openFabric(c.provider, c.rma, c.tagged, c.bufsize, nslots, tsendSlots, 2*nslots+tsendSlots)
 	if err != nil {
 		return nil, fmt.Errorf("rpi ofi: %w", err)
 	}
@@ -86,15 +93,49 @@ func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 			return fail(ferr("fi_recv", rc))
 		}
 	}
-	if fb.rma() {
+	t.pull = fb.tagged()
+	if fb.rma() || t.pull {
 		t.mrs = newMRTable(fb)
 		t.rc = newRegCache(t.mrs, cachedRegions(t.prov))
+	}
+	t.tsends = make([]tsendOp, tsendSlots)
+	for i := range tsendSlots {
+		t.freeT = append(t.freeT, i)
 	}
 	return t, nil
 }
 
 func (t *transport) Addr() string { return t.addr }
-func (t *transport) Short() int   { return t.c.short }
+
+// nodeOnly reports whether the provider reaches only this node (shm).
+func (t *transport) nodeOnly() bool {
+	core, _, _ := strings.Cut(t.prov, ";")
+	return core == "shm"
+}
+
+// connected is the transport connected last (Traffic).
+var connected atomic.Pointer[transport]
+
+// Traffic returns, by world rank, how many data messages this process's
+// ofi endpoint (the one connected last) has received from each peer; nil
+// if none was connected. Tests tell from it which peers the module
+// carries (usysv carries the others).
+func Traffic() []uint64 {
+	t := connected.Load()
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]uint64, len(t.links))
+	for i, l := range t.links {
+		if l != nil {
+			out[i] = l.received
+		}
+	}
+	return out
+}
+func (t *transport) Short() int { return t.c.short }
 
 // drainTimeout bounds how long Close waits for sends in flight.
 const drainTimeout = 10 * time.Second
@@ -194,8 +235,11 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 	if err := t.waitHellos(ctx); err != nil {
 		return nil, err
 	}
-	t.stop, t.stopped = make(chan struct{}), make(chan struct{})
-	go t.background()
+	if t.open > 0 {
+		t.stop, t.stopped = make(chan struct{}), make(chan struct{})
+		go t.background()
+	}
+	connected.Store(t)
 	links := make([]rpi.Link, len(peers))
 	for i, l := range t.links {
 		if l != nil {
@@ -309,15 +353,6 @@ func (t *transport) progress() {
 		return
 	}
 	t.passes.Add(1)
-	for len(t.repost) > 0 {
-		if rc := t.fb.post(t.repost[len(t.repost)-1]); rc != 0 {
-			if rc != again {
-				t.fail(ferr("fi_recv", rc))
-			}
-			break
-		}
-		t.repost = t.repost[:len(t.repost)-1]
-	}
 	for len(t.due) > 0 {
 		l := t.due[len(t.due)-1]
 		l.due = false
@@ -327,8 +362,20 @@ func (t *transport) progress() {
 			break
 		}
 	}
+	for len(t.pulls) > 0 {
+		p := t.pulls[0]
+		if !p.l.serve(p.tag, p.addr, p.n) {
+			break
+		}
+		t.pulls = t.pulls[1:]
+	}
 	for range 8 {
 		n, err := t.fb.poll()
+		if err == nil {
+			if rc := t.fb.postErr(); rc != 0 {
+				err = ferr("fi_recv", rc)
+			}
+		}
 		if err != nil {
 			t.fail(err)
 			return
@@ -352,8 +399,10 @@ func (t *transport) handle(ev event) {
 		if ev.err != 0 {
 			t.fail(fmt.Errorf("completion error: %s", errText(ev.err)))
 		}
-	case ev.slot == t.fb.rmaSlot(): // a remote read finished
-		t.reading, t.readErr = false, ev.err
+	case ev.slot == t.fb.rmaSlot(): // a remote read or tagged receive finished
+		t.reading, t.readErr, t.readLen = false, ev.err, ev.n
+	case ev.slot > t.fb.rmaSlot(): // a tagged send finished
+		t.sent1(ev.slot-t.fb.rmaSlot()-1, ev.err)
 	case ev.slot >= t.nrecv: // a send finished
 		l := t.owner[ev.slot]
 		if l == nil {
@@ -397,6 +446,9 @@ func (t *transport) received(ev event) {
 		return
 	}
 	l.credits += int(h.credits)
+	if h.kind == kindData {
+		l.received++
+	}
 	if h.kind == kindData || h.kind == kindKey {
 		if err := l.queue(h.seq, ev.slot, len(msg), h.kind); err != nil {
 			l.die(err)
@@ -415,6 +467,8 @@ func (t *transport) received(ev event) {
 		}
 	case kindClose:
 		l.eof, l.eofSeq = true, h.seq
+	case kindPull:
+		l.pulled(msg[hdrSize:])
 	default:
 		l.die(fmt.Errorf("%w: message of kind %d from rank %d", errProtocol, h.kind, l.rank))
 	}
@@ -422,17 +476,11 @@ func (t *transport) received(ev event) {
 	l.owe(1)
 }
 
-// post posts receive slot i again.
+// post posts receive slot i again: the next call into the provider that
+// sends or polls does, first (fabric.queuePost).
 func (t *transport) post(i int) {
-	if t.fb == nil {
-		return
-	}
-	if rc := t.fb.post(i); rc != 0 {
-		if rc != again {
-			t.fail(ferr("fi_recv", rc))
-			return
-		}
-		t.repost = append(t.repost, i)
+	if t.fb != nil {
+		t.fb.queuePost(i)
 	}
 }
 

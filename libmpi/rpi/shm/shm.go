@@ -1,8 +1,9 @@
 // Package shm is the shared-memory transport behind the usysv and sysv
 // rpi modules: the processes of a job on one node share one segment, with
 // a byte ring for every ordered pair of them; peers on other nodes are
-// reached through the tcp transport in the same job, under the MPI core's
-// one matching engine. Messages up to rpi_*_short go eagerly; longer ones
+// reached through another transport in the same job (tcp, or the one a
+// module that carries its node's peers through shared memory gives
+// OpenOver: ofi), under the MPI core's one matching engine. Messages up to rpi_*_short go eagerly; longer ones
 // wait for the receiver (rendezvous) and then stream through the ring,
 // both processes copying at once, up to rpi_*_maxalloc (a ring's size at
 // most); longer still, they are copied straight from the sender's buffer
@@ -25,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -139,14 +141,37 @@ func (m Module) Open(ctx context.Context, job *rpi.Job) (rpi.Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rpi %s: %w", m.name, err)
 	}
-	return &transport{m: m, c: c, job: job, tcp: inner}, nil
+	return &transport{m: m, c: c, job: job, remote: inner, ownTCP: true}, nil
+}
+
+// OpenOver opens the module with remote, an opened transport, for the
+// peers on other nodes in place of tcp: the shared-memory transport then
+// serves the node's peers and hands the others to remote, which it owns
+// from here on (it closes it, also when OpenOver fails). remote's links
+// may have no descriptor if remote is an rpi.Waiter: a sleeping process
+// then wakes for either (see Sleep). The ofi module opens usysv over its
+// own transport this way.
+func (m Module) OpenOver(job *rpi.Job, remote rpi.Transport) (rpi.Transport, error) {
+	c, err := m.settings(job.Settings)
+	if err != nil {
+		remote.Close()
+		return nil, err
+	}
+	t := &transport{m: m, c: c, job: job, remote: remote}
+	t.rw, _ = remote.(rpi.Waiter)
+	return t, nil
 }
 
 type transport struct {
-	m    Module
-	c    settings
-	job  *rpi.Job
-	tcp  rpi.Transport
+	m      Module
+	c      settings
+	job    *rpi.Job
+	remote rpi.Transport // the peers on other nodes
+	ownTCP bool          // remote is the tcp transport Open started
+	// rw is remote's Waiter, where its links have no descriptor (ofi);
+	// rtok is the token of its last Arm.
+	rw   rpi.Waiter
+	rtok atomic.Uint32
 	seg  *segment
 	me   int        // this process's index on the node
 	bell futex.Bell // this process's doorbell
@@ -158,11 +183,11 @@ type transport struct {
 	lastCheck time.Time
 }
 
-// Addr is "pid,tcp-address".
-func (t *transport) Addr() string { return strconv.Itoa(os.Getpid()) + "," + t.tcp.Addr() }
+// Addr is "pid,remote-address".
+func (t *transport) Addr() string { return strconv.Itoa(os.Getpid()) + "," + t.remote.Addr() }
 
 // Short is the eager limit between processes of a node; links to other
-// nodes report tcp's.
+// nodes report their transport's (rpi.Shorter).
 func (t *transport) Short() int { return t.c.short }
 
 func parseAddr(a string) (int, string, error) {
@@ -174,8 +199,8 @@ func parseAddr(a string) (int, string, error) {
 	return pid, rest, nil
 }
 
-// Connect attaches to the node's segment and connects tcp to the other
-// nodes.
+// Connect attaches to the node's segment and connects the remote
+// transport to the other nodes.
 func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte) ([]rpi.Link, error) {
 	if len(secret) < 16 {
 		return nil, errors.New("rpi shm: the job's secret is missing or too short")
@@ -214,7 +239,7 @@ func (t *transport) Connect(ctx context.Context, peers []rpi.Peer, secret []byte
 		}
 	}
 	if len(local) < len(peers) {
-		tl, err := t.tcp.Connect(ctx, remote, secret)
+		tl, err := t.remote.Connect(ctx, remote, secret)
 		if err != nil {
 			t.closeLinks()
 			return nil, fmt.Errorf("rpi %s: %w", t.m.name, err)
@@ -288,7 +313,7 @@ func (t *transport) closeLinks() {
 	}
 }
 
-// Close unmaps the segment and closes the tcp transport.
+// Close unmaps the segment and closes the remote transport.
 func (t *transport) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -298,7 +323,7 @@ func (t *transport) Close() error {
 			t.pidfds[i] = -1
 		}
 	}
-	err := t.tcp.Close()
+	err := t.remote.Close()
 	if t.seg != nil {
 		err = errors.Join(err, t.seg.unmap())
 		t.seg = nil
@@ -316,20 +341,49 @@ func (t *transport) Pace() rpi.Pace {
 	return rpi.Pace{SpinPolls: 16, Spin: 10 * time.Microsecond, Yield: 50 * time.Microsecond, YieldOS: t.c.pollyield}
 }
 
-// Arm, Sleep and Disarm let the core sleep on this process's doorbell.
+// Arm, Sleep and Disarm let the core sleep on this process's doorbell,
+// and on the remote transport's Waiter where it has one.
 func (t *transport) Arm() uint32 {
+	if t.rw != nil {
+		t.rtok.Store(t.rw.Arm())
+	}
 	if t.seg == nil {
 		return 0
 	}
 	return t.bell.Arm()
 }
 
+// Sleep sleeps until a peer moves bytes, Wake, or d. With a remote
+// Waiter and peers on this node both, a goroutine sleeps on the remote
+// Waiter meanwhile and rings the doorbell when it wakes, as the core does
+// for links with descriptors (this is the path of a waiter that has
+// spun and yielded already, not of a message).
 func (t *transport) Sleep(token uint32, d time.Duration) {
-	if t.seg == nil {
+	switch {
+	case t.seg == nil && t.rw != nil:
+		t.rw.Sleep(t.rtok.Load(), d)
+		return
+	case t.seg == nil:
 		time.Sleep(d)
 		return
+	case t.rw == nil:
+		t.bell.Sleep(token, d)
+		t.checkPeers()
+		return
 	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t.rw.Sleep(t.rtok.Load(), d)
+		t.bell.Ring()
+	}()
 	t.bell.Sleep(token, d)
+	select {
+	case <-done:
+	default:
+		t.rw.Wake()
+		<-done
+	}
 	t.checkPeers()
 }
 
@@ -337,9 +391,15 @@ func (t *transport) Wake() {
 	if t.seg != nil {
 		t.bell.Ring()
 	}
+	if t.rw != nil {
+		t.rw.Wake()
+	}
 }
 
 func (t *transport) Disarm() {
+	if t.rw != nil {
+		t.rw.Disarm()
+	}
 	if t.seg != nil {
 		t.bell.Disarm()
 	}

@@ -9,4 +9,8 @@ import (
 	"github.com/lamgo/lam/libmpi/rpi/shm"
 )
 
-func init() { rpi.Register(shm.New("usysv", 40, true)) }
+// Module is the usysv module; the ofi module opens it over its own
+// transport (shm.Module.OpenOver) to serve the peers on its node.
+var Module = shm.New("usysv", 40, true)
+
+func init() { rpi.Register(Module) }

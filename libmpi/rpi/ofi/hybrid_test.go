@@ -1,0 +1,175 @@
+//go:build ofi && cgo
+
+package ofi
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// TestHybridLinks: which transport carries each peer, for a job of four
+// on two nodes (0, 0, 1, 1): ofi only between nodes by default, ofi for
+// every peer with rpi_ofi_onnode or over the shm provider.
+func TestHybridLinks(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		args   []ssi.Arg
+		onNode bool // peers on the node go through ofi too
+	}{
+		{"tcp", []ssi.Arg{{Key: "rpi_ofi_provider", Value: "tcp"}}, false},
+		{"tcp-onnode", []ssi.Arg{{Key: "rpi_ofi_provider", Value: "tcp"}, {Key: "rpi_ofi_onnode", Value: "1"}}, true},
+		{"shm", []ssi.Arg{{Key: "rpi_ofi_provider", Value: "shm"}}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prov := c.args[0].Value
+			if _, err := probe(prov); err != nil {
+				t.Skipf("libfabric provider %s: %v", prov, err)
+			}
+			nodes := []int32{0, 0, 1, 1}
+			if prov == "shm" {
+				nodes = []int32{0, 0, 0, 0} // shm reaches only its node
+			}
+			ts, links := hybridJob(t, ssi.NewSettings(c.args, nil), nodes)
+			for i := range links {
+				for j, l := range links[i] {
+					if l == nil {
+						continue
+					}
+					_, viaOFI := l.(*link)
+					if want := nodes[i] != nodes[j] || c.onNode; viaOFI != want {
+						t.Errorf("link %d→%d (nodes %d, %d): through ofi %v, want %v", i, j, nodes[i], nodes[j], viaOFI, want)
+					}
+					if viaOFI && l.(rpi.Shorter).Short() != 65536 {
+						t.Errorf("link %d→%d: eager limit %d, want rpi_ofi_short", i, j, l.(rpi.Shorter).Short())
+					}
+				}
+				if _, ok := ts[i].(rpi.Waiter); !ok {
+					t.Errorf("rank %d's transport is no Waiter", i)
+				}
+				if err := rpi.Drainable("ofi", ts[i]); err != nil {
+					t.Errorf("rank %d: %v", i, err)
+				}
+			}
+			// Bytes go both ways on an on-node and an off-node link.
+			for _, p := range [][2]int{{0, 1}, {1, 2}, {3, 0}} {
+				exchange(t, links[p[0]][p[1]], links[p[1]][p[0]], []byte("hybrid"))
+			}
+		})
+	}
+}
+
+// TestHybridSleepWakes: a process with peers on its node and on another
+// sleeps on both at once: a write from either wakes it.
+func TestHybridSleepWakes(t *testing.T) {
+	if _, err := probe("tcp"); err != nil {
+		t.Skipf("libfabric provider tcp: %v", err)
+	}
+	ts, links := hybridJob(t, ssi.NewSettings([]ssi.Arg{{Key: "rpi_ofi_provider", Value: "tcp"}}, nil), []int32{0, 0, 1})
+	w := ts[0].(rpi.Waiter)
+	for _, from := range []int{1, 2} { // on node, off node
+		buf := make([]byte, 16)
+		for { // drain what earlier rounds left
+			if n, _ := links[0][from].Read(buf); n == 0 {
+				break
+			}
+		}
+		tok := w.Arm()
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			time.Sleep(50 * time.Millisecond)
+			links[from][0].Write([]byte("x"))
+		}()
+		start := time.Now()
+		w.Sleep(tok, 5*time.Second)
+		w.Disarm()
+		<-wrote
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("a write from rank %d woke the sleeper after %v", from, d)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for n := 0; n == 0 && time.Now().Before(deadline); {
+			n, _ = links[0][from].Read(buf)
+		}
+	}
+}
+
+// hybridJob opens and connects a job of len(nodes) processes of the
+// module in this process.
+func hybridJob(t *testing.T, s *ssi.Settings, nodes []int32) ([]rpi.Transport, [][]rpi.Link) {
+	t.Helper()
+	n := len(nodes)
+	prefix := filepath.Join(t.TempDir(), "lam-test-")
+	ts := make([]rpi.Transport, n)
+	peers := make([]rpi.Peer, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range ts {
+		tr, err := Module{}.Open(ctx, &rpi.Job{Rank: i, Size: n, Node: nodes[i], Host: "127.0.0.1",
+			Settings: s, Timeout: 20 * time.Second, Shared: prefix, PID: os.Getpid()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		ts[i] = tr
+		peers[i] = rpi.Peer{Rank: i, Node: nodes[i], Addr: tr.Addr()}
+	}
+	links := make([][]rpi.Link, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	for i := range ts {
+		wg.Go(func() { links[i], errs[i] = ts[i].Connect(ctx, peers, secret) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", i, err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, ls := range links {
+			for _, l := range ls {
+				if l != nil {
+					l.Close()
+				}
+			}
+		}
+	})
+	return ts, links
+}
+
+// exchange writes msg on from and reads it back from to.
+func exchange(t *testing.T, from, to rpi.Link, msg []byte) {
+	t.Helper()
+	got := make([]byte, 0, len(msg))
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(10 * time.Second)
+	for sent := 0; len(got) < len(msg); {
+		if time.Now().After(deadline) {
+			t.Fatalf("moved %d of %d bytes", len(got), len(msg))
+		}
+		if sent < len(msg) {
+			n, err := from.Write(msg[sent:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent += n
+		}
+		n, err := to.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if string(got) != string(msg) {
+		t.Fatal("bytes changed on the way")
+	}
+}
