@@ -368,6 +368,10 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 			if now.Sub(start) >= a.yieldFor {
 				break
 			}
+			// Now and then to this process's other goroutines (another
+			// thread's collective, with GOMAXPROCS=1): one wake-up of a
+			// scheduler thread per 256 yields.
+			runtime.Gosched()
 		}
 		// Raw: the thread keeps the process's Go processor (a yield that
 		// lets other processes run for a while would otherwise have the

@@ -42,9 +42,10 @@
 // sleepers, so that a writer wakes exactly the processes waiting for what
 // it wrote; when the node has more processes than processors it yields
 // after a few polls, so that the peer it waits for, descheduled on its
-// processor, runs at once. It does not call runtime.Gosched (each call
-// wakes an idle thread of the Go scheduler: a futex and a context switch)
-// unless the other "processes" are goroutines of its own (tests).
+// processor, runs at once. It calls runtime.Gosched only once per 256
+// yields (each call wakes an idle thread of the Go scheduler: a futex and
+// a context switch), unless the other "processes" are goroutines of its
+// own (tests).
 // It checks that the process it waits for is alive while it yields or
 // sleeps, so a peer that dies makes the collective fail instead of hang.
 package shmem
