@@ -99,6 +99,11 @@ type area struct {
 	spinPolls int
 	spinFor   time.Duration
 	yieldFor  time.Duration
+	// siblings: the processes are goroutines of this one (tests), which
+	// a waiter must let run (runtime.Gosched); a real process does not
+	// call Gosched while it waits, for each call wakes an idle thread of
+	// the Go scheduler, a futex system call and a context switch.
+	siblings  bool
 	pidfds    []int // process → pidfd, -1 if none
 	lastCheck time.Time
 
@@ -218,22 +223,25 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 		a.reduced[i] = a.flagAt(g.postAt(i)+offReduce, g.postAt(i)+offSleep+4)
 		a.done[i] = a.flagAt(g.doneAt(i), g.doneAt(i)+offSleep)
 		a.pidfds[i] = -1
-		if pid := sh.PID(i); i != me && pid > 0 && pid != os.Getpid() {
+		if pid := sh.PID(i); i != me && pid == os.Getpid() {
+			a.siblings = true
+		} else if i != me && pid > 0 {
 			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 				unix.CloseOnExec(fd)
 				a.pidfds[i] = fd
 			}
 		}
 	}
-	// Processes that share the node's processors with more of their job
-	// than there are processors go to sleep at once: a spinning or
-	// yielding waiter holds the processor the one it waits for needs, and
-	// a sleeper is woken by exactly the write it waits for. Others spin
-	// a while first (a sleep and a wake-up cost system calls and a
-	// scheduling round).
+	// A process that shares the node's processors with more of its job
+	// than there are processors yields at once (sched_yield), so that a
+	// peer it waits for that was descheduled on its processor runs now:
+	// a yield hands the processor over in a microsecond or two where a
+	// sleep and a wake-up cost tens (two system calls and a scheduling
+	// round each way), and in a collective every process waits for
+	// others. Others spin a while first. Both sleep after yieldFor.
 	a.spinPolls, a.spinFor, a.yieldFor = 4096, 200*time.Microsecond, 10*time.Millisecond
 	if max(n, sh.NodeProcs()) > runtime.NumCPU() {
-		a.spinPolls, a.spinFor, a.yieldFor = 16, 0, 0
+		a.spinPolls, a.spinFor = 16, 0
 	}
 	return a
 }
@@ -346,10 +354,9 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 				return nil
 			}
 		}
-		runtime.Gosched() // cheap when the process has nothing else to run
+		a.letSiblingsRun()
 	}
-	sleeping := a.yieldFor == 0
-	for i := 0; !sleeping; i++ {
+	for i := 0; a.yieldFor > 0; i++ {
 		if f.v.Load() >= s {
 			return nil
 		}
@@ -358,12 +365,19 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 			if err := a.alive(who, now); err != nil {
 				return err
 			}
-			sleeping = now.Sub(start) >= a.yieldFor
+			if now.Sub(start) >= a.yieldFor {
+				break
+			}
+			// Now and then to this process's other goroutines (another
+			// thread's collective, with GOMAXPROCS=1): one wake-up of a
+			// scheduler thread per 256 yields.
+			runtime.Gosched()
 		}
-		// To the other processes, and to this one's other goroutines
-		// (a test's "processes" are goroutines).
-		unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-		runtime.Gosched()
+		// Raw: the thread keeps the process's Go processor (a yield that
+		// lets other processes run for a while would otherwise have the
+		// scheduler's monitor hand it to another thread).
+		unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		a.letSiblingsRun()
 	}
 	for {
 		// Counted among the sleepers before the last look, so that a
@@ -382,6 +396,14 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 		if err := a.alive(who, time.Now()); err != nil {
 			return err
 		}
+	}
+}
+
+// letSiblingsRun lets the goroutines that stand for the other processes
+// in a test run.
+func (a *area) letSiblingsRun() {
+	if a.siblings {
+		runtime.Gosched()
 	}
 }
 

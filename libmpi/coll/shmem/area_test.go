@@ -13,13 +13,15 @@ import (
 )
 
 // pace is how a test's area waits: spinning, yielding then sleeping (a
-// node with processors to spare), or sleeping at once (oversubscribed).
+// node with processors to spare), yielding then sleeping
+// (oversubscribed), or sleeping at once.
 var paces = []struct {
 	name              string
 	spinPolls         int
 	spinFor, yieldFor time.Duration
 }{
 	{"spin", 10, 50 * time.Microsecond, time.Millisecond},
+	{"yield", 16, 0, time.Millisecond},
 	{"sleep", 16, 0, 0},
 }
 
@@ -42,7 +44,7 @@ func TestAwait(t *testing.T) {
 			g := geometry{n: 2, chunk: line, segs: 1}
 			mem := make([]byte, g.size())
 			a := &area{geometry: g, mem: mem, pidfds: []int{-1, fd},
-				spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor, name: "test"}
+				spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor, siblings: true, name: "test"}
 			flag := a.flagAt(a.postAt(1), a.postAt(1)+offSleep)
 			a.arrived = a.flagAt(offSync, offSync+8)
 
@@ -99,7 +101,7 @@ func TestSync(t *testing.T) {
 				var wg sync.WaitGroup
 				for me := range n {
 					a := &area{geometry: g, mem: mem, me: me, pidfds: make([]int, n), name: "test",
-						spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor}
+						spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor, siblings: true}
 					for q := range n {
 						a.pidfds[q] = -1
 					}
@@ -116,7 +118,7 @@ func TestSync(t *testing.T) {
 							if me == k%n && k%11 == 0 {
 								d++ // this process disagrees in this round
 							}
-							same, err := a.agree(d)
+							same, err := a.arrive(d)
 							if err != nil {
 								errs[me] = err
 								return

@@ -23,7 +23,19 @@ func barrier(c *coll.Comm) error {
 // and reads every other's.
 func agree(c *coll.Comm, digest uint64) (bool, error) { return c.Data.(*area).agree(digest) }
 
+// agree takes a data round as well, as a collective that carries the
+// check does (carried), so that the processes number their rounds alike
+// even when their calls differ.
 func (a *area) agree(digest uint64) (bool, error) {
+	s := a.next()
+	same, err := a.arrive(digest)
+	a.finish(s)
+	return same, err
+}
+
+// arrive is a synchronising round that compares digests: it reports
+// whether every process arrived with this one's.
+func (a *area) arrive(digest uint64) (bool, error) {
 	a.digest(a.me, a.syncs+1).Store(digest)
 	k, err := a.sync()
 	if err != nil {
@@ -33,6 +45,59 @@ func (a *area) agree(digest uint64) (bool, error) {
 	for q := range a.n {
 		same = same && a.digest(q, k).Load() == digest
 	}
+	return same, nil
+}
+
+// carries is shmem's coll.Actions.Carries: a collective whose data move
+// in one round carries the argument check (coll_base_check) in that
+// round, which synchronises: every process writes its part and its
+// digest, arrives, and once all have, compares the digests and reads
+// (or, when they differ, returns without touching its buffers). One
+// synchronising round instead of the check's and then the collective's.
+func carries(c *coll.Comm, sig coll.Sig) bool {
+	a, ok := c.Data.(*area)
+	if !ok {
+		return false
+	}
+	b := int(sig.Send)
+	if b <= 0 || a.large(b) {
+		return false
+	}
+	switch sig.Kind {
+	case coll.Bcast, coll.Gather, coll.Allgather:
+		return b <= a.chunk
+	case coll.Scatter, coll.Alltoall:
+		return b <= a.chunk/a.n
+	case coll.Reduce, coll.Allreduce:
+		return b <= min(smallReduce, a.chunk)
+	}
+	return false
+}
+
+// carried begins the round of a collective of one round: it reports
+// whether the running collective carries the argument check (and its
+// digest), and the round's number. A collective that carries the check
+// but needs more than one round (its op's elements are larger than
+// expected) checks first, as without the carry; ok is then false and so
+// is proceed when the calls differ.
+func (a *area) carried(c *coll.Comm, oneRound bool) (digest uint64, ok, proceed bool, err error) {
+	digest, ok = c.Carry()
+	if !ok || oneRound {
+		return digest, ok, true, nil
+	}
+	same, err := a.agree(digest)
+	c.Carried(same)
+	return 0, false, same && err == nil, err
+}
+
+// verdict ends the synchronising round of a carried check: it reports
+// the verdict and whether to read the round's data.
+func (a *area) verdict(c *coll.Comm, digest uint64) (bool, error) {
+	same, err := a.arrive(digest)
+	if err != nil {
+		return false, err
+	}
+	c.Carried(same)
 	return same, nil
 }
 
@@ -50,6 +115,25 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
 	if a.large(len(buf)) {
 		return basic.Functions(c).Bcast(c, buf, root)
+	}
+	digest, carry, proceed, err := a.carried(c, len(buf) <= a.chunk)
+	if !proceed {
+		return err
+	}
+	if carry {
+		s := a.next()
+		if a.me == root {
+			if err := a.claim(s); err != nil {
+				return err
+			}
+			copy(a.in(a.me, s), buf)
+		}
+		same, err := a.verdict(c, digest)
+		if same && a.me != root {
+			copy(buf, a.in(root, s))
+		}
+		a.finish(s)
+		return err
 	}
 	for k := range rounds(len(buf), a.chunk) {
 		s := a.next()
@@ -82,6 +166,31 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	}
 	if a.large(m) {
 		return basic.Functions(c).Gather(c, send, recv, root)
+	}
+	digest, carry, proceed, err := a.carried(c, m <= a.chunk)
+	if !proceed {
+		return err
+	}
+	if carry {
+		s := a.next()
+		if a.me != root {
+			if err := a.claim(s); err != nil {
+				return err
+			}
+			copy(a.in(a.me, s), send)
+		}
+		same, err := a.verdict(c, digest)
+		if same && a.me == root {
+			for q := range a.n {
+				if q != root {
+					copy(recv[q*m:(q+1)*m], a.in(q, s))
+				} else if send != nil {
+					copy(recv[q*m:(q+1)*m], send)
+				}
+			}
+		}
+		a.finish(s)
+		return err
 	}
 	if a.me == root {
 		if send != nil {
@@ -126,12 +235,40 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 	if a.large(m) {
 		return basic.Functions(c).Scatter(c, send, recv, root)
 	}
+	per := a.chunk / a.n
+	digest, carry, proceed, err := a.carried(c, m <= per)
+	if !proceed {
+		return err
+	}
+	if carry {
+		s := a.next()
+		if a.me == root {
+			if err := a.claim(s); err != nil {
+				return err
+			}
+			b := a.in(a.me, s)
+			for q := range a.n {
+				if q != root {
+					copy(b[q*per:], send[q*m:(q+1)*m])
+				}
+			}
+		}
+		same, err := a.verdict(c, digest)
+		if same {
+			if a.me != root {
+				copy(recv, a.in(root, s)[a.me*per:a.me*per+m])
+			} else if recv != nil {
+				copy(recv, send[a.me*m:(a.me+1)*m])
+			}
+		}
+		a.finish(s)
+		return err
+	}
 	if a.me == root {
 		if recv != nil {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
 	}
-	per := a.chunk / a.n
 	for k := range rounds(m, per) {
 		s := a.next()
 		lo, hi := span(k, per, m)
@@ -166,6 +303,28 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 	m := len(recv) / a.n
 	if a.large(m) {
 		return basic.Functions(c).Allgather(c, send, recv)
+	}
+	digest, carry, proceed, err := a.carried(c, m <= a.chunk)
+	if !proceed {
+		return err
+	}
+	if carry {
+		s := a.next()
+		if err := a.claim(s); err != nil {
+			return err
+		}
+		if send == nil {
+			send = recv[a.me*m : (a.me+1)*m]
+		}
+		copy(a.in(a.me, s), send)
+		same, err := a.verdict(c, digest)
+		if same {
+			for q := range a.n {
+				copy(recv[q*m:(q+1)*m], a.in(q, s))
+			}
+		}
+		a.finish(s)
+		return err
 	}
 	if send == nil {
 		send = recv[a.me*m : (a.me+1)*m]
@@ -207,8 +366,30 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 	if send == nil {
 		send = recv
 	}
-	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
 	per := a.chunk / a.n
+	digest, carry, proceed, err := a.carried(c, m <= per)
+	if !proceed {
+		return err
+	}
+	if carry {
+		s := a.next()
+		if err := a.claim(s); err != nil {
+			return err
+		}
+		b := a.in(a.me, s)
+		for q := range a.n {
+			copy(b[q*per:], send[q*m:(q+1)*m])
+		}
+		same, err := a.verdict(c, digest)
+		if same {
+			for q := range a.n {
+				copy(recv[q*m:(q+1)*m], a.in(q, s)[a.me*per:a.me*per+m])
+			}
+		}
+		a.finish(s)
+		return err
+	}
+	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
 	for k := range rounds(m, per) {
 		s := a.next()
 		lo, hi := span(k, per, m)
@@ -253,6 +434,23 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 	p := planFor(c, op, size, root)
 	per := a.chunk / op.Size * op.Size
 	wants := all || a.me == root
+	digest, carry, proceed, err := a.carried(c, size <= per && size <= smallReduce)
+	if !proceed {
+		return err
+	}
+	if carry {
+		s := a.next()
+		if err := a.claim(s); err != nil {
+			return err
+		}
+		copy(a.in(a.me, s), mine)
+		same, err := a.verdict(c, digest)
+		if same && wants {
+			a.combine(p, s, 0, size, result)
+		}
+		a.finish(s)
+		return err
+	}
 	for k := range rounds(size, per) {
 		s := a.next()
 		lo, hi := span(k, per, size)

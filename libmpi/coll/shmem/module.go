@@ -29,10 +29,23 @@
 // coll_base_associative=0), so that results are the same bits whatever the
 // module and the layout; any order otherwise.
 //
-// A waiting process polls, then yields the processor, then sleeps on the
-// flag it waits for (a futex), counted among the flag's sleepers, so that
-// a writer wakes exactly the processes waiting for what it wrote; when
-// the node has more processes than processors it sleeps after a few polls.
+// With coll_base_check on, a collective whose data move in one round
+// carries the argument check in that round (coll.Actions.Carries): every
+// process writes its part and the digest of its call, arrives at a
+// synchronising round, and then compares the digests and reads; larger
+// ones check first (Agree, a synchronising round). Either way each
+// collective synchronises once: Bcast, Gather and Scatter wait for every
+// process, which without the check they do not.
+//
+// A waiting process polls, then yields the processor (sched_yield), then
+// sleeps on the flag it waits for (a futex), counted among the flag's
+// sleepers, so that a writer wakes exactly the processes waiting for what
+// it wrote; when the node has more processes than processors it yields
+// after a few polls, so that the peer it waits for, descheduled on its
+// processor, runs at once. It calls runtime.Gosched only once per 256
+// yields (each call wakes an idle thread of the Go scheduler: a futex and
+// a context switch), unless the other "processes" are goroutines of its
+// own (tests).
 // It checks that the process it waits for is alive while it yields or
 // sleeps, so a peer that dies makes the collective fail instead of hang.
 package shmem
@@ -169,6 +182,7 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Reduce:    reduce,
 		Allreduce: allreduce,
 		Agree:     agree,
+		Carries:   carries,
 	}, nil
 }
 

@@ -253,6 +253,74 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// Calls that differ, some carrying the check in their one round and some
+// checking first (larger, or a Barrier), fail on every process, leave the
+// buffers of a carried call untouched, and leave the processes in step:
+// a matching collective after them works.
+func TestCheckMixed(t *testing.T) {
+	const pool = "4096" // buffers of 2048 bytes (2 segments)
+	bcast := func(size int) func(c *coll.Comm) ([]byte, error) {
+		return func(c *coll.Comm) ([]byte, error) {
+			buf := coll.Buffer(size)
+			for i := range buf {
+				buf[i] = 7
+			}
+			err := c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(size)}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
+			return buf, err
+		}
+	}
+	allreduce := func(c *coll.Comm) ([]byte, error) {
+		send, recv := colltest.Ints(c.Rank(), 1), coll.Buffer(8)
+		err := c.Run(coll.Sig{Kind: coll.Allreduce, Send: 8, Op: 1}, func(a *coll.Actions) error { return a.Allreduce(c, send, recv, &colltest.Sum) })
+		return recv, err
+	}
+	barrier := func(c *coll.Comm) ([]byte, error) {
+		return nil, c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
+	}
+	for _, tt := range []struct {
+		name  string
+		calls []func(c *coll.Comm) ([]byte, error) // by rank
+	}{
+		{"carried sizes", []func(c *coll.Comm) ([]byte, error){bcast(8), bcast(16), bcast(8)}},
+		{"carried and checked", []func(c *coll.Comm) ([]byte, error){bcast(8), bcast(8), bcast(3000)}},
+		{"carried and barrier", []func(c *coll.Comm) ([]byte, error){bcast(8), barrier, allreduce}},
+		{"kinds", []func(c *coll.Comm) ([]byte, error){allreduce, bcast(8), allreduce}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := world(t, make([]int32, len(tt.calls)), "coll_base_shmem_message_pool_size", pool, "coll_base_shmem_num_segments", "2")
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				for round := range 3 { // the buffers' ring turns over
+					buf, err := tt.calls[r](c)
+					if err == nil {
+						return fmt.Errorf("round %d: no error", round)
+					}
+					if r > 0 && len(buf) > 0 && buf[0] != 7 && buf[0] != 0 {
+						return fmt.Errorf("round %d: a failed call wrote its buffer", round)
+					}
+					got, err := allreduce(c)
+					if err != nil {
+						return fmt.Errorf("round %d: the matching call after: %w", round, err)
+					}
+					want := int64(0)
+					for q := range tt.calls {
+						want += colltest.Val(q, 0)
+					}
+					if colltest.I64(got)[0] != want {
+						return fmt.Errorf("round %d: sum %d, want %d", round, colltest.I64(got)[0], want)
+					}
+				}
+				return nil
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Errorf("rank %d: %v", r, err)
+				}
+			}
+		})
+	}
+}
+
 func asColl(err error, ce **coll.Error) bool {
 	e, ok := err.(*coll.Error)
 	*ce = e
