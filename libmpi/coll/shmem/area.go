@@ -16,6 +16,7 @@ import (
 	"github.com/lamgo/lam/libmpi/coll/basic"
 	"github.com/lamgo/lam/libmpi/internal/futex"
 	"github.com/lamgo/lam/libmpi/internal/shmfile"
+	"github.com/lamgo/lam/libmpi/internal/yield"
 )
 
 // An area's layout, in lines of 128 bytes (so that the adjacent-line
@@ -346,7 +347,9 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 				return nil
 			}
 		}
-		runtime.Gosched() // cheap when the process has nothing else to run
+		// Cheap when the process has nothing else to run; a system call
+		// from C, where Gosched would cost far more (package yield).
+		yield.Yield()
 	}
 	sleeping := a.yieldFor == 0
 	for i := 0; !sleeping; i++ {
@@ -361,9 +364,12 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 			sleeping = now.Sub(start) >= a.yieldFor
 		}
 		// To the other processes, and to this one's other goroutines
-		// (a test's "processes" are goroutines).
-		unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-		runtime.Gosched()
+		// (a test's "processes" are goroutines) but from C (package
+		// yield).
+		yield.OS()
+		if !yield.ToOS {
+			runtime.Gosched()
+		}
 	}
 	for {
 		// Counted among the sleepers before the last look, so that a
