@@ -4,10 +4,11 @@
  * Allgather and Alltoall, at 0, 8 and 4096 bytes, with MPI_IN_PLACE where
  * it is allowed, on MPI_COMM_WORLD. Each rank counts the heap objects
  * (lamgo_heap_allocs, not in mpi.h) that `reps` calls made after a few
- * unmeasured ones. Without an argument the program only checks results and
- * reports the counts (TestCPrograms runs it over every rpi); with "strict"
- * it fails a case whose calls allocated more than one object in ten calls
- * on any rank (what the runtime's own goroutines may allocate meanwhile),
+ * unmeasured ones (the least of up to three tries). Without an argument
+ * the program only checks results and reports the counts (TestCPrograms
+ * runs it over every rpi); with "strict" it fails a case whose calls
+ * allocated more than one object in ten calls on some rank in every try
+ * (the runtime allocates a little for itself meanwhile),
  * which TestCCollAllocs asks for with the default coll modules. (lam_basic
  * allocates in the Go API's point-to-point layer under it, from Go as from
  * C, for messages past the eager limit and unexpected ones.) */
@@ -21,7 +22,7 @@ extern unsigned long long lamgo_heap_allocs(void);
 static int failed, strict, rank, size;
 #define CHECK(cond, ...) do { if (!(cond)) { failed = 1; printf("FAIL %s: ", #cond); printf(__VA_ARGS__); printf("\n"); } } while (0)
 
-enum { warm = 20, reps = 200, most = 4096 };
+enum { warm = 20, reps = 200, tries = 3, most = 4096 };
 
 static float sendf[4 * most], recvf[4 * most];
 static char sendb[4 * most], recvb[4 * most];
@@ -93,11 +94,20 @@ int main(int argc, char **argv)
 			}
 			for (int i = 0; i < warm; i++)
 				cases[c].call(n);
-			unsigned long long before = lamgo_heap_allocs();
-			for (int i = 0; i < reps; i++)
-				cases[c].call(n);
-			unsigned long long mine = lamgo_heap_allocs() - before, worst = 0;
-			MPI_Allreduce(&mine, &worst, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+			/* The least of a few tries: the runtime allocates now and
+			 * then for itself (a thread it starts while a rank sleeps
+			 * on a loaded machine), a call that allocates does so in
+			 * every try. */
+			unsigned long long worst = ~0ULL;
+			for (int try = 0; try < tries && worst > reps / 10; try++) {
+				unsigned long long before = lamgo_heap_allocs();
+				for (int i = 0; i < reps; i++)
+					cases[c].call(n);
+				unsigned long long mine = lamgo_heap_allocs() - before, most = 0;
+				MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+				if (most < worst)
+					worst = most;
+			}
 			if (strict && rank == 0)
 				CHECK(worst <= reps / 10, "%s of %d bytes: %llu heap objects in %d calls on some rank",
 				      cases[c].name, n, worst, reps);
