@@ -347,9 +347,9 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 				return nil
 			}
 		}
-		// Cheap when the process has nothing else to run; a system call
-		// from C, where Gosched would cost far more (package yield).
-		yield.Yield()
+		// Cheap when the process has nothing else to run; nothing from
+		// C, where Gosched would cost far more (package yield).
+		yield.Goroutines()
 	}
 	sleeping := a.yieldFor == 0
 	for i := 0; !sleeping; i++ {
@@ -364,12 +364,9 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 			sleeping = now.Sub(start) >= a.yieldFor
 		}
 		// To the other processes, and to this one's other goroutines
-		// (a test's "processes" are goroutines) but from C (package
-		// yield).
+		// (a test's "processes" are goroutines).
 		yield.OS()
-		if !yield.ToOS {
-			runtime.Gosched()
-		}
+		yield.Goroutines()
 	}
 	for {
 		// Counted among the sleepers before the last look, so that a

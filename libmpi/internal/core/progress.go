@@ -124,7 +124,7 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks bool) erro
 		case spent < e.pace.Spin:
 		case e.pace.Yield < 0 || spent < e.pace.Spin+e.pace.Yield:
 			switch {
-			case e.pace.YieldOS || yield.ToOS:
+			case e.pace.YieldOS || yield.FromC:
 				yield.OS() // to other processes too
 			case i&63 == 0:
 				// To the process's other goroutines, now and then:

@@ -1,13 +1,14 @@
-// Package yield is how a waiting goroutine gives up its processor: to the
-// process's other goroutines in a Go program, to the operating system in
-// a library built for C (libmpi.so).
+// Package yield is how a waiting goroutine gives up its processor, which
+// differs between a Go program and a library built for C (libmpi.so).
 //
 // In a C program every MPI call runs in a cgo callback, locked to the
 // calling thread, and runtime.Gosched on a locked thread hands the
 // processor to another thread of the scheduler and waits to be handed it
 // back: 7–30 µs on the 2-core test machine, against 60 ns in a Go
-// program. There a wait yields with sched_yield instead, which costs a
-// system call and lets the peer processes run.
+// program. From C a wait therefore never calls Gosched: the process's
+// other goroutines run on the scheduler's other processors meanwhile, and
+// where a Go program's wait also yields to the other processes
+// (sched_yield), so does a C program's.
 package yield
 
 import (
@@ -17,10 +18,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ToOS says that Yield gives the processor to the operating system
-// (sched_yield) rather than to the process's goroutines: so it is in a
-// library for C (c-shared or c-archive).
-var ToOS = func() bool {
+// FromC says that the MPI calls come from C: the program is a library
+// built for C (c-shared or c-archive).
+var FromC = func() bool {
 	bi, ok := debug.ReadBuildInfo()
 	return ok && cBuildMode(bi.Settings)
 }()
@@ -35,14 +35,13 @@ func cBuildMode(settings []debug.BuildSetting) bool {
 	return false
 }
 
-// Yield gives the processor up once: runtime.Gosched in a Go program,
-// sched_yield in a library for C.
-func Yield() {
-	if ToOS {
-		OS()
-		return
+// Goroutines gives the processor to the process's other goroutines
+// (runtime.Gosched) in a Go program, where that is cheap when there are
+// none; from C it does nothing.
+func Goroutines() {
+	if !FromC {
+		runtime.Gosched()
 	}
-	runtime.Gosched()
 }
 
 // OS gives the processor to the operating system's other threads and

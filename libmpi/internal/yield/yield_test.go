@@ -26,7 +26,7 @@ func TestCBuildMode(t *testing.T) {
 		})
 	}
 	// A test binary is a Go program: its waits yield to goroutines.
-	if ToOS {
-		t.Error("ToOS is set in a Go test binary")
+	if FromC {
+		t.Error("FromC is set in a Go test binary")
 	}
 }
