@@ -18,7 +18,10 @@
 // size is the time of -iters operations (a tenth as many above 64 KiB,
 // a fortieth above 1 MiB; a tenth as many unmeasured ones first) divided by
 // their number, averaged over the ranks, as OSU does. Rank 0 also prints
-// the coll module World got.
+// the coll module World got, and after each size's line one that says
+// how many heap objects the measured operations allocated per operation,
+// the most of any rank's ("# allocs/op SIZE N"; bench/c/coll.c prints the
+// same for LAM/Go's libmpi.so).
 package main
 
 import (
@@ -26,6 +29,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -145,17 +149,29 @@ func main() {
 			must(op(size))
 		}
 		must(mpi.Barrier(c))
+		a0 := heapAllocs()
 		start := time.Now()
 		for i := 0; i < iters; i++ {
 			must(op(size))
 		}
 		us := []float64{float64(time.Since(start).Nanoseconds()) / 1e3 / float64(iters)}
-		sum := []float64{0}
+		allocs := []float64{float64(heapAllocs()-a0) / float64(iters)}
+		sum, most := []float64{0}, []float64{0}
 		must(mpi.Reduce(c, us, sum, mpi.Sum, 0))
+		must(mpi.Reduce(c, allocs, most, mpi.Max, 0))
 		if rank == 0 {
 			fmt.Printf("%-10d%20.2f\n", size, sum[0]/float64(c.Size()))
+			fmt.Printf("# allocs/op %d %.2f\n", size, most[0])
 		}
 	}
+}
+
+// heapAllocs is how many heap objects the process has allocated so far
+// (as runtime.MemStats.Mallocs counts them, without stopping the world).
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/tiny/allocs:objects"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64() + s[1].Value.Uint64()
 }
 
 // wait waits for a nonblocking collective's request.

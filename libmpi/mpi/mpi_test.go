@@ -161,6 +161,30 @@ func TestSendRecvAllocs(t *testing.T) {
 	}
 }
 
+// TestReductionAllocs checks that a reduction with a predefined op
+// allocates nothing (the op's kernel is looked up, not made, per call).
+func TestReductionAllocs(t *testing.T) {
+	s, r := []float32{1, 2}, []float32{0, 0}
+	x, y := []int64{3}, []int64{0}
+	tests := []struct {
+		name string
+		f    func()
+	}{
+		{"Allreduce float32 Sum", func() { mpi.Allreduce(mpi.World, s, r, mpi.Sum) }},
+		{"Allreduce int64 Bxor", func() { mpi.Allreduce(mpi.World, x, y, mpi.Bxor) }},
+		{"Reduce float32 Max", func() { mpi.Reduce(mpi.World, s, r, mpi.Max, 0) }},
+		{"ReduceLocal int64 Prod", func() { mpi.ReduceLocal(x, y, mpi.Prod) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.f() // the first call makes the op's kernel
+			if allocs := testing.AllocsPerRun(100, tt.f); allocs != 0 {
+				t.Errorf("%.1f allocations per call", allocs)
+			}
+		})
+	}
+}
+
 func TestBsendInit(t *testing.T) {
 	if err := mpi.BufferAttach(make([]byte, 4*(8+mpi.BsendOverhead))); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/internal/reduce"
@@ -172,11 +173,22 @@ func collOp[T CollElem](op *Op) (*coll.Op, int, *Error) {
 			fn(reduce.View[T](in), reduce.View[T](inout))
 		}}, int(k), nil
 	}
+	slot := &predefinedOps[op.id][k]
+	if o := slot.Load(); o != nil {
+		return o, int(k), nil
+	}
 	apply, exact := reduce.Kernel(op.id, k)
 	if apply == nil {
 		return nil, int(k), errorf(ErrOp, "%s is not defined for %v", op.name, reflect.TypeFor[T]())
 	}
-	return &coll.Op{Size: size, Commutative: true, Exact: exact, Apply: apply}, int(k), nil
+	slot.CompareAndSwap(nil, &coll.Op{Size: size, Commutative: true, Exact: exact, Apply: apply})
+	return slot.Load(), int(k), nil
 }
+
+// predefinedOps holds what collOp made of each predefined op for each
+// element kind (every type of a kind has its size), so that a reduction
+// allocates nothing for its op after the first (the coll modules only
+// read a coll.Op).
+var predefinedOps [reduce.MinLoc + 1][reduce.LocFloat64 + 1]atomic.Pointer[coll.Op]
 
 func (o *Op) String() string { return fmt.Sprintf("op %s", o.name) }

@@ -1,11 +1,13 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -164,6 +166,29 @@ func TestCFastPath(t *testing.T) {
 		t.Run(c.rpi+"/"+c.want, func(t *testing.T) {
 			r := l.withEnv(c.env...).run(ctx, "mpirun", "-ssi", "rpi", c.rpi, "-np", "2", exe, c.want)
 			if r.code != 0 || strings.Contains(r.stdout, "FAIL") || strings.Count(r.stdout, "ok p2p_fast") != 2 {
+				t.Errorf("%v", r)
+			}
+		})
+	}
+}
+
+// TestCCollAllocs checks that the blocking collectives of predefined
+// datatypes called from C allocate nothing on the Go side of libmpi.so
+// (coll_allocs.c counts the heap objects its calls made) with the
+// default coll modules, over shared memory and tcp.
+func TestCCollAllocs(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 4*time.Minute)
+	exe := compileC(t, filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "mpi", "coll_allocs.c"))
+	for _, c := range []struct {
+		rpi string
+		np  int
+	}{
+		{"usysv", 2}, {"usysv", 3}, {"tcp", 2},
+	} {
+		t.Run(fmt.Sprintf("%s/np%d", c.rpi, c.np), func(t *testing.T) {
+			r := l.run(ctx, "mpirun", "-ssi", "rpi", c.rpi, "-np", strconv.Itoa(c.np), exe, "strict")
+			if r.code != 0 || strings.Contains(r.stdout, "FAIL") || strings.Count(r.stdout, "ok coll_allocs rank") != c.np {
 				t.Errorf("%v", r)
 			}
 		})

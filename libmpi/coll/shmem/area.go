@@ -16,6 +16,7 @@ import (
 	"github.com/lamgo/lam/libmpi/coll/basic"
 	"github.com/lamgo/lam/libmpi/internal/futex"
 	"github.com/lamgo/lam/libmpi/internal/shmfile"
+	"github.com/lamgo/lam/libmpi/internal/yield"
 )
 
 // An area's layout, in lines of 128 bytes (so that the adjacent-line
@@ -370,8 +371,9 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 			}
 			// Now and then to this process's other goroutines (another
 			// thread's collective, with GOMAXPROCS=1): one wake-up of a
-			// scheduler thread per 256 yields.
-			runtime.Gosched()
+			// scheduler thread per 256 yields; never from C, where
+			// Gosched costs far more (package yield).
+			yield.Goroutines()
 		}
 		// Raw: the thread keeps the process's Go processor (a yield that
 		// lets other processes run for a while would otherwise have the

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/lamgo/lam/libmpi/internal/match"
+	"github.com/lamgo/lam/libmpi/internal/yield"
 )
 
 // progress moves bytes on every link without blocking. The caller holds
@@ -41,28 +41,6 @@ const descriptorEvery = 8
 // lockedPolls is how many times a waiter polls the links per acquisition
 // of the progress lock (about a microsecond when nothing comes).
 const lockedPolls = 32
-
-// osYield says that waits yield the processor to the OS (sched_yield)
-// where they would yield it to the process's other goroutines. So it is
-// in a C program, which has libmpi as a c-shared library or a c-archive:
-// each of its MPI calls runs in a cgo callback, locked to the calling
-// thread, and runtime.Gosched on a locked thread hands the processor to
-// another thread and waits to be handed it back (7–30 µs on the test
-// machine, against 60 ns in a Go program).
-var osYield = func() bool {
-	bi, ok := debug.ReadBuildInfo()
-	return ok && cBuildMode(bi.Settings)
-}()
-
-// cBuildMode reports whether build settings make a library for C.
-func cBuildMode(settings []debug.BuildSetting) bool {
-	for _, s := range settings {
-		if s.Key == "-buildmode" {
-			return s.Value == "c-shared" || s.Value == "c-archive"
-		}
-	}
-	return false
-}
 
 // Progress makes progress once, if no other goroutine is doing so.
 func (e *Engine) Progress() {
@@ -160,8 +138,8 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks, behind bo
 		case spent < e.pace.Spin:
 		case e.pace.Yield < 0 || spent < e.pace.Spin+e.pace.Yield:
 			switch {
-			case e.pace.YieldOS || osYield:
-				unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) // to other processes too
+			case e.pace.YieldOS || yield.FromC:
+				yield.OS() // to other processes too
 			case i&63 == 0:
 				// To the process's other goroutines, now and then:
 				// each Gosched wakes an idle thread of the scheduler

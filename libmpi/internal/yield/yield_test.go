@@ -1,4 +1,4 @@
-package core
+package yield
 
 import (
 	"runtime/debug"
@@ -26,7 +26,7 @@ func TestCBuildMode(t *testing.T) {
 		})
 	}
 	// A test binary is a Go program: its waits yield to goroutines.
-	if osYield {
-		t.Error("osYield is set in a Go test binary")
+	if FromC {
+		t.Error("FromC is set in a Go test binary")
 	}
 }
