@@ -54,28 +54,7 @@ func TestCRLibC(t *testing.T) {
 	base := t.TempDir()
 	j := startCRJob(t, ctx, l, np, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
 		"-np", strconv.Itoa(np), prog, iters, "2000") // at least 8 s: the checkpoints come before the end
-	pid := j.cmd.Process.Pid
-	crCheckpoint(t, ctx, l, pid)
-	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
-	defer wcancel()
-	for n := 0; n < np; {
-		select {
-		case s := <-j.lines:
-			if strings.HasSuffix(s, " continued") {
-				n++
-			}
-		case <-wctx.Done():
-			t.Fatalf("%d continue callbacks, want %d\n%s", n, np, j.out.String())
-		}
-	}
-	set := crCheckpoint(t, ctx, l, pid, "-stop")
-	j.wait(t, ctx)
-	if j.code != 0 || cResultRE.MatchString(j.out.String()) {
-		t.Fatalf("mpirun after -stop: exit %d (the job must not have finished)\n%s\n%s", j.code, j.out.String(), j.stderr.String())
-	}
-	if n := strings.Count(j.out.String(), " checkpoint at iteration "); n != 2*np {
-		t.Errorf("%d checkpoint callbacks, want %d\n%s", n, 2*np, j.out.String())
-	}
+	set := checkpointThenStop(t, ctx, l, j, np, cResultRE)
 	r := l.run(ctx, "crrestart", set)
 	if r.code != 0 || cResultRE.FindString(r.stdout) != want {
 		t.Fatalf("crrestart %s: want %s\n%v", set, want, r)
@@ -94,6 +73,38 @@ func TestCRLibC(t *testing.T) {
 	j.cmd.Process.Signal(syscall.SIGTERM)
 	j.wait(t, ctx)
 	noPartial(t, base)
+}
+
+// checkpointThenStop checkpoints the job j of np ranks (crsum in C or
+// Fortran), waits for every rank's continue callback, then checkpoints it
+// with -stop, and checks that it ended without its result (matched by
+// result) after two checkpoint callbacks per rank. It returns the second
+// set.
+func checkpointThenStop(t *testing.T, ctx context.Context, l *local, j *crJob, np int, result *regexp.Regexp) string {
+	t.Helper()
+	pid := j.cmd.Process.Pid
+	crCheckpoint(t, ctx, l, pid)
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	for n := 0; n < np; {
+		select {
+		case s := <-j.lines:
+			if strings.HasSuffix(s, " continued") {
+				n++
+			}
+		case <-wctx.Done():
+			t.Fatalf("%d continue callbacks, want %d\n%s", n, np, j.out.String())
+		}
+	}
+	set := crCheckpoint(t, ctx, l, pid, "-stop")
+	j.wait(t, ctx)
+	if j.code != 0 || result.MatchString(j.out.String()) {
+		t.Fatalf("mpirun after -stop: exit %d (the job must not have finished)\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	if n := strings.Count(j.out.String(), " checkpoint at iteration "); n != 2*np {
+		t.Errorf("%d checkpoint callbacks, want %d\n%s", n, 2*np, j.out.String())
+	}
+	return set
 }
 
 var fResultRE = regexp.MustCompile(`(?m)^result [0-9]+$`)
@@ -122,28 +133,7 @@ func TestCRLibFortran(t *testing.T) {
 	gate := filepath.Join(t.TempDir(), "gate")
 	j := startCRJob(t, ctx, l, np, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
 		"-np", strconv.Itoa(np), prog, iters, gate)
-	pid := j.cmd.Process.Pid
-	crCheckpoint(t, ctx, l, pid)
-	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
-	defer wcancel()
-	for n := 0; n < np; {
-		select {
-		case s := <-j.lines:
-			if strings.HasSuffix(s, " continued") {
-				n++
-			}
-		case <-wctx.Done():
-			t.Fatalf("%d continue callbacks, want %d\n%s", n, np, j.out.String())
-		}
-	}
-	set := crCheckpoint(t, ctx, l, pid, "-stop")
-	j.wait(t, ctx)
-	if j.code != 0 || fResultRE.MatchString(j.out.String()) {
-		t.Fatalf("mpirun after -stop: exit %d (the job must not have finished)\n%s\n%s", j.code, j.out.String(), j.stderr.String())
-	}
-	if n := strings.Count(j.out.String(), " checkpoint at iteration "); n != 2*np {
-		t.Errorf("%d checkpoint callbacks, want %d\n%s", n, 2*np, j.out.String())
-	}
+	set := checkpointThenStop(t, ctx, l, j, np, fResultRE)
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
