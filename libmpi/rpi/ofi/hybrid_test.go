@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/libmpi/rpi/rpitest"
 	"github.com/lamgo/lam/shared/ssi"
 )
 
@@ -59,7 +60,7 @@ func TestHybridLinks(t *testing.T) {
 			}
 			// Bytes go both ways on an on-node and an off-node link.
 			for _, p := range [][2]int{{0, 1}, {1, 2}, {3, 0}} {
-				exchange(t, links[p[0]][p[1]], links[p[1]][p[0]], []byte("hybrid"))
+				rpitest.Exchange(t, links[p[0]][p[1]], links[p[1]][p[0]], []byte("hybrid"))
 			}
 		})
 	}
@@ -144,32 +145,4 @@ func hybridJob(t *testing.T, s *ssi.Settings, nodes []int32) ([]rpi.Transport, [
 		}
 	})
 	return ts, links
-}
-
-// exchange writes msg on from and reads it back from to.
-func exchange(t *testing.T, from, to rpi.Link, msg []byte) {
-	t.Helper()
-	got := make([]byte, 0, len(msg))
-	buf := make([]byte, 4096)
-	deadline := time.Now().Add(10 * time.Second)
-	for sent := 0; len(got) < len(msg); {
-		if time.Now().After(deadline) {
-			t.Fatalf("moved %d of %d bytes", len(got), len(msg))
-		}
-		if sent < len(msg) {
-			n, err := from.Write(msg[sent:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			sent += n
-		}
-		n, err := to.Read(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, buf[:n]...)
-	}
-	if string(got) != string(msg) {
-		t.Fatal("bytes changed on the way")
-	}
 }

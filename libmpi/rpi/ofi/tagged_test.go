@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/libmpi/rpi/rpitest"
 	"github.com/lamgo/lam/shared/ssi"
 )
 
@@ -58,7 +59,7 @@ func TestLongPaths(t *testing.T) {
 				addr := uint64(uintptr(unsafe.Pointer(&src[0])))
 				// The key message comes through the stream before
 				// what the core writes after it.
-				exchange(t, links[0][1], links[1][0], []byte("rts"))
+				rpitest.Exchange(t, links[0][1], links[1][0], []byte("rts"))
 				for _, part := range [][2]int{{0, len(src)}, {1, 4097}, {len(src) - 1, 1}} {
 					dst := make([]byte, part[1])
 					if err := r.ReadRemote(dst, addr+uint64(part[0])); err != nil {

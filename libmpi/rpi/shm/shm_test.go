@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/rpi"
+	"github.com/lamgo/lam/libmpi/rpi/rpitest"
 	_ "github.com/lamgo/lam/libmpi/rpi/tcp" // tcp's parameters, for the off-node half
 	"github.com/lamgo/lam/shared/ssi"
 )
@@ -164,34 +165,6 @@ func jobWith(t testing.TB, mod Module, settings *ssi.Settings, n int, other ...i
 	return ts, links, prefix
 }
 
-// exchange sends msg from a to b over the links and reads it back.
-func exchange(t *testing.T, from, to rpi.Link, msg []byte) {
-	t.Helper()
-	got := make([]byte, 0, len(msg))
-	buf := make([]byte, 4096)
-	deadline := time.Now().Add(10 * time.Second)
-	for sent := 0; len(got) < len(msg); {
-		if time.Now().After(deadline) {
-			t.Fatalf("moved %d of %d bytes", len(got), len(msg))
-		}
-		if sent < len(msg) {
-			n, err := from.Write(msg[sent:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			sent += n
-		}
-		n, err := to.Read(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, buf[:n]...)
-	}
-	if !bytes.Equal(got, msg) {
-		t.Fatal("bytes changed on the way")
-	}
-}
-
 func TestLinksOnAndOffNode(t *testing.T) {
 	ts, links, prefix := job(t, New("usysv", 40, true), 4, 3)
 	// The segment's name is gone once the node's three processes mapped it.
@@ -204,7 +177,7 @@ func TestLinksOnAndOffNode(t *testing.T) {
 	}
 	for _, pair := range [][2]int{{0, 1}, {2, 0}, {1, 2}, {0, 3}, {3, 2}} {
 		a, b := pair[0], pair[1]
-		exchange(t, links[a][b], links[b][a], msg)
+		rpitest.Exchange(t, links[a][b], links[b][a], msg)
 		_, shmLink := links[a][b].(*link)
 		if onNode := a != 3 && b != 3; shmLink != onNode {
 			t.Errorf("link %d→%d: shared memory %v, want %v", a, b, shmLink, onNode)
