@@ -375,10 +375,7 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 			// Gosched costs far more (package yield).
 			yield.Goroutines()
 		}
-		// Raw: the thread keeps the process's Go processor (a yield that
-		// lets other processes run for a while would otherwise have the
-		// scheduler's monitor hand it to another thread).
-		unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		yield.OSKeep()
 		a.letSiblingsRun()
 	}
 	for {

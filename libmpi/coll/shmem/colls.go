@@ -101,6 +101,26 @@ func (a *area) verdict(c *coll.Comm, digest uint64) (bool, error) {
 	return same, nil
 }
 
+// carriedRound is the one round of a collective that carries the
+// argument check: a process that writes claims the round's block and
+// write fills it; then the verdict's synchronising round; then, if every
+// process's call was the same, read takes what it needs of round s.
+func (a *area) carriedRound(c *coll.Comm, digest uint64, writes bool, write func(in []byte), read func(s uint64)) error {
+	s := a.next()
+	if writes {
+		if err := a.claim(s); err != nil {
+			return err
+		}
+		write(a.in(a.me, s))
+	}
+	same, err := a.verdict(c, digest)
+	if same {
+		read(s)
+	}
+	a.finish(s)
+	return err
+}
+
 // large reports whether a collective moving size bytes per process is
 // lam_basic's: the rpi copies a large message once, the area twice.
 func (a *area) large(size int) bool { return a.largeSize > 0 && size > a.largeSize }
@@ -121,19 +141,11 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 		return err
 	}
 	if carry {
-		s := a.next()
-		if a.me == root {
-			if err := a.claim(s); err != nil {
-				return err
+		return a.carriedRound(c, digest, a.me == root, func(in []byte) { copy(in, buf) }, func(s uint64) {
+			if a.me != root {
+				copy(buf, a.in(root, s))
 			}
-			copy(a.in(a.me, s), buf)
-		}
-		same, err := a.verdict(c, digest)
-		if same && a.me != root {
-			copy(buf, a.in(root, s))
-		}
-		a.finish(s)
-		return err
+		})
 	}
 	for k := range rounds(len(buf), a.chunk) {
 		s := a.next()
@@ -172,15 +184,10 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 		return err
 	}
 	if carry {
-		s := a.next()
-		if a.me != root {
-			if err := a.claim(s); err != nil {
-				return err
+		return a.carriedRound(c, digest, a.me != root, func(in []byte) { copy(in, send) }, func(s uint64) {
+			if a.me != root {
+				return
 			}
-			copy(a.in(a.me, s), send)
-		}
-		same, err := a.verdict(c, digest)
-		if same && a.me == root {
 			for q := range a.n {
 				if q != root {
 					copy(recv[q*m:(q+1)*m], a.in(q, s))
@@ -188,9 +195,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 					copy(recv[q*m:(q+1)*m], send)
 				}
 			}
-		}
-		a.finish(s)
-		return err
+		})
 	}
 	if a.me == root {
 		if send != nil {
@@ -241,28 +246,19 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 		return err
 	}
 	if carry {
-		s := a.next()
-		if a.me == root {
-			if err := a.claim(s); err != nil {
-				return err
-			}
-			b := a.in(a.me, s)
+		return a.carriedRound(c, digest, a.me == root, func(in []byte) {
 			for q := range a.n {
 				if q != root {
-					copy(b[q*per:], send[q*m:(q+1)*m])
+					copy(in[q*per:], send[q*m:(q+1)*m])
 				}
 			}
-		}
-		same, err := a.verdict(c, digest)
-		if same {
+		}, func(s uint64) {
 			if a.me != root {
 				copy(recv, a.in(root, s)[a.me*per:a.me*per+m])
 			} else if recv != nil {
 				copy(recv, send[a.me*m:(a.me+1)*m])
 			}
-		}
-		a.finish(s)
-		return err
+		})
 	}
 	if a.me == root {
 		if recv != nil {
@@ -309,22 +305,14 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 		return err
 	}
 	if carry {
-		s := a.next()
-		if err := a.claim(s); err != nil {
-			return err
-		}
 		if send == nil {
 			send = recv[a.me*m : (a.me+1)*m]
 		}
-		copy(a.in(a.me, s), send)
-		same, err := a.verdict(c, digest)
-		if same {
+		return a.carriedRound(c, digest, true, func(in []byte) { copy(in, send) }, func(s uint64) {
 			for q := range a.n {
 				copy(recv[q*m:(q+1)*m], a.in(q, s))
 			}
-		}
-		a.finish(s)
-		return err
+		})
 	}
 	if send == nil {
 		send = recv[a.me*m : (a.me+1)*m]
@@ -372,22 +360,15 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 		return err
 	}
 	if carry {
-		s := a.next()
-		if err := a.claim(s); err != nil {
-			return err
-		}
-		b := a.in(a.me, s)
-		for q := range a.n {
-			copy(b[q*per:], send[q*m:(q+1)*m])
-		}
-		same, err := a.verdict(c, digest)
-		if same {
+		return a.carriedRound(c, digest, true, func(in []byte) {
+			for q := range a.n {
+				copy(in[q*per:], send[q*m:(q+1)*m])
+			}
+		}, func(s uint64) {
 			for q := range a.n {
 				copy(recv[q*m:(q+1)*m], a.in(q, s)[a.me*per:a.me*per+m])
 			}
-		}
-		a.finish(s)
-		return err
+		})
 	}
 	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
 	for k := range rounds(m, per) {
@@ -439,17 +420,11 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 		return err
 	}
 	if carry {
-		s := a.next()
-		if err := a.claim(s); err != nil {
-			return err
-		}
-		copy(a.in(a.me, s), mine)
-		same, err := a.verdict(c, digest)
-		if same && wants {
-			a.combine(p, s, 0, size, result)
-		}
-		a.finish(s)
-		return err
+		return a.carriedRound(c, digest, true, func(in []byte) { copy(in, mine) }, func(s uint64) {
+			if wants {
+				a.combine(p, s, 0, size, result)
+			}
+		})
 	}
 	for k := range rounds(size, per) {
 		s := a.next()

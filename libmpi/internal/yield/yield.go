@@ -47,3 +47,12 @@ func Goroutines() {
 // OS gives the processor to the operating system's other threads and
 // processes (sched_yield).
 func OS() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+
+// OSKeep gives the processor to the operating system's other threads and
+// processes as OS does, but through a raw system call: the thread keeps
+// the process's Go processor, which the scheduler's monitor would
+// otherwise hand to another thread when yields let other processes run
+// for a while. For waits that yield in a tight loop (shmem's); the core's
+// waits keep OS (a raw yield there was slower in a loaded, unpinned
+// measurement; not yet measured on an idle machine).
+func OSKeep() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
