@@ -106,6 +106,7 @@ func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 }
 
 func (t *transport) Addr() string { return t.addr }
+func (t *transport) Short() int   { return t.c.short }
 
 // nodeOnly reports whether the provider reaches only this node (shm).
 func (t *transport) nodeOnly() bool {
@@ -135,7 +136,6 @@ func Traffic() []uint64 {
 	}
 	return out
 }
-func (t *transport) Short() int { return t.c.short }
 
 // drainTimeout bounds how long Close waits for sends in flight.
 const drainTimeout = 10 * time.Second
