@@ -185,15 +185,10 @@ func (l *link) ReadRemote(dst []byte, addr uint64) error {
 	raddr := k.raddr + (addr - k.addr)
 	for off, most := 0, t.fb.maxMsg(); off < len(dst); {
 		n := min(len(dst)-off, most)
-		rc := t.fb.read(base+uintptr(off), n, desc, l.dest, raddr+uint64(off), k.key)
-		switch {
-		case rc == again:
-			if err := l.await(deadline, func() bool { return true }); err != nil {
-				return err
-			}
-			continue
-		case rc != 0:
-			return ferr("fi_read", rc)
+		if err := l.submit(deadline, "fi_read", func() int {
+			return t.fb.read(base+uintptr(off), n, desc, l.dest, raddr+uint64(off), k.key)
+		}); err != nil {
+			return err
 		}
 		t.reading = true
 		if err := l.await(deadline, func() bool { return !t.reading }); err != nil {
@@ -206,6 +201,25 @@ func (l *link) ReadRemote(dst []byte, addr uint64) error {
 	}
 	runtime.KeepAlive(dst)
 	return nil
+}
+
+// submit calls op, which hands the provider an operation, until the
+// provider takes it: while it answers again (busy), the link makes
+// progress (await); any other answer is the error of the call named what.
+// The caller holds mu.
+func (l *link) submit(deadline time.Time, what string, op func() int) error {
+	for {
+		switch rc := op(); rc {
+		case 0:
+			return nil
+		case again:
+			if err := l.await(deadline, func() bool { return true }); err != nil {
+				return err
+			}
+		default:
+			return ferr(what, rc)
+		}
+	}
 }
 
 // await makes progress until done, the link fails, or the deadline,

@@ -55,15 +55,8 @@ func (l *link) pullRemote(dst []byte, base uintptr, addr uint64, desc unsafe.Poi
 		n := min(len(dst)-off, most)
 		tag := pullTag(l.rank, t.pullSeq)
 		t.pullSeq++
-		rc := t.fb.trecv(base+uintptr(off), n, desc, tag)
-		switch {
-		case rc == again:
-			if err := l.await(deadline, func() bool { return true }); err != nil {
-				return err
-			}
-			continue
-		case rc != 0:
-			return ferr("fi_trecv", rc)
+		if err := l.submit(deadline, "fi_trecv", func() int { return t.fb.trecv(base+uintptr(off), n, desc, tag) }); err != nil {
+			return err
 		}
 		t.reading = true
 		var p [pullSize]byte
