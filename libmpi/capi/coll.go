@@ -876,24 +876,56 @@ func reducerOf(d *mpi.Datatype) reducer {
 
 // The blocking collectives; their nonblocking forms are in icoll.go.
 
-//export capi_Barrier
-func capi_Barrier(comm C.MPI_Comm) C.int {
-	return barrierCall(comm, nil)
+// capiGo_Barrier is MPI_Barrier's Go path (fastcoll.c's capi_Barrier tries the C fast
+// path first), which teaches the fast path how it ran.
+//
+//export capiGo_Barrier
+func capiGo_Barrier(comm C.MPI_Comm) C.int {
+	seq, learn := fcBefore(comm)
+	rc := barrierCall(comm, nil)
+	if learn {
+		fcAfter(seq, rc, fcKey{kind: fcBarrier})
+	}
+	return rc
 }
 
-//export capi_Bcast
-func capi_Bcast(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
-	return bcastCall(buf, count, datatype, root, comm, nil)
+// capiGo_Bcast is MPI_Bcast's Go path (fastcoll.c's capi_Bcast tries the C fast
+// path first), which teaches the fast path how it ran.
+//
+//export capiGo_Bcast
+func capiGo_Bcast(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
+	seq, learn := fcBefore(comm)
+	rc := bcastCall(buf, count, datatype, root, comm, nil)
+	if learn {
+		fcAfter(seq, rc, fcKey{kind: fcBcast, sbuf: buf, scount: count, stype: datatype, root: root})
+	}
+	return rc
 }
 
-//export capi_Gather
-func capi_Gather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
-	return gatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
+// capiGo_Gather is MPI_Gather's Go path (fastcoll.c's capi_Gather tries the C fast
+// path first), which teaches the fast path how it ran.
+//
+//export capiGo_Gather
+func capiGo_Gather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
+	seq, learn := fcBefore(comm)
+	rc := gatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
+	if learn {
+		fcAfter(seq, rc, fcKey{kind: fcGather, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype, root: root})
+	}
+	return rc
 }
 
-//export capi_Scatter
-func capi_Scatter(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
-	return scatterCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
+// capiGo_Scatter is MPI_Scatter's Go path (fastcoll.c's capi_Scatter tries the C fast
+// path first), which teaches the fast path how it ran.
+//
+//export capiGo_Scatter
+func capiGo_Scatter(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
+	seq, learn := fcBefore(comm)
+	rc := scatterCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
+	if learn {
+		fcAfter(seq, rc, fcKey{kind: fcScatter, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype, root: root})
+	}
+	return rc
 }
 
 //export capi_Gatherv
@@ -906,14 +938,30 @@ func capi_Scatterv(sendbuf unsafe.Pointer, sendcounts, displs *C.int, sendtype C
 	return scattervCall(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
 }
 
-//export capi_Allgather
-func capi_Allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	return allgatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nil)
+// capiGo_Allgather is MPI_Allgather's Go path (fastcoll.c's capi_Allgather tries the C fast
+// path first), which teaches the fast path how it ran.
+//
+//export capiGo_Allgather
+func capiGo_Allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
+	seq, learn := fcBefore(comm)
+	rc := allgatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nil)
+	if learn {
+		fcAfter(seq, rc, fcKey{kind: fcAllgather, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype})
+	}
+	return rc
 }
 
-//export capi_Alltoall
-func capi_Alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	return alltoallCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nil)
+// capiGo_Alltoall is MPI_Alltoall's Go path (fastcoll.c's capi_Alltoall tries the C fast
+// path first), which teaches the fast path how it ran.
+//
+//export capiGo_Alltoall
+func capiGo_Alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
+	seq, learn := fcBefore(comm)
+	rc := alltoallCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nil)
+	if learn {
+		fcAfter(seq, rc, fcKey{kind: fcAlltoall, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype})
+	}
+	return rc
 }
 
 //export capi_Allgatherv
@@ -931,14 +979,30 @@ func capi_Alltoallw(sendbuf unsafe.Pointer, sendcounts, sdispls *C.int, sendtype
 	return alltoallwCall(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nil)
 }
 
-//export capi_Reduce
-func capi_Reduce(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) C.int {
-	return reduceCall(sendbuf, recvbuf, count, datatype, op, root, comm, nil)
+// capiGo_Reduce is MPI_Reduce's Go path (fastcoll.c's capi_Reduce tries the C fast
+// path first), which teaches the fast path how it ran.
+//
+//export capiGo_Reduce
+func capiGo_Reduce(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) C.int {
+	seq, learn := fcBefore(comm)
+	rc := reduceCall(sendbuf, recvbuf, count, datatype, op, root, comm, nil)
+	if learn {
+		fcAfter(seq, rc, fcKey{kind: fcReduce, sbuf: sendbuf, scount: count, stype: datatype, rbuf: recvbuf, rcount: count, rtype: datatype, op: op, root: root})
+	}
+	return rc
 }
 
-//export capi_Allreduce
-func capi_Allreduce(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) C.int {
-	return allreduceCall(sendbuf, recvbuf, count, datatype, op, comm, nil)
+// capiGo_Allreduce is MPI_Allreduce's Go path (fastcoll.c's capi_Allreduce tries the C fast
+// path first), which teaches the fast path how it ran.
+//
+//export capiGo_Allreduce
+func capiGo_Allreduce(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) C.int {
+	seq, learn := fcBefore(comm)
+	rc := allreduceCall(sendbuf, recvbuf, count, datatype, op, comm, nil)
+	if learn {
+		fcAfter(seq, rc, fcKey{kind: fcAllreduce, sbuf: sendbuf, scount: count, stype: datatype, rbuf: recvbuf, rcount: count, rtype: datatype, op: op})
+	}
+	return rc
 }
 
 //export capi_Reduce_scatter

@@ -66,7 +66,7 @@ func TestReductionTypes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var s, r [64]byte
-			rc := capi_Allreduce(unsafe.Pointer(&s[0]), unsafe.Pointer(&r[0]), 2, _Ctype_int(tt.datatype), _Ctype_int(tt.op), hWorld)
+			rc := capiGo_Allreduce(unsafe.Pointer(&s[0]), unsafe.Pointer(&r[0]), 2, _Ctype_int(tt.datatype), _Ctype_int(tt.op), hWorld)
 			if int(rc) != tt.want {
 				t.Errorf("MPI_Allreduce: %d, want %d", rc, tt.want)
 			}
@@ -102,23 +102,23 @@ func TestCollAllocs(t *testing.T) {
 		goF  func()
 		some bool // the Go API allocates: C must allocate no more
 	}{
-		{"Barrier", func() { capi_Barrier(hWorld) }, func() { _ = mpi.Barrier(mpi.World) }, false},
-		{"Bcast", func() { capi_Bcast(p, 4, hDouble, 0, hWorld) }, func() { _ = mpi.Bcast(mpi.World, d[:], 0) }, false},
-		{"Allreduce", func() { capi_Allreduce(p, q, 4, hDouble, hSum, hWorld) },
+		{"Barrier", func() { capiGo_Barrier(hWorld) }, func() { _ = mpi.Barrier(mpi.World) }, false},
+		{"Bcast", func() { capiGo_Bcast(p, 4, hDouble, 0, hWorld) }, func() { _ = mpi.Bcast(mpi.World, d[:], 0) }, false},
+		{"Allreduce", func() { capiGo_Allreduce(p, q, 4, hDouble, hSum, hWorld) },
 			func() { _ = mpi.Allreduce(mpi.World, d[:], e[:], mpi.Sum) }, false},
-		{"Allreduce MPI_FLOAT", func() { capi_Allreduce(pf, qf, 2, hFloat, hSum, hWorld) },
+		{"Allreduce MPI_FLOAT", func() { capiGo_Allreduce(pf, qf, 2, hFloat, hSum, hWorld) },
 			func() { _ = mpi.Allreduce(mpi.World, f, g, mpi.Sum) }, false},
-		{"Allreduce in place", func() { capi_Allreduce(inPlace, q, 4, hDouble, hSum, hWorld) },
+		{"Allreduce in place", func() { capiGo_Allreduce(inPlace, q, 4, hDouble, hSum, hWorld) },
 			func() { _ = mpi.Allreduce(mpi.World, nil, e[:], mpi.Sum) }, false},
-		{"Reduce", func() { capi_Reduce(p, q, 4, hDouble, hMax, 0, hWorld) },
+		{"Reduce", func() { capiGo_Reduce(p, q, 4, hDouble, hMax, 0, hWorld) },
 			func() { _ = mpi.Reduce(mpi.World, d[:], e[:], mpi.Max, 0) }, false},
-		{"Gather", func() { capi_Gather(p, 4, hDouble, q, 4, hDouble, 0, hWorld) },
+		{"Gather", func() { capiGo_Gather(p, 4, hDouble, q, 4, hDouble, 0, hWorld) },
 			func() { _ = mpi.Gather(mpi.World, d[:], e[:], 0) }, false},
-		{"Scatter", func() { capi_Scatter(p, 4, hDouble, q, 4, hDouble, 0, hWorld) },
+		{"Scatter", func() { capiGo_Scatter(p, 4, hDouble, q, 4, hDouble, 0, hWorld) },
 			func() { _ = mpi.Scatter(mpi.World, d[:], e[:], 0) }, false},
-		{"Allgather", func() { capi_Allgather(p, 4, hDouble, q, 4, hDouble, hWorld) },
+		{"Allgather", func() { capiGo_Allgather(p, 4, hDouble, q, 4, hDouble, hWorld) },
 			func() { _ = mpi.Allgather(mpi.World, d[:], e[:]) }, false},
-		{"Alltoall", func() { capi_Alltoall(p, 4, hDouble, q, 4, hDouble, hWorld) },
+		{"Alltoall", func() { capiGo_Alltoall(p, 4, hDouble, q, 4, hDouble, hWorld) },
 			func() { _ = mpi.Alltoall(mpi.World, d[:], e[:]) }, false},
 		{"Gatherv", func() { capi_Gatherv(p, 4, hDouble, q, &counts[0], &displs[0], hDouble, 0, hWorld) },
 			func() { _ = mpi.Gatherv(mpi.World, d[:], e[:], []int{4}, []int{0}, 0) }, true},

@@ -70,6 +70,7 @@ func startFast() {
 		}
 	}
 	fastUnlock = o.Unlock
+	startFastColl()
 	peers := unsafe.Slice((*C.struct_lamgo_fast_peer)(C.calloc(C.size_t(len(o.Peers)), C.size_t(unsafe.Sizeof(C.struct_lamgo_fast_peer{})))), len(o.Peers))
 	for i, op := range o.Peers {
 		l, ok := op.Link.(outsider)
@@ -125,6 +126,7 @@ func publishPeer(c *C.struct_lamgo_fast_peer, op core.OutsidePeer, l shm.Outside
 // The caller is the one thread that may call MPI (MPI_Finalize), so no
 // fast call is under way.
 func stopFast() {
+	stopFastColl()
 	f := &C.lamgo_fast
 	if f.peers == nil {
 		return

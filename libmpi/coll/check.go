@@ -356,6 +356,7 @@ func (c *Comm) Carried(same bool) {
 // held.
 func (c *Comm) runCarried(sig Sig, f func(a *Actions) error) error {
 	c.carry = carry{digest: digest(c.sigVector(sig)), state: carryPending}
+	c.note(sig, WayCarried, c.carry.digest)
 	checkTag := tagOf(Sig{Kind: Check})
 	err := c.run(sig, func(a *Actions) error {
 		c.tag = checkTag
@@ -372,8 +373,15 @@ func (c *Comm) runCarried(sig Sig, f func(a *Actions) error) error {
 		}
 		return Errorf(ErrIntern, "%s: %s: the module did not carry the argument check", c.T.Name(), sig.Kind)
 	}
-	// carryDiffer: what went wrong in the collective (messages of another
-	// size or collective) is what the check explains.
+	return c.differ(sig)
+}
+
+// differ compares the calls of a collective whose carried check found
+// their digests different, and returns the error that says what differs.
+// c.mu is held.
+func (c *Comm) differ(sig Sig) error {
+	// What went wrong in the collective (messages of another size or
+	// collective) is what the check explains.
 	v := c.sigVector(sig)
 	mine := c.Scratch(ScratchCheck2, len(v))
 	if err := c.checkRun(func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) }); err != nil {

@@ -438,6 +438,7 @@ type Comm struct {
 	parent   *Comm              // while running as a sub-communicator of parent
 	selected string
 	carry    carry // the argument check carried by the running collective
+	rec      recorder
 	nbcState
 }
 
@@ -623,6 +624,11 @@ const UserOp = 31
 // with the communicator's functions, and reports the first mismatch seen.
 func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 	if sig.Err == nil && zeroSize(c, sig) { // nothing to move
+		if c.rec.on.Load() {
+			c.mu.Lock()
+			c.note(sig, WayZero, 0)
+			c.mu.Unlock()
+		}
 		return nil
 	}
 	c.mu.Lock()
@@ -638,6 +644,9 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 			return err
 		}
 		if sig.Kind == Barrier {
+			if c.act.Agree != nil && c.rec.on.Load() {
+				c.note(sig, WayAgreed, digest(c.sigVector(sig)))
+			}
 			return nil // the check waited for every process
 		}
 	} else if sig.Err != nil {

@@ -172,6 +172,36 @@ func TestCFastPath(t *testing.T) {
 	}
 }
 
+// TestCFastColl checks that libmpi.so's C fast path of small collectives
+// (libmpi/capi/fastcoll.c) runs the collectives of coll_fast.c when
+// MPI_COMM_WORLD's module is shmem, on 2 and 4 processes, and none with
+// LAM_MPI_CAPI_FAST=0 or with lam_basic; the program checks the results
+// and the error of a call whose counts differ (TestCPrograms runs it
+// everywhere).
+func TestCFastColl(t *testing.T) {
+	needPgrep(t)
+	ctx, l := bootLocal(t, 4*time.Minute)
+	exe := compileC(t, filepath.Join(repoRoot(), "libmpi", "capi", "testdata", "mpi", "coll_fast.c"))
+	for _, c := range []struct {
+		name, want string
+		np         int
+		args, env  []string
+	}{
+		{"shmem", "fast", 2, nil, nil},
+		{"shmem", "fast", 4, nil, nil},
+		{"nofast", "slow", 2, nil, []string{"LAM_MPI_CAPI_FAST=0"}},
+		{"lam_basic", "slow", 2, []string{"-ssi", "coll", "lam_basic"}, nil},
+	} {
+		t.Run(fmt.Sprintf("%s/np%d", c.name, c.np), func(t *testing.T) {
+			args := append(append([]string{}, c.args...), "-np", strconv.Itoa(c.np), exe, c.want)
+			r := l.withEnv(c.env...).run(ctx, "mpirun", args...)
+			if r.code != 0 || strings.Contains(r.stdout, "FAIL") || strings.Count(r.stdout, "ok coll_fast") != c.np {
+				t.Errorf("%v", r)
+			}
+		})
+	}
+}
+
 // TestCCollAllocs checks that the blocking collectives of predefined
 // datatypes called from C allocate nothing on the Go side of libmpi.so
 // (coll_allocs.c counts the heap objects its calls made) with the

@@ -82,6 +82,7 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 // is proceed when the calls differ.
 func (a *area) carried(c *coll.Comm, oneRound bool) (digest uint64, ok, proceed bool, err error) {
 	digest, ok = c.Carry()
+	a.lastOne = ok && oneRound
 	if !ok || oneRound {
 		return digest, ok, true, nil
 	}
@@ -413,6 +414,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 	a := c.Data.(*area)
 	size := len(mine)
 	p := planFor(c, op, size, root)
+	a.lastFold = p.g == rightFold
 	per := a.chunk / op.Size * op.Size
 	wants := all || a.me == root
 	digest, carry, proceed, err := a.carried(c, size <= per && size <= smallReduce)

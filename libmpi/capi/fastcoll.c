@@ -1,0 +1,541 @@
+/* fastcoll.c: the C fast path of small collectives on MPI_COMM_WORLD
+ * (fastcoll.h says why and when). Each function below mirrors the Go
+ * function of libmpi/coll/shmem it names. */
+
+#include <limits.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
+
+#include "capi.h"
+#include "fast.h"
+#include "fastcoll.h"
+
+struct lamgo_fcoll lamgo_fcoll;
+
+/* lamgo_fcoll_set turns the fast path on or off (fastcoll.go). */
+void lamgo_fcoll_set(int on) { __atomic_store_n(&lamgo_fcoll.on, on, __ATOMIC_RELEASE); }
+
+/* lamgo_fcoll_calls is how many collectives the fast path ran, for tests
+ * (not in mpi.h). */
+unsigned long long lamgo_fcoll_calls(void) { return __atomic_load_n(&lamgo_fcoll.calls, __ATOMIC_RELAXED); }
+
+static int buf_class(const void *b)
+{
+	if (b == MPI_IN_PLACE)
+		return LAMGO_FC_IN_PLACE;
+	return b == NULL ? LAMGO_FC_NULL : LAMGO_FC_BUF;
+}
+
+/* lamgo_fcoll_key_make is the key of a call (Go makes its keys here too). */
+void lamgo_fcoll_key_make(struct lamgo_fcoll_key *k, int kind, const void *sbuf, int scount, MPI_Datatype stype,
+			  const void *rbuf, int rcount, MPI_Datatype rtype, MPI_Op op, int root)
+{
+	k->kind = kind;
+	k->sclass = buf_class(sbuf);
+	k->rclass = buf_class(rbuf);
+	k->scount = scount;
+	k->stype = stype;
+	k->rcount = rcount;
+	k->rtype = rtype;
+	k->op = op;
+	k->root = root;
+}
+
+/* lamgo_fcoll_slot is the entry a key is kept in. */
+int lamgo_fcoll_slot(const struct lamgo_fcoll_key *k)
+{
+	unsigned h = (unsigned)k->kind * 7u + (unsigned)k->sclass * 3u + (unsigned)k->rclass * 5u + (unsigned)k->scount * 11u +
+		     (unsigned)k->stype * 13u + (unsigned)k->rcount * 17u + (unsigned)k->rtype * 19u + (unsigned)k->op * 23u +
+		     (unsigned)k->root * 29u;
+	return (int)(h % LAMGO_FC_ENTRIES);
+}
+
+static int key_equal(const struct lamgo_fcoll_key *a, const struct lamgo_fcoll_key *b)
+{
+	return a->kind == b->kind && a->sclass == b->sclass && a->rclass == b->rclass && a->scount == b->scount &&
+	       a->stype == b->stype && a->rcount == b->rcount && a->rtype == b->rtype && a->op == b->op && a->root == b->root;
+}
+
+/* The communicator's lock (a Go sync.Mutex's state word), as fast.c takes
+ * the engine's. */
+static int fc_trylock(void)
+{
+	int32_t unlocked = 0;
+	return __atomic_compare_exchange_n(lamgo_fcoll.lock, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void fc_unlock(void)
+{
+	int32_t locked = 1;
+	if (!__atomic_compare_exchange_n(lamgo_fcoll.lock, &locked, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		lamgo_fcoll_unlock_slow();
+}
+
+/* A flag of the area: its round number and its sleepers' count. */
+struct fc_flag {
+	int off, sleep;
+};
+
+static uint64_t *fc_u64(int off) { return (uint64_t *)(lamgo_fcoll.mem + off); }
+
+static struct fc_flag fc_arrived(void) { return (struct fc_flag){LAMGO_FC_OFF_SYNC, LAMGO_FC_OFF_SYNC + 8}; }
+
+static struct fc_flag fc_done(int i)
+{
+	int off = lamgo_fcoll.posts + (lamgo_fcoll.n + i) * LAMGO_FC_LINE;
+	return (struct fc_flag){off, off + LAMGO_FC_OFF_SLEEP};
+}
+
+static uint64_t fc_load(struct fc_flag f) { return __atomic_load_n(fc_u64(f.off), __ATOMIC_SEQ_CST); }
+
+/* flag.wake */
+static void fc_wake(struct fc_flag f)
+{
+	if (__atomic_load_n((int32_t *)(lamgo_fcoll.mem + f.sleep), __ATOMIC_SEQ_CST) > 0)
+		syscall(SYS_futex, lamgo_fcoll.mem + f.off, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static int64_t fc_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* area.await: the module's spin here, the rest of the wait (yields,
+ * sleeps, the check that the process waited for lives) in Go. */
+static int fc_await(struct fc_flag f, uint64_t s, int who)
+{
+	if (fc_load(f) >= s)
+		return MPI_SUCCESS;
+	for (int i = 0; i < lamgo_fcoll.spin_polls; i++)
+		if (fc_load(f) >= s)
+			return MPI_SUCCESS;
+	if (lamgo_fcoll.spin_ns > 0) {
+		int64_t end = fc_now() + lamgo_fcoll.spin_ns;
+		do {
+			for (int i = 0; i < 1024; i++)
+				if (fc_load(f) >= s)
+					return MPI_SUCCESS;
+		} while (fc_now() < end);
+	}
+	return lamgo_fcoll_await(f.off, f.sleep, s, who);
+}
+
+/* area.in */
+static uint8_t *fc_in(int i, uint64_t s)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	return a->mem + a->posts + 2 * a->n * LAMGO_FC_LINE + (int64_t)i * 2 * a->segs * a->chunk + (int64_t)(s % (uint64_t)a->segs) * a->chunk;
+}
+
+/* area.claim */
+static int fc_claim(uint64_t s)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	int b = (int)(s % (uint64_t)a->segs);
+	uint64_t u = a->last_use[b];
+	if (u > 0) {
+		for (int q = 0; q < a->n; q++) {
+			if (q == a->me || a->seen_done[q] >= u)
+				continue;
+			int rc = fc_await(fc_done(q), u, q);
+			if (rc != MPI_SUCCESS)
+				return rc;
+			a->seen_done[q] = fc_load(fc_done(q));
+		}
+	}
+	a->last_use[b] = s;
+	return MPI_SUCCESS;
+}
+
+static uint64_t *fc_digest(int i, uint64_t k) { return fc_u64(LAMGO_FC_OFF_DIGEST + 8 * ((int)(k & 1) * lamgo_fcoll.n + i)); }
+
+/* area.sync and area.arrive: a synchronising round that compares digests. */
+static int fc_arrive(uint64_t digest, int *same)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	__atomic_store_n(fc_digest(a->me, *a->syncs + 1), digest, __ATOMIC_SEQ_CST);
+	uint64_t k = ++*a->syncs;
+	uint64_t all = k * (uint64_t)a->n;
+	if (__atomic_add_fetch(fc_u64(LAMGO_FC_OFF_SYNC), 1, __ATOMIC_SEQ_CST) == all) {
+		fc_wake(fc_arrived());
+	} else {
+		int rc = fc_await(fc_arrived(), all, -1);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
+	*same = 1;
+	for (int q = 0; q < a->n; q++)
+		*same = *same && __atomic_load_n(fc_digest(q, k), __ATOMIC_SEQ_CST) == digest;
+	return MPI_SUCCESS;
+}
+
+/* area.finish */
+static void fc_finish(uint64_t s)
+{
+	struct fc_flag f = fc_done(lamgo_fcoll.me);
+	__atomic_store_n(fc_u64(f.off), s, __ATOMIC_SEQ_CST);
+	fc_wake(f);
+}
+
+/* One collective's buffers as colls.go has them: send and recv (NULL
+ * where Go's slice is nil), m bytes per process (Scatter and Alltoall:
+ * per block), the root. */
+struct fc_call {
+	int kind;
+	const uint8_t *send;
+	uint8_t *recv;
+	int64_t m;
+	int root;
+};
+
+/* Whether this process writes its part of the round (carriedRound's writes). */
+static int fc_writes(const struct fc_call *c)
+{
+	int me = lamgo_fcoll.me;
+	switch (c->kind) {
+	case LAMGO_FC_BCAST:
+	case LAMGO_FC_SCATTER:
+		return me == c->root;
+	case LAMGO_FC_GATHER:
+		return me != c->root;
+	}
+	return 1;
+}
+
+/* The write closures of colls.go's carried rounds. */
+static void fc_write(const struct fc_call *c, uint8_t *in)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	int per = a->chunk / a->n;
+	switch (c->kind) {
+	case LAMGO_FC_SCATTER:
+		for (int q = 0; q < a->n; q++)
+			if (q != c->root)
+				memcpy(in + (int64_t)q * per, c->send + q * c->m, (size_t)c->m);
+		return;
+	case LAMGO_FC_ALLTOALL:
+		for (int q = 0; q < a->n; q++)
+			memcpy(in + (int64_t)q * per, c->send + q * c->m, (size_t)c->m);
+		return;
+	}
+	memcpy(in, c->send, (size_t)c->m); /* Bcast: send is the buffer */
+}
+
+/* The read closures of colls.go's carried rounds. */
+static void fc_read(const struct fc_call *c, uint64_t s, int kernel)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	int per = a->chunk / a->n, me = a->me;
+	size_t m = (size_t)c->m;
+	switch (c->kind) {
+	case LAMGO_FC_BCAST:
+		if (me != c->root)
+			memcpy(c->recv, fc_in(c->root, s), m);
+		return;
+	case LAMGO_FC_GATHER:
+		if (me != c->root)
+			return;
+		for (int q = 0; q < a->n; q++) {
+			if (q != c->root)
+				memcpy(c->recv + q * m, fc_in(q, s), m);
+			else if (c->send != NULL)
+				memcpy(c->recv + q * m, c->send, m);
+		}
+		return;
+	case LAMGO_FC_SCATTER:
+		if (me != c->root)
+			memcpy(c->recv, fc_in(c->root, s) + (int64_t)me * per, m);
+		else if (c->recv != NULL)
+			memcpy(c->recv, c->send + me * m, m);
+		return;
+	case LAMGO_FC_ALLGATHER:
+		for (int q = 0; q < a->n; q++)
+			memcpy(c->recv + q * m, fc_in(q, s), m);
+		return;
+	case LAMGO_FC_ALLTOALL:
+		for (int q = 0; q < a->n; q++)
+			memcpy(c->recv + q * m, fc_in(q, s) + (int64_t)me * per, m);
+		return;
+	case LAMGO_FC_REDUCE:
+	case LAMGO_FC_ALLREDUCE:
+		/* evaluator.run, rightFold: x0 ∘ (x1 ∘ (… ∘ xn-1)) */
+		if (c->recv == NULL || m == 0)
+			return;
+		memcpy(c->recv, fc_in(a->n - 1, s), m);
+		for (int i = a->n - 2; i >= 0; i--)
+			lamgo_fcoll_reduce(kernel, fc_in(i, s), c->recv, c->m);
+		return;
+	}
+}
+
+/* fc_round runs a call as colls.go's carriedRound does, or a Barrier as
+ * area.agree does; the caller holds the lock. */
+static int fc_round(const struct lamgo_fcoll_entry *e, int slot, const struct fc_call *c)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	uint64_t s = ++*a->step;
+	int rc;
+	if (e->way == LAMGO_FC_CARRIED && fc_writes(c)) {
+		if ((rc = fc_claim(s)) != MPI_SUCCESS)
+			return rc;
+		fc_write(c, fc_in(a->me, s));
+	}
+	int same = 0;
+	rc = fc_arrive(e->digest, &same);
+	if (rc == MPI_SUCCESS && same && e->way == LAMGO_FC_CARRIED)
+		fc_read(c, s, e->kernel);
+	fc_finish(s);
+	a->calls++;
+	if (rc == MPI_SUCCESS && !same)
+		rc = lamgo_fcoll_differ(slot);
+	return rc;
+}
+
+/* fc_try runs a call in C if it can: it returns -1 when the Go path must. */
+static int fc_try(const struct lamgo_fcoll_key *k, struct fc_call *c)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	if (!__atomic_load_n(&a->on, __ATOMIC_ACQUIRE))
+		return -1;
+	int slot = lamgo_fcoll_slot(k);
+	if (!fc_trylock())
+		return -1;
+	const struct lamgo_fcoll_entry *e = &a->entries[slot];
+	int rc = -1;
+	if (e->way != LAMGO_FC_NONE && key_equal(&e->key, k) && (c->kind < LAMGO_FC_REDUCE || e->kernel != 0 || e->way == LAMGO_FC_ZERO)) {
+		if (e->way == LAMGO_FC_ZERO)
+			rc = MPI_SUCCESS;
+		else
+			rc = fc_round(e, slot, c);
+	}
+	fc_unlock();
+	return rc;
+}
+
+/* fc_bytes is count elements of a predefined contiguous type in bytes, or
+ * -1 (fast.c's table of sizes). */
+static int64_t fc_bytes(int count, MPI_Datatype t)
+{
+	if (t <= 0 || t >= LAMGO_PREDEFINED_TYPES || count < 0 || lamgo_fast.type_size[t] == 0)
+		return -1;
+	return (int64_t)count * lamgo_fast.type_size[t];
+}
+
+/* fc_overlap reports whether [p, p+n) and [q, q+k) overlap (Go's path
+ * says what is wrong with such arguments). */
+static int fc_overlap(const void *p, int64_t n, const void *q, int64_t k)
+{
+	const uint8_t *x = p, *y = q;
+	return n > 0 && k > 0 && x < y + k && y < x + n;
+}
+
+/* A buffer the C path may use for n bytes: real, or unused. */
+static int fc_usable(const void *b, int64_t n) { return n == 0 || (b != NULL && b != MPI_IN_PLACE); }
+
+int capi_Barrier(MPI_Comm comm)
+{
+	if (comm == MPI_COMM_WORLD) {
+		struct lamgo_fcoll_key k;
+		lamgo_fcoll_key_make(&k, LAMGO_FC_BARRIER, NULL, 0, 0, NULL, 0, 0, 0, 0);
+		struct fc_call c = {.kind = LAMGO_FC_BARRIER};
+		int rc = fc_try(&k, &c);
+		if (rc >= 0)
+			return rc;
+	}
+	return capiGo_Barrier(comm);
+}
+
+int capi_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	int64_t n = fc_bytes(count, datatype);
+	if (comm == MPI_COMM_WORLD && n >= 0 && fc_usable(buf, n)) {
+		struct lamgo_fcoll_key k;
+		lamgo_fcoll_key_make(&k, LAMGO_FC_BCAST, buf, count, datatype, NULL, 0, 0, 0, root);
+		struct fc_call c = {.kind = LAMGO_FC_BCAST, .send = buf, .recv = buf, .m = n, .root = root};
+		int rc = fc_try(&k, &c);
+		if (rc >= 0)
+			return rc;
+	}
+	return capiGo_Bcast(buf, count, datatype, root, comm);
+}
+
+int capi_Gather(void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	int me = a->me, isroot = root == me;
+	int64_t s = fc_bytes(sendcount, sendtype), r = fc_bytes(recvcount, recvtype);
+	int ok = comm == MPI_COMM_WORLD && s >= 0 && r >= 0;
+	if (ok && isroot)
+		ok = fc_usable(recvbuf, r) && (sendbuf == MPI_IN_PLACE || (fc_usable(sendbuf, s) && !fc_overlap(sendbuf, s, recvbuf, r * a->n)));
+	else if (ok)
+		ok = fc_usable(sendbuf, s);
+	if (ok) {
+		struct lamgo_fcoll_key k;
+		lamgo_fcoll_key_make(&k, LAMGO_FC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, root);
+		struct fc_call c = {.kind = LAMGO_FC_GATHER, .send = sendbuf == MPI_IN_PLACE ? NULL : sendbuf, .recv = recvbuf,
+				    .m = isroot ? r : s, .root = root};
+		int rc = fc_try(&k, &c);
+		if (rc >= 0)
+			return rc;
+	}
+	return capiGo_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int capi_Scatter(void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	int me = a->me, isroot = root == me;
+	int64_t s = fc_bytes(sendcount, sendtype), r = fc_bytes(recvcount, recvtype);
+	int ok = comm == MPI_COMM_WORLD && s >= 0 && r >= 0;
+	if (ok && isroot)
+		ok = fc_usable(sendbuf, s) && (recvbuf == MPI_IN_PLACE || (fc_usable(recvbuf, r) && !fc_overlap(sendbuf, s * a->n, recvbuf, r)));
+	else if (ok)
+		ok = fc_usable(recvbuf, r);
+	if (ok) {
+		struct lamgo_fcoll_key k;
+		lamgo_fcoll_key_make(&k, LAMGO_FC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, root);
+		struct fc_call c = {.kind = LAMGO_FC_SCATTER, .send = sendbuf, .recv = recvbuf == MPI_IN_PLACE ? NULL : recvbuf,
+				    .m = isroot ? s : r, .root = root};
+		int rc = fc_try(&k, &c);
+		if (rc >= 0)
+			return rc;
+	}
+	return capiGo_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+/* Allgather and Alltoall: send may be MPI_IN_PLACE, recv holds n parts. */
+static int fc_all(int kind, void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	int64_t s = fc_bytes(sendcount, sendtype), r = fc_bytes(recvcount, recvtype);
+	int64_t sn = kind == LAMGO_FC_ALLTOALL ? s * a->n : s;
+	if (s < 0 || r < 0 || !fc_usable(recvbuf, r * a->n) ||
+	    (sendbuf != MPI_IN_PLACE && (!fc_usable(sendbuf, sn) || fc_overlap(sendbuf, sn, recvbuf, r * a->n))))
+		return -1;
+	struct lamgo_fcoll_key k;
+	lamgo_fcoll_key_make(&k, kind, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, 0);
+	const uint8_t *send = sendbuf;
+	if (sendbuf == MPI_IN_PLACE)
+		send = kind == LAMGO_FC_ALLGATHER ? (uint8_t *)recvbuf + a->me * r : recvbuf;
+	struct fc_call c = {.kind = kind, .send = send, .recv = recvbuf, .m = r};
+	return fc_try(&k, &c);
+}
+
+int capi_Allgather(void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (comm == MPI_COMM_WORLD) {
+		int rc = fc_all(LAMGO_FC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+		if (rc >= 0)
+			return rc;
+	}
+	return capiGo_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int capi_Alltoall(void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (comm == MPI_COMM_WORLD) {
+		int rc = fc_all(LAMGO_FC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+		if (rc >= 0)
+			return rc;
+	}
+	return capiGo_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int capi_Reduce(void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+	int64_t n = fc_bytes(count, datatype);
+	int isroot = root == lamgo_fcoll.me;
+	int ok = comm == MPI_COMM_WORLD && n >= 0;
+	if (ok && isroot)
+		ok = fc_usable(recvbuf, n) && (sendbuf == MPI_IN_PLACE || (fc_usable(sendbuf, n) && !fc_overlap(sendbuf, n, recvbuf, n)));
+	else if (ok)
+		ok = fc_usable(sendbuf, n);
+	if (ok) {
+		struct lamgo_fcoll_key k;
+		lamgo_fcoll_key_make(&k, LAMGO_FC_REDUCE, sendbuf, count, datatype, recvbuf, count, datatype, op, root);
+		struct fc_call c = {.kind = LAMGO_FC_REDUCE, .send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+				    .recv = isroot ? recvbuf : NULL, .m = n, .root = root};
+		int rc = fc_try(&k, &c);
+		if (rc >= 0)
+			return rc;
+	}
+	return capiGo_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int capi_Allreduce(void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	int64_t n = fc_bytes(count, datatype);
+	if (comm == MPI_COMM_WORLD && n >= 0 && fc_usable(recvbuf, n) &&
+	    (sendbuf == MPI_IN_PLACE || (fc_usable(sendbuf, n) && !fc_overlap(sendbuf, n, recvbuf, n)))) {
+		struct lamgo_fcoll_key k;
+		lamgo_fcoll_key_make(&k, LAMGO_FC_ALLREDUCE, sendbuf, count, datatype, recvbuf, count, datatype, op, 0);
+		struct fc_call c = {.kind = LAMGO_FC_ALLREDUCE, .send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, .recv = recvbuf, .m = n};
+		int rc = fc_try(&k, &c);
+		if (rc >= 0)
+			return rc;
+	}
+	return capiGo_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+/* The kernels of the predefined ops C runs (libmpi/internal/reduce's, in
+ * the same order of operands: inout[i] = in[i] ∘ inout[i]; integer sums
+ * and products wrap, as Go's do, computed unsigned); Go chooses
+ * the kernel (fastcoll.go's fcKernel), and gives floating-point types only
+ * the sum and the product, whose results C computes bit for bit as Go. */
+#define FC_LOOP(T, expr)                                      \
+	do {                                                  \
+		const T *x = in;                              \
+		T *y = inout;                                 \
+		int64_t len = bytes / (int64_t)sizeof(T);     \
+		for (int64_t i = 0; i < len; i++) {           \
+			T a = x[i], b = y[i];                 \
+			y[i] = (expr);                        \
+		}                                             \
+	} while (0)
+
+#define FC_INT_OPS(T, U)                                               \
+	switch (op) {                                                  \
+	case 1: FC_LOOP(T, a > b ? a : b); return 0;                   \
+	case 2: FC_LOOP(T, a < b ? a : b); return 0;                   \
+	case 3: FC_LOOP(T, (T)((U)a + (U)b)); return 0;                \
+	case 4: FC_LOOP(T, (T)((U)a * (U)b)); return 0;                \
+	case 5: FC_LOOP(T, (T)(a != 0 && b != 0)); return 0;           \
+	case 6: FC_LOOP(T, (T)(a & b)); return 0;                      \
+	case 7: FC_LOOP(T, (T)(a != 0 || b != 0)); return 0;           \
+	case 8: FC_LOOP(T, (T)(a | b)); return 0;                      \
+	case 9: FC_LOOP(T, (T)((a != 0) != (b != 0))); return 0;       \
+	case 10: FC_LOOP(T, (T)(a ^ b)); return 0;                     \
+	}                                                              \
+	return -1
+
+#define FC_FLOAT_OPS(T)                            \
+	switch (op) {                              \
+	case 3: FC_LOOP(T, a + b); return 0;       \
+	case 4: FC_LOOP(T, a * b); return 0;       \
+	}                                          \
+	return -1
+
+/* lamgo_fcoll_reduce combines in into inout with a kernel (0, or -1 for a
+ * kernel it does not have). */
+int lamgo_fcoll_reduce(int kernel, const void *in, void *inout, int64_t bytes)
+{
+	int op = kernel % 16;
+	switch (kernel / 16) {
+	case LAMGO_FC_I8: FC_INT_OPS(int8_t, uint32_t);
+	case LAMGO_FC_U8: FC_INT_OPS(uint8_t, uint32_t);
+	case LAMGO_FC_I16: FC_INT_OPS(int16_t, uint32_t);
+	case LAMGO_FC_U16: FC_INT_OPS(uint16_t, uint32_t);
+	case LAMGO_FC_I32: FC_INT_OPS(int32_t, uint32_t);
+	case LAMGO_FC_U32: FC_INT_OPS(uint32_t, uint32_t);
+	case LAMGO_FC_I64: FC_INT_OPS(int64_t, uint64_t);
+	case LAMGO_FC_U64: FC_INT_OPS(uint64_t, uint64_t);
+	case LAMGO_FC_F32: FC_FLOAT_OPS(float);
+	case LAMGO_FC_F64: FC_FLOAT_OPS(double);
+	}
+	return -1;
+}

@@ -1,0 +1,247 @@
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/include
+#include "fastcoll.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/shmem"
+	"github.com/lamgo/lam/libmpi/mpi"
+)
+
+// The C fast path of small collectives (fastcoll.c, fastcoll.h,
+// docs/capi.md) runs a collective on MPI_COMM_WORLD in C when Go ran one
+// with the same arguments before: the Go path of each of those
+// collectives (capiGo_Barrier, …) records, after a call that succeeded,
+// how World's collective framework ran it (coll.LastCall) in the C
+// path's table, keyed by the call's arguments. startFastColl turns the
+// recording on with the C fast path of messages (startFast), and the same
+// variable (LAM_MPI_CAPI_FAST=0) keeps both off.
+
+var fcoll struct {
+	learning atomic.Bool
+	cc       *coll.Comm
+	area     bool                         // the area is published (under cc's lock)
+	sigs     [C.LAMGO_FC_ENTRIES]coll.Sig // the Sig of each entry (under cc's lock)
+	key      C.struct_lamgo_fcoll_key     // fcAfter's (under cc's lock)
+	pins     runtime.Pinner
+}
+
+// startFastColl readies the C fast path of collectives after MPI_Init;
+// startFast calls it once it has published the sizes of the predefined
+// types.
+func startFastColl() {
+	cc, ok := mpi.WorldColl()
+	if !ok {
+		return
+	}
+	fcoll.cc = cc
+	cc.Record()
+	f := &C.lamgo_fcoll
+	f.lock = (*C.int32_t)(unsafe.Pointer(cc.LockWord()))
+	fcoll.pins.Pin(cc.LockWord())
+	fcoll.learning.Store(true)
+	C.lamgo_fcoll_set(1)
+}
+
+// stopFastColl turns it off before MPI_Finalize.
+func stopFastColl() {
+	if !fcoll.learning.Load() {
+		return
+	}
+	C.lamgo_fcoll_set(0)
+	fcoll.learning.Store(false)
+	fcoll.pins.Unpin()
+	C.lamgo_fcoll = C.struct_lamgo_fcoll{}
+	fcoll.cc, fcoll.area = nil, false
+}
+
+// The collectives the C path runs (a key's kind).
+const (
+	fcBarrier   = C.LAMGO_FC_BARRIER
+	fcBcast     = C.LAMGO_FC_BCAST
+	fcGather    = C.LAMGO_FC_GATHER
+	fcScatter   = C.LAMGO_FC_SCATTER
+	fcAllgather = C.LAMGO_FC_ALLGATHER
+	fcAlltoall  = C.LAMGO_FC_ALLTOALL
+	fcReduce    = C.LAMGO_FC_REDUCE
+	fcAllreduce = C.LAMGO_FC_ALLREDUCE
+)
+
+// fcKey is a call's arguments that decide how it runs (fastcoll.h's
+// struct lamgo_fcoll_key, which lamgo_fcoll_key_make makes from them).
+type fcKey struct {
+	kind           C.int
+	sbuf, rbuf     unsafe.Pointer
+	scount, rcount C.int
+	stype, rtype   C.MPI_Datatype
+	op             C.MPI_Op
+	root           C.int
+}
+
+// fcBefore is what a Go path of a collective on World notes before it
+// runs, for fcAfter: the framework's count of recorded collectives.
+func fcBefore(comm C.MPI_Comm) (uint64, bool) {
+	if comm != C.MPI_COMM_WORLD || !fcoll.learning.Load() {
+		return 0, false
+	}
+	return fcoll.cc.LastSeq(), true
+}
+
+// fcAfter records in the C path's table how the call of key k ran, if it
+// succeeded and it alone ran since fcBefore returned seq.
+func fcAfter(seq uint64, rc C.int, k fcKey) {
+	if rc != C.MPI_SUCCESS {
+		return
+	}
+	cc := fcoll.cc
+	cc.LockOutside()
+	defer cc.UnlockOutside()
+	key := &fcoll.key // not on the stack: a pointer passed to C would move it to the heap
+	C.lamgo_fcoll_key_make(key, C.int(k.kind), k.sbuf, k.scount, k.stype, k.rbuf, k.rcount, k.rtype, k.op, k.root)
+	l := cc.Last()
+	if l.Seq != seq+1 {
+		return
+	}
+	e := C.struct_lamgo_fcoll_entry{key: *key, digest: C.uint64_t(l.Digest)}
+	switch l.Way {
+	case coll.WayZero:
+		e.way = C.LAMGO_FC_ZERO
+	case coll.WayCarried, coll.WayAgreed:
+		oneRound, rankOrder := shmem.LastRound(cc)
+		if !publishArea(cc) || (l.Way == coll.WayCarried && !oneRound) {
+			return
+		}
+		e.way = C.LAMGO_FC_AGREED
+		if l.Way == coll.WayCarried {
+			e.way = C.LAMGO_FC_CARRIED
+			if (k.kind == fcReduce || k.kind == fcAllreduce) && rankOrder {
+				e.kernel = fcKernel(k.stype, k.op)
+			}
+		}
+	default:
+		return
+	}
+	slot := C.lamgo_fcoll_slot(key)
+	C.lamgo_fcoll.entries[slot] = e
+	fcoll.sigs[slot] = l.Sig
+}
+
+// publishArea tells the C path where World's shmem area lies, if World's
+// collectives are shmem's; cc's lock is held.
+func publishArea(cc *coll.Comm) bool {
+	if fcoll.area {
+		return true
+	}
+	o, ok := shmem.Outside(cc)
+	if !ok {
+		return false
+	}
+	f := &C.lamgo_fcoll
+	f.mem = (*C.uint8_t)(o.Mem)
+	f.n, f.me, f.chunk, f.segs, f.posts = C.int(o.N), C.int(o.Me), C.int(o.Chunk), C.int(o.Segs), C.int(o.Posts)
+	for _, p := range []*uint64{o.Step, o.Syncs, o.LastUse, o.SeenDone} {
+		fcoll.pins.Pin(p)
+	}
+	f.step, f.syncs = (*C.uint64_t)(unsafe.Pointer(o.Step)), (*C.uint64_t)(unsafe.Pointer(o.Syncs))
+	f.last_use, f.seen_done = (*C.uint64_t)(unsafe.Pointer(o.LastUse)), (*C.uint64_t)(unsafe.Pointer(o.SeenDone))
+	f.spin_polls, f.spin_ns = C.int(o.SpinPolls), C.int64_t(o.SpinFor.Nanoseconds())
+	fcoll.area = true
+	return true
+}
+
+// fcKernel is the C kernel of a predefined op on a predefined type, or 0
+// if C does not reduce it (fastcoll.c's lamgo_fcoll_reduce): the integer
+// types with the ten ops of integers, float and double with the sum and
+// the product (C's min and max treat NaNs and zeros' signs otherwise than
+// Go's).
+func fcKernel(h C.MPI_Datatype, op C.MPI_Op) C.int {
+	if h <= 0 || h >= C.LAMGO_PREDEFINED_TYPES || op < C.MPI_MAX || op > C.MPI_BXOR {
+		return 0
+	}
+	rt := reds[h]
+	if rt == nil || opClasses[op]&rt.class == 0 {
+		return 0
+	}
+	var kind C.int
+	switch rt.r.(type) {
+	case typed[int8]:
+		kind = C.LAMGO_FC_I8
+	case typed[uint8]:
+		kind = C.LAMGO_FC_U8
+	case typed[int16]:
+		kind = C.LAMGO_FC_I16
+	case typed[uint16]:
+		kind = C.LAMGO_FC_U16
+	case typed[int32]:
+		kind = C.LAMGO_FC_I32
+	case typed[uint32]:
+		kind = C.LAMGO_FC_U32
+	case typed[int64]:
+		kind = C.LAMGO_FC_I64
+	case typed[uint64]:
+		kind = C.LAMGO_FC_U64
+	case typed[float32]:
+		kind = C.LAMGO_FC_F32
+	case typed[float64]:
+		kind = C.LAMGO_FC_F64
+	default:
+		return 0
+	}
+	switch rt.class {
+	case cInteger, fInteger:
+	case floating:
+		if op != C.MPI_SUM && op != C.MPI_PROD {
+			return 0
+		}
+	default:
+		return 0
+	}
+	return kind*16 + C.int(op)
+}
+
+// lamgo_fcoll_unlock_slow gives back World's collective lock the C path
+// took when a goroutine waits for it.
+//
+//export lamgo_fcoll_unlock_slow
+func lamgo_fcoll_unlock_slow() { fcoll.cc.UnlockOutside() }
+
+// lamgo_fcoll_await is the rest of a wait the C path began (shmem's
+// yields, sleeps and checks that the process waited for lives).
+//
+//export lamgo_fcoll_await
+func lamgo_fcoll_await(off, sleepers C.int, s C.uint64_t, who C.int) C.int {
+	if err := shmem.AwaitOutside(fcoll.cc, int(off), int(sleepers), uint64(s), int(who)); err != nil {
+		return code(mpi.WorldCollFail(err))
+	}
+	return C.MPI_SUCCESS
+}
+
+// lamgo_fcoll_differ is what follows a round whose digests differed: the
+// processes compare their calls, and every one returns the error.
+//
+//export lamgo_fcoll_differ
+func lamgo_fcoll_differ(slot C.int) C.int {
+	return code(mpi.WorldCollFail(fcoll.cc.Differ(fcoll.sigs[slot])))
+}
+
+// fastCollMirror is fastcoll.h's copy of shmem's layout, for
+// TestFastCollMirror.
+func fastCollMirror() map[string]uint64 {
+	return map[string]uint64{
+		"line": C.LAMGO_FC_LINE, "offSync": C.LAMGO_FC_OFF_SYNC, "offDigest": C.LAMGO_FC_OFF_DIGEST,
+		"offSleep": C.LAMGO_FC_OFF_SLEEP,
+	}
+}
+
+// fastCollReduce runs a kernel of the C path, for TestFastCollKernels.
+func fastCollReduce(kernel C.int, in, inout []byte) int {
+	return int(C.lamgo_fcoll_reduce(kernel, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(len(inout))))
+}

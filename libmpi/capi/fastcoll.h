@@ -1,0 +1,109 @@
+/* fastcoll.h: the C fast path of small collectives on MPI_COMM_WORLD
+ * (fastcoll.c, fastcoll.go, docs/capi.md).
+ *
+ * When MPI_COMM_WORLD's collectives are the shmem module's (its processes
+ * share a node), a Barrier, or a Bcast, Gather, Scatter, Allgather,
+ * Alltoall, Reduce or Allreduce small enough to move in the one round that
+ * carries the argument check (coll_base_check), is done here, in C, over
+ * the module's shared area (libmpi/coll/shmem/area.go) and its protocol
+ * (colls.go), under the communicator's own lock, without entering Go:
+ * the crossing and the layers of the Go API cost a C program 2-5 times
+ * the time of the collective itself. It is done here only when a call
+ * with the same arguments ran in Go before and Go recorded how it ran it
+ * (coll.LastCall): the way (nothing to move, one round carrying the
+ * check, a Barrier that is the check) and the check's digest, which C
+ * therefore never computes. Waits longer than the module's spin go back
+ * to Go (shmem.AwaitOutside), and so does a check whose digests differ
+ * (coll.Comm.Differ). TestFastCollMirror checks the layout constants. */
+#ifndef LAMGO_FASTCOLL_H
+#define LAMGO_FASTCOLL_H
+
+#include <stdint.h>
+#include "mpi.h"
+
+/* The area's layout (shmem's line, offSync, offDigest, offReduce,
+ * offSleep). */
+#define LAMGO_FC_LINE 128
+#define LAMGO_FC_OFF_SYNC 128
+#define LAMGO_FC_OFF_DIGEST (LAMGO_FC_OFF_SYNC + 16)
+#define LAMGO_FC_OFF_SLEEP 16
+
+/* The collectives (a key's kind). */
+enum {
+	LAMGO_FC_BARRIER = 1,
+	LAMGO_FC_BCAST,
+	LAMGO_FC_GATHER,
+	LAMGO_FC_SCATTER,
+	LAMGO_FC_ALLGATHER,
+	LAMGO_FC_ALLTOALL,
+	LAMGO_FC_REDUCE,
+	LAMGO_FC_ALLREDUCE,
+};
+
+/* How Go ran a call (an entry's way; coll.Way). */
+enum {
+	LAMGO_FC_NONE = 0,
+	LAMGO_FC_ZERO,	  /* nothing to move: return at once */
+	LAMGO_FC_CARRIED, /* one round carrying the check */
+	LAMGO_FC_AGREED,  /* a Barrier that is the check */
+};
+
+/* A buffer argument's class in a key. */
+enum { LAMGO_FC_BUF = 0, LAMGO_FC_IN_PLACE, LAMGO_FC_NULL };
+
+/* The arguments that decide how a collective runs. */
+struct lamgo_fcoll_key {
+	int kind, sclass, rclass;
+	int scount, stype, rcount, rtype;
+	int op, root;
+};
+
+/* A call Go ran, and how. kernel: a reduction's element kind and op
+ * (LAMGO_FC_KERNEL), 0 if C does not reduce it. */
+struct lamgo_fcoll_entry {
+	struct lamgo_fcoll_key key;
+	int way, kernel;
+	uint64_t digest;
+};
+
+/* A reduction's kernel: element kind times 16 plus the op (MPI_MAX ..
+ * MPI_BXOR, which are 1 .. 10). */
+enum {
+	LAMGO_FC_I8 = 1,
+	LAMGO_FC_U8,
+	LAMGO_FC_I16,
+	LAMGO_FC_U16,
+	LAMGO_FC_I32,
+	LAMGO_FC_U32,
+	LAMGO_FC_I64,
+	LAMGO_FC_U64,
+	LAMGO_FC_F32,
+	LAMGO_FC_F64,
+};
+#define LAMGO_FC_KERNEL(kind, op) ((kind) * 16 + (op))
+
+#define LAMGO_FC_ENTRIES 16
+
+/* The process's view of MPI_COMM_WORLD's area (shmem.OutsideArea). */
+struct lamgo_fcoll {
+	int on;
+	int32_t *lock; /* the communicator's lock (coll.Comm.LockWord) */
+	uint8_t *mem;
+	int n, me, chunk, segs, posts;
+	uint64_t *step, *syncs, *last_use, *seen_done;
+	int spin_polls;
+	int64_t spin_ns;
+	uint64_t calls; /* collectives the fast path ran (under the lock) */
+	struct lamgo_fcoll_entry entries[LAMGO_FC_ENTRIES];
+};
+
+extern struct lamgo_fcoll lamgo_fcoll;
+
+void lamgo_fcoll_set(int on);
+unsigned long long lamgo_fcoll_calls(void);
+void lamgo_fcoll_key_make(struct lamgo_fcoll_key *k, int kind, const void *sbuf, int scount, MPI_Datatype stype,
+			  const void *rbuf, int rcount, MPI_Datatype rtype, MPI_Op op, int root);
+int lamgo_fcoll_slot(const struct lamgo_fcoll_key *k);
+int lamgo_fcoll_reduce(int kernel, const void *in, void *inout, int64_t bytes);
+
+#endif

@@ -1,0 +1,243 @@
+/* np: 2 3 4
+ * The C fast path of small collectives on MPI_COMM_WORLD (fastcoll.c)
+ * against the Go path: every collective it runs (Barrier, Bcast, Gather,
+ * Scatter, Allgather, Alltoall, Reduce, Allreduce), each many times so
+ * that the C path runs the calls after the first, at 0, 1, 8 and 64 bytes
+ * and at one size above its one round, every root, MPI_IN_PLACE, integer
+ * ops that wrap, float sums whose bits depend on the order, ops and types
+ * C leaves to Go (MAX of double, MAXLOC); results checked against values
+ * computed here; a Bcast whose counts differ between the processes after
+ * the C path has learnt the right call (every process gets the error, and
+ * the communicator goes on). With an argument, "fast" or "slow", it also
+ * checks whether the C path ran collectives (lamgo_fcoll_calls, not in
+ * mpi.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+
+extern unsigned long long lamgo_fcoll_calls(void);
+
+static int failed;
+#define CHECK(cond, ...) do { if (!(cond)) { failed = 1; printf("FAIL %s: ", #cond); printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+enum { reps = 4, maxn = 4096 };
+
+/* Each call twice in a row, the second with other values: the C path
+ * learns a call in Go and runs the next one with its arguments (the
+ * table holds only so many). */
+#define TWICE(call) do { for (int k_ = 0; k_ < 2; k_++) { int r = 2 * r0 + k_; call; } } while (0)
+
+static int rank, size;
+
+/* A value every process can compute: process p's element i in round r. */
+static int val(int p, int i, int r) { return (p + 1) * 1000003 + i * 7919 + r * 31; }
+
+static void bcast(int count, int root, int r)
+{
+	int buf[maxn];
+	for (int i = 0; i < count; i++)
+		buf[i] = rank == root ? val(root, i, r) : -1;
+	CHECK(MPI_Bcast(buf, count, MPI_INT, root, MPI_COMM_WORLD) == MPI_SUCCESS, "bcast %d root %d", count, root);
+	for (int i = 0; i < count; i++)
+		CHECK(buf[i] == val(root, i, r), "bcast %d root %d: [%d] = %d", count, root, i, buf[i]);
+}
+
+static void gather(int count, int root, int r, int inplace)
+{
+	int send[maxn], recv[maxn * 4];
+	for (int i = 0; i < count; i++)
+		send[i] = val(rank, i, r);
+	for (int i = 0; i < count * size; i++)
+		recv[i] = -1;
+	if (inplace && rank == root)
+		memcpy(recv + root * count, send, count * sizeof(int));
+	const void *s = inplace && rank == root ? MPI_IN_PLACE : send;
+	CHECK(MPI_Gather(s, count, MPI_INT, recv, count, MPI_INT, root, MPI_COMM_WORLD) == MPI_SUCCESS, "gather");
+	if (rank == root)
+		for (int p = 0; p < size; p++)
+			for (int i = 0; i < count; i++)
+				CHECK(recv[p * count + i] == val(p, i, r), "gather %d root %d in place %d: [%d][%d] = %d", count, root, inplace, p, i, recv[p * count + i]);
+}
+
+static void scatter(int count, int root, int r, int inplace)
+{
+	int send[maxn * 4], recv[maxn];
+	for (int p = 0; p < size; p++)
+		for (int i = 0; i < count; i++)
+			send[p * count + i] = val(p, i, r);
+	for (int i = 0; i < count; i++)
+		recv[i] = -1;
+	void *rb = inplace && rank == root ? MPI_IN_PLACE : recv;
+	CHECK(MPI_Scatter(send, count, MPI_INT, rb, count, MPI_INT, root, MPI_COMM_WORLD) == MPI_SUCCESS, "scatter");
+	if (!(inplace && rank == root))
+		for (int i = 0; i < count; i++)
+			CHECK(recv[i] == val(rank, i, r), "scatter %d root %d: [%d] = %d", count, root, i, recv[i]);
+}
+
+static void allgather(int count, int r, int inplace)
+{
+	int send[maxn], recv[maxn * 4];
+	for (int i = 0; i < count; i++)
+		send[i] = val(rank, i, r);
+	for (int i = 0; i < count * size; i++)
+		recv[i] = -1;
+	if (inplace)
+		memcpy(recv + rank * count, send, count * sizeof(int));
+	CHECK(MPI_Allgather(inplace ? MPI_IN_PLACE : send, count, MPI_INT, recv, count, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS, "allgather");
+	for (int p = 0; p < size; p++)
+		for (int i = 0; i < count; i++)
+			CHECK(recv[p * count + i] == val(p, i, r), "allgather %d in place %d: [%d][%d] = %d", count, inplace, p, i, recv[p * count + i]);
+}
+
+static void alltoall(int count, int r, int inplace)
+{
+	int send[maxn * 4], recv[maxn * 4];
+	/* Block q of process p: val(p*size+q, i, r). */
+	for (int q = 0; q < size; q++)
+		for (int i = 0; i < count; i++)
+			send[q * count + i] = val(rank * size + q, i, r);
+	if (inplace)
+		memcpy(recv, send, count * size * sizeof(int));
+	else
+		for (int i = 0; i < count * size; i++)
+			recv[i] = -1;
+	CHECK(MPI_Alltoall(inplace ? MPI_IN_PLACE : send, count, MPI_INT, recv, count, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS, "alltoall");
+	for (int p = 0; p < size; p++)
+		for (int i = 0; i < count; i++)
+			CHECK(recv[p * count + i] == val(p * size + rank, i, r), "alltoall %d in place %d: [%d][%d] = %d", count, inplace, p, i, recv[p * count + i]);
+}
+
+/* Integer ops, which wrap: the sum and product of large values. */
+static void reduce_int(int count, int root, int r, int all, int inplace, MPI_Op op)
+{
+	int send[maxn], recv[maxn], want[maxn];
+	for (int i = 0; i < count; i++) {
+		send[i] = (int)((unsigned)val(rank, i, r) * 65537u);
+		unsigned acc = (unsigned)val(0, i, r) * 65537u;
+		for (int p = 1; p < size; p++) {
+			unsigned x = (unsigned)val(p, i, r) * 65537u;
+			if (op == MPI_SUM) acc += x;
+			else if (op == MPI_PROD) acc *= x;
+			else if (op == MPI_BXOR) acc ^= x;
+			else if (op == MPI_MIN) acc = (int)x < (int)acc ? x : acc;
+			else if (op == MPI_LXOR) acc = (acc != 0) != (x != 0);
+		}
+		want[i] = (int)acc;
+		recv[i] = inplace && (all || rank == root) ? send[i] : -1;
+	}
+	const void *s = inplace && (all || rank == root) ? MPI_IN_PLACE : send;
+	int rc = all ? MPI_Allreduce(s, recv, count, MPI_INT, op, MPI_COMM_WORLD) : MPI_Reduce(s, recv, count, MPI_INT, op, root, MPI_COMM_WORLD);
+	CHECK(rc == MPI_SUCCESS, "reduce");
+	if (all || rank == root)
+		for (int i = 0; i < count; i++)
+			CHECK(recv[i] == want[i], "%s %d op %d root %d in place %d: [%d] = %d, want %d", all ? "allreduce" : "reduce", count, op, root, inplace, i, recv[i], want[i]);
+}
+
+/* A float sum whose bits depend on the grouping: x0 + (x1 + (… + xn-1)),
+ * the order every module keeps for small sums on up to 4 processes
+ * (coll_base_crossover). */
+static void reduce_float(int count, int all, MPI_Datatype t, int r)
+{
+	double send[maxn], recv[maxn], want[maxn];
+	float fs[maxn], fr[maxn], fw[maxn];
+	for (int i = 0; i < count; i++) {
+		double v[4] = {0};
+		for (int p = 0; p < size; p++)
+			v[p] = p == 0 ? 1e16 + i + r : p == 1 ? -1e16 : 1.0 + p * 0.1 + i;
+		double w = v[size - 1];
+		float fw1 = (float)v[size - 1];
+		for (int p = size - 2; p >= 0; p--) {
+			w = v[p] + w;
+			fw1 = (float)v[p] + fw1;
+		}
+		send[i] = v[rank], want[i] = w, recv[i] = 0;
+		fs[i] = (float)v[rank], fw[i] = fw1, fr[i] = 0;
+	}
+	int rc;
+	if (t == MPI_DOUBLE)
+		rc = all ? MPI_Allreduce(send, recv, count, t, MPI_SUM, MPI_COMM_WORLD) : MPI_Reduce(send, recv, count, t, MPI_SUM, 0, MPI_COMM_WORLD);
+	else
+		rc = all ? MPI_Allreduce(fs, fr, count, t, MPI_SUM, MPI_COMM_WORLD) : MPI_Reduce(fs, fr, count, t, MPI_SUM, 0, MPI_COMM_WORLD);
+	CHECK(rc == MPI_SUCCESS, "float reduce");
+	if (all || rank == 0)
+		for (int i = 0; i < count; i++) {
+			if (t == MPI_DOUBLE)
+				CHECK(memcmp(&recv[i], &want[i], sizeof(double)) == 0, "double sum %d [%d] = %.17g, want %.17g", count, i, recv[i], want[i]);
+			else
+				CHECK(memcmp(&fr[i], &fw[i], sizeof(float)) == 0, "float sum %d [%d] = %.9g, want %.9g", count, i, fr[i], fw[i]);
+		}
+}
+
+/* Ops and types C leaves to Go: MAX of double, MAXLOC of MPI_2INT. */
+static void reduce_go(int r)
+{
+	double d = rank + r * 0.5, dmax = 0;
+	CHECK(MPI_Allreduce(&d, &dmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS, "max double");
+	CHECK(dmax == size - 1 + r * 0.5, "max double = %g", dmax);
+	struct { int v, i; } in = {rank % 2, rank}, out;
+	CHECK(MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD) == MPI_SUCCESS, "maxloc");
+	CHECK(out.v == (size > 1) && out.i == 1, "maxloc = %d at %d", out.v, out.i);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	/* Ints: 0, 1, 8 and 64 bytes, and 4 KiB (above the one round of
+	 * every collective but Bcast, Gather, Allgather). */
+	int counts[] = {0, 1, 2, 16, 1024};
+	for (int r0 = 0; r0 < reps; r0++) {
+		int r = r0;
+		CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+		for (unsigned c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+			int n = counts[c];
+			for (int root = 0; root < size; root++) {
+				TWICE(bcast(n, root, r));
+				TWICE(gather(n, root, r, 0));
+				TWICE(gather(n, root, r, 1));
+				TWICE(scatter(n, root, r, 0));
+				TWICE(scatter(n, root, r, 1));
+				TWICE(reduce_int(n, root, r, 0, 0, MPI_SUM));
+				TWICE(reduce_int(n, root, r, 0, 1, MPI_PROD));
+			}
+			TWICE(allgather(n, r, 0));
+			TWICE(allgather(n, r, 1));
+			TWICE(alltoall(n, r, 0));
+			TWICE(alltoall(n, r, 1));
+			TWICE(reduce_int(n, 0, r, 1, 0, MPI_SUM));
+			TWICE(reduce_int(n, 0, r, 1, 1, MPI_BXOR));
+			TWICE(reduce_int(n, 0, r, 1, 0, MPI_MIN));
+			TWICE(reduce_int(n, 0, r, 1, 0, MPI_LXOR));
+			if (n <= 16) { /* larger ones reduce-scatter (another grouping) */
+				TWICE(reduce_float(n, 1, MPI_DOUBLE, r));
+				TWICE(reduce_float(n, 0, MPI_DOUBLE, r));
+				TWICE(reduce_float(n, 1, MPI_FLOAT, r));
+			}
+		}
+		reduce_go(r);
+	}
+	/* A Bcast whose counts differ, once the right call was learnt: every
+	 * process gets an error; then the communicator goes on. */
+	int buf[8] = {0};
+	for (int r = 0; r < 3; r++)
+		CHECK(MPI_Bcast(buf, 4, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "bcast before");
+	int rc = MPI_Bcast(buf, rank == size - 1 ? 5 : 4, MPI_INT, 0, MPI_COMM_WORLD);
+	CHECK(rc != MPI_SUCCESS, "a Bcast whose counts differ succeeded on rank %d", rank);
+	for (int r = 0; r < 3; r++) {
+		bcast(4, 0, r);
+		reduce_int(2, 0, r, 1, 0, MPI_SUM);
+	}
+	CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier after");
+	unsigned long long calls = lamgo_fcoll_calls();
+	if (argc > 1 && strcmp(argv[1], "fast") == 0)
+		CHECK(calls > 0, "the C path ran no collective");
+	if (argc > 1 && strcmp(argv[1], "slow") == 0)
+		CHECK(calls == 0, "the C path ran %llu collectives", calls);
+	if (!failed)
+		printf("ok coll_fast rank %d (%llu in C)\n", rank, calls);
+	MPI_Finalize();
+	return failed;
+}
