@@ -188,7 +188,7 @@ func lamFatal(c *mpi.Comm, err error) {
 	}
 	C.fflush(nil) // what the program printed comes first
 	os.Stderr.WriteString(b.String())
-	mpi.AbortWhy(c, int(cls), strings.TrimSuffix(strings.SplitN(b.String(), "\n", 2)[0], "\n"))
+	mpi.AbortOn(c, int(cls), strings.TrimSuffix(strings.SplitN(b.String(), "\n", 2)[0], "\n"), err)
 }
 
 // mpiCaller is the MPI function the C program called that is on the

@@ -167,7 +167,7 @@ type Errhandler struct {
 var (
 	ErrorsAreFatal = &Errhandler{name: "MPI_ERRORS_ARE_FATAL", fn: func(c *Comm, err error) {
 		fmt.Fprintf(os.Stderr, "MPI: rank %d: %v (errors are fatal)\n", c.Rank(), err)
-		abort(c, 1, err.Error())
+		AbortOn(c, 1, err.Error(), err)
 	}}
 	ErrorsReturn = &Errhandler{name: "MPI_ERRORS_RETURN"}
 )

@@ -184,12 +184,15 @@ func QueryThread() int {
 
 // Abort ends every process of the job with code (MPI_Abort).
 func Abort(c *Comm, code int) {
-	abort(c, code, fmt.Sprintf("MPI_Abort(%d)", code))
+	abort(c, code, fmt.Sprintf("MPI_Abort(%d)", code), -1)
 }
 
-func abort(c *Comm, code int, why string) {
+// abort tells mpirun, then exits with code. dead is the rank whose death
+// made this process give up (-1: none): mpirun then reports that rank's
+// end as the job's failure, which came first.
+func abort(c *Comm, code int, why string, dead int) {
 	if st.proc != nil { // before Init there is no job to tell
-		st.proc.Abort(code, why)
+		st.proc.Abort(code, why, dead)
 	}
 	if code == 0 {
 		code = 1

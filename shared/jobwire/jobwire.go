@@ -160,12 +160,16 @@ type Abort struct {
 	Rank int32
 	Code int32
 	Msg  string
+	// Dead is the rank whose death made this one abort (its link broke),
+	// or -1: mpirun then reports that rank's end, which came first.
+	Dead int32
 }
 
 func (m *Abort) fields(c *wire.Codec) {
 	rank(c, &m.Rank)
 	c.I32(&m.Code)
 	c.String(&m.Msg, "message", maxString)
+	c.Int32(&m.Dead, "dead rank", -1, MaxRanks-1)
 }
 
 // Encode returns the message's bytes.

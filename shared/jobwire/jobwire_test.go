@@ -21,7 +21,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(tab, got) {
 		t.Errorf("Table: %+v %v", got, err)
 	}
-	ab := &Abort{Rank: 2, Code: 5, Msg: "bye"}
+	ab := &Abort{Rank: 2, Code: 5, Msg: "bye", Dead: 1}
 	if a, err := DecodeAbort(ab.Encode()); err != nil || *a != *ab {
 		t.Errorf("Abort: %+v %v", a, err)
 	}
@@ -99,6 +99,7 @@ func TestMalformed(t *testing.T) {
 		{"long secret", func() error { _, err := DecodeTable((&Table{Secret: make([]byte, 257)}).Encode()); return err }(), "exceeds 256"},
 		{"bad rank", func() error { _, err := DecodeRank(EncodeRank(MaxRanks)); return err }(), "out of range"},
 		{"abort rank", func() error { _, err := DecodeAbort((&Abort{Rank: MaxRanks}).Encode()); return err }(), "out of range"},
+		{"abort dead rank", func() error { _, err := DecodeAbort((&Abort{Dead: -2}).Encode()); return err }(), "dead rank -2 out of range"},
 	}
 	for _, tt := range tests {
 		if tt.err == nil || !errors.Is(tt.err, wire.ErrMalformed) || !strings.Contains(tt.err.Error(), tt.want) {

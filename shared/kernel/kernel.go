@@ -86,7 +86,8 @@ type Kernel struct {
 	links    map[int32]*link
 	calls    map[uint64]*call // requests this lamd forwarded, by forwarded id
 	clients  map[*client]struct{}
-	nonTools int      // clients attached with a role other than RoleTool
+	places   int      // clients holding a place (release gives it back)
+	nonTools int      // of them, those attached with a role other than RoleTool
 	full     burstLog // local clients refused for lack of room
 	halting  bool
 	frozen   bool // FreezeLinksForTest

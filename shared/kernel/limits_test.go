@@ -215,17 +215,27 @@ func TestClientCap(t *testing.T) {
 			t.Errorf("%s refused with %q, which does not name %s", what, err, boot.ParamMaxClients)
 		}
 	}
+	// A refused client's place is free by the time it learns of the
+	// refusal, so the count is exact after each.
+	places := func(all, nonTools int) {
+		t.Helper()
+		if a, n := kernel.Places(u.Kernel(0)); a != all || n != nonTools {
+			t.Errorf("places held: %d, %d of them not tools; want %d, %d", a, n, all, nonTools)
+		}
+	}
 	for i := range max {
 		hold(wire.RoleMPI, fmt.Sprintf("process %d of %d", i+1, max))
 	}
 	for i := range 4 {
 		refused(wire.RoleMPI, fmt.Sprintf("process %d beyond the cap of %d", i+1, max))
+		places(max, max)
 	}
 	for i := range reserve {
 		hold(wire.RoleTool, fmt.Sprintf("tool %d beyond the cap of %d processes", i+1, max))
 	}
 	for i := range 4 {
 		refused(wire.RoleTool, fmt.Sprintf("tool %d beyond the cap and the tools' places", i+1))
+		places(max+reserve, max)
 	}
 	held[0].Close()
 	held = held[1:]

@@ -24,9 +24,10 @@ type client struct {
 	role uint8
 	name string
 	src  source
-	// counted: the client holds one of the Config.MaxClients places of
-	// clients other than tools (admit).
-	counted bool
+	// placed: the client holds one of the Config.MaxClients+toolReserve
+	// places (addClient); counted: also one of the Config.MaxClients
+	// places of clients other than tools (admit). release gives both back.
+	placed, counted bool
 	// stream is set once the client attached (a RoleStream client): then
 	// every frame to it goes through the stream, in order.
 	stream atomic.Pointer[stream]
@@ -89,10 +90,13 @@ func (k *Kernel) serveClient(c *client) {
 		k.log.Warn("local peer credentials", "err", err)
 		return
 	}
+	// A client refused below learns it from the frame written to it, and
+	// may dial again at once: its place is given back before (release).
 	c.cred = cred
 	if cred.UID != k.uid {
 		// Only the universe's owner may talk to its daemons.
 		k.log.Warn("refused a local connection from another user", "uid", cred.UID, "pid", cred.PID)
+		k.release(c)
 		writeFrame(uc, 0, wire.FlagReply, &wire.Error{Code: wire.CodePerm,
 			Msg: fmt.Sprintf("this lamd belongs to uid %d; uid %d may not use it", k.uid, cred.UID)}, time.Second)
 		return
@@ -101,6 +105,7 @@ func (k *Kernel) serveClient(c *client) {
 	f, err := readFirst(uc, wire.KindHello)
 	if err != nil {
 		k.log.Debug("local client gave no hello", "pid", cred.PID, "err", err)
+		k.release(c)
 		if f.Kind != 0 { // a frame, but not a hello
 			writeFrame(uc, f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeFailed, Msg: err.Error()}, time.Second)
 		}
@@ -108,6 +113,7 @@ func (k *Kernel) serveClient(c *client) {
 	}
 	h := f.Msg.(*wire.Hello)
 	if h.Version != wire.Version {
+		k.release(c)
 		writeFrame(uc, f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeVersion,
 			Msg: fmt.Sprintf("protocol version %d; this lamd speaks %d", h.Version, wire.Version)}, time.Second)
 		return
@@ -115,6 +121,7 @@ func (k *Kernel) serveClient(c *client) {
 	c.role, c.name = h.Role, h.Name
 	if err := k.admit(c); err != nil {
 		k.full.fail("refusing local clients (logged once per burst)", "max", k.cfg.MaxClients, "kept for tools", toolReserve)
+		k.release(c)
 		writeFrame(uc, f.ID, wire.FlagReply, &wire.Error{Code: wire.CodeFull, Msg: k.fullMsg()}, time.Second)
 		return
 	}
@@ -142,6 +149,9 @@ func (k *Kernel) serveClient(c *client) {
 		}
 		k.dispatch(&c.src, c, f, nil)
 	}
+	// The client is gone (or closed): its place is free now, not once its
+	// requests are cleaned up.
+	k.release(c)
 	if s := c.stream.Load(); s != nil {
 		k.detach(s)
 	}
@@ -171,11 +181,12 @@ func (k *Kernel) addClient(uc *net.UnixConn) (*client, error) {
 	if k.halting {
 		return nil, errHalting
 	}
-	if len(k.clients) >= k.cfg.MaxClients+toolReserve {
+	if k.places >= k.cfg.MaxClients+toolReserve {
 		return nil, errFull
 	}
-	c := &client{k: k, uc: uc}
+	c := &client{k: k, uc: uc, placed: true}
 	k.clients[c] = struct{}{}
+	k.places++
 	return c, nil
 }
 
@@ -197,14 +208,27 @@ func (k *Kernel) admit(c *client) error {
 	return nil
 }
 
-// dropClient frees the client's place, then closes its connection (so
-// that the place is free once the peer sees the close).
-func (k *Kernel) dropClient(c *client) {
+// release gives back the client's places, once: a client that is refused
+// or gone no longer counts against the caps, though its connection stays
+// in k.clients (for Stop to close) until dropClient.
+func (k *Kernel) release(c *client) {
 	k.mu.Lock()
-	delete(k.clients, c)
+	defer k.mu.Unlock()
+	if c.placed {
+		k.places--
+	}
 	if c.counted {
 		k.nonTools--
 	}
+	c.placed, c.counted = false, false
+}
+
+// dropClient frees the client's places, then closes its connection (so
+// that the places are free once the peer sees the close).
+func (k *Kernel) dropClient(c *client) {
+	k.release(c)
+	k.mu.Lock()
+	delete(k.clients, c)
 	k.mu.Unlock()
 	c.uc.Close()
 }

@@ -237,6 +237,10 @@ type AbortError struct {
 	Rank int    // -1: the report could not be read
 	Code int    // the errorcode given to MPI_Abort
 	Msg  string // its error string
+	// Dead is the rank whose death made this one abort (an MPI call
+	// failed on its broken link), -1 if none: the job reports that
+	// rank's end instead, which came first (see blame).
+	Dead int
 }
 
 func (e *AbortError) Error() string {

@@ -354,7 +354,30 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 		mu    sync.Mutex
 		first error
 		wg    sync.WaitGroup
+		ended = newEnds()
 	)
+	byRank := map[int]*Proc{}
+	for _, pr := range procs {
+		byRank[pr.Rank] = pr
+	}
+	// settle is the failure reported for failed, which holds the first
+	// place: the end of the rank whose death it reports, if that rank
+	// failed (blame).
+	settle := func(failed error) error {
+		return blame(outer, failed, deadPeerGrace, func(ctx context.Context, rank int) error {
+			pr := byRank[rank]
+			e, ok := ended.await(ctx, rank)
+			if pr == nil || !ok || e.err != nil || e.ex.Signal == 0 && e.ex.Status == 0 {
+				return nil
+			}
+			if cfg.Failed != nil {
+				if err := cfg.Failed(outer, pr); err != nil {
+					return err
+				}
+			}
+			return exitError(cfg, pr, e.ex)
+		})
+	}
 	for _, pr := range procs {
 		wg.Add(1)
 		go func() {
@@ -368,6 +391,7 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 				}
 			}
 			ex, err := pr.p.Wait(ctx, sink)
+			ended.record(pr.Rank, ex, err)
 			var instead error
 			mine := false // this failure holds the first place
 			if err == nil && (ex.Signal != 0 || ex.Status != 0) && cfg.Failed != nil {
@@ -382,7 +406,9 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 				pr.Exit = ex
 				mu.Unlock()
 				if mine {
-					instead = cfg.Failed(outer, pr)
+					if instead = cfg.Failed(outer, pr); instead != nil {
+						instead = settle(instead)
+					}
 				}
 			}
 			mu.Lock()
@@ -402,8 +428,7 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 			case instead != nil:
 				first = instead
 			case ex.Signal != 0 || ex.Status != 0:
-				first = &ExitError{Proc: describe(cfg, pr), Status: int(ex.Status), Signal: int(ex.Signal),
-					PID: pr.PID, Node: pr.Node, Addr: pr.Addr, MPI: cfg.MPI}
+				first = exitError(cfg, pr, ex)
 			case cfg.Exited != nil:
 				if err := cfg.Exited(outer, pr); err != nil {
 					first = err
@@ -431,20 +456,113 @@ func wait(outer, ctx context.Context, cancel context.CancelFunc, procs []*Proc, 
 					case <-time.After(abortGrace):
 					}
 				}
-				if err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					cancel()
+				if err == nil {
+					return
 				}
+				mu.Lock()
+				mine := first == nil
+				if mine {
+					first = errReserved
+				}
+				mu.Unlock()
+				if !mine {
+					// Whoever holds the first place stops the job
+					// (or has).
+					return
+				}
+				err = settle(err)
+				mu.Lock()
+				first = err
+				mu.Unlock()
+				cancel()
 			case <-ctx.Done():
 			}
 		}()
 	}
 	wg.Wait()
 	return first
+}
+
+// exitError is pr's failing exit ex as the job's failure.
+func exitError(cfg hooks, pr *Proc, ex *wire.Exited) error {
+	return &ExitError{Proc: describe(cfg, pr), Status: int(ex.Status), Signal: int(ex.Signal),
+		PID: pr.PID, Node: pr.Node, Addr: pr.Addr, MPI: cfg.MPI}
+}
+
+// blame is the failure a job reports when failed is the first examined.
+// LAM reports the process that failed first: a rank's MPI_Abort called
+// because another rank died (AbortError.Dead: an MPI call failed on the
+// dead rank's broken link) came after that death, though its report may
+// reach mpirun before the dead rank's exit (the two travel apart through
+// the lamds). So such an abort waits, at most grace in all, for end to
+// give the dead rank's failure, and reports it instead (following a
+// chain of such aborts); end returns nil if that rank did not fail or did
+// not end before ctx ended. Any other failure is reported at once.
+func blame(ctx context.Context, failed error, grace time.Duration, end func(ctx context.Context, rank int) error) error {
+	ctx, cancel := context.WithTimeout(ctx, grace)
+	defer cancel()
+	seen := map[int]bool{}
+	for {
+		var ae *AbortError
+		if !errors.As(failed, &ae) || ae.Dead < 0 || ae.Dead == ae.Rank || seen[ae.Dead] {
+			return failed
+		}
+		seen[ae.Rank], seen[ae.Dead] = true, true
+		peer := end(ctx, ae.Dead)
+		if peer == nil {
+			return failed
+		}
+		failed = peer
+	}
+}
+
+// ends records how a job's processes ended, by rank, for a failure that
+// waits for another's (blame).
+type ends struct {
+	mu      sync.Mutex
+	changed chan struct{} // closed, and replaced, on every record
+	by      map[int]end
+}
+
+// end is how one process ended: its exit, or the error that ended the
+// wait for it.
+type end struct {
+	ex  *wire.Exited
+	err error
+}
+
+func newEnds() *ends {
+	return &ends{changed: make(chan struct{}), by: map[int]end{}}
+}
+
+func (e *ends) record(rank int, ex *wire.Exited, err error) {
+	if ex == nil && err == nil {
+		err = errors.New("no exit status")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.by[rank] = end{ex: ex, err: err}
+	close(e.changed)
+	e.changed = make(chan struct{})
+}
+
+// await returns how rank ended, waiting until it has or ctx ends (ok
+// false).
+func (e *ends) await(ctx context.Context, rank int) (end, bool) {
+	for {
+		e.mu.Lock()
+		got, ok := e.by[rank]
+		changed := e.changed
+		e.mu.Unlock()
+		if ok {
+			return got, true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return end{}, false
+		}
+	}
 }
 
 // lost names the processes lost with pr's failure: every process, when the

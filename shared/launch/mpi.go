@@ -103,6 +103,10 @@ const (
 	// finalizeGrace is how long a rank that exited 0 may take to have its
 	// MPI_Finalize report arrive.
 	finalizeGrace = 2 * time.Second
+	// deadPeerGrace is how long an MPI_Abort called on seeing another
+	// rank die waits for that rank's exit (see blame): both travel
+	// through the lamds, the exit by another way than the abort.
+	deadPeerGrace = 3 * time.Second
 )
 
 // wireup is mpirun's side of the MPI wire-up: what each rank has reported.
@@ -270,9 +274,9 @@ func (w *wireup) run(ctx context.Context, j *Job) error {
 func (w *wireup) abort(data []byte) error {
 	a, err := jobwire.DecodeAbort(data)
 	if err != nil {
-		return &AbortError{Rank: -1, Code: 1}
+		return &AbortError{Rank: -1, Code: 1, Dead: -1}
 	}
-	ae := &AbortError{Rank: int(a.Rank), Code: int(a.Code), Msg: a.Msg}
+	ae := &AbortError{Rank: int(a.Rank), Code: int(a.Code), Msg: a.Msg, Dead: int(a.Dead)}
 	w.record(func() { w.aborted[ae.Rank] = ae })
 	return ae
 }

@@ -257,6 +257,13 @@ func TestProcNullAndDeadPeer(t *testing.T) {
 	if !s.Done() || !errors.Is(s.Status().Err, ErrDeadPeer) {
 		t.Errorf("send to a dead peer: %+v", s.Status())
 	}
+	// The error names the dead rank, for the abort it may cause.
+	if r := DeadRank(fmt.Errorf("a call: %w", s.Status().Err)); r != 1 {
+		t.Errorf("DeadRank of %v = %d, want 1", s.Status().Err, r)
+	}
+	if r := DeadRank(ErrTruncate); r != -1 {
+		t.Errorf("DeadRank of %v = %d, want -1", ErrTruncate, r)
+	}
 }
 
 func TestHugeMessage(t *testing.T) {

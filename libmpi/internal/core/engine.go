@@ -12,6 +12,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,35 @@ var (
 	ErrDeadPeer = errors.New("a process of the job is dead")
 	ErrProtocol = errors.New("protocol error on a link")
 )
+
+// DeadPeerError is ErrDeadPeer naming the process: the rank (in the job,
+// as mpirun numbers it) whose link broke. An MPI_Abort on it tells
+// mpirun which rank died first (wireup.Process.Abort).
+type DeadPeerError struct {
+	Rank int
+	Err  error // what broke the link; nil: the peer closed it
+}
+
+func (e *DeadPeerError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("%v: rank %d closed its link", ErrDeadPeer, e.Rank)
+	}
+	return fmt.Sprintf("%v: rank %d: %v", ErrDeadPeer, e.Rank, e.Err)
+}
+
+// Is makes errors.Is(err, ErrDeadPeer) hold.
+func (e *DeadPeerError) Is(target error) bool { return target == ErrDeadPeer }
+
+func (e *DeadPeerError) Unwrap() error { return e.Err }
+
+// DeadRank is the rank whose death err reports, or -1 if it names none.
+func DeadRank(err error) int {
+	var d *DeadPeerError
+	if errors.As(err, &d) {
+		return d.Rank
+	}
+	return -1
+}
 
 // Status describes a completed receive (or probe).
 type Status struct {

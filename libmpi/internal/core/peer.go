@@ -568,10 +568,9 @@ func (e *Engine) peerDied(p *peer, err error) {
 		return
 	}
 	if err == io.EOF {
-		err = fmt.Errorf("%w: rank %d closed its link", ErrDeadPeer, p.rank)
-	} else {
-		err = fmt.Errorf("%w: rank %d: %w", ErrDeadPeer, p.rank, err)
+		err = nil
 	}
+	err = &DeadPeerError{Rank: p.rank, Err: err}
 	p.dead = err
 	p.link.Close()
 	for i := p.outHead; i < len(p.out); i++ {

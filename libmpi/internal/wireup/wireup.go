@@ -205,14 +205,15 @@ func (p *Process) Finalize(ctx context.Context) error {
 }
 
 // Abort asks mpirun to end the job with code, saying why; the caller then
-// exits. A world of one has nobody to tell.
-func (p *Process) Abort(code int, why string) {
+// exits. dead is the rank whose death is why (-1: none). A world of one
+// has nobody to tell.
+func (p *Process) Abort(code int, why string, dead int) {
 	if p == nil || p.client == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	p.client.Send(ctx, p.job.Node, p.job.PID, jobwire.TypeAbort, (&jobwire.Abort{Rank: int32(p.Rank), Code: int32(code), Msg: why}).Encode())
+	p.client.Send(ctx, p.job.Node, p.job.PID, jobwire.TypeAbort, (&jobwire.Abort{Rank: int32(p.Rank), Code: int32(code), Msg: why, Dead: int32(dead)}).Encode())
 }
 
 // warnUnknown warns about SSI parameters that no module uses.
