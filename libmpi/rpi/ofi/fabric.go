@@ -359,13 +359,20 @@ static ssize_t lamofi_trecv(lamofi *f, uintptr_t dst, size_t len, void *desc, ui
 static int lamofi_cancel_read(lamofi *f) { return fi_cancel(&f->ep->fid, &f->ctxs[f->nslots]); }
 
 // lamofi_tsend sends len bytes at src tagged; its completion names
-// tagged send i (slot nslots+1+i).
+// tagged send i (slot nslots+1+i). It answers a pull, and so returns the
+// pull's credit: it waits, as a send does, until the receive buffers
+// queued for posting are posted.
 static ssize_t lamofi_tsend(lamofi *f, size_t i, uintptr_t src, size_t len, void *desc, uint64_t dest, uint64_t tag) {
+	if (lamofi_flush(f) > 0)
+		return -FI_EAGAIN;
 	return fi_tsend(f->ep, (void *)src, len, desc, dest, tag, &f->ctxs[f->nslots + 1 + i]);
 }
 
-// lamofi_tinject sends an empty tagged message, without a completion.
+// lamofi_tinject sends an empty tagged message, without a completion
+// (an answer to a pull, as lamofi_tsend).
 static ssize_t lamofi_tinject0(lamofi *f, uint64_t dest, uint64_t tag) {
+	if (lamofi_flush(f) > 0)
+		return -FI_EAGAIN;
 	return fi_tinject(f->ep, NULL, 0, dest, tag);
 }
 

@@ -468,7 +468,12 @@ func (t *transport) received(ev event) {
 	case kindClose:
 		l.eof, l.eofSeq = true, h.seq
 	case kindPull:
+		// The answer (the tagged message) returns the pull's credit:
+		// it is not owed, and its buffer is posted before the answer
+		// leaves (lamofi_tsend), once pulled has parsed it.
+		t.post(ev.slot)
 		l.pulled(msg[hdrSize:])
+		return
 	default:
 		l.die(fmt.Errorf("%w: message of kind %d from rank %d", errProtocol, h.kind, l.rank))
 	}
