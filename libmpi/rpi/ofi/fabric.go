@@ -451,6 +451,7 @@ type fabric struct {
 	// Crossings into C on the message path (post, send, inject, poll),
 	// and polls that found nothing: BenchmarkPingPong reports them.
 	calls, empty uint64
+	completions  uint64 // completions read
 }
 
 const pollBatch = C.LAMOFI_BATCH
@@ -562,6 +563,7 @@ func (fb *fabric) poll() (int, error) {
 	if n == 0 {
 		fb.empty++
 	}
+	fb.completions += uint64(n)
 	return int(n), nil
 }
 

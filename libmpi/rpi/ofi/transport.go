@@ -42,6 +42,9 @@ type transport struct {
 	open   int              // links not closed
 	failed error            // the endpoint failed: every link fails
 	moved  atomic.Uint32    // completions handled (the Waiter's token)
+	// creditMsgs counts the credit messages sent (the other messages
+	// carry credits in their headers).
+	creditMsgs uint64
 	// The background progress (see background).
 	sent    atomic.Bool   // data went out since background last looked
 	passes  atomic.Uint64 // progress calls so far
