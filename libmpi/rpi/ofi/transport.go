@@ -22,8 +22,9 @@ import (
 // transport is one process's endpoint and its links. Every libfabric
 // call is made under mu (the domain is opened FI_THREAD_DOMAIN).
 //
-// Slots: the first nrecv are receive buffers, posted for any peer; each
-// link then owns credits slots to send from.
+// Slots (allocated at Connect, for the peers the endpoint carries): the
+// first nrecv are receive buffers, posted for any peer; each link then
+// owns credits slots to send from.
 type transport struct {
 	job    *rpi.Job
 	c      config
@@ -67,14 +68,15 @@ type transport struct {
 }
 
 func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
-	peers := max(job.Size-1, 1)
-	nrecv := peers * c.credits
-	nslots := nrecv + peers*c.credits
-	fb, err := openFabric(c.provider, c.rma, c.tagged, c.bufsize, nslots, tsendSlots, 2*nslots+tsendSlots)
+	// The buffers are allocated at Connect, for the peers this endpoint
+	// carries (usysv may carry those on this node); the completion queue
+	// is sized for every peer.
+	most := 2 * max(job.Size-1, 1) * c.credits
+	fb, err := openFabric(c.provider, c.rma, c.tagged, c.bufsize, tsendSlots, 2*most+tsendSlots)
 	if err != nil {
 		return nil, fmt.Errorf("rpi ofi: %w", err)
 	}
-	t := &transport{job: job, c: c, fb: fb, prov: fb.provider(), nrecv: nrecv, wake: -1}
+	t := &transport{job: job, c: c, fb: fb, prov: fb.provider(), wake: -1}
 	fail := func(err error) (rpi.Transport, error) {
 		t.Close()
 		return nil, fmt.Errorf("rpi ofi: %w", err)
@@ -90,11 +92,6 @@ func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 	}
 	if t.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		return fail(fmt.Errorf("eventfd: %w", err))
-	}
-	for i := range nrecv {
-		if rc := fb.post(i); rc != 0 {
-			return fail(ferr("fi_recv", rc))
-		}
 	}
 	t.pull = fb.tagged()
 	if fb.rma() || t.pull {
@@ -261,6 +258,24 @@ func (t *transport) connect(peers []rpi.Peer, secret []byte) error {
 	}
 	self := t.job.Rank
 	t.secret = secret
+	// Buffers for the peers this endpoint carries only: credits receive
+	// buffers each, in one pool, posted before the hellos go, and
+	// credits send buffers each.
+	carried := 0
+	for i, p := range peers {
+		if i != self && p.Addr != "" {
+			carried++
+		}
+	}
+	t.nrecv = carried * t.c.credits
+	if err := t.fb.alloc(2 * t.nrecv); err != nil {
+		return fmt.Errorf("rpi ofi: %w", err)
+	}
+	for i := range t.nrecv {
+		if rc := t.fb.post(i); rc != 0 {
+			return fmt.Errorf("rpi ofi: %w", ferr("fi_recv", rc))
+		}
+	}
 	t.links = make([]*link, len(peers))
 	t.bySrc = make(map[uint64]*link, len(peers))
 	t.owner = make([]*link, t.fb.slots())
