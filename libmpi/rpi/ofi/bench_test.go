@@ -16,7 +16,9 @@ import (
 // message path (posts, sends, injects, completion-queue polls) of both
 // sides per round trip, and busy-cgo/op those that were not polls that
 // found nothing (which depend on how long a side waits, not on the
-// protocol).
+// protocol); credit-msgs/op the credit messages of their own (the
+// others' credits go back in the replies' headers), completions/op the
+// completions read.
 func BenchmarkPingPong(b *testing.B) {
 	for _, prov := range []string{"shm", "tcp"} {
 		for _, size := range []int{1, 4096, 65536, 1 << 20} {
@@ -40,6 +42,7 @@ func BenchmarkPingPong(b *testing.B) {
 				}()
 				b.SetBytes(int64(2 * size))
 				calls, empty := crossings(ts)
+				credits, comps := creditMsgs(ts), completions(ts)
 				b.ResetTimer()
 				for range b.N {
 					if err := writeAll(a, msg); err != nil {
@@ -56,9 +59,24 @@ func BenchmarkPingPong(b *testing.B) {
 				c, e := crossings(ts)
 				b.ReportMetric(float64(c-calls)/float64(b.N), "cgo/op")
 				b.ReportMetric(float64((c-e)-(calls-empty))/float64(b.N), "busy-cgo/op")
+				b.ReportMetric(float64(creditMsgs(ts)-credits)/float64(b.N), "credit-msgs/op")
+				b.ReportMetric(float64(completions(ts)-comps)/float64(b.N), "completions/op")
 			})
 		}
 	}
+}
+
+// completions sums the completions the transports read.
+func completions(ts []*transport) uint64 {
+	var n uint64
+	for _, t := range ts {
+		t.mu.Lock()
+		if t.fb != nil {
+			n += t.fb.completions
+		}
+		t.mu.Unlock()
+	}
+	return n
 }
 
 // crossings sums the transports' crossings into C and empty polls.

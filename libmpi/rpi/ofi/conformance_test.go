@@ -23,9 +23,10 @@ func conformance(t *testing.T, prov string) {
 				j.Settings = ssi.NewSettings([]ssi.Arg{{Key: "rpi_ofi_provider", Value: prov}, {Key: "rpi_ofi_onnode", Value: "1"}}, nil)
 			}
 		},
-		Bounded:   true,
-		CloseSeen: true,
-		DeathSeen: true,
+		Bounded:      true,
+		CloseSeen:    true,
+		DeathSeen:    true,
+		RoomWhenFull: true,
 	})
 }
 
@@ -49,8 +50,9 @@ func TestConformanceHybrid(t *testing.T) {
 				j.Settings = ssi.NewSettings([]ssi.Arg{{Key: "rpi_ofi_provider", Value: "tcp"}}, nil)
 			}
 		},
-		Bounded:   true,
-		CloseSeen: true,
-		DeathSeen: false,
+		Bounded:      true,
+		CloseSeen:    true,
+		DeathSeen:    false,
+		RoomWhenFull: true,
 	})
 }

@@ -152,10 +152,10 @@ static void lamofi_close(lamofi *f) {
 	free(f);
 }
 
-// lamofi_open opens an endpoint with nslots buffers of bufsize bytes,
-// with remote reads and tagged messages where asked for and the provider
+// lamofi_open opens an endpoint whose buffers will be of bufsize bytes
+// (lamofi_alloc), with remote reads and tagged messages where asked for and the provider
 // offers them; *where names the step that failed.
-static int lamofi_open(const char *prov, int want_rma, int want_tagged, size_t bufsize, size_t nslots, size_t ntsend, size_t cqsize, lamofi **out, const char **where) {
+static int lamofi_open(const char *prov, int want_rma, int want_tagged, size_t bufsize, size_t ntsend, size_t cqsize, lamofi **out, const char **where) {
 	lamofi *f = calloc(1, sizeof *f);
 	if (f == NULL) {
 		*where = "calloc";
@@ -163,7 +163,6 @@ static int lamofi_open(const char *prov, int want_rma, int want_tagged, size_t b
 	}
 	f->waitfd = -1;
 	f->bufsize = bufsize;
-	f->nslots = nslots;
 	f->ntsend = ntsend;
 	int rc = -FI_ENODATA;
 	// With remote reads and tagged messages where the provider offers
@@ -206,20 +205,40 @@ static int lamofi_open(const char *prov, int want_rma, int want_tagged, size_t b
 	if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0))) { *where = "fi_ep_bind av"; goto fail; }
 	if ((rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV))) { *where = "fi_ep_bind cq"; goto fail; }
 	if ((rc = fi_enable(f->ep))) { *where = "fi_enable"; goto fail; }
-	f->ctxs = calloc(nslots + 1 + ntsend, sizeof *f->ctxs);
-	f->pend = calloc(nslots, sizeof *f->pend);
-	if (posix_memalign((void **)&f->buf, 4096, bufsize * nslots) != 0)
-		f->buf = NULL;
-	if (f->ctxs == NULL || f->buf == NULL || f->pend == NULL) { rc = -FI_ENOMEM; *where = "buffers"; goto fail; }
-	if (f->info->domain_attr->mr_mode & FI_MR_LOCAL) {
-		if ((rc = fi_mr_reg(f->domain, f->buf, bufsize * nslots, FI_SEND | FI_RECV, 0, 0, 0, &f->mr, NULL))) { *where = "fi_mr_reg"; goto fail; }
-		f->desc = fi_mr_desc(f->mr);
-	}
 	*out = f;
 	return 0;
 fail:
 	lamofi_close(f);
 	return rc;
+}
+
+// lamofi_alloc gives the endpoint its nslots buffers of bufsize bytes
+// (registered where the provider wants local buffers registered) and
+// the operations' contexts, once: the endpoint opens before the process
+// knows which peers it carries, and allocates for those only.
+static int lamofi_alloc(lamofi *f, size_t nslots, const char **where) {
+	if (f->ctxs != NULL) {
+		*where = "buffers";
+		return -FI_EALREADY;
+	}
+	f->nslots = nslots;
+	f->ctxs = calloc(nslots + 1 + f->ntsend, sizeof *f->ctxs);
+	f->pend = calloc(nslots + 1, sizeof *f->pend);
+	if (nslots > 0 && posix_memalign((void **)&f->buf, 4096, f->bufsize * nslots) != 0)
+		f->buf = NULL;
+	if (f->ctxs == NULL || f->pend == NULL || (nslots > 0 && f->buf == NULL)) {
+		*where = "buffers";
+		return -FI_ENOMEM;
+	}
+	if (nslots > 0 && (f->info->domain_attr->mr_mode & FI_MR_LOCAL)) {
+		int rc = fi_mr_reg(f->domain, f->buf, f->bufsize * nslots, FI_SEND | FI_RECV, 0, 0, 0, &f->mr, NULL);
+		if (rc) {
+			*where = "fi_mr_reg";
+			return rc;
+		}
+		f->desc = fi_mr_desc(f->mr);
+	}
+	return 0;
 }
 
 static size_t lamofi_inject_size(lamofi *f) { return f->info->tx_attr->inject_size; }
@@ -277,6 +296,8 @@ static ssize_t lamofi_inject(lamofi *f, const void *p, size_t len, uint64_t dest
 
 static int64_t lamofi_slot(lamofi *f, void *ctx) {
 	char *c = ctx, *base = (char *)f->ctxs;
+	if (base == NULL)
+		return -1;
 	if (c < base || c >= base + (f->nslots + 1 + f->ntsend) * sizeof *f->ctxs)
 		return -1;
 	return (c - base) / sizeof *f->ctxs;
@@ -359,13 +380,20 @@ static ssize_t lamofi_trecv(lamofi *f, uintptr_t dst, size_t len, void *desc, ui
 static int lamofi_cancel_read(lamofi *f) { return fi_cancel(&f->ep->fid, &f->ctxs[f->nslots]); }
 
 // lamofi_tsend sends len bytes at src tagged; its completion names
-// tagged send i (slot nslots+1+i).
+// tagged send i (slot nslots+1+i). It answers a pull, and so returns the
+// pull's credit: it waits, as a send does, until the receive buffers
+// queued for posting are posted.
 static ssize_t lamofi_tsend(lamofi *f, size_t i, uintptr_t src, size_t len, void *desc, uint64_t dest, uint64_t tag) {
+	if (lamofi_flush(f) > 0)
+		return -FI_EAGAIN;
 	return fi_tsend(f->ep, (void *)src, len, desc, dest, tag, &f->ctxs[f->nslots + 1 + i]);
 }
 
-// lamofi_tinject sends an empty tagged message, without a completion.
+// lamofi_tinject sends an empty tagged message, without a completion
+// (an answer to a pull, as lamofi_tsend).
 static ssize_t lamofi_tinject0(lamofi *f, uint64_t dest, uint64_t tag) {
+	if (lamofi_flush(f) > 0)
+		return -FI_EAGAIN;
 	return fi_tinject(f->ep, NULL, 0, dest, tag);
 }
 
@@ -380,6 +408,7 @@ import "C"
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -444,14 +473,15 @@ type fabric struct {
 	// Crossings into C on the message path (post, send, inject, poll),
 	// and polls that found nothing: BenchmarkPingPong reports them.
 	calls, empty uint64
+	completions  uint64 // completions read
 }
 
 const pollBatch = C.LAMOFI_BATCH
 
-// openFabric opens an endpoint with nslots buffers of bufsize bytes and
-// ntsend tagged sends, with remote reads (rma) and tagged messages
-// (tagged) where asked for and the provider offers them.
-func openFabric(prov string, rma, tagged bool, bufsize, nslots, ntsend, cqsize int) (*fabric, error) {
+// openFabric opens an endpoint whose buffers will be of bufsize bytes
+// (alloc) and ntsend tagged sends, with remote reads (rma) and tagged
+// messages (tagged) where asked for and the provider offers them.
+func openFabric(prov string, rma, tagged bool, bufsize, ntsend, cqsize int) (*fabric, error) {
 	if err := load(); err != nil {
 		return nil, err
 	}
@@ -460,11 +490,10 @@ func openFabric(prov string, rma, tagged bool, bufsize, nslots, ntsend, cqsize i
 	defer C.free(unsafe.Pointer(cprov))
 	var f *C.lamofi
 	var where *C.char
-	if rc := C.lamofi_open(cprov, cbool(rma), cbool(tagged), C.size_t(bufsize), C.size_t(nslots), C.size_t(ntsend), C.size_t(cqsize), &f, &where); rc != 0 {
+	if rc := C.lamofi_open(cprov, cbool(rma), cbool(tagged), C.size_t(bufsize), C.size_t(ntsend), C.size_t(cqsize), &f, &where); rc != 0 {
 		return nil, ferr(C.GoString(where), int(rc))
 	}
 	fb := &fabric{f: f, bufsize: bufsize}
-	fb.bufs = unsafe.Slice((*byte)(unsafe.Pointer(f.buf)), bufsize*nslots)
 	fb.evmem = C.calloc(pollBatch, C.size_t(unsafe.Sizeof(C.lamofi_ev{})))
 	if fb.evmem == nil {
 		C.lamofi_close(f)
@@ -473,6 +502,24 @@ func openFabric(prov string, rma, tagged bool, bufsize, nslots, ntsend, cqsize i
 	fb.evs = unsafe.Slice((*C.lamofi_ev)(fb.evmem), pollBatch)
 	return fb, nil
 }
+
+// alloc gives the endpoint nslots buffers (and the contexts of its
+// operations), once, before any operation.
+func (fb *fabric) alloc(nslots int) error {
+	var where *C.char
+	if rc := C.lamofi_alloc(fb.f, C.size_t(nslots), &where); rc != 0 {
+		return ferr(C.GoString(where), int(rc))
+	}
+	if nslots > 0 {
+		fb.bufs = unsafe.Slice((*byte)(unsafe.Pointer(fb.f.buf)), fb.bufsize*nslots)
+	}
+	bufAllocated.Add(uint64(len(fb.bufs)))
+	return nil
+}
+
+// bufAllocated counts the bytes of buffers the process's endpoints have
+// allocated (tests count them).
+var bufAllocated atomic.Uint64
 
 func (fb *fabric) close() {
 	C.lamofi_close(fb.f)
@@ -483,7 +530,7 @@ func (fb *fabric) close() {
 func (fb *fabric) provider() string  { return C.GoString(C.lamofi_prov(fb.f)) }
 func (fb *fabric) injectSize() int   { return int(C.lamofi_inject_size(fb.f)) }
 func (fb *fabric) waitFd() int       { return int(fb.f.waitfd) }
-func (fb *fabric) slots() int        { return len(fb.bufs) / fb.bufsize }
+func (fb *fabric) slots() int        { return int(fb.f.nslots) }
 func (fb *fabric) slot(i int) []byte { return fb.bufs[i*fb.bufsize : (i+1)*fb.bufsize] }
 
 func (fb *fabric) name() ([]byte, error) {
@@ -555,6 +602,7 @@ func (fb *fabric) poll() (int, error) {
 	if n == 0 {
 		fb.empty++
 	}
+	fb.completions += uint64(n)
 	return int(n), nil
 }
 

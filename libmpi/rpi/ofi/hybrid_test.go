@@ -146,3 +146,45 @@ func hybridJob(t *testing.T, s *ssi.Settings, nodes []int32) ([]rpi.Transport, [
 	})
 	return ts, links
 }
+
+// TestBuffersForCarriedPeers: an endpoint allocates its buffers at
+// Connect, for the peers it carries: in a job of four on two nodes
+// (0, 0, 1, 1), with usysv within the nodes, each rank's endpoint has
+// buffers for the two peers on the other node (2 × 2 × credits ×
+// bufsize: 2 MiB by default, 3 MiB when it was sized at open for every
+// peer); with rpi_ofi_onnode for all three; on one node, none.
+func TestBuffersForCarriedPeers(t *testing.T) {
+	if _, err := probe("tcp"); err != nil {
+		t.Skipf("libfabric provider tcp: %v", err)
+	}
+	const per = 2 * 16 * 32768 // a peer's receive and send buffers, by default
+	for _, c := range []struct {
+		name    string
+		args    []ssi.Arg
+		nodes   []int32
+		carried int // peers each rank's endpoint carries
+	}{
+		{"two-nodes", nil, []int32{0, 0, 1, 1}, 2},
+		{"onnode", []ssi.Arg{{Key: "rpi_ofi_onnode", Value: "1"}}, []int32{0, 0, 1, 1}, 3},
+		{"one-node", nil, []int32{0, 0, 0, 0}, 0},
+		{"small", []ssi.Arg{{Key: "rpi_ofi_credits", Value: "4"}, {Key: "rpi_ofi_bufsize", Value: "4096"}}, []int32{0, 1, 0, 1}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]ssi.Arg{{Key: "rpi_ofi_provider", Value: "tcp"}}, c.args...)
+			want := uint64(len(c.nodes) * c.carried * per)
+			if c.name == "small" {
+				want = uint64(len(c.nodes) * c.carried * 2 * 4 * 4096)
+			}
+			before := bufAllocated.Load()
+			_, links := hybridJob(t, ssi.NewSettings(args, nil), c.nodes)
+			got := bufAllocated.Load() - before
+			if got != want {
+				t.Errorf("%d bytes of buffers for the job, want %d", got, want)
+			}
+			t.Logf("%d KiB of buffers for the job of %d (%d peers carried by each endpoint)", got>>10, len(c.nodes), c.carried)
+			if c.carried > 0 {
+				rpitest.Exchange(t, links[0][1], links[1][0], []byte("buffers"))
+			}
+		})
+	}
+}

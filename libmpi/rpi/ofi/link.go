@@ -114,6 +114,9 @@ func (l *link) returnCredits(least int) {
 		return
 	}
 	sent, err := l.control(kindCredit, nil)
+	if sent {
+		l.t.creditMsgs++
+	}
 	if err == nil && !sent && !l.due {
 		l.due = true
 		l.t.due = append(l.t.due, l)
@@ -241,14 +244,29 @@ func (l *link) take(p []byte) int {
 		}
 	}
 	if freed > 0 {
-		// Data read returns its credits at once (a writer waiting for
-		// room wakes), unless the provider is busy; control messages
-		// return theirs in halves (owe), so that credit messages do not
-		// answer each other.
 		l.owed += freed
-		l.returnCredits(1)
+		l.returnCredits(l.dataCredits())
 	}
 	return n
+}
+
+// dataCredits is how many credits must be owed, once data was read,
+// to send them in a message of their own; otherwise they go back in the
+// header of the next message to the peer (a reply, an acknowledgement,
+// which a ping-pong always has). One when the peer may be out of room
+// (what it sent and has not been told of, read or not, leaves it at most
+// its last credit, which data does not take), so that a writer waiting
+// for room wakes; else a quarter of the window, at least three (the
+// credit of a credit message is owed too: with one message read, it must
+// not make the next credit message due, or they would answer each other
+// for ever) and at most the window less one. Control messages return
+// their credits in halves (owe).
+func (l *link) dataCredits() int {
+	c := l.t.c.credits
+	if l.queued+l.owed >= c-1 {
+		return 1
+	}
+	return min(max(c/4, 3), c-1)
 }
 
 // Write sends what the credits allow.

@@ -68,7 +68,7 @@ func (Module) SSI() ssi.Info {
 			{Name: "bufsize", Default: "32768", Type: ssi.Size, Help: "Size of each pre-posted receive buffer (and of the largest fabric message), in bytes"},
 			{Name: "credits", Default: "16", Type: ssi.Int, Help: "Receive buffers posted for each peer: how many messages a peer may have in flight to this process"},
 			{Name: "rma", Default: "1", Type: ssi.Bool, Help: "Let the receiver of a long message read it from the sender's memory (FI_RMA) where the provider offers it"},
-			{Name: "tagged", Default: "0", Type: ssi.Bool, Help: "Move long messages as tagged messages (FI_TAGGED) straight into the receive buffer where the provider offers them, in preference to remote reads"},
+			{Name: "tagged", Default: "1", Type: ssi.Bool, Help: "Move long messages as tagged messages (FI_TAGGED) straight into the receive buffer where the provider offers them, in preference to remote reads"},
 			{Name: "onnode", Default: "0", Type: ssi.Bool, Help: "Carry the peers on this node through ofi too; 0: through usysv's shared memory, ofi only between nodes (the shm provider, which reaches only this node, carries every peer)"},
 		},
 	}

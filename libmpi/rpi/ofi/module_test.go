@@ -14,9 +14,9 @@ func TestSettings(t *testing.T) {
 		want config
 		err  string
 	}{
-		{want: config{short: 65536, tiny: 1024, bufsize: 32768, credits: 16, rma: true}},
+		{want: config{short: 65536, tiny: 1024, bufsize: 32768, credits: 16, rma: true, tagged: true}},
 		{args: []ssi.Arg{{Key: "rpi_ofi_provider", Value: "shm"}, {Key: "rpi_ofi_short", Value: "1k"}, {Key: "rpi_ofi_credits", Value: "4"}},
-			want: config{provider: "shm", short: 1024, tiny: 1024, bufsize: 32768, credits: 4, rma: true}},
+			want: config{provider: "shm", short: 1024, tiny: 1024, bufsize: 32768, credits: 4, rma: true, tagged: true}},
 		{args: []ssi.Arg{{Key: "rpi_ofi_rma", Value: "0"}, {Key: "rpi_ofi_tagged", Value: "0"}, {Key: "rpi_ofi_onnode", Value: "1"}},
 			want: config{short: 65536, tiny: 1024, bufsize: 32768, credits: 16, onnode: true}},
 		{args: []ssi.Arg{{Key: "rpi_ofi_onnode", Value: "maybe"}}, err: "rpi_ofi_onnode"},

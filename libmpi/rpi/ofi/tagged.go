@@ -61,22 +61,30 @@ func (l *link) pullRemote(dst []byte, base uintptr, addr uint64, desc unsafe.Poi
 		t.reading = true
 		var p [pullSize]byte
 		pullMsg{tag: tag, addr: addr + uint64(off), n: uint64(n)}.put(p[:])
-		asked := false
+		asked, sent := false, false
 		err := l.await(deadline, func() bool {
 			if !asked {
-				// A pull may take the last credit, as control messages do.
-				sent, err := l.control(kindPull, p[:])
+				// A pull may take the last credit, as control messages
+				// do; its answer gives it back (below).
+				var err error
+				sent, err = l.control(kindPull, p[:])
 				asked = sent || err != nil
 			}
 			return asked && !t.reading
 		})
-		if err == nil && l.dead != nil && !asked {
+		if err == nil && l.dead != nil && !sent {
 			err = l.dead
 		}
 		if err != nil {
 			l.cancelPull()
 			return err
 		}
+		// The peer took the pull and posted its buffer again before it
+		// answered: the answer returns the pull's credit. Were the
+		// credit owed like other control messages', two processes
+		// pulling from each other could each spend its last credit on a
+		// pull and then be unable to tell the other it has room.
+		l.credits++
 		switch {
 		case t.readErr != 0:
 			return fmt.Errorf("tagged receive from rank %d: %s", l.rank, errText(t.readErr))

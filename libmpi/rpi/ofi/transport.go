@@ -22,8 +22,9 @@ import (
 // transport is one process's endpoint and its links. Every libfabric
 // call is made under mu (the domain is opened FI_THREAD_DOMAIN).
 //
-// Slots: the first nrecv are receive buffers, posted for any peer; each
-// link then owns credits slots to send from.
+// Slots (allocated at Connect, for the peers the endpoint carries): the
+// first nrecv are receive buffers, posted for any peer; each link then
+// owns credits slots to send from.
 type transport struct {
 	job    *rpi.Job
 	c      config
@@ -42,6 +43,9 @@ type transport struct {
 	open   int              // links not closed
 	failed error            // the endpoint failed: every link fails
 	moved  atomic.Uint32    // completions handled (the Waiter's token)
+	// creditMsgs counts the credit messages sent (the other messages
+	// carry credits in their headers).
+	creditMsgs uint64
 	// The background progress (see background).
 	sent    atomic.Bool   // data went out since background last looked
 	passes  atomic.Uint64 // progress calls so far
@@ -64,14 +68,15 @@ type transport struct {
 }
 
 func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
-	peers := max(job.Size-1, 1)
-	nrecv := peers * c.credits
-	nslots := nrecv + peers*c.credits
-	fb, err := openFabric(c.provider, c.rma, c.tagged, c.bufsize, nslots, tsendSlots, 2*nslots+tsendSlots)
+	// The buffers are allocated at Connect, for the peers this endpoint
+	// carries (usysv may carry those on this node); the completion queue
+	// is sized for every peer.
+	most := 2 * max(job.Size-1, 1) * c.credits
+	fb, err := openFabric(c.provider, c.rma, c.tagged, c.bufsize, tsendSlots, 2*most+tsendSlots)
 	if err != nil {
 		return nil, fmt.Errorf("rpi ofi: %w", err)
 	}
-	t := &transport{job: job, c: c, fb: fb, prov: fb.provider(), nrecv: nrecv, wake: -1}
+	t := &transport{job: job, c: c, fb: fb, prov: fb.provider(), wake: -1}
 	fail := func(err error) (rpi.Transport, error) {
 		t.Close()
 		return nil, fmt.Errorf("rpi ofi: %w", err)
@@ -87,11 +92,6 @@ func open(_ context.Context, job *rpi.Job, c config) (rpi.Transport, error) {
 	}
 	if t.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		return fail(fmt.Errorf("eventfd: %w", err))
-	}
-	for i := range nrecv {
-		if rc := fb.post(i); rc != 0 {
-			return fail(ferr("fi_recv", rc))
-		}
 	}
 	t.pull = fb.tagged()
 	if fb.rma() || t.pull {
@@ -258,6 +258,24 @@ func (t *transport) connect(peers []rpi.Peer, secret []byte) error {
 	}
 	self := t.job.Rank
 	t.secret = secret
+	// Buffers for the peers this endpoint carries only: credits receive
+	// buffers each, in one pool, posted before the hellos go, and
+	// credits send buffers each.
+	carried := 0
+	for i, p := range peers {
+		if i != self && p.Addr != "" {
+			carried++
+		}
+	}
+	t.nrecv = carried * t.c.credits
+	if err := t.fb.alloc(2 * t.nrecv); err != nil {
+		return fmt.Errorf("rpi ofi: %w", err)
+	}
+	for i := range t.nrecv {
+		if rc := t.fb.post(i); rc != 0 {
+			return fmt.Errorf("rpi ofi: %w", ferr("fi_recv", rc))
+		}
+	}
 	t.links = make([]*link, len(peers))
 	t.bySrc = make(map[uint64]*link, len(peers))
 	t.owner = make([]*link, t.fb.slots())
@@ -468,7 +486,12 @@ func (t *transport) received(ev event) {
 	case kindClose:
 		l.eof, l.eofSeq = true, h.seq
 	case kindPull:
+		// The answer (the tagged message) returns the pull's credit:
+		// it is not owed, and its buffer is posted before the answer
+		// leaves (lamofi_tsend), once pulled has parsed it.
+		t.post(ev.slot)
 		l.pulled(msg[hdrSize:])
+		return
 	default:
 		l.die(fmt.Errorf("%w: message of kind %d from rank %d", errProtocol, h.kind, l.rank))
 	}

@@ -523,13 +523,21 @@ func testWaiter(t *testing.T, f Factory) {
 	sleep("a peer's write", func() { j.links[0][1].Write([]byte{1}) })
 	readFull(ctx, t, j.links[1][0], buf[:])
 	// Rank 1 waits for room; rank 0 reads.
-	writeAll(ctx, t, j.links[1][0], []byte{2})
+	filled := 1
+	if f.RoomWhenFull {
+		filled = fillOneByte(ctx, t, j.links[1][0])
+	} else {
+		writeAll(ctx, t, j.links[1][0], []byte{2})
+	}
 	var got int
 	sleep("a peer's read", func() {
 		for got == 0 && ctx.Err() == nil {
 			got, _ = j.links[0][1].Read(buf[:])
 		}
 	})
+	if filled > 1 {
+		readFull(ctx, t, j.links[0][1], make([]byte, filled-1))
+	}
 	sleep("Wake", w.Wake)
 	tok := w.Arm()
 	j.links[0][1].Write([]byte{3})
@@ -543,6 +551,35 @@ func testWaiter(t *testing.T, f Factory) {
 	if buf[0] != 3 {
 		t.Errorf("read %d, want 3", buf[0])
 	}
+}
+
+// fillOneByte writes one-byte messages to l until it takes no more (a
+// refusal may be passing: three in a row, a millisecond apart), and
+// returns how many it took.
+func fillOneByte(ctx context.Context, t *testing.T, l rpi.Link) int {
+	t.Helper()
+	for n, refused := 0, 0; ctx.Err() == nil; {
+		k, err := l.Write([]byte{byte(n)})
+		if err != nil {
+			t.Fatalf("write %d: %v", n, err)
+		}
+		if k == 0 {
+			if refused++; refused < 3 {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			if n == 0 {
+				t.Fatal("the link took no byte")
+			}
+			return n
+		}
+		n, refused = n+k, 0
+		if n > 1<<20 {
+			t.Fatal("the link took a million one-byte writes without its peer reading")
+		}
+	}
+	t.Fatal(ctx.Err())
+	return 0
 }
 
 // A closed link reads nothing and fails its writes (and never touches a

@@ -67,6 +67,12 @@ type Factory struct {
 	// The suite checks it with a child process (this test binary run
 	// again) that it kills.
 	DeathSeen bool
+	// RoomWhenFull: a reader tells the writer it made room only once
+	// the writer may be waiting for it (its window nearly spent; ofi
+	// returns credits in the header of its next message otherwise). The
+	// Waiter test then fills the link before it checks that a peer's
+	// read ends a writer's Sleep.
+	RoomWhenFull bool
 }
 
 // secret is every test job's secret.
