@@ -881,12 +881,7 @@ func reducerOf(d *mpi.Datatype) reducer {
 //
 //export capiGo_Barrier
 func capiGo_Barrier(comm C.MPI_Comm) C.int {
-	seq, learn := fcBefore(comm)
-	rc := barrierCall(comm, nil)
-	if learn {
-		fcAfter(seq, rc, fcKey{kind: fcBarrier})
-	}
-	return rc
+	return fcLearn(comm, fcKey{kind: fcBarrier}, func() C.int { return barrierCall(comm, nil) })
 }
 
 // capiGo_Bcast is MPI_Bcast's Go path (fastcoll.c's capi_Bcast tries the C fast
@@ -894,12 +889,7 @@ func capiGo_Barrier(comm C.MPI_Comm) C.int {
 //
 //export capiGo_Bcast
 func capiGo_Bcast(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
-	seq, learn := fcBefore(comm)
-	rc := bcastCall(buf, count, datatype, root, comm, nil)
-	if learn {
-		fcAfter(seq, rc, fcKey{kind: fcBcast, sbuf: buf, scount: count, stype: datatype, root: root})
-	}
-	return rc
+	return fcLearn(comm, fcKey{kind: fcBcast, sbuf: buf, scount: count, stype: datatype, root: root}, func() C.int { return bcastCall(buf, count, datatype, root, comm, nil) })
 }
 
 // capiGo_Gather is MPI_Gather's Go path (fastcoll.c's capi_Gather tries the C fast
@@ -907,12 +897,9 @@ func capiGo_Bcast(buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, root
 //
 //export capiGo_Gather
 func capiGo_Gather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
-	seq, learn := fcBefore(comm)
-	rc := gatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
-	if learn {
-		fcAfter(seq, rc, fcKey{kind: fcGather, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype, root: root})
-	}
-	return rc
+	return fcLearn(comm, fcKey{kind: fcGather, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype, root: root}, func() C.int {
+		return gatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
+	})
 }
 
 // capiGo_Scatter is MPI_Scatter's Go path (fastcoll.c's capi_Scatter tries the C fast
@@ -920,12 +907,9 @@ func capiGo_Gather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datat
 //
 //export capiGo_Scatter
 func capiGo_Scatter(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) C.int {
-	seq, learn := fcBefore(comm)
-	rc := scatterCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
-	if learn {
-		fcAfter(seq, rc, fcKey{kind: fcScatter, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype, root: root})
-	}
-	return rc
+	return fcLearn(comm, fcKey{kind: fcScatter, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype, root: root}, func() C.int {
+		return scatterCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nil)
+	})
 }
 
 //export capi_Gatherv
@@ -943,12 +927,9 @@ func capi_Scatterv(sendbuf unsafe.Pointer, sendcounts, displs *C.int, sendtype C
 //
 //export capiGo_Allgather
 func capiGo_Allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	seq, learn := fcBefore(comm)
-	rc := allgatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nil)
-	if learn {
-		fcAfter(seq, rc, fcKey{kind: fcAllgather, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype})
-	}
-	return rc
+	return fcLearn(comm, fcKey{kind: fcAllgather, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype}, func() C.int {
+		return allgatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nil)
+	})
 }
 
 // capiGo_Alltoall is MPI_Alltoall's Go path (fastcoll.c's capi_Alltoall tries the C fast
@@ -956,12 +937,9 @@ func capiGo_Allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Da
 //
 //export capiGo_Alltoall
 func capiGo_Alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) C.int {
-	seq, learn := fcBefore(comm)
-	rc := alltoallCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nil)
-	if learn {
-		fcAfter(seq, rc, fcKey{kind: fcAlltoall, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype})
-	}
-	return rc
+	return fcLearn(comm, fcKey{kind: fcAlltoall, sbuf: sendbuf, scount: sendcount, stype: sendtype, rbuf: recvbuf, rcount: recvcount, rtype: recvtype}, func() C.int {
+		return alltoallCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nil)
+	})
 }
 
 //export capi_Allgatherv
@@ -984,12 +962,7 @@ func capi_Alltoallw(sendbuf unsafe.Pointer, sendcounts, sdispls *C.int, sendtype
 //
 //export capiGo_Reduce
 func capiGo_Reduce(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) C.int {
-	seq, learn := fcBefore(comm)
-	rc := reduceCall(sendbuf, recvbuf, count, datatype, op, root, comm, nil)
-	if learn {
-		fcAfter(seq, rc, fcKey{kind: fcReduce, sbuf: sendbuf, scount: count, stype: datatype, rbuf: recvbuf, rcount: count, rtype: datatype, op: op, root: root})
-	}
-	return rc
+	return fcLearn(comm, fcKey{kind: fcReduce, sbuf: sendbuf, scount: count, stype: datatype, rbuf: recvbuf, rcount: count, rtype: datatype, op: op, root: root}, func() C.int { return reduceCall(sendbuf, recvbuf, count, datatype, op, root, comm, nil) })
 }
 
 // capiGo_Allreduce is MPI_Allreduce's Go path (fastcoll.c's capi_Allreduce tries the C fast
@@ -997,12 +970,7 @@ func capiGo_Reduce(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_
 //
 //export capiGo_Allreduce
 func capiGo_Allreduce(sendbuf, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) C.int {
-	seq, learn := fcBefore(comm)
-	rc := allreduceCall(sendbuf, recvbuf, count, datatype, op, comm, nil)
-	if learn {
-		fcAfter(seq, rc, fcKey{kind: fcAllreduce, sbuf: sendbuf, scount: count, stype: datatype, rbuf: recvbuf, rcount: count, rtype: datatype, op: op})
-	}
-	return rc
+	return fcLearn(comm, fcKey{kind: fcAllreduce, sbuf: sendbuf, scount: count, stype: datatype, rbuf: recvbuf, rcount: count, rtype: datatype, op: op}, func() C.int { return allreduceCall(sendbuf, recvbuf, count, datatype, op, comm, nil) })
 }
 
 //export capi_Reduce_scatter

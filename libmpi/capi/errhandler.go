@@ -158,12 +158,7 @@ func classText(c C.int) string {
 // (the function named when the error says which), and aborts the job.
 func lamFatal(c *mpi.Comm, err error) {
 	cls := code(err)
-	fn, detail := "", errText(err)
-	if strings.HasPrefix(detail, "MPI_") {
-		if i := strings.Index(detail, ": "); i > 0 && !strings.ContainsAny(detail[:i], " ") {
-			fn, detail = detail[:i], detail[i+2:]
-		}
-	}
+	fn, detail := splitFn(errText(err))
 	if fn == "" {
 		fn = mpiCaller()
 	}
@@ -189,6 +184,25 @@ func lamFatal(c *mpi.Comm, err error) {
 	C.fflush(nil) // what the program printed comes first
 	os.Stderr.WriteString(b.String())
 	mpi.AbortOn(c, int(cls), strings.TrimSuffix(strings.SplitN(b.String(), "\n", 2)[0], "\n"), err)
+}
+
+// splitFn takes the MPI function an error's text begins with from it:
+// "MPI_Send: rank 9 …" is MPI_Send and "rank 9 …". A communicator's name
+// before it ("MPI_COMM_WORLD: MPI_Bcast: …", a collective's error) is
+// dropped, since the message names the communicator at its end; a name
+// without a lower-case letter is a handle's, not a function's.
+func splitFn(detail string) (fn, rest string) {
+	for range 2 {
+		i := strings.Index(detail, ": ")
+		if !strings.HasPrefix(detail, "MPI_") || i < 0 || strings.ContainsAny(detail[:i], " ") {
+			return "", detail
+		}
+		if strings.ToUpper(detail[:i]) != detail[:i] {
+			return detail[:i], detail[i+2:]
+		}
+		detail = detail[i+2:] // a handle's name
+	}
+	return "", detail
 }
 
 // mpiCaller is the MPI function the C program called that is on the

@@ -86,6 +86,17 @@ type fcKey struct {
 	root           C.int
 }
 
+// fcLearn runs call, the Go path of a collective with key k on comm, and
+// records in the C path's table how it ran.
+func fcLearn(comm C.MPI_Comm, k fcKey, call func() C.int) C.int {
+	seq, learn := fcBefore(comm)
+	rc := call()
+	if learn {
+		fcAfter(seq, rc, k)
+	}
+	return rc
+}
+
 // fcBefore is what a Go path of a collective on World notes before it
 // runs, for fcAfter: the framework's count of recorded collectives.
 func fcBefore(comm C.MPI_Comm) (uint64, bool) {
@@ -170,29 +181,8 @@ func fcKernel(h C.MPI_Datatype, op C.MPI_Op) C.int {
 	if rt == nil || opClasses[op]&rt.class == 0 {
 		return 0
 	}
-	var kind C.int
-	switch rt.r.(type) {
-	case typed[int8]:
-		kind = C.LAMGO_FC_I8
-	case typed[uint8]:
-		kind = C.LAMGO_FC_U8
-	case typed[int16]:
-		kind = C.LAMGO_FC_I16
-	case typed[uint16]:
-		kind = C.LAMGO_FC_U16
-	case typed[int32]:
-		kind = C.LAMGO_FC_I32
-	case typed[uint32]:
-		kind = C.LAMGO_FC_U32
-	case typed[int64]:
-		kind = C.LAMGO_FC_I64
-	case typed[uint64]:
-		kind = C.LAMGO_FC_U64
-	case typed[float32]:
-		kind = C.LAMGO_FC_F32
-	case typed[float64]:
-		kind = C.LAMGO_FC_F64
-	default:
+	kind := fcKinds[rt.r]
+	if kind == 0 {
 		return 0
 	}
 	switch rt.class {
@@ -205,6 +195,15 @@ func fcKernel(h C.MPI_Datatype, op C.MPI_Op) C.int {
 		return 0
 	}
 	return kind*16 + C.int(op)
+}
+
+// fcKinds is the C path's element kind of the Go element types it reduces.
+var fcKinds = map[reducer]C.int{
+	typed[int8]{}: C.LAMGO_FC_I8, typed[uint8]{}: C.LAMGO_FC_U8,
+	typed[int16]{}: C.LAMGO_FC_I16, typed[uint16]{}: C.LAMGO_FC_U16,
+	typed[int32]{}: C.LAMGO_FC_I32, typed[uint32]{}: C.LAMGO_FC_U32,
+	typed[int64]{}: C.LAMGO_FC_I64, typed[uint64]{}: C.LAMGO_FC_U64,
+	typed[float32]{}: C.LAMGO_FC_F32, typed[float64]{}: C.LAMGO_FC_F64,
 }
 
 // lamgo_fcoll_unlock_slow gives back World's collective lock the C path
