@@ -22,16 +22,11 @@ unsigned long long lamgo_fast_calls(void) { return __atomic_load_n(&lamgo_fast.c
 /* The engine's progress lock (a Go sync.Mutex's state word): taken as
  * its TryLock does when no one waits; given back the same way, or by
  * Go's Unlock when a goroutine waits for it. */
-static int fast_trylock(void)
-{
-	int32_t unlocked = 0;
-	return __atomic_compare_exchange_n(lamgo_fast.lock, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
+static int fast_trylock(void) { return lamgo_word_trylock(lamgo_fast.lock); }
 
 static void fast_unlock(void)
 {
-	int32_t locked = 1;
-	if (!__atomic_compare_exchange_n(lamgo_fast.lock, &locked, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	if (!lamgo_word_unlock(lamgo_fast.lock))
 		lamgo_fast_unlock_slow();
 }
 

@@ -85,6 +85,21 @@ struct lamgo_fast {
 
 extern struct lamgo_fast lamgo_fast;
 
+/* A Go sync.Mutex's state word taken from C as its TryLock takes it when
+ * no one waits, and given back the same way: lamgo_word_unlock reports
+ * false when a goroutine waits, and Go's Unlock must give it back. */
+static inline int lamgo_word_trylock(int32_t *w)
+{
+	int32_t unlocked = 0;
+	return __atomic_compare_exchange_n(w, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline int lamgo_word_unlock(int32_t *w)
+{
+	int32_t locked = 1;
+	return __atomic_compare_exchange_n(w, &locked, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 int lamgo_fast_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int lamgo_fast_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 void lamgo_fast_set(int on);

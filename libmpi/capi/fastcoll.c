@@ -61,16 +61,11 @@ static int key_equal(const struct lamgo_fcoll_key *a, const struct lamgo_fcoll_k
 
 /* The communicator's lock (a Go sync.Mutex's state word), as fast.c takes
  * the engine's. */
-static int fc_trylock(void)
-{
-	int32_t unlocked = 0;
-	return __atomic_compare_exchange_n(lamgo_fcoll.lock, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
+static int fc_trylock(void) { return lamgo_word_trylock(lamgo_fcoll.lock); }
 
 static void fc_unlock(void)
 {
-	int32_t locked = 1;
-	if (!__atomic_compare_exchange_n(lamgo_fcoll.lock, &locked, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	if (!lamgo_word_unlock(lamgo_fcoll.lock))
 		lamgo_fcoll_unlock_slow();
 }
 
