@@ -52,6 +52,9 @@ func bcastLog(c *coll.Comm, buf []byte, root int) error {
 }
 
 func bcast(c *coll.Comm, buf []byte, root int) error {
+	if c.SendsCall() {
+		return bcastSent(c, buf, root)
+	}
 	if _, ok := c.Carry(); ok {
 		return bcastCarried(c, buf, root)
 	}
@@ -136,6 +139,9 @@ func gatherLog(c *coll.Comm, send, recv []byte, root int) error {
 }
 
 func gather(c *coll.Comm, send, recv []byte, root int) error {
+	if c.SendsCall() {
+		return gatherSent(c, send, recv, root)
+	}
 	if _, ok := c.Carry(); ok {
 		return gatherToRootCarried(c, send, recv, root)
 	}
@@ -241,6 +247,9 @@ func scatterLog(c *coll.Comm, send, recv []byte, root int) error {
 }
 
 func scatter(c *coll.Comm, send, recv []byte, root int) error {
+	if c.SendsCall() {
+		return scatterSent(c, send, recv, root)
+	}
 	if _, ok := c.Carry(); ok {
 		return scatterCarried(c, send, recv, root)
 	}
