@@ -359,13 +359,7 @@ func (c *Comm) Carried(same bool) {
 // held.
 func (c *Comm) runCarried(sig Sig, f func(a *Actions) error) error {
 	c.carry = carry{digest: digest(c.sigVector(sig)), state: carryPending}
-	checkTag := tagOf(Sig{Kind: Check})
-	err := c.run(sig, func(a *Actions) error {
-		c.tag = checkTag
-		return f(a)
-	})
-	state := c.carry.state
-	c.carry = carry{}
+	state, err := c.runAsCheck(sig, f)
 	switch state {
 	case carrySame:
 		return err
@@ -451,6 +445,17 @@ func (c *Comm) JudgeCall(b []byte, whole bool) error {
 // carried check are. c.mu is held.
 func (c *Comm) runSent(sig Sig, f func(a *Actions) error) error {
 	c.carry = carry{state: carrySent, sig: sig}
+	state, err := c.runAsCheck(sig, f)
+	if state != carrySentOut && err == nil {
+		return Errorf(ErrIntern, "%s: %s: the module did not send the call", c.T.Name(), sig.Kind)
+	}
+	return err
+}
+
+// runAsCheck runs f for sig with its messages tagged as the check's, and
+// returns how the carried check ended (c.carry, which it clears) and f's
+// error. c.mu is held.
+func (c *Comm) runAsCheck(sig Sig, f func(a *Actions) error) (uint8, error) {
 	checkTag := tagOf(Sig{Kind: Check})
 	err := c.run(sig, func(a *Actions) error {
 		c.tag = checkTag
@@ -458,8 +463,5 @@ func (c *Comm) runSent(sig Sig, f func(a *Actions) error) error {
 	})
 	state := c.carry.state
 	c.carry = carry{}
-	if state != carrySentOut && err == nil {
-		return Errorf(ErrIntern, "%s: %s: the module did not send the call", c.T.Name(), sig.Kind)
-	}
-	return err
+	return state, err
 }

@@ -23,30 +23,24 @@ func TestMismatchSent(t *testing.T) {
 		}
 		return 8
 	}
+	bcastSize := func(c *coll.Comm) error {
+		buf := coll.Buffer(size(c))
+		return c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
+	}
+	badCount := func(r int) coll.Class {
+		if r == bad {
+			return coll.ErrCount
+		}
+		return -1
+	}
 	tests := []struct {
 		name   string
 		params []string
 		run    func(c *coll.Comm) error
 		want   func(r int) coll.Class // -1: no error
 	}{
-		{"bcast size", nil, func(c *coll.Comm) error {
-			buf := coll.Buffer(size(c))
-			return c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
-		}, func(r int) coll.Class {
-			if r == bad {
-				return coll.ErrCount
-			}
-			return -1
-		}},
-		{"bcast size, tree", []string{"coll_base_crossover", "1"}, func(c *coll.Comm) error {
-			buf := coll.Buffer(size(c))
-			return c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
-		}, func(r int) coll.Class {
-			if r == bad {
-				return coll.ErrCount
-			}
-			return -1
-		}},
+		{"bcast size", nil, bcastSize, badCount},
+		{"bcast size, tree", []string{"coll_base_crossover", "1"}, bcastSize, badCount},
 		{"gather size", nil, func(c *coll.Comm) error {
 			var recv []byte
 			if c.Rank() == 0 {
