@@ -1,6 +1,10 @@
 package basic
 
-import "github.com/lamgo/lam/libmpi/coll"
+import (
+	"math/bits"
+
+	"github.com/lamgo/lam/libmpi/coll"
+)
 
 // The small rooted collectives at coll_base_check=1 (coll.Comm.SendsCall):
 // every message of data starts with the sender's call (coll.CallSize
@@ -45,7 +49,11 @@ func bcastSent(c *coll.Comm, buf []byte, root int) error {
 		}
 		judged = c.JudgeCall(m, whole)
 	}
-	b := newBatch(c, n-1)
+	sends := bits.Len(uint(n)) // a binomial tree's children at most
+	if isLinear(c) {
+		sends = n - 1
+	}
+	b := newBatch(c, sends)
 	switch {
 	case isLinear(c) && v == 0:
 		for k := 1; k < n; k++ {
