@@ -96,27 +96,9 @@ func gatherLog(c *coll.Comm, send, recv []byte, root int) error {
 	if v != 0 && len(ch) == 0 {
 		return c.Send(send, (parent(v)+root)%n)
 	}
-	bs := len(send)
-	if r == root {
-		bs = len(recv) / n
-	}
-	var tmp []byte
-	switch {
-	case r == root && root == 0:
-		tmp = recv
-		if send != nil {
-			copy(tmp[:bs], send)
-		}
-	case r == root:
-		tmp = coll.Buffer(n * bs)
-		if send != nil {
-			copy(tmp[:bs], send)
-		} else {
-			copy(tmp[:bs], recv[r*bs:(r+1)*bs])
-		}
-	default:
-		tmp = coll.Buffer(subtree(v, n) * bs)
-		copy(tmp[:bs], send)
+	tmp, own, bs := gatherTreeBuffer(c, send, recv, root)
+	if own != nil {
+		copy(tmp[:bs], own)
 	}
 	b := newBatch(c, len(ch))
 	for _, k := range ch {
@@ -136,6 +118,27 @@ func gatherLog(c *coll.Comm, send, recv []byte, root int) error {
 		}
 	}
 	return nil
+}
+
+// gatherTreeBuffer is where a process of the binomial gather collects
+// its subtree's blocks of bs bytes, its own first (own; nil when it is
+// there already): the root's recv when the root is rank 0 (the virtual
+// ranks are the real ones), otherwise a buffer the size of the subtree.
+// gatherLog and nbGatherLog share it.
+func gatherTreeBuffer(c *coll.Comm, send, recv []byte, root int) (tmp, own []byte, bs int) {
+	n, r := c.Size(), c.Rank()
+	switch {
+	case r == root && root == 0:
+		return recv, send, len(recv) / n
+	case r == root:
+		bs = len(recv) / n
+		own = send
+		if own == nil {
+			own = recv[r*bs : (r+1)*bs]
+		}
+		return coll.Buffer(n * bs), own, bs
+	}
+	return coll.Buffer(subtree((r-root+n)%n, n) * len(send)), send, len(send)
 }
 
 func gather(c *coll.Comm, send, recv []byte, root int) error {
@@ -211,22 +214,14 @@ func scatterLog(c *coll.Comm, send, recv []byte, root int) error {
 	if v != 0 && len(ch) == 0 {
 		return c.Recv(recv, (parent(v)+root)%n)
 	}
-	var tmp []byte
-	var bs int
+	tmp, bs, rotated := scatterTreeBuffer(c, send, recv, root)
 	switch {
-	case v == 0 && root == 0:
-		bs = len(send) / n
-		tmp = send
-	case v == 0:
-		bs = len(send) / n
-		tmp = coll.Buffer(n * bs)
+	case rotated:
 		for k := 0; k < n; k++ {
 			w := (k + root) % n
 			copy(tmp[k*bs:(k+1)*bs], send[w*bs:(w+1)*bs])
 		}
-	default:
-		bs = len(recv)
-		tmp = coll.Buffer(subtree(v, n) * bs)
+	case v != 0:
 		if err := c.Recv(tmp, (parent(v)+root)%n); err != nil {
 			return err
 		}
@@ -244,6 +239,24 @@ func scatterLog(c *coll.Comm, send, recv []byte, root int) error {
 		copy(recv, tmp[:bs])
 	}
 	return nil
+}
+
+// scatterTreeBuffer is what a process of the binomial scatter sends its
+// subtree's blocks of bs bytes from: the root's send when the root is
+// rank 0; at another root a buffer of n blocks, into which the caller
+// copies send rotated to virtual-rank order (rotated); elsewhere a buffer
+// the size of the subtree, which the caller receives from its parent.
+// scatterLog and nbScatterLog share it.
+func scatterTreeBuffer(c *coll.Comm, send, recv []byte, root int) (tmp []byte, bs int, rotated bool) {
+	n, r := c.Size(), c.Rank()
+	switch {
+	case r == root && root == 0:
+		return send, len(send) / n, false
+	case r == root:
+		bs = len(send) / n
+		return coll.Buffer(n * bs), bs, true
+	}
+	return coll.Buffer(subtree((r-root+n)%n, n) * len(recv)), len(recv), false
 }
 
 func scatter(c *coll.Comm, send, recv []byte, root int) error {

@@ -181,27 +181,9 @@ func nbGatherLog(c *coll.Comm, send, recv []byte, root int) error {
 		s.Send(c, send, (parent(v)+root)%n)
 		return nil
 	}
-	bs := len(send)
-	if r == root {
-		bs = len(recv) / n
-	}
-	var tmp []byte
-	switch {
-	case r == root && root == 0:
-		tmp = recv
-		if send != nil {
-			s.Copy(tmp[:bs], send)
-		}
-	case r == root:
-		tmp = coll.Buffer(n * bs)
-		if send != nil {
-			s.Copy(tmp[:bs], send)
-		} else {
-			s.Copy(tmp[:bs], recv[r*bs:(r+1)*bs])
-		}
-	default:
-		tmp = coll.Buffer(subtree(v, n) * bs)
-		s.Copy(tmp[:bs], send)
+	tmp, own, bs := gatherTreeBuffer(c, send, recv, root)
+	if own != nil {
+		s.Copy(tmp[:bs], own)
 	}
 	s.Next()
 	for _, k := range ch {
@@ -277,23 +259,15 @@ func nbScatterLog(c *coll.Comm, send, recv []byte, root int) error {
 		s.Recv(c, recv, (parent(v)+root)%n)
 		return nil
 	}
-	var tmp []byte
-	var bs int
+	tmp, bs, rotated := scatterTreeBuffer(c, send, recv, root)
 	switch {
-	case v == 0 && root == 0:
-		bs = len(send) / n
-		tmp = send
-	case v == 0:
-		bs = len(send) / n
-		tmp = coll.Buffer(n * bs)
+	case rotated:
 		for k := 0; k < n; k++ {
 			w := (k + root) % n
 			s.Copy(tmp[k*bs:(k+1)*bs], send[w*bs:(w+1)*bs])
 		}
 		s.Next()
-	default:
-		bs = len(recv)
-		tmp = coll.Buffer(subtree(v, n) * bs)
+	case v != 0:
 		s.Recv(c, tmp, (parent(v)+root)%n)
 		s.Next()
 	}
