@@ -531,33 +531,49 @@ func reduceLinear(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error 
 	return nil
 }
 
+// reduceTree is the binomial reduction's tree as one process sees it:
+// its virtual rank v, rotated to the root when the op commutes (a
+// non-commutative op reduces to rank 0, which sends to the root).
+// reduceLog and nbReduceLog share it.
+type reduceTree struct {
+	n, root, v int
+	rotated    bool
+}
+
+// newReduceTree returns the tree and this process's contribution (recv
+// in place).
+func newReduceTree(c *coll.Comm, send, recv []byte, op *coll.Op, root int) (reduceTree, []byte) {
+	t := reduceTree{n: c.Size(), root: root, v: c.Rank(), rotated: op.Commutative}
+	if t.rotated {
+		t.v = (t.v - root + t.n) % t.n
+	}
+	if send == nil {
+		return t, recv
+	}
+	return t, send
+}
+
+// real is the rank of virtual rank x.
+func (t reduceTree) real(x int) int {
+	if t.rotated {
+		return (x + t.root) % t.n
+	}
+	return x
+}
+
 // reduceLog is LAM's binomial reduction: a process receives its subtree
 // partners' results in turn and combines them as mine ∘ theirs, then
 // passes the result up. A commutative op rotates the tree to the root; a
 // non-commutative one reduces to rank 0, which sends to the root.
 func reduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
-	n, r := c.Size(), c.Rank()
-	mine := send
-	if mine == nil {
-		mine = recv
-	}
-	size := len(mine)
-	v := r
-	if op.Commutative {
-		v = (r - root + n) % n
-	}
-	real := func(x int) int {
-		if op.Commutative {
-			return (x + root) % n
-		}
-		return x
-	}
+	t, mine := newReduceTree(c, send, recv, op, root)
+	n, r, v, size := t.n, c.Rank(), t.v, len(mine)
 	result := mine
 	var bufs [2][]byte
 	k := 0
 	for m := 1; m < n; m <<= 1 {
 		if v&m != 0 {
-			if err := c.Send(result, real(v&^m)); err != nil {
+			if err := c.Send(result, t.real(v&^m)); err != nil {
 				return err
 			}
 			break
@@ -569,7 +585,7 @@ func reduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 			bufs[k] = coll.Buffer(size)
 		}
 		in := bufs[k]
-		if err := c.Recv(in, real(v|m)); err != nil {
+		if err := c.Recv(in, t.real(v|m)); err != nil {
 			return err
 		}
 		op.Apply(result, in)

@@ -455,28 +455,14 @@ func nbReduceLinear(c *coll.Comm, send, recv []byte, op *coll.Op, root int) erro
 
 // nbReduceLog is reduceLog's binomial reduction.
 func nbReduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
-	n, r := c.Size(), c.Rank()
-	mine := send
-	if mine == nil {
-		mine = recv
-	}
-	size := len(mine)
-	v := r
-	if op.Commutative {
-		v = (r - root + n) % n
-	}
-	real := func(x int) int {
-		if op.Commutative {
-			return (x + root) % n
-		}
-		return x
-	}
+	t, mine := newReduceTree(c, send, recv, op, root)
+	n, r, v, size := t.n, c.Rank(), t.v, len(mine)
 	s := sched(c)
 	result := mine
 	for m := 1; m < n; m <<= 1 {
 		if v&m != 0 {
 			s.Next()
-			s.Send(c, result, real(v&^m))
+			s.Send(c, result, t.real(v&^m))
 			break
 		}
 		if v|m >= n {
@@ -484,7 +470,7 @@ func nbReduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 		}
 		in := coll.Buffer(size)
 		s.Next()
-		s.Recv(c, in, real(v|m))
+		s.Recv(c, in, t.real(v|m))
 		s.Reduce(op, result, in)
 		result = in
 	}
