@@ -316,6 +316,7 @@ func zeroSize(c *Comm, sig Sig) bool {
 type carry struct {
 	digest uint64
 	state  uint8
+	sig    Sig // the call, when it is sent with the data (carrySent)
 }
 
 // The states of a carried check.
@@ -324,6 +325,8 @@ const (
 	carryPending // the collective runs and has not said
 	carrySame    // every process gave the same digest
 	carryDiffer  // some did not
+	carrySent    // the call goes with the data (coll_base_check=1, SendsCall)
+	carrySentOut // and the module sent or compared it
 )
 
 // Carry returns the digest of the running collective's call if it carries
@@ -357,13 +360,7 @@ func (c *Comm) Carried(same bool) {
 func (c *Comm) runCarried(sig Sig, f func(a *Actions) error) error {
 	c.carry = carry{digest: digest(c.sigVector(sig)), state: carryPending}
 	c.note(sig, WayCarried, c.carry.digest)
-	checkTag := tagOf(Sig{Kind: Check})
-	err := c.run(sig, func(a *Actions) error {
-		c.tag = checkTag
-		return f(a)
-	})
-	state := c.carry.state
-	c.carry = carry{}
+	state, err := c.runAsCheck(sig, f)
 	switch state {
 	case carrySame:
 		return err
@@ -410,4 +407,69 @@ func (c *Comm) RecvAny(buf []byte, src int) (ok bool, err error) {
 		return false, err
 	}
 	return err == nil && int32(st.Tag) == c.tag && st.Count == len(buf), nil
+}
+
+// CallSize is the size of the call a collective sends with its data at
+// coll_base_check=1 (SendsCall): the signature the check reduces, so
+// that the receiver can say what differs without asking.
+const CallSize = 2 * nFields * 8
+
+// SendsCall reports whether the running collective sends its call with
+// its data (coll_base_check=1, Actions.SendsCall): the module puts
+// PutCall's bytes in front of every message of data, and every process
+// that receives one compares them with JudgeCall and returns what it
+// says. A process that only sends returns once its data left, without a
+// round back, and never learns of a mismatch; a process that waits for a
+// message the others' calls do not send waits, as under MPIs that do not
+// check (coll_base_check=2 makes every process learn of every mismatch,
+// at the cost of that round).
+func (c *Comm) SendsCall() bool { return c.carry.state >= carrySent }
+
+// PutCall writes the running collective's call into b[:CallSize].
+func (c *Comm) PutCall(b []byte) {
+	copy(b[:CallSize], c.sigVector(c.carry.sig))
+	c.carry.state = carrySentOut
+}
+
+// JudgeCall compares the call in front of a message (b, the CallSize
+// bytes received; whole is false when the message had another size or
+// tag than expected) with this process's, and returns the error that
+// says how they differ, or nil.
+func (c *Comm) JudgeCall(b []byte, whole bool) error {
+	c.carry.state = carrySentOut
+	mine := c.sigVector(c.carry.sig)
+	if whole && string(mine) == string(b[:CallSize]) {
+		return nil
+	}
+	all := merge(decodeAgg(mine), decodeAgg(b[:CallSize]))
+	if err := c.judge(c.carry.sig, all, nil); err != nil {
+		return err
+	}
+	return Errorf(ErrOther, "%s: %s: a message of another call came", c.T.Name(), c.carry.sig.Kind)
+}
+
+// runSent runs a collective that sends its call with its data
+// (Actions.SendsCall). Its messages are tagged as the check's, as those of a
+// carried check are. c.mu is held.
+func (c *Comm) runSent(sig Sig, f func(a *Actions) error) error {
+	c.carry = carry{state: carrySent, sig: sig}
+	state, err := c.runAsCheck(sig, f)
+	if state != carrySentOut && err == nil {
+		return Errorf(ErrIntern, "%s: %s: the module did not send the call", c.T.Name(), sig.Kind)
+	}
+	return err
+}
+
+// runAsCheck runs f for sig with its messages tagged as the check's, and
+// returns how the carried check ended (c.carry, which it clears) and f's
+// error. c.mu is held.
+func (c *Comm) runAsCheck(sig Sig, f func(a *Actions) error) (uint8, error) {
+	checkTag := tagOf(Sig{Kind: Check})
+	err := c.run(sig, func(a *Actions) error {
+		c.tag = checkTag
+		return f(a)
+	})
+	state := c.carry.state
+	c.carry = carry{}
+	return state, err
 }

@@ -255,6 +255,13 @@ type Actions struct {
 	// Carried) instead of a check before it. It does not fall back to
 	// lam_basic's: only the module's own functions can carry.
 	Carries func(c *Comm, sig Sig) bool
+	// SendsCall, if a module has it, reports whether its function for
+	// sig, which Carries, sends the call with its data at
+	// coll_base_check=1 instead (Comm.SendsCall, PutCall, JudgeCall):
+	// only the processes that receive data compare, and those that only
+	// send return without a round back. It does not fall back to
+	// lam_basic's.
+	SendsCall func(c *Comm, sig Sig) bool
 }
 
 // fill replaces a's nil functions with those of b.
@@ -356,8 +363,8 @@ func init() {
 			Help: "Bytes per process above which lam_basic's Allreduce and Reduce_scatter of a commutative op use reduce-scatter and allgather instead of a reduction tree"},
 		ssi.Param{Name: "associative", Default: "0", Type: ssi.Bool,
 			Help: "1 lets modules regroup floating-point reductions (smp: reduce on each node first); 0 keeps results bit-identical for a given number of processes"},
-		ssi.Param{Name: "check", Default: "1", Type: ssi.Bool,
-			Help: "1 makes every collective agree on its arguments (root, counts, op, type) first, so a mismatch is an error on every process instead of a hang"},
+		ssi.Param{Name: "check", Default: "1", Type: ssi.Int,
+			Help: "0: collectives trust their arguments; 1: they check that the processes' calls (collective, root, sizes, op, type) agree, a small Bcast, Gather or Scatter of lam_basic's by the processes that receive data, from the call carried with it (its senders return at once), every other collective on every process; 2: every collective on every process, so a mismatch is an error everywhere instead of a hang"},
 		ssi.Param{Name: "small", Default: "512", Type: ssi.Size,
 			Help: "Bytes per process (for Scatter and Alltoall, its n blocks) up to which lam_basic's Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and Allreduce gather every process's part on every process (log2 n exchanges), carrying coll_base_check's digests instead of checking first; Allreduce also without the check. Reductions: at most coll_base_reduce_crossover"},
 		ssi.Param{Name: "allgather_ring", Default: "16384", Type: ssi.Size,
@@ -374,7 +381,8 @@ type Params struct {
 	Crossover       int
 	ReduceCrossover int
 	Associative     bool
-	Check           bool
+	Check           bool // coll_base_check is 1 or 2
+	CheckAll        bool // coll_base_check is 2: every process learns of every mismatch
 	Small           int
 	AllgatherRing   int
 	BcastScatter    int
@@ -393,8 +401,12 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 	errs = append(errs, err)
 	p.Associative, err = s.Bool(ParamAssociative)
 	errs = append(errs, err)
-	p.Check, err = s.Bool(ParamCheck)
+	level, err := s.Int(ParamCheck)
 	errs = append(errs, err)
+	if err == nil && (level < 0 || level > 2) {
+		errs = append(errs, fmt.Errorf("%s is %d: 0, 1 or 2", ParamCheck, level))
+	}
+	p.Check, p.CheckAll = level >= 1, level >= 2
 	sm, err := s.Size(ParamSmall)
 	p.Small = int(sm)
 	errs = append(errs, err)
@@ -637,8 +649,16 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 		return err
 	}
 	if c.Params.Check {
-		if c.act.Carries != nil && !c.Inter() && sig.Err == nil && c.act.Carries(c, sig) {
-			return c.runCarried(sig, f)
+		if c.act.Carries != nil && !c.Inter() && c.act.Carries(c, sig) {
+			switch {
+			case !c.Params.CheckAll && c.act.SendsCall != nil && c.act.SendsCall(c, sig):
+				if sig.Err != nil {
+					return sig.Err // nobody waits for a round back from it
+				}
+				return c.runSent(sig, f)
+			case sig.Err == nil:
+				return c.runCarried(sig, f)
+			}
 		}
 		if err := c.agree(sig); err != nil {
 			return err

@@ -93,6 +93,7 @@ var linear = coll.Actions{
 	Exscan:             exscanLinear,
 	Agree:              agree,
 	Carries:            carries,
+	SendsCall:          sendsCall,
 }
 
 // logarithmic differs from linear in the functions with a tree or

@@ -14,6 +14,9 @@ import (
 
 func oneNode(n int) []int32 { return make([]int32, n) }
 
+// checkAll is coll_base_check=2: every process learns of every mismatch.
+var checkAll = []string{"coll_base_check", "2"}
+
 // Every collective against its serial reference: sizes around the
 // crossover and powers of two, linear and binomial algorithms forced both
 // ways, roots at both ends and inside, blocks small and large enough for
@@ -105,8 +108,8 @@ func classOf(err error) coll.Class {
 }
 
 // Arguments that do not agree are an error on every process, never a
-// hang, with the check on; a process's own argument error reaches the
-// others.
+// hang, with coll_base_check=2; a process's own argument error reaches
+// the others. (TestMismatchSent has coll_base_check=1.)
 func TestMismatch(t *testing.T) {
 	const n = 5
 	bad := func(r int) bool { return r == 3 }
@@ -161,7 +164,7 @@ func TestMismatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			errs := colltest.Run(t, oneNode(n), 10*time.Second, nil, tt.run)
+			errs := colltest.Run(t, oneNode(n), 10*time.Second, checkAll, tt.run)
 			for r, err := range errs {
 				if classOf(err) != tt.want {
 					t.Errorf("rank %d: %v, want class %d", r, err, tt.want)

@@ -52,6 +52,9 @@ func bcastLog(c *coll.Comm, buf []byte, root int) error {
 }
 
 func bcast(c *coll.Comm, buf []byte, root int) error {
+	if c.SendsCall() {
+		return bcastSent(c, buf, root)
+	}
 	if _, ok := c.Carry(); ok {
 		return bcastCarried(c, buf, root)
 	}
@@ -93,27 +96,9 @@ func gatherLog(c *coll.Comm, send, recv []byte, root int) error {
 	if v != 0 && len(ch) == 0 {
 		return c.Send(send, (parent(v)+root)%n)
 	}
-	bs := len(send)
-	if r == root {
-		bs = len(recv) / n
-	}
-	var tmp []byte
-	switch {
-	case r == root && root == 0:
-		tmp = recv
-		if send != nil {
-			copy(tmp[:bs], send)
-		}
-	case r == root:
-		tmp = coll.Buffer(n * bs)
-		if send != nil {
-			copy(tmp[:bs], send)
-		} else {
-			copy(tmp[:bs], recv[r*bs:(r+1)*bs])
-		}
-	default:
-		tmp = coll.Buffer(subtree(v, n) * bs)
-		copy(tmp[:bs], send)
+	tmp, own, bs := gatherTreeBuffer(c, send, recv, root)
+	if own != nil {
+		copy(tmp[:bs], own)
 	}
 	b := newBatch(c, len(ch))
 	for _, k := range ch {
@@ -135,7 +120,31 @@ func gatherLog(c *coll.Comm, send, recv []byte, root int) error {
 	return nil
 }
 
+// gatherTreeBuffer is where a process of the binomial gather collects
+// its subtree's blocks of bs bytes, its own first (own; nil when it is
+// there already): the root's recv when the root is rank 0 (the virtual
+// ranks are the real ones), otherwise a buffer the size of the subtree.
+// gatherLog and nbGatherLog share it.
+func gatherTreeBuffer(c *coll.Comm, send, recv []byte, root int) (tmp, own []byte, bs int) {
+	n, r := c.Size(), c.Rank()
+	switch {
+	case r == root && root == 0:
+		return recv, send, len(recv) / n
+	case r == root:
+		bs = len(recv) / n
+		own = send
+		if own == nil {
+			own = recv[r*bs : (r+1)*bs]
+		}
+		return coll.Buffer(n * bs), own, bs
+	}
+	return coll.Buffer(subtree((r-root+n)%n, n) * len(send)), send, len(send)
+}
+
 func gather(c *coll.Comm, send, recv []byte, root int) error {
+	if c.SendsCall() {
+		return gatherSent(c, send, recv, root)
+	}
 	if _, ok := c.Carry(); ok {
 		return gatherToRootCarried(c, send, recv, root)
 	}
@@ -205,22 +214,14 @@ func scatterLog(c *coll.Comm, send, recv []byte, root int) error {
 	if v != 0 && len(ch) == 0 {
 		return c.Recv(recv, (parent(v)+root)%n)
 	}
-	var tmp []byte
-	var bs int
+	tmp, bs, rotated := scatterTreeBuffer(c, send, recv, root)
 	switch {
-	case v == 0 && root == 0:
-		bs = len(send) / n
-		tmp = send
-	case v == 0:
-		bs = len(send) / n
-		tmp = coll.Buffer(n * bs)
+	case rotated:
 		for k := 0; k < n; k++ {
 			w := (k + root) % n
 			copy(tmp[k*bs:(k+1)*bs], send[w*bs:(w+1)*bs])
 		}
-	default:
-		bs = len(recv)
-		tmp = coll.Buffer(subtree(v, n) * bs)
+	case v != 0:
 		if err := c.Recv(tmp, (parent(v)+root)%n); err != nil {
 			return err
 		}
@@ -240,7 +241,28 @@ func scatterLog(c *coll.Comm, send, recv []byte, root int) error {
 	return nil
 }
 
+// scatterTreeBuffer is what a process of the binomial scatter sends its
+// subtree's blocks of bs bytes from: the root's send when the root is
+// rank 0; at another root a buffer of n blocks, into which the caller
+// copies send rotated to virtual-rank order (rotated); elsewhere a buffer
+// the size of the subtree, which the caller receives from its parent.
+// scatterLog and nbScatterLog share it.
+func scatterTreeBuffer(c *coll.Comm, send, recv []byte, root int) (tmp []byte, bs int, rotated bool) {
+	n, r := c.Size(), c.Rank()
+	switch {
+	case r == root && root == 0:
+		return send, len(send) / n, false
+	case r == root:
+		bs = len(send) / n
+		return coll.Buffer(n * bs), bs, true
+	}
+	return coll.Buffer(subtree((r-root+n)%n, n) * len(recv)), len(recv), false
+}
+
 func scatter(c *coll.Comm, send, recv []byte, root int) error {
+	if c.SendsCall() {
+		return scatterSent(c, send, recv, root)
+	}
 	if _, ok := c.Carry(); ok {
 		return scatterCarried(c, send, recv, root)
 	}
@@ -509,33 +531,49 @@ func reduceLinear(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error 
 	return nil
 }
 
+// reduceTree is the binomial reduction's tree as one process sees it:
+// its virtual rank v, rotated to the root when the op commutes (a
+// non-commutative op reduces to rank 0, which sends to the root).
+// reduceLog and nbReduceLog share it.
+type reduceTree struct {
+	n, root, v int
+	rotated    bool
+}
+
+// newReduceTree returns the tree and this process's contribution (recv
+// in place).
+func newReduceTree(c *coll.Comm, send, recv []byte, op *coll.Op, root int) (reduceTree, []byte) {
+	t := reduceTree{n: c.Size(), root: root, v: c.Rank(), rotated: op.Commutative}
+	if t.rotated {
+		t.v = (t.v - root + t.n) % t.n
+	}
+	if send == nil {
+		return t, recv
+	}
+	return t, send
+}
+
+// real is the rank of virtual rank x.
+func (t reduceTree) real(x int) int {
+	if t.rotated {
+		return (x + t.root) % t.n
+	}
+	return x
+}
+
 // reduceLog is LAM's binomial reduction: a process receives its subtree
 // partners' results in turn and combines them as mine ∘ theirs, then
 // passes the result up. A commutative op rotates the tree to the root; a
 // non-commutative one reduces to rank 0, which sends to the root.
 func reduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
-	n, r := c.Size(), c.Rank()
-	mine := send
-	if mine == nil {
-		mine = recv
-	}
-	size := len(mine)
-	v := r
-	if op.Commutative {
-		v = (r - root + n) % n
-	}
-	real := func(x int) int {
-		if op.Commutative {
-			return (x + root) % n
-		}
-		return x
-	}
+	t, mine := newReduceTree(c, send, recv, op, root)
+	n, r, v, size := t.n, c.Rank(), t.v, len(mine)
 	result := mine
 	var bufs [2][]byte
 	k := 0
 	for m := 1; m < n; m <<= 1 {
 		if v&m != 0 {
-			if err := c.Send(result, real(v&^m)); err != nil {
+			if err := c.Send(result, t.real(v&^m)); err != nil {
 				return err
 			}
 			break
@@ -547,7 +585,7 @@ func reduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 			bufs[k] = coll.Buffer(size)
 		}
 		in := bufs[k]
-		if err := c.Recv(in, real(v|m)); err != nil {
+		if err := c.Recv(in, t.real(v|m)); err != nil {
 			return err
 		}
 		op.Apply(result, in)

@@ -181,27 +181,9 @@ func nbGatherLog(c *coll.Comm, send, recv []byte, root int) error {
 		s.Send(c, send, (parent(v)+root)%n)
 		return nil
 	}
-	bs := len(send)
-	if r == root {
-		bs = len(recv) / n
-	}
-	var tmp []byte
-	switch {
-	case r == root && root == 0:
-		tmp = recv
-		if send != nil {
-			s.Copy(tmp[:bs], send)
-		}
-	case r == root:
-		tmp = coll.Buffer(n * bs)
-		if send != nil {
-			s.Copy(tmp[:bs], send)
-		} else {
-			s.Copy(tmp[:bs], recv[r*bs:(r+1)*bs])
-		}
-	default:
-		tmp = coll.Buffer(subtree(v, n) * bs)
-		s.Copy(tmp[:bs], send)
+	tmp, own, bs := gatherTreeBuffer(c, send, recv, root)
+	if own != nil {
+		s.Copy(tmp[:bs], own)
 	}
 	s.Next()
 	for _, k := range ch {
@@ -277,23 +259,15 @@ func nbScatterLog(c *coll.Comm, send, recv []byte, root int) error {
 		s.Recv(c, recv, (parent(v)+root)%n)
 		return nil
 	}
-	var tmp []byte
-	var bs int
+	tmp, bs, rotated := scatterTreeBuffer(c, send, recv, root)
 	switch {
-	case v == 0 && root == 0:
-		bs = len(send) / n
-		tmp = send
-	case v == 0:
-		bs = len(send) / n
-		tmp = coll.Buffer(n * bs)
+	case rotated:
 		for k := 0; k < n; k++ {
 			w := (k + root) % n
 			s.Copy(tmp[k*bs:(k+1)*bs], send[w*bs:(w+1)*bs])
 		}
 		s.Next()
-	default:
-		bs = len(recv)
-		tmp = coll.Buffer(subtree(v, n) * bs)
+	case v != 0:
 		s.Recv(c, tmp, (parent(v)+root)%n)
 		s.Next()
 	}
@@ -481,28 +455,14 @@ func nbReduceLinear(c *coll.Comm, send, recv []byte, op *coll.Op, root int) erro
 
 // nbReduceLog is reduceLog's binomial reduction.
 func nbReduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
-	n, r := c.Size(), c.Rank()
-	mine := send
-	if mine == nil {
-		mine = recv
-	}
-	size := len(mine)
-	v := r
-	if op.Commutative {
-		v = (r - root + n) % n
-	}
-	real := func(x int) int {
-		if op.Commutative {
-			return (x + root) % n
-		}
-		return x
-	}
+	t, mine := newReduceTree(c, send, recv, op, root)
+	n, r, v, size := t.n, c.Rank(), t.v, len(mine)
 	s := sched(c)
 	result := mine
 	for m := 1; m < n; m <<= 1 {
 		if v&m != 0 {
 			s.Next()
-			s.Send(c, result, real(v&^m))
+			s.Send(c, result, t.real(v&^m))
 			break
 		}
 		if v|m >= n {
@@ -510,7 +470,7 @@ func nbReduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 		}
 		in := coll.Buffer(size)
 		s.Next()
-		s.Recv(c, in, real(v|m))
+		s.Recv(c, in, t.real(v|m))
 		s.Reduce(op, result, in)
 		result = in
 	}

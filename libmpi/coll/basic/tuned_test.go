@@ -101,7 +101,8 @@ func TestGatherSameBits(t *testing.T) {
 
 // A process that calls another collective than the others, while they
 // run an Allreduce that carries the argument check: an error on every
-// process, never a hang, whichever of them checks separately.
+// process, never a hang, whichever of them checks separately
+// (coll_base_check=2: at 1, a Bcast's root does not wait for the others).
 func TestMismatchCarried(t *testing.T) {
 	other := map[string]func(c *coll.Comm) error{
 		"bcast": func(c *coll.Comm) error {
@@ -127,7 +128,7 @@ func TestMismatchCarried(t *testing.T) {
 		for _, n := range []int{2, 3, 5, 8} {
 			for _, bad := range []int{0, n - 1} {
 				t.Run(fmt.Sprintf("%s/n=%d/bad=%d", name, n, bad), func(t *testing.T) {
-					errs := colltest.Run(t, oneNode(n), 10*time.Second, nil, func(c *coll.Comm) error {
+					errs := colltest.Run(t, oneNode(n), 10*time.Second, checkAll, func(c *coll.Comm) error {
 						if c.Rank() == bad {
 							return f(c)
 						}
@@ -148,12 +149,13 @@ func TestMismatchCarried(t *testing.T) {
 }
 
 // A collective of zero bytes returns at once, sending nothing, when the
-// process's own arguments are right; a process with an argument error
+// process's own arguments are right; at coll_base_check=2 a process with
+// an argument error
 // whose size is unknown (0 bytes here, 4 for the others, as with a null
 // datatype) takes part in the check, so that every process returns an
 // error and nobody hangs.
 func TestZeroSize(t *testing.T) {
-	errs := colltest.Run(t, oneNode(3), 5*time.Second, nil, func(c *coll.Comm) error {
+	errs := colltest.Run(t, oneNode(3), 5*time.Second, checkAll, func(c *coll.Comm) error {
 		if c.Rank() == 1 {
 			// Alone: the others do not call it.
 			if err := c.Run(coll.Sig{Kind: coll.Bcast, Send: 0}, func(a *coll.Actions) error { return a.Bcast(c, nil, 0) }); err != nil {

@@ -47,6 +47,16 @@ func (w *World) Share(prefix string) { w.shared = prefix }
 type box struct {
 	msgs  []*message
 	recvs []*request
+	// sent and received count the process's sends and receives.
+	sent, received int
+}
+
+// Messages reports how many messages world rank r sent and how many
+// receives it posted so far.
+func (w *World) Messages(r int) (sent, received int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.boxes[r].sent, w.boxes[r].received
 }
 
 type message struct {
@@ -238,6 +248,7 @@ func (t *transport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	m := &message{ctx: t.ctx, src: t.rank, tag: tag, data: append([]byte(nil), buf...)}
+	w.boxes[t.me()].sent++
 	b := w.boxes[t.world(dest)]
 	for i, r := range b.recvs {
 		if r.matches(m) {
@@ -260,6 +271,7 @@ func (t *transport) Irecv(buf []byte, src, tag int) (coll.Request, error) {
 	defer w.mu.Unlock()
 	r := &request{w: w, ctx: t.ctx, src: src, tag: tag, buf: buf}
 	b := w.boxes[t.me()]
+	b.received++
 	for i, m := range b.msgs {
 		if r.matches(m) {
 			b.msgs = append(b.msgs[:i], b.msgs[i+1:]...)

@@ -25,7 +25,8 @@
 //   - Allgather: each node gathers on its leader, the leaders exchange
 //     their nodes' blocks, each leader broadcasts the whole on its node.
 //
-// The other collectives are lam_basic's.
+// The other collectives are lam_basic's (at coll_base_check=1 a small
+// Gather or Scatter sends the call with its data, as under lam_basic).
 package smp
 
 import (
@@ -144,7 +145,24 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Reduce:    reduce,
 		Allreduce: allreduce,
 		Allgather: allgather,
+		Carries:   sendsCall,
+		SendsCall: sendsCall,
 	}, nil
+}
+
+// sendsCall is smp's coll.Actions.Carries and SendsCall: at
+// coll_base_check=1, lam_basic's small Gather and Scatter, which run on
+// the whole communicator, send the call with their data as they do
+// under lam_basic (their senders return at once); every other
+// collective, and every one at coll_base_check=2, checks first through
+// smp's Allreduce.
+func sendsCall(c *coll.Comm, sig coll.Sig) bool {
+	d := c.Data.(*data)
+	switch sig.Kind {
+	case coll.Gather, coll.Scatter:
+		return !c.Params.CheckAll && d.basic.Carries(c, sig) && d.basic.SendsCall(c, sig)
+	}
+	return false
 }
 
 // Finalize frees the sub-communicators.

@@ -903,7 +903,10 @@ func allreduceLoc[V mpi.LocValue](c *mpi.Comm, send, recv []mpi.Loc[V], op *mpi.
 	return fmt.Errorf("no Loc type %T", send)
 }
 
-// collErrSuite: every process gets the error, and World works after.
+// collErrSuite: every process gets the error, and World works after: at
+// coll_base_check=2, or at 1 where shmem serves World (one node); at 1
+// lam_basic's small Bcast, Gather and Scatter (and smp's Gather and
+// Scatter) report a mismatch only where data arrive (docs/coll.md).
 func collErrSuite(rank, size int) {
 	mpi.World.SetErrhandler(mpi.ErrorsReturn)
 	if size < 2 {

@@ -354,9 +354,9 @@ func (t *transport) link(c net.Conn) (rpi.Link, error) {
 	}
 	unix.CloseOnExec(fd)
 	if t.counting {
-		return &countingLink{fdLink: fdLink{fd: fd}}, nil
+		return &countingLink{fdLink: fdLink{fd: fd, short: t.short}}, nil
 	}
-	return &fdLink{fd: fd}, nil
+	return &fdLink{fd: fd, short: t.short}, nil
 }
 
 // Counter is implemented by the links of a counting module (crtcp): the
@@ -409,6 +409,7 @@ func (l *countingLink) Counters() (sent, received uint64) { return l.sent, l.rec
 // fdLink is a non-blocking socket.
 type fdLink struct {
 	fd       int
+	short    int // the eager limit (rpi_tcp_short)
 	closed   bool
 	iov      [2]unix.Iovec
 	iovs     *[iovMax]unix.Iovec // for layouts (vector.go), made on first use
@@ -441,6 +442,13 @@ func (l *fdLink) Write2(a, b []byte) (int, error) {
 }
 
 func (l *fdLink) Fd() int { return l.fd }
+
+// Short is the link's eager limit, tcp's own also when the links serve
+// the peers on other nodes for a shared-memory module, whose limit the
+// job's engine takes as its default (rpi.Shorter): with usysv's 8 KiB, a
+// 32 KiB message between nodes waited for a round trip (rts, cts)
+// before its body left.
+func (l *fdLink) Short() int { return l.short }
 
 // io reads or writes the socket.
 //

@@ -1,0 +1,150 @@
+package basic
+
+import (
+	"math/bits"
+
+	"github.com/lamgo/lam/libmpi/coll"
+)
+
+// The small rooted collectives at coll_base_check=1 (coll.Comm.SendsCall):
+// every message of data starts with the sender's call (coll.CallSize
+// bytes), and every process that receives one compares it with its own
+// (coll.Comm.JudgeCall). Data go one way, so a process that only sends
+// returns once its messages left: a Bcast's or Scatter's root, a
+// Gather's other processes. A process that receives a message of another
+// call still passes on what it received (a Bcast's tree), so that
+// nobody below it waits for ever, and returns the error; its buffer is
+// then left as it was.
+
+// sendsCall is lam_basic's coll.Actions.SendsCall: the small Bcast,
+// Gather and Scatter that carries says it carries.
+func sendsCall(_ *coll.Comm, sig coll.Sig) bool {
+	switch sig.Kind {
+	case coll.Bcast, coll.Gather, coll.Scatter:
+		return true
+	}
+	return false
+}
+
+// bcastSent: the root sends its call and buf to every other process
+// (linear), or down the binomial tree (above coll_base_crossover
+// processes), each process passing on the message as it came.
+func bcastSent(c *coll.Comm, buf []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	v := (r - root + n) % n
+	m := c.Scratch(coll.ScratchWindow, coll.CallSize+len(buf))
+	var judged error
+	if v == 0 {
+		c.PutCall(m)
+		copy(m[coll.CallSize:], buf)
+	} else {
+		src := root
+		if !isLinear(c) {
+			src = (parent(v) + root) % n
+		}
+		clear(m[:coll.CallSize])
+		whole, err := c.RecvAny(m, src)
+		if err != nil {
+			return err
+		}
+		judged = c.JudgeCall(m, whole)
+	}
+	sends := bits.Len(uint(n)) // a binomial tree's children at most
+	if isLinear(c) {
+		sends = n - 1
+	}
+	b := newBatch(c, sends)
+	switch {
+	case isLinear(c) && v == 0:
+		for k := 1; k < n; k++ {
+			b.send(m, (k+root)%n)
+		}
+	case !isLinear(c):
+		for bit := 1; bit < n && v&bit == 0; bit <<= 1 {
+			if v|bit < n {
+				b.send(m, (v|bit+root)%n)
+			}
+		}
+	}
+	if err := b.wait(); err != nil {
+		return err
+	}
+	if judged == nil && v != 0 {
+		copy(buf, m[coll.CallSize:])
+	}
+	return judged
+}
+
+// gatherSent: every other process sends its call and its block to the
+// root, which receives them in rank order and compares each call with
+// its own.
+func gatherSent(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	if r != root {
+		m := c.Scratch(coll.ScratchWindow, coll.CallSize+len(send))
+		c.PutCall(m)
+		copy(m[coll.CallSize:], send)
+		return c.Send(m, root)
+	}
+	bs := len(recv) / n
+	if send != nil {
+		copy(recv[r*bs:(r+1)*bs], send[:bs])
+	}
+	m := c.Scratch(coll.ScratchWindow, coll.CallSize+bs)
+	var first error
+	for i := range n {
+		if i == r {
+			continue
+		}
+		clear(m[:coll.CallSize])
+		whole, err := c.RecvAny(m, i)
+		if err != nil {
+			return err
+		}
+		if err := c.JudgeCall(m, whole); err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		copy(recv[i*bs:(i+1)*bs], m[coll.CallSize:])
+	}
+	return first
+}
+
+// scatterSent: the root sends its call and block i to every other
+// process i.
+func scatterSent(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	if r == root {
+		bs := len(send) / n
+		m := c.Scratch(coll.ScratchWindow, n*(coll.CallSize+bs))
+		call := m[r*(coll.CallSize+bs):]
+		c.PutCall(call)
+		b := newBatch(c, n-1)
+		for i := range n {
+			if i == r {
+				continue
+			}
+			out := m[i*(coll.CallSize+bs) : (i+1)*(coll.CallSize+bs)]
+			copy(out, call[:coll.CallSize])
+			copy(out[coll.CallSize:], send[i*bs:(i+1)*bs])
+			b.send(out, i)
+		}
+		if recv != nil {
+			copy(recv, send[r*bs:(r+1)*bs])
+		}
+		return b.wait()
+	}
+	m := c.Scratch(coll.ScratchWindow, coll.CallSize+len(recv))
+	clear(m[:coll.CallSize])
+	whole, err := c.RecvAny(m, root)
+	if err != nil {
+		return err
+	}
+	if err := c.JudgeCall(m, whole); err != nil {
+		return err
+	}
+	copy(recv, m[coll.CallSize:])
+	return nil
+}

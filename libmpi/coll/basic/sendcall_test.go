@@ -1,0 +1,249 @@
+package basic_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/colltest"
+)
+
+// At coll_base_check=1 (the default) a small Bcast, Gather or Scatter
+// sends the call with its data: the processes that receive a message of
+// another call return the error, the ones that only send return nil, and
+// nothing is left unreceived.
+func TestMismatchSent(t *testing.T) {
+	const n, bad = 5, 3
+	size := func(c *coll.Comm) int {
+		if c.Rank() == bad {
+			return 16
+		}
+		return 8
+	}
+	bcastSize := func(c *coll.Comm) error {
+		buf := coll.Buffer(size(c))
+		return c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
+	}
+	badCount := func(r int) coll.Class {
+		if r == bad {
+			return coll.ErrCount
+		}
+		return -1
+	}
+	tests := []struct {
+		name   string
+		params []string
+		run    func(c *coll.Comm) error
+		want   func(r int) coll.Class // -1: no error
+	}{
+		{"bcast size", nil, bcastSize, badCount},
+		{"bcast size, tree", []string{"coll_base_crossover", "1"}, bcastSize, badCount},
+		{"gather size", nil, func(c *coll.Comm) error {
+			var recv []byte
+			if c.Rank() == 0 {
+				recv = coll.Buffer(n * 8)
+			}
+			k := size(c) / 8
+			return c.Run(coll.Sig{Kind: coll.Gather, Send: int64(8 * k)}, func(a *coll.Actions) error {
+				return a.Gather(c, colltest.Ints(c.Rank(), k), recv, 0)
+			})
+		}, func(r int) coll.Class {
+			if r == 0 {
+				return coll.ErrCount
+			}
+			return -1
+		}},
+		{"scatter op", nil, func(c *coll.Comm) error {
+			var send []byte
+			if c.Rank() == 0 {
+				send = colltest.Ints(0, n)
+			}
+			s := coll.Sig{Kind: coll.Scatter, Send: 8}
+			if c.Rank() == bad {
+				s.Type = 2
+			}
+			return c.Run(s, func(a *coll.Actions) error { return a.Scatter(c, send, coll.Buffer(8), 0) })
+		}, func(r int) coll.Class {
+			if r == bad {
+				return coll.ErrType
+			}
+			return -1
+		}},
+		{"own argument", nil, func(c *coll.Comm) error {
+			// At a receiver of a Bcast: it returns its error at once
+			// (the root's message stays unreceived); the others are
+			// served. (At a sender, the receivers would wait for it.)
+			s := coll.Sig{Kind: coll.Bcast, Send: 8}
+			if c.Rank() == bad {
+				s.Err = coll.Errorf(coll.ErrBuffer, "bad buffer")
+			}
+			return c.Run(s, func(a *coll.Actions) error { return a.Bcast(c, coll.Buffer(8), 0) })
+		}, func(r int) coll.Class {
+			if r == bad {
+				return coll.ErrBuffer
+			}
+			return -1
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := colltest.NewWorld(oneNode(n), 10*time.Second, tt.params...)
+			defer w.Close()
+			errs := w.Each(func(r int) error { return tt.run(w.Comm(r)) })
+			for r, err := range errs {
+				want := tt.want(r)
+				if want < 0 && err != nil || want >= 0 && classOf(err) != want {
+					t.Errorf("rank %d: %v, want class %d", r, err, want)
+				}
+			}
+			left := w.Leftover()
+			if tt.name == "own argument" {
+				left-- // the root's message to rank 3, which returned at once
+			}
+			if left != 0 {
+				t.Errorf("%d messages nobody received", left)
+			}
+		})
+	}
+}
+
+// At coll_base_check=1 a process that only sends returns without a round
+// back: a Bcast's and a Scatter's root, a Gather's other processes finish
+// before the others have called (a wait for them would hang here).
+func TestSentReturns(t *testing.T) {
+	for _, n := range []int{2, 3, 5, 8} {
+		for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+			t.Run(fmt.Sprintf("%s/n=%d", kind, n), func(t *testing.T) {
+				const root = 1
+				w := colltest.NewWorld(oneNode(n), 10*time.Second)
+				defer w.Close()
+				senders := n - 1
+				if kind != coll.Gather {
+					senders = 1
+				}
+				var wg sync.WaitGroup
+				wg.Add(senders)
+				sent := make(chan struct{})
+				go func() { wg.Wait(); close(sent) }()
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					sends := r == root != (kind == coll.Gather)
+					if !sends {
+						select {
+						case <-sent:
+						case <-time.After(10 * time.Second):
+							return errors.New("the senders did not return before the receivers called")
+						}
+					}
+					var err error
+					switch kind {
+					case coll.Bcast:
+						buf := coll.Buffer(8)
+						if r == root {
+							copy(buf, colltest.Ints(root, 1))
+						}
+						err = c.Run(coll.Sig{Kind: coll.Bcast, Root: root, Send: 8}, func(a *coll.Actions) error { return a.Bcast(c, buf, root) })
+						if err == nil && r != root && colltest.I64(buf)[0] != colltest.Val(root, 0) {
+							err = fmt.Errorf("got %d", colltest.I64(buf)[0])
+						}
+					case coll.Gather:
+						var recv []byte
+						if r == root {
+							recv = coll.Buffer(8 * n)
+						}
+						err = c.Run(coll.Sig{Kind: coll.Gather, Root: root, Send: 8}, func(a *coll.Actions) error {
+							return a.Gather(c, colltest.Ints(r, 1), recv, root)
+						})
+						for i := 0; err == nil && r == root && i < n; i++ {
+							if colltest.I64(recv)[i] != colltest.Val(i, 0) {
+								err = fmt.Errorf("block %d: got %d", i, colltest.I64(recv)[i])
+							}
+						}
+					case coll.Scatter:
+						var send []byte
+						if r == root {
+							send = coll.Buffer(8 * n)
+							for i := range n {
+								colltest.I64(send)[i] = colltest.Val(i, 0)
+							}
+						}
+						recv := coll.Buffer(8)
+						err = c.Run(coll.Sig{Kind: coll.Scatter, Root: root, Send: 8}, func(a *coll.Actions) error { return a.Scatter(c, send, recv, root) })
+						if err == nil && colltest.I64(recv)[0] != colltest.Val(r, 0) {
+							err = fmt.Errorf("got %d", colltest.I64(recv)[0])
+						}
+					}
+					if sends {
+						wg.Done()
+					}
+					return err
+				})
+				for r, err := range errs {
+					if err != nil {
+						t.Errorf("rank %d: %v", r, err)
+					}
+				}
+				if left := w.Leftover(); left != 0 {
+					t.Errorf("%d messages nobody received", left)
+				}
+			})
+		}
+	}
+}
+
+// The messages of a small rooted collective per process and operation,
+// at coll_base_check=1 and 2: at 1, a process that only sends posts no
+// receive (it does not wait for anyone).
+func TestSentMessages(t *testing.T) {
+	const n, root, ops = 4, 0, 10
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+		for _, level := range []string{"1", "2"} {
+			w := colltest.NewWorld(oneNode(n), 10*time.Second, "coll_base_check", level)
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				for range ops {
+					var err error
+					switch kind {
+					case coll.Bcast:
+						err = c.Run(coll.Sig{Kind: kind, Send: 8}, func(a *coll.Actions) error { return a.Bcast(c, coll.Buffer(8), root) })
+					case coll.Gather:
+						var recv []byte
+						if r == root {
+							recv = coll.Buffer(8 * n)
+						}
+						err = c.Run(coll.Sig{Kind: kind, Send: 8}, func(a *coll.Actions) error { return a.Gather(c, coll.Buffer(8), recv, root) })
+					case coll.Scatter:
+						var send []byte
+						if r == root {
+							send = coll.Buffer(8 * n)
+						}
+						err = c.Run(coll.Sig{Kind: kind, Send: 8}, func(a *coll.Actions) error { return a.Scatter(c, send, coll.Buffer(8), root) })
+					}
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			w.Close()
+			for r, err := range errs {
+				if err != nil {
+					t.Fatalf("%s level %s rank %d: %v", kind, level, r, err)
+				}
+			}
+			var line string
+			for r := range n {
+				s, rc := w.Messages(r)
+				line += fmt.Sprintf(" rank %d: %.1f sent %.1f received", r, float64(s)/ops, float64(rc)/ops)
+				sends := r == root != (kind == coll.Gather)
+				if level == "1" && sends && rc != 0 {
+					t.Errorf("%s rank %d only sends, yet posted %d receives", kind, r, rc)
+				}
+			}
+			t.Logf("%s n=%d coll_base_check=%s, per op:%s", kind, n, level, line)
+		}
+	}
+}
