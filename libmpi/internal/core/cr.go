@@ -160,27 +160,37 @@ func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error,
 }
 
 // pull sends p a clear-to-send for each of its rendezvous messages that
-// wait here unmatched and are not pulled yet, with a buffer of the
-// library to receive the body; it reports whether it sent any. A message
-// longer than maxEager is left with its sender (Unmatched counts it).
+// wait here unmatched, or taken by a matched probe and not received, and
+// are not pulled yet, with a buffer of the library to receive the body;
+// it reports whether it sent any. A message longer than maxEager is left
+// with its sender (Unmatched counts it).
 func (e *Engine) pull(p *peer) bool {
 	asked := false
+	for _, u := range e.taken {
+		asked = e.pullOne(p, u) || asked
+	}
 	e.match.Each(func(m *match.Message) bool {
-		u, ok := m.Owner.(*unexpected)
-		if !ok || u.from != p.rank || u.hdr.typ != frameRTS || u.pull != nil || u.hdr.length > maxEager {
-			return true
+		if u, ok := m.Owner.(*unexpected); ok {
+			asked = e.pullOne(p, u) || asked
 		}
-		r := &Request{e: e, kind: kindRecv, buf: make([]byte, u.hdr.length), peer: p.rank, pulled: u}
-		r.id = e.newID()
-		r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
-		e.recvs[r.id] = r
-		u.pull = r
-		h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
-		e.send(p, &h, nil, nil)
-		asked = true
 		return true
 	})
 	return asked
+}
+
+// pullOne asks p for u's body if u is a rendezvous message of p's to pull.
+func (e *Engine) pullOne(p *peer, u *unexpected) bool {
+	if u.from != p.rank || u.hdr.typ != frameRTS || u.pull != nil || u.hdr.length > maxEager {
+		return false
+	}
+	r := &Request{e: e, kind: kindRecv, buf: make([]byte, u.hdr.length), peer: p.rank, pulled: u}
+	r.id = e.newID()
+	r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
+	e.recvs[r.id] = r
+	u.pull = r
+	h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
+	e.send(p, &h, nil, nil)
+	return true
 }
 
 // pulledIn makes a pulled rendezvous message, whose n bytes came into
@@ -270,21 +280,30 @@ type SavedMessage struct {
 }
 
 // Unmatched returns the messages of a quiesced, drained engine that no
-// receive has matched, oldest first within each context: the eager ones
-// and the rendezvous ones the drain pulled. A rendezvous message whose
-// body stayed with its sender (longer than maxEager, or a drain that
-// failed) cannot be saved, and is reported by rts, the number of them.
+// receive has matched: first those matched probes took and no Mrecv has
+// received, in the order they were taken, then those still waiting for a
+// receive, oldest first within each context; the eager ones and the
+// rendezvous ones the drain pulled. Each message taken by a probe is
+// older than every waiting one of its context, source and tag (the probe
+// takes the oldest that matches), so restored in this order they match
+// as they would have. A rendezvous message whose body stayed with its
+// sender (longer than maxEager, or a drain that failed) cannot be saved,
+// and is reported by rts, the number of them.
 func (e *Engine) Unmatched() (msgs []SavedMessage, rts int) {
-	e.match.Each(func(m *match.Message) bool {
-		u, ok := m.Owner.(*unexpected)
-		if !ok {
-			return true
-		}
+	save := func(u *unexpected) {
 		if u.hdr.typ != frameEager {
 			rts++
-			return true
+			return
 		}
 		msgs = append(msgs, SavedMessage{From: u.from, Context: u.hdr.context, Source: u.hdr.source, Tag: u.hdr.tag, Body: u.body})
+	}
+	for _, u := range e.taken {
+		save(u)
+	}
+	e.match.Each(func(m *match.Message) bool {
+		if u, ok := m.Owner.(*unexpected); ok {
+			save(u)
+		}
 		return true
 	})
 	return msgs, rts

@@ -312,3 +312,75 @@ func TestPullMatchedMeanwhile(t *testing.T) {
 	}
 	wait(t, es[0], long)
 }
+
+// TestDrainTaken: messages matched probes took and no Mrecv received (an
+// eager one, and a rendezvous one whose body the drain pulls, its send
+// completing) are saved by a checkpoint before the waiting ones, in the
+// order taken; restored, they match as the next ones of their source and
+// tag. In the job that goes on, the probes' messages are received as
+// usual.
+func TestDrainTaken(t *testing.T) {
+	es := job(t, 2, 4096)
+	big := bytes.Repeat([]byte("taken!"), 20000) // rendezvous
+	for _, m := range []struct {
+		body []byte
+		tag  int
+	}{{[]byte("a1"), 1}, {[]byte("b1"), 2}, {big, 1}, {[]byte("a2"), 1}} {
+		es[0].Start(es[0].NewSend(m.body, 1, 1, 0, m.tag, 0, Standard))
+	}
+	var taken []*Message
+	for _, tag := range []int{2, 1, 1} { // b1, a1, big
+		m, err := es[1].Mprobe(ctx(t), 0, 0, tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, m)
+	}
+	// a2 is waiting, not taken.
+	deadline := time.Now().Add(5 * time.Second)
+	for es[1].match.Probe(match.Key{Source: 0, Tag: 1}) == nil && time.Now().Before(deadline) {
+		es[1].Progress()
+	}
+	var saved []SavedMessage
+	drainAll(t, es, func() {
+		msgs, rts := es[1].Unmatched()
+		if rts != 0 {
+			t.Errorf("%d rendezvous messages not pulled", rts)
+		}
+		saved = msgs
+	})
+	var got []string
+	for _, m := range saved {
+		got = append(got, string(m.Body[:min(2, len(m.Body))]))
+	}
+	if want := []string{"b1", "a1", "ta", "a2"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("saved %q, want %q", got, want)
+	}
+	if !bytes.Equal(saved[2].Body, big) {
+		t.Errorf("the rendezvous message taken by a probe: %d bytes saved, want %d", len(saved[2].Body), len(big))
+	}
+	// The job goes on: Mrecv gets the taken messages.
+	for i, want := range [][]byte{[]byte("b1"), []byte("a1"), big} {
+		buf := make([]byte, len(big))
+		r := es[1].Imrecv(buf, taken[i])
+		if r == nil {
+			t.Fatalf("message %d: received already", i)
+		}
+		if st := wait(t, es[1], r); !bytes.Equal(buf[:st.Count], want) {
+			t.Errorf("Mrecv %d: %d bytes %q...", i, st.Count, buf[:min(st.Count, 4)])
+		}
+	}
+	if len(es[1].taken) != 0 {
+		t.Errorf("%d taken messages left after their Mrecv", len(es[1].taken))
+	}
+	// A restarted process gets them back in the saved order: tag 1 gives
+	// a1, big, a2.
+	re := job(t, 2, 4096)
+	re[1].Restore(saved)
+	for _, want := range [][]byte{[]byte("a1"), big, []byte("a2")} {
+		buf := make([]byte, len(big))
+		if st := wait(t, re[1], irecv(re[1], buf, 0, 1)); !bytes.Equal(buf[:st.Count], want) {
+			t.Errorf("restored tag 1: %d bytes %q..., want %q...", st.Count, buf[:min(st.Count, 4)], want[:2])
+		}
+	}
+}

@@ -67,6 +67,9 @@ type Engine struct {
 	mixed    bool     // links polled by calls and descriptors both
 	free     *Request // a request for RecvNow
 	hold     bool     // a checkpoint holds new frames (cr.go)
+	// taken are the messages matched probes took and no Mrecv has
+	// received yet, oldest first: a checkpoint saves them (cr.go).
+	taken []*unexpected
 	// quiesced is set while a checkpoint holds the progress lock: a
 	// waiter then sleeps on the lock instead of polling (cr.go).
 	quiesced atomic.Bool
