@@ -396,7 +396,12 @@ func TestCheckpointRequests(t *testing.T) {
 	if s, err := newReceived.Wait(); err != nil || s.Source != 0 || s.Tag != 3 || s.Bytes != 8 || newGot[0] != 5 || newGot[1] != 6 {
 		t.Errorf("the received request: %+v %v %v", s, err, newGot)
 	}
-	for name, q := range map[string]*Request{"send": newSent, "persistent send": newPsend, "synchronous send": newSync} {
+	// The synchronous send's message is saved, not matched: its send
+	// completes at the match (below).
+	if _, ok, err := newSync.Test(); ok || err != nil {
+		t.Errorf("synchronous send done before its message is matched: %v, %v", ok, err)
+	}
+	for name, q := range map[string]*Request{"send": newSent, "persistent send": newPsend} {
 		if _, ok, err := q.Test(); !ok || err != nil {
 			t.Errorf("%s: done %v, %v", name, ok, err)
 		}
@@ -419,6 +424,9 @@ func TestCheckpointRequests(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(buf[:s.Bytes]), c.want) {
 			t.Errorf("saved message of tag %d: %q %v", c.tag, buf[:s.Bytes], err)
 		}
+	}
+	if _, ok, err := newSync.Test(); !ok || err != nil {
+		t.Errorf("synchronous send after its message's match: done %v, %v", ok, err)
 	}
 	// Refused, with the reason.
 	ib, err := Ibarrier(d)

@@ -277,7 +277,16 @@ type SavedMessage struct {
 	Source  int32  // the sender's rank in the communicator
 	Tag     int32
 	Body    []byte
+	// Ack is, for a synchronous send's message, the id under which its
+	// sender waits for the acknowledgement of its match (RequestOp.Ack);
+	// 0 for the others.
+	Ack uint64
 }
+
+// restoredAck marks the ids of the synchronous sends a restarted process
+// got back (RequestOp.Ack, SavedMessage.Ack): the ids of the process that
+// was checkpointed, which the new process's own ids never reach.
+const restoredAck = 1 << 63
 
 // Unmatched returns the messages of a quiesced, drained engine that no
 // receive has matched: first those matched probes took and no Mrecv has
@@ -295,7 +304,14 @@ func (e *Engine) Unmatched() (msgs []SavedMessage, rts int) {
 			rts++
 			return
 		}
-		msgs = append(msgs, SavedMessage{From: u.from, Context: u.hdr.context, Source: u.hdr.source, Tag: u.hdr.tag, Body: u.body})
+		m := SavedMessage{From: u.from, Context: u.hdr.context, Source: u.hdr.source, Tag: u.hdr.tag, Body: u.body}
+		switch {
+		case u.self != nil:
+			m.Ack = u.self.id &^ restoredAck // a synchronous send to this process
+		case u.hdr.flags&flagSync != 0:
+			m.Ack = u.hdr.sendID &^ restoredAck
+		}
+		msgs = append(msgs, m)
 	}
 	for _, u := range e.taken {
 		save(u)
@@ -310,14 +326,19 @@ func (e *Engine) Unmatched() (msgs []SavedMessage, rts int) {
 }
 
 // Restore queues messages saved by a checkpoint as arrived and not
-// matched, in their order (a restarted process, before any receive).
-// Synchronous senders are not acknowledged: they are gone.
+// matched, in their order (a restarted process, before any receive). A
+// synchronous send's message is acknowledged to its sender when a
+// receive matches it, as any: the sender's request, given back to the
+// restarted sender (AwaitAck), completes then.
 func (e *Engine) Restore(msgs []SavedMessage) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, m := range msgs {
 		k := match.Key{Context: m.Context, Source: m.Source, Tag: m.Tag}
 		u := &unexpected{from: m.From, hdr: header{typ: frameEager, context: m.Context, source: m.Source, tag: m.Tag, length: uint64(len(m.Body))}, body: m.Body}
+		if m.Ack != 0 {
+			u.hdr.flags, u.hdr.sendID = flagSync, m.Ack|restoredAck
+		}
 		if r := e.arrive(k, u.hdr.length); r != nil {
 			r.peer = m.From
 			e.matchUnexpected(r, u)
@@ -326,6 +347,45 @@ func (e *Engine) Restore(msgs []SavedMessage) {
 		u.Key, u.Owner = k, u
 		e.match.Enqueue(&u.Message)
 	}
+}
+
+// Discard drops messages saved by a checkpoint that a restarted process
+// does not want (DiscardMessages): the synchronous sends' are
+// acknowledged, as received, so that their senders do not wait for ever.
+func (e *Engine) Discard(msgs []SavedMessage) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, m := range msgs {
+		if m.Ack != 0 {
+			e.ack(m.From, m.Ack|restoredAck)
+		}
+	}
+}
+
+// AwaitAck makes r, a synchronous send made by NewSend and not started,
+// whose message a checkpoint saved with its receiver, wait for that
+// message's match there: it completes when the acknowledgement of ack
+// (RequestOp.Ack) comes, or came already.
+func (e *Engine) AwaitAck(r *Request, ack uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.reset()
+	r.id = ack | restoredAck
+	if e.acked[r.id] {
+		delete(e.acked, r.id)
+		r.complete()
+		return
+	}
+	e.sends[r.id] = r
+}
+
+// ackEarly keeps the acknowledgement of a restored synchronous send that
+// came before the restarted process got the send's request back.
+func (e *Engine) ackEarly(id uint64) {
+	if e.acked == nil {
+		e.acked = map[uint64]bool{}
+	}
+	e.acked[id] = true
 }
 
 // RequestOp is what a checkpoint keeps of a point-to-point request's
@@ -339,6 +399,9 @@ type RequestOp struct {
 	// messages a checkpoint saves there. It has completed, or it is a
 	// synchronous send waiting for its match to be acknowledged.
 	Delivered bool
+	// Ack is, for a delivered synchronous send that waits for its
+	// match, the id the acknowledgement comes for (AwaitAck); else 0.
+	Ack uint64
 }
 
 // Op returns r's operation. For Delivered, the engine is quiesced and
@@ -354,10 +417,14 @@ func (r *Request) Op() RequestOp {
 	case r.mode != Sync:
 	case r.peer == e.self:
 		op.Delivered = true // in this process's unexpected queue
+		op.Ack = r.id &^ restoredAck
 	case r.peer >= 0 && r.peer < len(e.peers) && e.peers[r.peer] != nil:
 		// Waiting for its acknowledgement: an eager one was written
 		// whole, and the drain brought it to its receiver.
-		op.Delivered = e.sends[r.id] == r && r.size() <= e.peers[r.peer].short
+		op.Delivered = e.sends[r.id] == r && (r.id&restoredAck != 0 || r.size() <= e.peers[r.peer].short)
+		if op.Delivered {
+			op.Ack = r.id &^ restoredAck
+		}
 	}
 	return op
 }

@@ -384,3 +384,63 @@ func TestDrainTaken(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreSync: a synchronous send whose message was delivered and not
+// matched at the checkpoint completes, after the restart, only when the
+// receiver matches the message, whether the sender gets its request
+// back before or after that acknowledgement comes; a discarded message
+// is acknowledged too.
+func TestRestoreSync(t *testing.T) {
+	es := job(t, 2, 4096)
+	ss := es[0].NewSend([]byte("sync"), 1, 1, 0, 6, 0, Sync)
+	es[0].Start(ss)
+	deadline := time.Now().Add(5 * time.Second)
+	for es[1].match.Probe(match.Key{Source: 0, Tag: 6}) == nil && time.Now().Before(deadline) {
+		es[1].Progress()
+	}
+	var saved []SavedMessage
+	var op RequestOp
+	drainAll(t, es, func() {
+		saved, _ = es[1].Unmatched()
+		op = ss.Op()
+	})
+	if len(saved) != 1 || saved[0].Ack == 0 || !op.Delivered || op.Ack != saved[0].Ack || ss.Done() {
+		t.Fatalf("saved %+v, the send %+v (done %v)", saved, op, ss.Done())
+	}
+	for _, c := range []struct {
+		name    string
+		early   bool // the receiver matches before the sender awaits
+		discard bool
+	}{{"awaited first", false, false}, {"acknowledged first", true, false}, {"discarded", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			re := job(t, 2, 4096)
+			again := re[0].NewSend([]byte("sync"), 1, 1, 0, 6, 0, Sync)
+			if !c.early {
+				re[0].AwaitAck(again, op.Ack)
+			}
+			if c.discard {
+				re[1].Discard(saved)
+			} else {
+				re[1].Restore(saved)
+				time.Sleep(5 * time.Millisecond)
+				re[0].Progress()
+				if again.Done() {
+					t.Fatal("the send is done before its message is matched")
+				}
+				buf := make([]byte, 8)
+				if st := wait(t, re[1], irecv(re[1], buf, 0, 6)); string(buf[:st.Count]) != "sync" {
+					t.Fatalf("restored: %q", buf[:st.Count])
+				}
+			}
+			if c.early {
+				for len(re[0].acked) == 0 && time.Now().Before(deadline.Add(10*time.Second)) {
+					re[0].Progress()
+				}
+				re[0].AwaitAck(again, op.Ack)
+			}
+			wait(t, re[0], again)
+		})
+	}
+	wait(t, es[1], irecv(es[1], make([]byte, 8), 0, 6))
+	wait(t, es[0], ss)
+}

@@ -70,6 +70,9 @@ type Engine struct {
 	// taken are the messages matched probes took and no Mrecv has
 	// received yet, oldest first: a checkpoint saves them (cr.go).
 	taken []*unexpected
+	// acked are the restored synchronous sends acknowledged before the
+	// restarted process got their requests back (cr.go's AwaitAck).
+	acked map[uint64]bool
 	// quiesced is set while a checkpoint holds the progress lock: a
 	// waiter then sleeps on the lock instead of polling (cr.go).
 	quiesced atomic.Bool
@@ -499,6 +502,7 @@ func (e *Engine) sendSelf(r *Request) {
 	u.Key = k
 	if r.mode == Sync {
 		u.self = r // completes when matched
+		r.id = e.newID() // a checkpoint's RequestOp.Ack
 		u.body = r.buf
 		if r.vec != nil {
 			u.body = r.packed()
@@ -642,6 +646,16 @@ func (r *Request) finishRecv(source, tag, length, n int) {
 }
 
 func (e *Engine) ack(to int, sendID uint64) {
+	if to == e.self {
+		// A restored synchronous send to this process (cr.go).
+		if s := e.sends[sendID]; s != nil {
+			delete(e.sends, sendID)
+			s.complete()
+		} else if sendID&restoredAck != 0 {
+			e.ackEarly(sendID)
+		}
+		return
+	}
 	p := e.peers[to]
 	if p == nil || p.dead != nil {
 		return

@@ -427,6 +427,13 @@ func (e *Engine) onHeader(p *peer) error {
 		e.expectBody(p, r.buf, h.length, r, nil)
 	case frameSAck:
 		s := e.sends[h.sendID]
+		if s == nil && h.sendID&restoredAck != 0 {
+			// A send of the process that was checkpointed, whose
+			// request this restarted one has not got back (AwaitAck)
+			// yet, or will not.
+			e.ackEarly(h.sendID)
+			break
+		}
 		if s == nil || s.peer != p.rank {
 			return fmt.Errorf("%w: acknowledgement for unknown send %d", ErrProtocol, h.sendID)
 		}
