@@ -541,3 +541,56 @@ func TestCheckpointAttrs(t *testing.T) {
 		t.Errorf("restart without the keyval: %v", err)
 	}
 }
+
+// TestKeyvalRestorable: a keyval made by NewKeyval and named afterwards
+// (the C and Fortran keyvals, MPIL_Cr_keyval_name) is restorable as one
+// made by NewRestorableKeyval; named twice, or with a name taken, it is
+// refused.
+func TestKeyvalRestorable(t *testing.T) {
+	k := NewKeyval[uintptr](nil, nil)
+	kt := NewTypeKeyval[uintptr](nil, nil)
+	d, err := World.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Free()
+	if err := SetAttr(d, k, 42); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveState(&bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	OnCheckpoint(func(w *CheckpointWriter) error { return w.Comm(d) })
+	if err := saveState(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "not restorable") {
+		t.Errorf("an attribute of a keyval not named: %v", err)
+	}
+	OnCheckpoint(nil)
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"", k.Restorable(""), false},
+		{"named", k.Restorable("test c keyval"), true},
+		{"twice", k.Restorable("test c keyval 2"), false},
+		{"type", kt.Restorable("test c keyval"), true}, // another kind
+		{"taken", NewKeyval[uintptr](nil, nil).Restorable("test c keyval"), false},
+	} {
+		if (c.err == nil) != c.want {
+			t.Errorf("%s: %v", c.name, c.err)
+		}
+	}
+	b := checkpointBytes(t, func(w *CheckpointWriter) error { return w.Comm(d) })
+	r, err := readState(bytes.NewReader(b), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := r.Comm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Free()
+	if v, ok, err := GetAttr(rd, k); !ok || err != nil || v != 42 {
+		t.Errorf("restored attribute: %v %v %v", v, ok, err)
+	}
+}

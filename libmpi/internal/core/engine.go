@@ -501,7 +501,7 @@ func (e *Engine) sendSelf(r *Request) {
 	u := &unexpected{from: e.self, hdr: header{typ: frameEager, context: r.context, source: int32(r.myRank), tag: int32(r.tag), length: uint64(size)}}
 	u.Key = k
 	if r.mode == Sync {
-		u.self = r // completes when matched
+		u.self = r       // completes when matched
 		r.id = e.newID() // a checkpoint's RequestOp.Ack
 		u.body = r.buf
 		if r.vec != nil {
