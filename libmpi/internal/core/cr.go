@@ -3,10 +3,10 @@ package core
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/lamgo/lam/libmpi/internal/match"
+	"github.com/lamgo/lam/libmpi/internal/yield"
 	"github.com/lamgo/lam/libmpi/rpi"
 )
 
@@ -246,8 +246,12 @@ func (e *Engine) missing(ps []drainPair) string {
 	return s
 }
 
-// drainStep moves bytes once and paces a drain that waits: it polls, then
-// yields, then sleeps briefly (the peers may share the processors).
+// drainStep moves bytes once and paces a drain that waits: it polls a
+// few times, then gives the processor to the other processes (the peers
+// it waits for may share the processors: a checkpoint of 8 ranks on 2
+// processors is the usual case, and a yield to this process's other
+// goroutines, runtime.Gosched, would keep the processor from them), then
+// sleeps briefly.
 func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	before := e.activity
 	e.progress()
@@ -257,9 +261,9 @@ func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	}
 	*idle++
 	switch {
-	case *idle < 64:
-	case *idle < 1024:
-		runtime.Gosched()
+	case *idle < drainPolls:
+	case *idle < drainYields:
+		yield.OS()
 	default:
 		time.Sleep(50 * time.Microsecond)
 	}
@@ -268,6 +272,13 @@ func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	}
 	return nil
 }
+
+// A drain that waits polls drainPolls times, then yields until
+// drainYields, then sleeps between polls.
+const (
+	drainPolls  = 16
+	drainYields = 256
+)
 
 // SavedMessage is a message that arrived and that no receive has matched, as
 // a checkpoint saves it.
