@@ -331,15 +331,28 @@ func TestCRLibLong(t *testing.T) {
 	buildCRTools(t)
 	ctx, l := bootLocal(t, 9*time.Minute)
 	const size = 2<<20 + 3
-	for _, c := range []struct{ rpi, mode string }{
-		{"crtcp", "send"}, {"crtcp", "ssend"}, {"crtcp", "isend"},
-		{"usysv", "send"}, {"sysv", "ssend"}, {"lamd", "send"}, {"lamd", "isend"},
+	for _, c := range []struct{ rpi, mode, prov string }{
+		{"crtcp", "send", ""}, {"crtcp", "ssend", ""}, {"crtcp", "isend", ""},
+		{"usysv", "send", ""}, {"sysv", "ssend", ""}, {"lamd", "send", ""}, {"lamd", "isend", ""},
+		// ofi with libfabric's providers (testprog-ofi, built with the
+		// ofi tag: skipped where libfabric is not installed).
+		{"ofi", "send", "tcp"}, {"ofi", "ssend", "tcp"}, {"ofi", "isend", "tcp"}, {"ofi", "send", "shm"},
 	} {
-		t.Run(c.rpi+"-"+c.mode, func(t *testing.T) {
+		name := c.rpi + "-" + c.mode
+		if c.prov != "" {
+			name = c.rpi + "-" + c.prov + "-" + c.mode
+		}
+		t.Run(name, func(t *testing.T) {
+			prog, args := bin("testprog"), []string{"-ssi", "rpi", c.rpi}
+			if c.rpi == "ofi" {
+				needOFI(t)
+				prog = bin("testprog-ofi")
+				args = append(args, "-ssi", "rpi_ofi_provider", c.prov, "-ssi", "rpi_ofi_onnode", "1")
+			}
 			base := t.TempDir()
 			gate := filepath.Join(t.TempDir(), "gate")
-			j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", c.rpi, "-ssi", "cr_base_dir", base,
-				"-np", "2", bin("testprog"), "crlong", c.mode, strconv.Itoa(size), gate)
+			args = append(args, "-ssi", "cr", "self", "-ssi", "cr_base_dir", base, "-np", "2", prog, "crlong", c.mode, strconv.Itoa(size), gate)
+			j := startCRJob(t, ctx, l, 2, args...)
 			// waitLine waits until every line of want has come, since
 			// the start (a line seen once counts for every later wait).
 			seen := map[string]bool{}
