@@ -188,7 +188,9 @@ func (e *Engine) pullOne(p *peer, u *unexpected) bool {
 	r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
 	e.recvs[r.id] = r
 	u.pull = r
-	h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
+	// flagSync: a synchronous send, which completes at the match, not
+	// when its body has left.
+	h := header{typ: frameCTS, flags: u.hdr.flags & flagSync, sendID: u.hdr.sendID, recvID: r.id}
 	e.send(p, &h, nil, nil)
 	return true
 }
@@ -199,7 +201,7 @@ func (e *Engine) pullOne(p *peer, u *unexpected) bool {
 func (e *Engine) pulledIn(r *Request, n int) {
 	u := r.pulled
 	r.pulled = nil
-	u.hdr.typ, u.hdr.flags = frameEager, 0
+	u.hdr.typ, u.hdr.flags = frameEager, u.hdr.flags&flagSync // acknowledged at its match
 	u.body = r.buf[:n]
 	u.pull = nil
 	if w := u.waiter; w != nil {
@@ -432,7 +434,7 @@ func (r *Request) Op() RequestOp {
 	case r.peer >= 0 && r.peer < len(e.peers) && e.peers[r.peer] != nil:
 		// Waiting for its acknowledgement: an eager one was written
 		// whole, and the drain brought it to its receiver.
-		op.Delivered = e.sends[r.id] == r && (r.id&restoredAck != 0 || r.size() <= e.peers[r.peer].short)
+		op.Delivered = e.sends[r.id] == r && (r.id&restoredAck != 0 || r.awaitAck || r.size() <= e.peers[r.peer].short)
 		if op.Delivered {
 			op.Ack = r.id &^ restoredAck
 		}

@@ -444,3 +444,45 @@ func TestRestoreSync(t *testing.T) {
 	wait(t, es[1], irecv(es[1], make([]byte, 8), 0, 6))
 	wait(t, es[0], ss)
 }
+
+// TestDrainPulledSync: a synchronous send of a long message whose
+// receiver has not posted the receive is not completed by the drain that
+// pulls its body (the pull is not a match): a checkpoint sees it
+// delivered and waiting for the acknowledgement, and it completes when
+// the receiver matches the message — in the job that goes on, or after a
+// restart through the saved message (TestRestoreSync).
+func TestDrainPulledSync(t *testing.T) {
+	es := job(t, 2, 4096)
+	big := bytes.Repeat([]byte("sync!"), 30000)
+	ss := es[0].NewSend(big, 1, 1, 0, 4, 0, Sync)
+	es[0].Start(ss)
+	deadline := time.Now().Add(5 * time.Second)
+	for es[1].match.Probe(match.Key{Source: 0, Tag: 4}) == nil && time.Now().Before(deadline) {
+		es[1].Progress()
+	}
+	var saved []SavedMessage
+	var op RequestOp
+	drainAll(t, es, func() {
+		var rts int
+		saved, rts = es[1].Unmatched()
+		op = ss.Op()
+		if rts != 0 || len(saved) != 1 || !bytes.Equal(saved[0].Body, big) || saved[0].Ack == 0 {
+			t.Errorf("saved %d messages (%d not pulled), ack %v", len(saved), rts, len(saved) == 1 && saved[0].Ack != 0)
+		}
+	})
+	if !op.Delivered || op.Ack == 0 || len(saved) == 1 && op.Ack != saved[0].Ack {
+		t.Errorf("the send at the checkpoint: %+v", op)
+	}
+	for range 50 {
+		es[0].Progress()
+		es[1].Progress()
+	}
+	if ss.Done() {
+		t.Fatal("the synchronous send completed at the pull, before any match")
+	}
+	buf := make([]byte, len(big))
+	if st := wait(t, es[1], irecv(es[1], buf, 0, 4)); !bytes.Equal(buf[:st.Count], big) {
+		t.Errorf("received %d bytes", st.Count)
+	}
+	wait(t, es[0], ss)
+}

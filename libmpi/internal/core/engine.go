@@ -228,6 +228,10 @@ type Request struct {
 	// pulled is the message whose body a drain's receive brings into
 	// the library (cr.go).
 	pulled *unexpected
+	// awaitAck says a synchronous rendezvous send's body left for a
+	// drain's pull, not for a match: it completes at the acknowledgement
+	// of the match (cr.go).
+	awaitAck bool
 }
 
 // expose pins the request's buffer: its address goes to the peer, which
@@ -305,6 +309,7 @@ func (r *Request) reset() {
 	}
 	r.status = Status{}
 	r.split, r.parts = false, 0
+	r.awaitAck = false
 	r.active = true
 }
 
@@ -456,6 +461,9 @@ func (e *Engine) startSend(r *Request) {
 	h.typ = frameRTS
 	r.id = e.newID()
 	h.sendID = r.id
+	if r.mode == Sync {
+		h.flags |= flagSync // for a drain's pull (cr.go); the match is the cts otherwise
+	}
 	switch {
 	case r.vec != nil:
 		if p.direct != nil && p.rw != nil && size > p.direct.SingleCopy() {
