@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <string.h>
 #include "mpi.h"
 #include "mpil_cr.h"
 #include "_cgo_export.h"
@@ -64,6 +65,11 @@ int MPIL_Cr_discard_messages(void)
 	return lamgo_cr_discard();
 }
 
+int MPIL_Cr_keyval_name(int keyval, const char *name)
+{
+	return lamgo_cr_keyval_name(keyval, (char *)name, name ? (int)strlen(name) : 0);
+}
+
 /* The Fortran 77 bindings (gfortran's names: lower case, a trailing
    underscore; every argument by reference, the error code last). */
 void mpil_cr_write_(const void *buf, MPI_Fint *count, MPI_Fint *ierr)
@@ -102,4 +108,11 @@ void mpil_cr_lock_(MPI_Fint *ierr)
 void mpil_cr_unlock_(MPI_Fint *ierr)
 {
 	*ierr = MPIL_Cr_unlock();
+}
+
+void mpil_cr_keyval_name_(MPI_Fint *keyval, const char *name, MPI_Fint *ierr, size_t name_len)
+{
+	while (name_len > 0 && name[name_len - 1] == ' ')
+		name_len--;
+	*ierr = lamgo_cr_keyval_name(*keyval, (char *)name, (int)name_len);
 }

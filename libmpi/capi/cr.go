@@ -223,3 +223,32 @@ func lamgo_cr_read_request(buf unsafe.Pointer, bytes C.int, out *C.MPI_Request) 
 	r, err := mpi.ReadRequest(crIO.r, b)
 	return putRequest(out, r, r.Persistent(), err)
 }
+
+// lamgo_cr_keyval_name makes the program's keyval h restorable under the
+// name of n bytes (MPIL_Cr_keyval_name): its attributes' values, integers
+// the size of a pointer, are saved with the communicators and datatypes a
+// checkpoint saves, and set again at restart on those of a program that
+// named its keyval the same before MPI_Init.
+//
+//export lamgo_cr_keyval_name
+func lamgo_cr_keyval_name(h C.int, name *C.char, n C.int) C.int {
+	const fn = "MPIL_Cr_keyval_name"
+	if name == nil || n <= 0 {
+		return fail(nil, mpi.ErrArg, fn+": a keyval's name is empty")
+	}
+	kv := keyvals.get(int(h))
+	if kv == nil {
+		return fail(nil, mpi.ErrKeyval, fmt.Sprintf("%s: %d is not a keyval of the program", fn, int(h)))
+	}
+	s := C.GoStringN(name, n)
+	var err error
+	if kv.comm != nil {
+		err = kv.comm.Restorable(s)
+	} else {
+		err = kv.typ.Restorable(s)
+	}
+	if err != nil {
+		return fail(nil, mpi.Class(err), fmt.Sprintf("%s: %v", fn, err))
+	}
+	return C.MPI_SUCCESS
+}

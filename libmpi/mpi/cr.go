@@ -530,6 +530,8 @@ func crStart(p *wireup.Process) (func() error, error) {
 					return fmt.Errorf("restart: %d long messages were on their way to this process at the checkpoint and could not be saved (their senders held the data); the program must resume from a point before they were sent and discard the saved messages (CheckpointReader.DiscardMessages)", r.rts)
 				}
 				st.engine.Restore(r.msgs)
+			} else {
+				st.engine.Discard(r.msgs)
 			}
 			r.startAll()
 			return nil

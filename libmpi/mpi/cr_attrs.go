@@ -67,6 +67,19 @@ func NewRestorableTypeKeyval[T any](name string, copy func(oldType *Datatype, v 
 	return &TypeKeyval[T]{k}, nil
 }
 
+// Restorable makes k, a keyval made by NewKeyval, restorable as
+// NewRestorableKeyval would have made it, under name (the C and Fortran
+// programs' MPIL_Cr_keyval_name). The same rules hold: the restarted
+// program names its keyval the same before MPI_Init.
+func (k *Keyval[T]) Restorable(name string) error {
+	return registerRestorable[T]("comm:", name, k.k)
+}
+
+// Restorable is Keyval.Restorable for a datatype keyval.
+func (k *TypeKeyval[T]) Restorable(name string) error {
+	return registerRestorable[T]("type:", name, k.k)
+}
+
 func registerRestorable[T any](kind, name string, k *attr.Key) error {
 	if name == "" {
 		return errorf(ErrKeyval, "a restorable keyval needs a name")
@@ -77,6 +90,9 @@ func registerRestorable[T any](kind, name string, k *attr.Key) error {
 	}
 	crKeyvals.mu.Lock()
 	defer crKeyvals.mu.Unlock()
+	if r := crKeyvals.byKey[k]; r != nil {
+		return errorf(ErrKeyval, "the keyval is restorable already, named %q", r.name)
+	}
 	if crKeyvals.byName[kind+name] != nil {
 		return errorf(ErrKeyval, "a restorable keyval named %q exists already", name)
 	}

@@ -396,7 +396,12 @@ func TestCheckpointRequests(t *testing.T) {
 	if s, err := newReceived.Wait(); err != nil || s.Source != 0 || s.Tag != 3 || s.Bytes != 8 || newGot[0] != 5 || newGot[1] != 6 {
 		t.Errorf("the received request: %+v %v %v", s, err, newGot)
 	}
-	for name, q := range map[string]*Request{"send": newSent, "persistent send": newPsend, "synchronous send": newSync} {
+	// The synchronous send's message is saved, not matched: its send
+	// completes at the match (below).
+	if _, ok, err := newSync.Test(); ok || err != nil {
+		t.Errorf("synchronous send done before its message is matched: %v, %v", ok, err)
+	}
+	for name, q := range map[string]*Request{"send": newSent, "persistent send": newPsend} {
 		if _, ok, err := q.Test(); !ok || err != nil {
 			t.Errorf("%s: done %v, %v", name, ok, err)
 		}
@@ -419,6 +424,9 @@ func TestCheckpointRequests(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(buf[:s.Bytes]), c.want) {
 			t.Errorf("saved message of tag %d: %q %v", c.tag, buf[:s.Bytes], err)
 		}
+	}
+	if _, ok, err := newSync.Test(); !ok || err != nil {
+		t.Errorf("synchronous send after its message's match: done %v, %v", ok, err)
 	}
 	// Refused, with the reason.
 	ib, err := Ibarrier(d)
@@ -531,5 +539,58 @@ func TestCheckpointAttrs(t *testing.T) {
 	crKeyvals.mu.Unlock()
 	if err == nil || !strings.Contains(err.Error(), `keyval "test grid", which this program has not made before MPI_Init`) {
 		t.Errorf("restart without the keyval: %v", err)
+	}
+}
+
+// TestKeyvalRestorable: a keyval made by NewKeyval and named afterwards
+// (the C and Fortran keyvals, MPIL_Cr_keyval_name) is restorable as one
+// made by NewRestorableKeyval; named twice, or with a name taken, it is
+// refused.
+func TestKeyvalRestorable(t *testing.T) {
+	k := NewKeyval[uintptr](nil, nil)
+	kt := NewTypeKeyval[uintptr](nil, nil)
+	d, err := World.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Free()
+	if err := SetAttr(d, k, 42); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveState(&bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	OnCheckpoint(func(w *CheckpointWriter) error { return w.Comm(d) })
+	if err := saveState(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "not restorable") {
+		t.Errorf("an attribute of a keyval not named: %v", err)
+	}
+	OnCheckpoint(nil)
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"", k.Restorable(""), false},
+		{"named", k.Restorable("test c keyval"), true},
+		{"twice", k.Restorable("test c keyval 2"), false},
+		{"type", kt.Restorable("test c keyval"), true}, // another kind
+		{"taken", NewKeyval[uintptr](nil, nil).Restorable("test c keyval"), false},
+	} {
+		if (c.err == nil) != c.want {
+			t.Errorf("%s: %v", c.name, c.err)
+		}
+	}
+	b := checkpointBytes(t, func(w *CheckpointWriter) error { return w.Comm(d) })
+	r, err := readState(bytes.NewReader(b), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := r.Comm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Free()
+	if v, ok, err := GetAttr(rd, k); !ok || err != nil || v != 42 {
+		t.Errorf("restored attribute: %v %v %v", v, ok, err)
 	}
 }

@@ -10,7 +10,8 @@ import (
 // communicator, the peer, the tag, the buffer's length, the mode,
 // whether it is persistent and active — and where it stands after the
 // drain: a send whose message has left (it is with its receiver, saved
-// there if not received) is done; a send whose message has not left
+// there if not received) is done, or, synchronous, done when the
+// receiver matches the message (after the restart if it had not before); a send whose message has not left
 // keeps its data; a receive that got its message keeps what it received;
 // one that did not is posted again. The restart callback gets the
 // equivalent request back on its new buffer (ReadRequest): done, with
@@ -22,12 +23,13 @@ type crRequest struct {
 	Send       bool
 	Mode       core.SendMode
 	Persistent bool
-	Buffered   bool // a persistent buffered send (BsendInit)
-	Active     bool // started and not waited for
-	Done       bool // completed (a send: its message left)
-	Comm       int  // CheckpointWriter.commRef
-	Rank, Tag  int  // destination, or source (or AnySource), and tag
-	Bytes      int  // the buffer's length
+	Buffered   bool   // a persistent buffered send (BsendInit)
+	Active     bool   // started and not waited for
+	Done       bool   // completed (a send: its message left)
+	Ack        uint64 // a synchronous send whose message left and is not matched yet: core.RequestOp.Ack
+	Comm       int    // CheckpointWriter.commRef
+	Rank, Tag  int    // destination, or source (or AnySource), and tag
+	Bytes      int    // the buffer's length
 	Data       []byte
 	Source     int // a completed receive's status
 	RecvTag    int
@@ -77,7 +79,7 @@ func (w *CheckpointWriter) saveRequest(req *Request) (crRequest, error) {
 		return s, nil
 	}
 	if s.Send {
-		s.Done = op.Delivered
+		s.Done, s.Ack = op.Delivered, op.Ack
 		if !s.Done {
 			s.Data = r.Buffer()
 		}
@@ -134,6 +136,10 @@ func ReadRequest[T Elem](r *CheckpointReader, buf []T) (*Request, error) {
 	req.r.Persistent, req.buffered = s.Persistent, s.Buffered
 	switch {
 	case !s.Active:
+	case s.Done && s.Ack != 0:
+		// Its message is with its receiver, saved there if not
+		// matched: the send completes at the match.
+		st.engine.AwaitAck(req.r, s.Ack)
 	case s.Done:
 		if !s.Send {
 			if len(s.Data) > len(b) {

@@ -166,7 +166,9 @@ func TestCRLibFortran(t *testing.T) {
 // persistent receive not started — and, restarted, gets them back on new
 // buffers (MPIL_Cr_read_request): the receive is posted again, the
 // persistent one starts, and both get the messages sent after the
-// restart.
+// restart. A message MPI_Mprobe took and MPI_Mrecv had not received is
+// back as an unmatched message, and an attribute of a keyval named by
+// MPIL_Cr_keyval_name on MPI_COMM_WORLD is back.
 func TestCRLibCRequests(t *testing.T) {
 	buildCRTools(t)
 	needWrappers(t)
@@ -197,7 +199,49 @@ func TestCRLibCRequests(t *testing.T) {
 		t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
 	}
 	r := l.run(ctx, "crrestart", set)
-	if r.code != 0 || !strings.Contains(r.stdout, "rank 1 got 1 2 3 4 and 5") {
+	if r.code != 0 || !strings.Contains(r.stdout, "rank 1 got 1 2 3 4 and 5") ||
+		!strings.Contains(r.stdout, "rank 1 got 8 from the probe") || !strings.Contains(r.stdout, "rank 1 attribute 4242") {
+		t.Fatalf("crrestart %s: %v", set, r)
+	}
+	noPartial(t, base)
+}
+
+// TestCRLibFortranAttr: a Fortran program names its keyval
+// (MPIL_CR_KEYVAL_NAME) before MPI_INIT and caches an INTEGER on
+// MPI_COMM_WORLD, which a checkpoint saves with the request the program
+// hands over on it; restarted, the attribute is back, and the receive
+// gets the message sent since (testdata/crattr.f).
+func TestCRLibFortranAttr(t *testing.T) {
+	buildCRTools(t)
+	needWrappers(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	prog := filepath.Join(l.prefix, "crattr")
+	cmd := exec.Command(bin("mpif77"), "-o", prog, filepath.Join("testdata", "crattr.f"))
+	cmd.Env = append(os.Environ(), "LAMHOME="+prefix)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mpif77 crattr.f: %v\n%s", err, b)
+	}
+	base := t.TempDir()
+	gate := filepath.Join(t.TempDir(), "gate")
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base, "-np", "2", prog, gate)
+	posted := slices.Contains(j.early, "rank 1 posted")
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	for !posted {
+		select {
+		case s := <-j.lines:
+			posted = s == "rank 1 posted"
+		case <-wctx.Done():
+			t.Fatalf("rank 1 did not post\n%s", j.out.String())
+		}
+	}
+	set := crCheckpoint(t, ctx, l, j.cmd.Process.Pid, "-stop")
+	j.wait(t, ctx)
+	if j.code != 0 || strings.Contains(j.out.String(), " got ") {
+		t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	r := l.run(ctx, "crrestart", set)
+	if r.code != 0 || !strings.Contains(r.stdout, "rank 1 got 5 attribute 107") {
 		t.Fatalf("crrestart %s: %v", set, r)
 	}
 	noPartial(t, base)

@@ -30,7 +30,8 @@
  * Fortran 77: MPIL_CR_WRITE(BUF, COUNT, IERR), MPIL_CR_READ(BUF, COUNT,
  * IERR), MPIL_CR_DISCARD_MESSAGES(IERR), MPIL_CR_WRITE_REQUEST(REQUEST,
  * IERR), MPIL_CR_READ_REQUEST(BUF, BYTES, REQUEST, IERR), MPIL_CR_LOCK(IERR),
- * MPIL_CR_UNLOCK(IERR), COUNT and BYTES in bytes.
+ * MPIL_CR_UNLOCK(IERR), MPIL_CR_KEYVAL_NAME(KEYVAL, NAME, IERR), COUNT and
+ * BYTES in bytes.
  */
 #ifndef LAMGO_MPIL_CR_H
 #define LAMGO_MPIL_CR_H
@@ -60,6 +61,17 @@ int MPIL_Cr_discard_messages(void);
    reason). */
 int MPIL_Cr_write_request(MPI_Request request);
 int MPIL_Cr_read_request(void *buf, int bytes, MPI_Request *request);
+/* Make the program's keyval (MPI_Comm_create_keyval,
+   MPI_Type_create_keyval, MPI_Keyval_create) restorable under name,
+   unique among the program's restorable keyvals of its kind: the values
+   of its attributes (integers the size of a pointer, MPI_Aint) on the
+   communicators and datatypes a checkpoint saves are saved and set again
+   at restart, where the program makes and names its keyval the same way
+   before MPI_Init. A pointer's value is saved as a number: the restart
+   function builds what it pointed to again and sets the attribute anew.
+   Without a name, an attribute of the program's keyval fails the
+   checkpoint, with the reason. */
+int MPIL_Cr_keyval_name(int keyval, const char *name);
 /* Take and release the lock the library holds while the checkpoint
    function runs (no MPI calls in between). */
 int MPIL_Cr_lock(void);

@@ -3,10 +3,10 @@ package core
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/lamgo/lam/libmpi/internal/match"
+	"github.com/lamgo/lam/libmpi/internal/yield"
 	"github.com/lamgo/lam/libmpi/rpi"
 )
 
@@ -160,27 +160,39 @@ func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error,
 }
 
 // pull sends p a clear-to-send for each of its rendezvous messages that
-// wait here unmatched and are not pulled yet, with a buffer of the
-// library to receive the body; it reports whether it sent any. A message
-// longer than maxEager is left with its sender (Unmatched counts it).
+// wait here unmatched, or taken by a matched probe and not received, and
+// are not pulled yet, with a buffer of the library to receive the body;
+// it reports whether it sent any. A message longer than maxEager is left
+// with its sender (Unmatched counts it).
 func (e *Engine) pull(p *peer) bool {
 	asked := false
+	for _, u := range e.taken {
+		asked = e.pullOne(p, u) || asked
+	}
 	e.match.Each(func(m *match.Message) bool {
-		u, ok := m.Owner.(*unexpected)
-		if !ok || u.from != p.rank || u.hdr.typ != frameRTS || u.pull != nil || u.hdr.length > maxEager {
-			return true
+		if u, ok := m.Owner.(*unexpected); ok {
+			asked = e.pullOne(p, u) || asked
 		}
-		r := &Request{e: e, kind: kindRecv, buf: make([]byte, u.hdr.length), peer: p.rank, pulled: u}
-		r.id = e.newID()
-		r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
-		e.recvs[r.id] = r
-		u.pull = r
-		h := header{typ: frameCTS, sendID: u.hdr.sendID, recvID: r.id}
-		e.send(p, &h, nil, nil)
-		asked = true
 		return true
 	})
 	return asked
+}
+
+// pullOne asks p for u's body if u is a rendezvous message of p's to pull.
+func (e *Engine) pullOne(p *peer, u *unexpected) bool {
+	if u.from != p.rank || u.hdr.typ != frameRTS || u.pull != nil || u.hdr.length > maxEager {
+		return false
+	}
+	r := &Request{e: e, kind: kindRecv, buf: make([]byte, u.hdr.length), peer: p.rank, pulled: u}
+	r.id = e.newID()
+	r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
+	e.recvs[r.id] = r
+	u.pull = r
+	// flagSync: a synchronous send, which completes at the match, not
+	// when its body has left.
+	h := header{typ: frameCTS, flags: u.hdr.flags & flagSync, sendID: u.hdr.sendID, recvID: r.id}
+	e.send(p, &h, nil, nil)
+	return true
 }
 
 // pulledIn makes a pulled rendezvous message, whose n bytes came into
@@ -189,7 +201,7 @@ func (e *Engine) pull(p *peer) bool {
 func (e *Engine) pulledIn(r *Request, n int) {
 	u := r.pulled
 	r.pulled = nil
-	u.hdr.typ, u.hdr.flags = frameEager, 0
+	u.hdr.typ, u.hdr.flags = frameEager, u.hdr.flags&flagSync // acknowledged at its match
 	u.body = r.buf[:n]
 	u.pull = nil
 	if w := u.waiter; w != nil {
@@ -236,8 +248,12 @@ func (e *Engine) missing(ps []drainPair) string {
 	return s
 }
 
-// drainStep moves bytes once and paces a drain that waits: it polls, then
-// yields, then sleeps briefly (the peers may share the processors).
+// drainStep moves bytes once and paces a drain that waits: it polls a
+// few times, then gives the processor to the other processes (the peers
+// it waits for may share the processors: a checkpoint of 8 ranks on 2
+// processors is the usual case, and a yield to this process's other
+// goroutines, runtime.Gosched, would keep the processor from them), then
+// sleeps briefly.
 func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	before := e.activity
 	e.progress()
@@ -247,9 +263,9 @@ func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	}
 	*idle++
 	switch {
-	case *idle < 64:
-	case *idle < 1024:
-		runtime.Gosched()
+	case *idle < drainPolls:
+	case *idle < drainYields:
+		yield.OS()
 	default:
 		time.Sleep(50 * time.Microsecond)
 	}
@@ -259,6 +275,13 @@ func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	return nil
 }
 
+// A drain that waits polls drainPolls times, then yields until
+// drainYields, then sleeps between polls.
+const (
+	drainPolls  = 16
+	drainYields = 256
+)
+
 // SavedMessage is a message that arrived and that no receive has matched, as
 // a checkpoint saves it.
 type SavedMessage struct {
@@ -267,38 +290,68 @@ type SavedMessage struct {
 	Source  int32  // the sender's rank in the communicator
 	Tag     int32
 	Body    []byte
+	// Ack is, for a synchronous send's message, the id under which its
+	// sender waits for the acknowledgement of its match (RequestOp.Ack);
+	// 0 for the others.
+	Ack uint64
 }
 
+// restoredAck marks the ids of the synchronous sends a restarted process
+// got back (RequestOp.Ack, SavedMessage.Ack): the ids of the process that
+// was checkpointed, which the new process's own ids never reach.
+const restoredAck = 1 << 63
+
 // Unmatched returns the messages of a quiesced, drained engine that no
-// receive has matched, oldest first within each context: the eager ones
-// and the rendezvous ones the drain pulled. A rendezvous message whose
-// body stayed with its sender (longer than maxEager, or a drain that
-// failed) cannot be saved, and is reported by rts, the number of them.
+// receive has matched: first those matched probes took and no Mrecv has
+// received, in the order they were taken, then those still waiting for a
+// receive, oldest first within each context; the eager ones and the
+// rendezvous ones the drain pulled. Each message taken by a probe is
+// older than every waiting one of its context, source and tag (the probe
+// takes the oldest that matches), so restored in this order they match
+// as they would have. A rendezvous message whose body stayed with its
+// sender (longer than maxEager, or a drain that failed) cannot be saved,
+// and is reported by rts, the number of them.
 func (e *Engine) Unmatched() (msgs []SavedMessage, rts int) {
-	e.match.Each(func(m *match.Message) bool {
-		u, ok := m.Owner.(*unexpected)
-		if !ok {
-			return true
-		}
+	save := func(u *unexpected) {
 		if u.hdr.typ != frameEager {
 			rts++
-			return true
+			return
 		}
-		msgs = append(msgs, SavedMessage{From: u.from, Context: u.hdr.context, Source: u.hdr.source, Tag: u.hdr.tag, Body: u.body})
+		m := SavedMessage{From: u.from, Context: u.hdr.context, Source: u.hdr.source, Tag: u.hdr.tag, Body: u.body}
+		switch {
+		case u.self != nil:
+			m.Ack = u.self.id &^ restoredAck // a synchronous send to this process
+		case u.hdr.flags&flagSync != 0:
+			m.Ack = u.hdr.sendID &^ restoredAck
+		}
+		msgs = append(msgs, m)
+	}
+	for _, u := range e.taken {
+		save(u)
+	}
+	e.match.Each(func(m *match.Message) bool {
+		if u, ok := m.Owner.(*unexpected); ok {
+			save(u)
+		}
 		return true
 	})
 	return msgs, rts
 }
 
 // Restore queues messages saved by a checkpoint as arrived and not
-// matched, in their order (a restarted process, before any receive).
-// Synchronous senders are not acknowledged: they are gone.
+// matched, in their order (a restarted process, before any receive). A
+// synchronous send's message is acknowledged to its sender when a
+// receive matches it, as any: the sender's request, given back to the
+// restarted sender (AwaitAck), completes then.
 func (e *Engine) Restore(msgs []SavedMessage) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, m := range msgs {
 		k := match.Key{Context: m.Context, Source: m.Source, Tag: m.Tag}
 		u := &unexpected{from: m.From, hdr: header{typ: frameEager, context: m.Context, source: m.Source, tag: m.Tag, length: uint64(len(m.Body))}, body: m.Body}
+		if m.Ack != 0 {
+			u.hdr.flags, u.hdr.sendID = flagSync, m.Ack|restoredAck
+		}
 		if r := e.arrive(k, u.hdr.length); r != nil {
 			r.peer = m.From
 			e.matchUnexpected(r, u)
@@ -307,6 +360,45 @@ func (e *Engine) Restore(msgs []SavedMessage) {
 		u.Key, u.Owner = k, u
 		e.match.Enqueue(&u.Message)
 	}
+}
+
+// Discard drops messages saved by a checkpoint that a restarted process
+// does not want (DiscardMessages): the synchronous sends' are
+// acknowledged, as received, so that their senders do not wait for ever.
+func (e *Engine) Discard(msgs []SavedMessage) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, m := range msgs {
+		if m.Ack != 0 {
+			e.ack(m.From, m.Ack|restoredAck)
+		}
+	}
+}
+
+// AwaitAck makes r, a synchronous send made by NewSend and not started,
+// whose message a checkpoint saved with its receiver, wait for that
+// message's match there: it completes when the acknowledgement of ack
+// (RequestOp.Ack) comes, or came already.
+func (e *Engine) AwaitAck(r *Request, ack uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.reset()
+	r.id = ack | restoredAck
+	if e.acked[r.id] {
+		delete(e.acked, r.id)
+		r.complete()
+		return
+	}
+	e.sends[r.id] = r
+}
+
+// ackEarly keeps the acknowledgement of a restored synchronous send that
+// came before the restarted process got the send's request back.
+func (e *Engine) ackEarly(id uint64) {
+	if e.acked == nil {
+		e.acked = map[uint64]bool{}
+	}
+	e.acked[id] = true
 }
 
 // RequestOp is what a checkpoint keeps of a point-to-point request's
@@ -320,6 +412,9 @@ type RequestOp struct {
 	// messages a checkpoint saves there. It has completed, or it is a
 	// synchronous send waiting for its match to be acknowledged.
 	Delivered bool
+	// Ack is, for a delivered synchronous send that waits for its
+	// match, the id the acknowledgement comes for (AwaitAck); else 0.
+	Ack uint64
 }
 
 // Op returns r's operation. For Delivered, the engine is quiesced and
@@ -335,10 +430,14 @@ func (r *Request) Op() RequestOp {
 	case r.mode != Sync:
 	case r.peer == e.self:
 		op.Delivered = true // in this process's unexpected queue
+		op.Ack = r.id &^ restoredAck
 	case r.peer >= 0 && r.peer < len(e.peers) && e.peers[r.peer] != nil:
 		// Waiting for its acknowledgement: an eager one was written
 		// whole, and the drain brought it to its receiver.
-		op.Delivered = e.sends[r.id] == r && r.size() <= e.peers[r.peer].short
+		op.Delivered = e.sends[r.id] == r && (r.id&restoredAck != 0 || r.awaitAck || r.size() <= e.peers[r.peer].short)
+		if op.Delivered {
+			op.Ack = r.id &^ restoredAck
+		}
 	}
 	return op
 }

@@ -312,3 +312,177 @@ func TestPullMatchedMeanwhile(t *testing.T) {
 	}
 	wait(t, es[0], long)
 }
+
+// TestDrainTaken: messages matched probes took and no Mrecv received (an
+// eager one, and a rendezvous one whose body the drain pulls, its send
+// completing) are saved by a checkpoint before the waiting ones, in the
+// order taken; restored, they match as the next ones of their source and
+// tag. In the job that goes on, the probes' messages are received as
+// usual.
+func TestDrainTaken(t *testing.T) {
+	es := job(t, 2, 4096)
+	big := bytes.Repeat([]byte("taken!"), 20000) // rendezvous
+	for _, m := range []struct {
+		body []byte
+		tag  int
+	}{{[]byte("a1"), 1}, {[]byte("b1"), 2}, {big, 1}, {[]byte("a2"), 1}} {
+		es[0].Start(es[0].NewSend(m.body, 1, 1, 0, m.tag, 0, Standard))
+	}
+	var taken []*Message
+	for _, tag := range []int{2, 1, 1} { // b1, a1, big
+		m, err := es[1].Mprobe(ctx(t), 0, 0, tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, m)
+	}
+	// a2 is waiting, not taken.
+	deadline := time.Now().Add(5 * time.Second)
+	for es[1].match.Probe(match.Key{Source: 0, Tag: 1}) == nil && time.Now().Before(deadline) {
+		es[1].Progress()
+	}
+	var saved []SavedMessage
+	drainAll(t, es, func() {
+		msgs, rts := es[1].Unmatched()
+		if rts != 0 {
+			t.Errorf("%d rendezvous messages not pulled", rts)
+		}
+		saved = msgs
+	})
+	var got []string
+	for _, m := range saved {
+		got = append(got, string(m.Body[:min(2, len(m.Body))]))
+	}
+	if want := []string{"b1", "a1", "ta", "a2"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("saved %q, want %q", got, want)
+	}
+	if !bytes.Equal(saved[2].Body, big) {
+		t.Errorf("the rendezvous message taken by a probe: %d bytes saved, want %d", len(saved[2].Body), len(big))
+	}
+	// The job goes on: Mrecv gets the taken messages.
+	for i, want := range [][]byte{[]byte("b1"), []byte("a1"), big} {
+		buf := make([]byte, len(big))
+		r := es[1].Imrecv(buf, taken[i])
+		if r == nil {
+			t.Fatalf("message %d: received already", i)
+		}
+		if st := wait(t, es[1], r); !bytes.Equal(buf[:st.Count], want) {
+			t.Errorf("Mrecv %d: %d bytes %q...", i, st.Count, buf[:min(st.Count, 4)])
+		}
+	}
+	if len(es[1].taken) != 0 {
+		t.Errorf("%d taken messages left after their Mrecv", len(es[1].taken))
+	}
+	// A restarted process gets them back in the saved order: tag 1 gives
+	// a1, big, a2.
+	re := job(t, 2, 4096)
+	re[1].Restore(saved)
+	for _, want := range [][]byte{[]byte("a1"), big, []byte("a2")} {
+		buf := make([]byte, len(big))
+		if st := wait(t, re[1], irecv(re[1], buf, 0, 1)); !bytes.Equal(buf[:st.Count], want) {
+			t.Errorf("restored tag 1: %d bytes %q..., want %q...", st.Count, buf[:min(st.Count, 4)], want[:2])
+		}
+	}
+}
+
+// TestRestoreSync: a synchronous send whose message was delivered and not
+// matched at the checkpoint completes, after the restart, only when the
+// receiver matches the message, whether the sender gets its request
+// back before or after that acknowledgement comes; a discarded message
+// is acknowledged too.
+func TestRestoreSync(t *testing.T) {
+	es := job(t, 2, 4096)
+	ss := es[0].NewSend([]byte("sync"), 1, 1, 0, 6, 0, Sync)
+	es[0].Start(ss)
+	deadline := time.Now().Add(5 * time.Second)
+	for es[1].match.Probe(match.Key{Source: 0, Tag: 6}) == nil && time.Now().Before(deadline) {
+		es[1].Progress()
+	}
+	var saved []SavedMessage
+	var op RequestOp
+	drainAll(t, es, func() {
+		saved, _ = es[1].Unmatched()
+		op = ss.Op()
+	})
+	if len(saved) != 1 || saved[0].Ack == 0 || !op.Delivered || op.Ack != saved[0].Ack || ss.Done() {
+		t.Fatalf("saved %+v, the send %+v (done %v)", saved, op, ss.Done())
+	}
+	for _, c := range []struct {
+		name    string
+		early   bool // the receiver matches before the sender awaits
+		discard bool
+	}{{"awaited first", false, false}, {"acknowledged first", true, false}, {"discarded", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			re := job(t, 2, 4096)
+			again := re[0].NewSend([]byte("sync"), 1, 1, 0, 6, 0, Sync)
+			if !c.early {
+				re[0].AwaitAck(again, op.Ack)
+			}
+			if c.discard {
+				re[1].Discard(saved)
+			} else {
+				re[1].Restore(saved)
+				time.Sleep(5 * time.Millisecond)
+				re[0].Progress()
+				if again.Done() {
+					t.Fatal("the send is done before its message is matched")
+				}
+				buf := make([]byte, 8)
+				if st := wait(t, re[1], irecv(re[1], buf, 0, 6)); string(buf[:st.Count]) != "sync" {
+					t.Fatalf("restored: %q", buf[:st.Count])
+				}
+			}
+			if c.early {
+				for len(re[0].acked) == 0 && time.Now().Before(deadline.Add(10*time.Second)) {
+					re[0].Progress()
+				}
+				re[0].AwaitAck(again, op.Ack)
+			}
+			wait(t, re[0], again)
+		})
+	}
+	wait(t, es[1], irecv(es[1], make([]byte, 8), 0, 6))
+	wait(t, es[0], ss)
+}
+
+// TestDrainPulledSync: a synchronous send of a long message whose
+// receiver has not posted the receive is not completed by the drain that
+// pulls its body (the pull is not a match): a checkpoint sees it
+// delivered and waiting for the acknowledgement, and it completes when
+// the receiver matches the message — in the job that goes on, or after a
+// restart through the saved message (TestRestoreSync).
+func TestDrainPulledSync(t *testing.T) {
+	es := job(t, 2, 4096)
+	big := bytes.Repeat([]byte("sync!"), 30000)
+	ss := es[0].NewSend(big, 1, 1, 0, 4, 0, Sync)
+	es[0].Start(ss)
+	deadline := time.Now().Add(5 * time.Second)
+	for es[1].match.Probe(match.Key{Source: 0, Tag: 4}) == nil && time.Now().Before(deadline) {
+		es[1].Progress()
+	}
+	var saved []SavedMessage
+	var op RequestOp
+	drainAll(t, es, func() {
+		var rts int
+		saved, rts = es[1].Unmatched()
+		op = ss.Op()
+		if rts != 0 || len(saved) != 1 || !bytes.Equal(saved[0].Body, big) || saved[0].Ack == 0 {
+			t.Errorf("saved %d messages (%d not pulled), ack %v", len(saved), rts, len(saved) == 1 && saved[0].Ack != 0)
+		}
+	})
+	if !op.Delivered || op.Ack == 0 || len(saved) == 1 && op.Ack != saved[0].Ack {
+		t.Errorf("the send at the checkpoint: %+v", op)
+	}
+	for range 50 {
+		es[0].Progress()
+		es[1].Progress()
+	}
+	if ss.Done() {
+		t.Fatal("the synchronous send completed at the pull, before any match")
+	}
+	buf := make([]byte, len(big))
+	if st := wait(t, es[1], irecv(es[1], buf, 0, 4)); !bytes.Equal(buf[:st.Count], big) {
+		t.Errorf("received %d bytes", st.Count)
+	}
+	wait(t, es[0], ss)
+}

@@ -97,6 +97,12 @@ type Engine struct {
 	mixed    bool     // links polled by calls and descriptors both
 	free     *Request // a request for RecvNow
 	hold     bool     // a checkpoint holds new frames (cr.go)
+	// taken are the messages matched probes took and no Mrecv has
+	// received yet, oldest first: a checkpoint saves them (cr.go).
+	taken []*unexpected
+	// acked are the restored synchronous sends acknowledged before the
+	// restarted process got their requests back (cr.go's AwaitAck).
+	acked map[uint64]bool
 	// quiesced is set while a checkpoint holds the progress lock: a
 	// waiter then sleeps on the lock instead of polling (cr.go).
 	quiesced atomic.Bool
@@ -252,6 +258,10 @@ type Request struct {
 	// pulled is the message whose body a drain's receive brings into
 	// the library (cr.go).
 	pulled *unexpected
+	// awaitAck says a synchronous rendezvous send's body left for a
+	// drain's pull, not for a match: it completes at the acknowledgement
+	// of the match (cr.go).
+	awaitAck bool
 }
 
 // expose pins the request's buffer: its address goes to the peer, which
@@ -329,6 +339,7 @@ func (r *Request) reset() {
 	}
 	r.status = Status{}
 	r.split, r.parts = false, 0
+	r.awaitAck = false
 	r.active = true
 }
 
@@ -480,6 +491,9 @@ func (e *Engine) startSend(r *Request) {
 	h.typ = frameRTS
 	r.id = e.newID()
 	h.sendID = r.id
+	if r.mode == Sync {
+		h.flags |= flagSync // for a drain's pull (cr.go); the match is the cts otherwise
+	}
 	switch {
 	case r.vec != nil:
 		if p.direct != nil && p.rw != nil && size > p.direct.SingleCopy() {
@@ -525,7 +539,8 @@ func (e *Engine) sendSelf(r *Request) {
 	u := &unexpected{from: e.self, hdr: header{typ: frameEager, context: r.context, source: int32(r.myRank), tag: int32(r.tag), length: uint64(size)}}
 	u.Key = k
 	if r.mode == Sync {
-		u.self = r // completes when matched
+		u.self = r       // completes when matched
+		r.id = e.newID() // a checkpoint's RequestOp.Ack
 		u.body = r.buf
 		if r.vec != nil {
 			u.body = r.packed()
@@ -669,6 +684,16 @@ func (r *Request) finishRecv(source, tag, length, n int) {
 }
 
 func (e *Engine) ack(to int, sendID uint64) {
+	if to == e.self {
+		// A restored synchronous send to this process (cr.go).
+		if s := e.sends[sendID]; s != nil {
+			delete(e.sends, sendID)
+			s.complete()
+		} else if sendID&restoredAck != 0 {
+			e.ackEarly(sendID)
+		}
+		return
+	}
 	p := e.peers[to]
 	if p == nil || p.dead != nil {
 		return

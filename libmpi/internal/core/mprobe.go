@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 
 	"github.com/lamgo/lam/libmpi/internal/match"
 )
@@ -27,6 +28,7 @@ func (e *Engine) take(k match.Key) *Message {
 	}
 	e.match.Take(mm)
 	u := mm.Owner.(*unexpected)
+	e.taken = append(e.taken, u)
 	return &Message{u: u, status: u.status()}
 }
 
@@ -69,6 +71,7 @@ func (e *Engine) Imrecv(buf []byte, m *Message) *Request {
 		return nil
 	}
 	m.u = nil
+	e.untake(u)
 	r := new(Request)
 	e.InitRecv(r, buf, m.status.Source, m.status.Tag, u.hdr.context)
 	r.reset()
@@ -82,4 +85,11 @@ func (e *Engine) Imrecv(buf []byte, m *Message) *Request {
 // status is what a probe of the unexpected message reports.
 func (u *unexpected) status() Status {
 	return Status{Source: int(u.hdr.source), Tag: int(u.hdr.tag), Count: int(u.hdr.length)}
+}
+
+// untake forgets u, a taken message being received.
+func (e *Engine) untake(u *unexpected) {
+	if i := slices.Index(e.taken, u); i >= 0 {
+		e.taken = slices.Delete(e.taken, i, i+1)
+	}
 }

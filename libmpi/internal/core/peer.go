@@ -404,13 +404,21 @@ func (e *Engine) onHeader(p *peer) error {
 		if h.flags&flagDirect != 0 {
 			return e.writeFirstPart(p, s, h)
 		}
-		delete(e.sends, h.sendID)
+		done := s
+		if h.flags&flagSync != 0 {
+			// A drain pulled a synchronous send's body (cr.go): the
+			// send waits for the match, which the receiver acknowledges.
+			s.awaitAck = true
+			done = nil
+		} else {
+			delete(e.sends, h.sendID)
+		}
 		d := header{typ: frameData, recvID: h.recvID, length: uint64(s.size())}
 		if s.vec != nil {
-			e.sendLayout(p, &d, s.vec, s.size(), s)
+			e.sendLayout(p, &d, s.vec, s.size(), done)
 			break
 		}
-		e.send(p, &d, s.buf, s)
+		e.send(p, &d, s.buf, done)
 	case frameData:
 		r := e.recvs[h.recvID]
 		if r == nil || r.peer != p.rank {
@@ -427,6 +435,13 @@ func (e *Engine) onHeader(p *peer) error {
 		e.expectBody(p, r.buf, h.length, r, nil)
 	case frameSAck:
 		s := e.sends[h.sendID]
+		if s == nil && h.sendID&restoredAck != 0 {
+			// A send of the process that was checkpointed, whose
+			// request this restarted one has not got back (AwaitAck)
+			// yet, or will not.
+			e.ackEarly(h.sendID)
+			break
+		}
 		if s == nil || s.peer != p.rank {
 			return fmt.Errorf("%w: acknowledgement for unknown send %d", ErrProtocol, h.sendID)
 		}

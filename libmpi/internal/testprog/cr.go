@@ -340,6 +340,11 @@ func crOp(c *mpi.Comm, op string, rank, size, n, i int) uint64 {
 	case "barrier":
 		err = mpi.Barrier(c)
 		copy(recv, send)
+	case "sleep":
+		// Outside MPI: a checkpoint's cost alone, for counting it
+		// (docs/checkpoint.md, the coordination's waits).
+		time.Sleep(2 * time.Millisecond)
+		copy(recv, send)
 	case "bcast":
 		if rank == i%size {
 			copy(recv, send)
