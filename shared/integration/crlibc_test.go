@@ -170,40 +170,11 @@ func TestCRLibFortran(t *testing.T) {
 // back as an unmatched message, and an attribute of a keyval named by
 // MPIL_Cr_keyval_name on MPI_COMM_WORLD is back.
 func TestCRLibCRequests(t *testing.T) {
-	buildCRTools(t)
-	needWrappers(t)
-	ctx, l := bootLocal(t, 3*time.Minute)
-	prog := filepath.Join(l.prefix, "crreq")
-	cmd := exec.Command(bin("mpicc"), "-o", prog, filepath.Join("testdata", "crreq.c"))
-	cmd.Env = append(os.Environ(), "LAMHOME="+prefix)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mpicc crreq.c: %v\n%s", err, b)
-	}
-	base := t.TempDir()
-	gate := filepath.Join(t.TempDir(), "gate")
-	j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base, "-np", "2", prog, gate)
-	posted := slices.Contains(j.early, "rank 1 posted")
-	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
-	defer wcancel()
-	for !posted {
-		select {
-		case s := <-j.lines:
-			posted = s == "rank 1 posted"
-		case <-wctx.Done():
-			t.Fatalf("rank 1 did not post\n%s", j.out.String())
-		}
-	}
-	set := crCheckpoint(t, ctx, l, j.cmd.Process.Pid, "-stop")
-	j.wait(t, ctx)
-	if j.code != 0 || strings.Contains(j.out.String(), " got ") {
-		t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
-	}
-	r := l.run(ctx, "crrestart", set)
+	r, set := crRequestsRestart(t, "mpicc", "crreq.c")
 	if r.code != 0 || !strings.Contains(r.stdout, "rank 1 got 1 2 3 4 and 5") ||
 		!strings.Contains(r.stdout, "rank 1 got 8 from the probe") || !strings.Contains(r.stdout, "rank 1 attribute 4242") {
 		t.Fatalf("crrestart %s: %v", set, r)
 	}
-	noPartial(t, base)
 }
 
 // TestCRLibFortranAttr: a Fortran program names its keyval
@@ -212,14 +183,25 @@ func TestCRLibCRequests(t *testing.T) {
 // hands over on it; restarted, the attribute is back, and the receive
 // gets the message sent since (testdata/crattr.f).
 func TestCRLibFortranAttr(t *testing.T) {
+	r, set := crRequestsRestart(t, "mpif77", "crattr.f")
+	if r.code != 0 || !strings.Contains(r.stdout, "rank 1 got 5 attribute 107") {
+		t.Fatalf("crrestart %s: %v", set, r)
+	}
+}
+
+// crRequestsRestart builds testdata/src with wrapper, runs it on 2 ranks
+// over crtcp until rank 1 says "rank 1 posted", checkpoints it with
+// -stop, and restarts it from the set; it returns crrestart's result.
+func crRequestsRestart(t *testing.T, wrapper, src string) (result, string) {
+	t.Helper()
 	buildCRTools(t)
 	needWrappers(t)
 	ctx, l := bootLocal(t, 3*time.Minute)
-	prog := filepath.Join(l.prefix, "crattr")
-	cmd := exec.Command(bin("mpif77"), "-o", prog, filepath.Join("testdata", "crattr.f"))
+	prog := filepath.Join(l.prefix, strings.TrimSuffix(src, filepath.Ext(src)))
+	cmd := exec.Command(bin(wrapper), "-o", prog, filepath.Join("testdata", src))
 	cmd.Env = append(os.Environ(), "LAMHOME="+prefix)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mpif77 crattr.f: %v\n%s", err, b)
+		t.Fatalf("%s %s: %v\n%s", wrapper, src, err, b)
 	}
 	base := t.TempDir()
 	gate := filepath.Join(t.TempDir(), "gate")
@@ -241,8 +223,6 @@ func TestCRLibFortranAttr(t *testing.T) {
 		t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
 	}
 	r := l.run(ctx, "crrestart", set)
-	if r.code != 0 || !strings.Contains(r.stdout, "rank 1 got 5 attribute 107") {
-		t.Fatalf("crrestart %s: %v", set, r)
-	}
-	noPartial(t, base)
+	t.Cleanup(func() { noPartial(t, base) })
+	return r, set
 }
