@@ -158,7 +158,7 @@ func classText(c C.int) string {
 // (the function named when the error says which), and aborts the job.
 func lamFatal(c *mpi.Comm, err error) {
 	cls := code(err)
-	fn, detail := splitFn(errText(err))
+	fn, detail := splitFn(errText(err), c.Name())
 	if fn == "" {
 		fn = mpiCaller()
 	}
@@ -187,22 +187,19 @@ func lamFatal(c *mpi.Comm, err error) {
 }
 
 // splitFn takes the MPI function an error's text begins with from it:
-// "MPI_Send: rank 9 …" is MPI_Send and "rank 9 …". A communicator's name
-// before it ("MPI_COMM_WORLD: MPI_Bcast: …", a collective's error) is
-// dropped, since the message names the communicator at its end; a name
-// without a lower-case letter is a handle's, not a function's.
-func splitFn(detail string) (fn, rest string) {
-	for range 2 {
-		i := strings.Index(detail, ": ")
-		if !strings.HasPrefix(detail, "MPI_") || i < 0 || strings.ContainsAny(detail[:i], " ") {
-			return "", detail
-		}
-		if strings.ToUpper(detail[:i]) != detail[:i] {
-			return detail[:i], detail[i+2:]
-		}
-		detail = detail[i+2:] // a handle's name
+// "MPI_Send: rank 9 …" is MPI_Send and "rank 9 …". The name of the
+// communicator comm before it ("MPI_COMM_WORLD: MPI_Bcast: …", a
+// collective's error) is dropped, since the message names the
+// communicator at its end.
+func splitFn(detail, comm string) (fn, rest string) {
+	if comm != "" {
+		detail = strings.TrimPrefix(detail, comm+": ")
 	}
-	return "", detail
+	i := strings.Index(detail, ": ")
+	if !strings.HasPrefix(detail, "MPI_") || i < 0 || strings.ContainsAny(detail[:i], " ") {
+		return "", detail
+	}
+	return detail[:i], detail[i+2:]
 }
 
 // mpiCaller is the MPI function the C program called that is on the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -450,4 +451,62 @@ func TestProbeWaits(t *testing.T) {
 	}
 	buf := make([]byte, 5)
 	wait(t, es[1], irecv(es[1], buf, 0, 9))
+}
+
+// closeWaiter is a Waiter that records whether it was used after the
+// engine closed it (the transport's Close unmaps a shared Waiter).
+type closeWaiter struct {
+	wakeWaiter
+	gone  atomic.Bool
+	after atomic.Int32 // Arm, Sleep or Disarm calls after gone
+	armed atomic.Int32
+}
+
+func (w *closeWaiter) use() {
+	if w.gone.Load() {
+		w.after.Add(1)
+	}
+}
+func (w *closeWaiter) Arm() uint32 { w.use(); w.armed.Add(1); return 0 }
+func (w *closeWaiter) Disarm()     { w.use() }
+func (w *closeWaiter) Sleep(tok uint32, d time.Duration) {
+	w.use()
+	w.wakeWaiter.Sleep(tok, d)
+	w.use()
+}
+
+// Close waits for a goroutine asleep behind the program (a nonblocking
+// collective's progress, WaitBehind) to leave the Waiter before it
+// returns, and lets none in afterwards: the transport closed next may
+// unmap the Waiter (a nonblocking collective's progress goroutine in
+// the shared-memory rpi's Disarm after MPI_Finalize crashed a C program).
+func TestCloseWaitsForSleepers(t *testing.T) {
+	w := &closeWaiter{wakeWaiter: wakeWaiter{wake: make(chan struct{}, 1)}}
+	e := New(Config{Rank: 0, Links: []rpi.Link{nil, idleLink{}}, Pace: rpi.Pace{SpinPolls: 1}, Waiter: w})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.WaitBehind(context.Background(), func() bool {
+			select {
+			case <-stop:
+				return true
+			default:
+				return false
+			}
+		})
+	}()
+	for w.armed.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.gone.Store(true) // the transport closes here
+	time.Sleep(50 * time.Millisecond)
+	close(stop)
+	<-done
+	if n := w.after.Load(); n > 0 {
+		t.Errorf("the Waiter was used %d times after Close returned", n)
+	}
 }

@@ -92,6 +92,9 @@ type Engine struct {
 	waiter   rpi.Waiter
 	pollfds  []unix.PollFd
 	closed   bool
+	// blockers counts the goroutines in block, which touch the
+	// transport's Waiter: Close waits for them before the transport goes.
+	blockers sync.WaitGroup
 	activity uint64   // link reads and writes that moved bytes
 	pass     uint64   // progress passes
 	mixed    bool     // links polled by calls and descriptors both

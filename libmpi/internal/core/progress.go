@@ -157,6 +157,17 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks, behind bo
 // poll(2) on the links' descriptors, or on the transport's Waiter for
 // links without one, or both (sleepBoth).
 func (e *Engine) block(timeout time.Duration, cond func() bool) {
+	e.mu.Lock()
+	if e.closed {
+		// Finalized: the links and the transport's Waiter are gone (a
+		// nonblocking collective's progress goroutine may still wait).
+		e.mu.Unlock()
+		time.Sleep(timeout)
+		return
+	}
+	e.blockers.Add(1)
+	e.mu.Unlock()
+	defer e.blockers.Done()
 	var token uint32
 	if e.waiter != nil {
 		token = e.waiter.Arm()
@@ -335,9 +346,18 @@ func (e *Engine) Close(ctx context.Context) error {
 		}
 		return true
 	}, true, false)
+	// No goroutine may sleep on the transport's Waiter once it is closed
+	// (the caller closes the transport next): wake those asleep and wait
+	// for them to leave; block lets no other in once closed is set.
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	if e.waiter != nil {
+		e.waiter.Wake()
+	}
+	e.blockers.Wait()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.closed = true
 	e.closeBell()
 	for _, p := range e.peers {
 		if p != nil {
