@@ -80,18 +80,18 @@ type Status struct {
 
 // Engine is one process's MPI engine.
 type Engine struct {
-	mu       sync.Mutex // the progress lock
-	match    *match.Engine
-	self     int
-	peers    []*peer
-	short    int
-	nextID   uint64
-	sends    map[uint64]*Request // rendezvous and synchronous sends awaiting the receiver
-	recvs    map[uint64]*Request // rendezvous receives awaiting the data
-	pace     rpi.Pace
-	waiter   rpi.Waiter
-	pollfds  []unix.PollFd
-	closed   bool
+	mu      sync.Mutex // the progress lock
+	match   *match.Engine
+	self    int
+	peers   []*peer
+	short   int
+	nextID  uint64
+	sends   map[uint64]*Request // rendezvous and synchronous sends awaiting the receiver
+	recvs   map[uint64]*Request // rendezvous receives awaiting the data
+	pace    rpi.Pace
+	waiter  rpi.Waiter
+	pollfds []unix.PollFd
+	closed  bool
 	// blockers counts the goroutines in block, which touch the
 	// transport's Waiter: Close waits for them before the transport goes.
 	blockers sync.WaitGroup
