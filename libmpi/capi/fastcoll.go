@@ -115,12 +115,12 @@ func fcAfter(seq uint64, rc C.int, k fcKey) {
 	cc := fcoll.cc
 	cc.LockOutside()
 	defer cc.UnlockOutside()
-	key := &fcoll.key // not on the stack: a pointer passed to C would move it to the heap
-	C.lamgo_fcoll_key_make(key, C.int(k.kind), k.sbuf, k.scount, k.stype, k.rbuf, k.rcount, k.rtype, k.op, k.root)
 	l := cc.Last()
 	if l.Seq != seq+1 {
-		return
+		return // not recorded (a way the C path does not take), or another thread's call came between
 	}
+	key := &fcoll.key // not on the stack: a pointer passed to C would move it to the heap
+	C.lamgo_fcoll_key_make(key, C.int(k.kind), k.sbuf, k.scount, k.stype, k.rbuf, k.rcount, k.rtype, k.op, k.root)
 	e := C.struct_lamgo_fcoll_entry{key: *key, digest: C.uint64_t(l.Digest)}
 	switch l.Way {
 	case coll.WayZero:
