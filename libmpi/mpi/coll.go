@@ -160,6 +160,46 @@ type call struct {
 	cc  *coll.Comm
 	sig coll.Sig
 	nb  *nbRun // a nonblocking collective being started (icoll.go); nil for a blocking one
+
+	// lists are the block lists a blocking v collective took from
+	// blockLists, given back when it returns.
+	lists [2]*[][]byte
+}
+
+// blockLists keeps the block lists of blocking v collectives between
+// calls, so that cutting a buffer into blocks allocates nothing once a
+// list of the size was made. A nonblocking collective keeps its own
+// list until it completes, so it makes one.
+var blockLists = sync.Pool{New: func() any { return new([][]byte) }}
+
+// blockList returns a list of n blocks for k, taken from blockLists for a
+// blocking call.
+func (k *call) blockList(n int) [][]byte {
+	i := 0
+	for i < len(k.lists) && k.lists[i] != nil {
+		i++
+	}
+	if k.nb != nil || i == len(k.lists) {
+		return make([][]byte, n)
+	}
+	p := blockLists.Get().(*[][]byte)
+	if cap(*p) < n {
+		*p = make([][]byte, n)
+	}
+	k.lists[i] = p
+	return (*p)[:n]
+}
+
+// putLists gives k's block lists back, holding no buffer of the caller's.
+func (k *call) putLists() {
+	for i, p := range k.lists {
+		if p == nil {
+			break
+		}
+		clear((*p)[:cap(*p)])
+		blockLists.Put(p)
+		k.lists[i] = nil
+	}
 }
 
 // begin starts a collective on c; an error means c is not usable (it went
@@ -194,6 +234,7 @@ func (k *call) run(f func(a *coll.Actions) error) error {
 		return k.nbStep(f)
 	}
 	defer enterColl(k).Leave()
+	defer k.putLists()
 	return k.c.collFail(k.cc.Run(k.sig, f))
 }
 
@@ -260,7 +301,7 @@ func (k *call) blocks(what string, buf []byte, counts, displs []int, es int) [][
 		k.bad(ErrArg, "%s: %d counts and %d displacements for %d processes", what, len(counts), len(displs), n)
 		return nil
 	}
-	out := make([][]byte, n)
+	out := k.blockList(n)
 	for i := range n {
 		lo, hi := displs[i]*es, (displs[i]+counts[i])*es
 		switch {
