@@ -28,7 +28,6 @@ import (
 var fcoll struct {
 	learning atomic.Bool
 	cc       *coll.Comm
-	area     bool                         // the area is published (under cc's lock)
 	sigs     [C.LAMGO_FC_ENTRIES]coll.Sig // the Sig of each entry (under cc's lock)
 	key      C.struct_lamgo_fcoll_key     // fcAfter's (under cc's lock)
 	pins     runtime.Pinner
@@ -60,7 +59,7 @@ func stopFastColl() {
 	fcoll.learning.Store(false)
 	fcoll.pins.Unpin()
 	C.lamgo_fcoll = C.struct_lamgo_fcoll{}
-	fcoll.cc, fcoll.area = nil, false
+	fcoll.cc = nil
 }
 
 // The collectives the C path runs (a key's kind).
@@ -146,9 +145,10 @@ func fcAfter(seq uint64, rc C.int, k fcKey) {
 }
 
 // publishArea tells the C path where World's shmem area lies, if World's
-// collectives are shmem's; cc's lock is held.
+// collectives are shmem's; cc's lock is held. The area is published once
+// lamgo_fcoll.mem is set.
 func publishArea(cc *coll.Comm) bool {
-	if fcoll.area {
+	if C.lamgo_fcoll.mem != nil {
 		return true
 	}
 	o, ok := shmem.Outside(cc)
@@ -156,7 +156,6 @@ func publishArea(cc *coll.Comm) bool {
 		return false
 	}
 	f := &C.lamgo_fcoll
-	f.mem = (*C.uint8_t)(o.Mem)
 	f.n, f.me, f.chunk, f.segs, f.posts = C.int(o.N), C.int(o.Me), C.int(o.Chunk), C.int(o.Segs), C.int(o.Posts)
 	for _, p := range []*uint64{o.Step, o.Syncs, o.LastUse, o.SeenDone} {
 		fcoll.pins.Pin(p)
@@ -164,7 +163,7 @@ func publishArea(cc *coll.Comm) bool {
 	f.step, f.syncs = (*C.uint64_t)(unsafe.Pointer(o.Step)), (*C.uint64_t)(unsafe.Pointer(o.Syncs))
 	f.last_use, f.seen_done = (*C.uint64_t)(unsafe.Pointer(o.LastUse)), (*C.uint64_t)(unsafe.Pointer(o.SeenDone))
 	f.spin_polls, f.spin_ns = C.int(o.SpinPolls), C.int64_t(o.SpinFor.Nanoseconds())
-	fcoll.area = true
+	f.mem = (*C.uint8_t)(o.Mem) // last: it says the rest is there
 	return true
 }
 
