@@ -3,6 +3,7 @@
  * function of libmpi/coll/shmem it names. */
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -149,32 +150,111 @@ static int fc_claim(uint64_t s)
 
 static uint64_t *fc_digest(int i, uint64_t k) { return fc_u64(LAMGO_FC_OFF_DIGEST + 8 * ((int)(k & 1) * lamgo_fcoll.n + i)); }
 
-/* area.sync and area.arrive: a synchronising round that compares digests. */
+/* area.sync: a synchronising round; k is its number. */
+static int fc_sync(uint64_t *k)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	*k = ++*a->syncs;
+	uint64_t all = *k * (uint64_t)a->n;
+	if (__atomic_add_fetch(fc_u64(LAMGO_FC_OFF_SYNC), 1, __ATOMIC_SEQ_CST) == all) {
+		fc_wake(fc_arrived());
+		return MPI_SUCCESS;
+	}
+	return fc_await(fc_arrived(), all, -1);
+}
+
+/* area.arrive: a synchronising round that compares digests. */
 static int fc_arrive(uint64_t digest, int *same)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
 	__atomic_store_n(fc_digest(a->me, *a->syncs + 1), digest, __ATOMIC_SEQ_CST);
-	uint64_t k = ++*a->syncs;
-	uint64_t all = k * (uint64_t)a->n;
-	if (__atomic_add_fetch(fc_u64(LAMGO_FC_OFF_SYNC), 1, __ATOMIC_SEQ_CST) == all) {
-		fc_wake(fc_arrived());
-	} else {
-		int rc = fc_await(fc_arrived(), all, -1);
-		if (rc != MPI_SUCCESS)
-			return rc;
-	}
+	uint64_t k;
+	int rc = fc_sync(&k);
+	if (rc != MPI_SUCCESS)
+		return rc;
 	*same = 1;
 	for (int q = 0; q < a->n; q++)
 		*same = *same && __atomic_load_n(fc_digest(q, k), __ATOMIC_SEQ_CST) == digest;
 	return MPI_SUCCESS;
 }
 
-/* area.finish */
-static void fc_finish(uint64_t s)
+/* area.publish */
+static void fc_publish(struct fc_flag f, uint64_t s)
 {
-	struct fc_flag f = fc_done(lamgo_fcoll.me);
 	__atomic_store_n(fc_u64(f.off), s, __ATOMIC_SEQ_CST);
 	fc_wake(f);
+}
+
+/* area.finish */
+static void fc_finish(uint64_t s) { fc_publish(fc_done(lamgo_fcoll.me), s); }
+
+/* area.posted and area.reduced: a post line's two flags. */
+static struct fc_flag fc_posted(int i)
+{
+	int off = lamgo_fcoll.posts + i * LAMGO_FC_LINE;
+	return (struct fc_flag){off, off + LAMGO_FC_OFF_SLEEP};
+}
+
+static struct fc_flag fc_reduced(int i)
+{
+	int off = lamgo_fcoll.posts + i * LAMGO_FC_LINE;
+	return (struct fc_flag){off + LAMGO_FC_OFF_REDUCE, off + LAMGO_FC_OFF_SLEEP + 4};
+}
+
+/* area.out */
+static uint8_t *fc_out(int i, uint64_t s) { return fc_in(i, s) + (int64_t)lamgo_fcoll.segs * lamgo_fcoll.chunk; }
+
+/* The registers of a reduction by recursive halving (evaluator.reg), one
+ * per depth, of the area's chunk, made before a call that needs them. */
+static uint8_t *fc_regs[32];
+
+static int fc_make_regs(void)
+{
+	for (int d = 0; (1 << d) < lamgo_fcoll.n && d < 32; d++)
+		if (fc_regs[d] == NULL && (fc_regs[d] = malloc((size_t)lamgo_fcoll.chunk)) == NULL)
+			return 0;
+	return 1;
+}
+
+/* evaluator.halving: the new ranks congruent to base modulo stride
+ * combined into dst, over bytes [lo, lo+m) of round s's inputs; p is the
+ * power of two, rem the pairs. */
+static void fc_halving(int kernel, uint64_t s, int64_t lo, int64_t m, int p, int rem, int stride, int base, uint8_t *dst, int depth)
+{
+	if (stride == p) {
+		if (base < rem) {
+			memcpy(dst, fc_in(2 * base + 1, s) + lo, (size_t)m);
+			lamgo_fcoll_reduce(kernel, fc_in(2 * base, s) + lo, dst, m);
+			return;
+		}
+		memcpy(dst, fc_in(base + rem, s) + lo, (size_t)m);
+		return;
+	}
+	fc_halving(kernel, s, lo, m, p, rem, 2 * stride, base, dst, depth + 1);
+	uint8_t *t = fc_regs[depth];
+	fc_halving(kernel, s, lo, m, p, rem, 2 * stride, base + stride, t, depth + 1);
+	lamgo_fcoll_reduce(kernel, t, dst, m);
+}
+
+/* area.combine: bytes [lo, hi) of every process's input of round s
+ * reduced into dst in the entry's grouping (evaluator.run). */
+static void fc_combine(const struct lamgo_fcoll_entry *e, uint64_t s, int64_t lo, int64_t hi, uint8_t *dst)
+{
+	int n = lamgo_fcoll.n;
+	int64_t m = hi - lo;
+	if (m <= 0)
+		return;
+	if (e->group == LAMGO_FC_HALVING) {
+		int p = 1;
+		while (p * 2 <= n)
+			p *= 2;
+		fc_halving(e->kernel, s, lo, m, p, n - p, 1, 0, dst, 0);
+		return;
+	}
+	/* rank order: x0 ∘ (x1 ∘ (… ∘ xn-1)) */
+	memcpy(dst, fc_in(n - 1, s) + lo, (size_t)m);
+	for (int i = n - 2; i >= 0; i--)
+		lamgo_fcoll_reduce(e->kernel, fc_in(i, s) + lo, dst, m);
 }
 
 /* One collective's buffers as colls.go has them: send and recv (NULL
@@ -186,6 +266,7 @@ struct fc_call {
 	uint8_t *recv;
 	int64_t m;
 	int root;
+	int esize; /* a reduction's element size */
 };
 
 /* Whether this process writes its part of the round (carriedRound's writes). */
@@ -222,7 +303,7 @@ static void fc_write(const struct fc_call *c, uint8_t *in)
 }
 
 /* The read closures of colls.go's carried rounds. */
-static void fc_read(const struct fc_call *c, uint64_t s, int kernel)
+static void fc_read(const struct lamgo_fcoll_entry *e, const struct fc_call *c, uint64_t s)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
 	int per = a->chunk / a->n, me = a->me;
@@ -258,18 +339,73 @@ static void fc_read(const struct fc_call *c, uint64_t s, int kernel)
 		return;
 	case LAMGO_FC_REDUCE:
 	case LAMGO_FC_ALLREDUCE:
-		/* evaluator.run, rightFold: x0 ∘ (x1 ∘ (… ∘ xn-1)) */
-		if (c->recv == NULL || m == 0)
-			return;
-		memcpy(c->recv, fc_in(a->n - 1, s), m);
-		for (int i = a->n - 2; i >= 0; i--)
-			lamgo_fcoll_reduce(kernel, fc_in(i, s), c->recv, c->m);
+		if (c->recv != NULL)
+			fc_combine(e, s, 0, c->m, c->recv);
 		return;
 	}
 }
 
-/* fc_round runs a call as colls.go's carriedRound does, or a Barrier as
- * area.agree does; the caller holds the lock. */
+/* reduction's rounds after a check of its own (colls.go): each round,
+ * every process posts its piece of input; then either the processes that
+ * need the result combine the whole piece (small rounds), or each
+ * combines one slice into its output buffer and those that need the
+ * result copy every slice. */
+static int fc_reduction(const struct lamgo_fcoll_entry *e, const struct fc_call *c)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	int n = a->n, me = a->me, all = c->kind == LAMGO_FC_ALLREDUCE;
+	int wants = all || me == c->root;
+	int64_t size = c->m, per = a->chunk / c->esize * c->esize;
+	int64_t rounds = size > per ? (size + per - 1) / per : 1;
+	int rc;
+	for (int64_t k = 0; k < rounds; k++) {
+		uint64_t s = ++*a->step;
+		int64_t lo = k * per < size ? k * per : size, hi = (k + 1) * per < size ? (k + 1) * per : size;
+		if (hi > lo) {
+			if ((rc = fc_claim(s)) != MPI_SUCCESS)
+				return rc;
+			memcpy(fc_in(me, s), c->send + lo, (size_t)(hi - lo));
+		}
+		int small = hi - lo <= LAMGO_FC_SMALL_REDUCE;
+		if (small && all) {
+			uint64_t sk;
+			if ((rc = fc_sync(&sk)) != MPI_SUCCESS)
+				return rc;
+			fc_combine(e, s, 0, hi - lo, c->recv + lo);
+			fc_finish(s);
+			continue;
+		}
+		fc_publish(fc_posted(me), s);
+		if (wants || !small)
+			for (int q = 0; q < n; q++)
+				if (q != me && (rc = fc_await(fc_posted(q), s, q)) != MPI_SUCCESS)
+					return rc;
+		if (small) {
+			if (wants)
+				fc_combine(e, s, 0, hi - lo, c->recv + lo);
+			fc_finish(s);
+			continue;
+		}
+		int64_t elems = (hi - lo) / c->esize;
+		int64_t slo = me * elems / n * c->esize, shi = (me + 1) * elems / n * c->esize;
+		fc_combine(e, s, slo, shi, fc_out(me, s) + slo);
+		fc_publish(fc_reduced(me), s);
+		if (wants) {
+			for (int q = 0; q < n; q++) {
+				if (q != me && (rc = fc_await(fc_reduced(q), s, q)) != MPI_SUCCESS)
+					return rc;
+				int64_t qlo = q * elems / n * c->esize, qhi = (q + 1) * elems / n * c->esize;
+				memcpy(c->recv + lo + qlo, fc_out(q, s) + qlo, (size_t)(qhi - qlo));
+			}
+		}
+		fc_finish(s);
+	}
+	return MPI_SUCCESS;
+}
+
+/* fc_round runs a call as colls.go's carriedRound does, a Barrier as
+ * area.agree does, or a reduction as Run does after the check of its own
+ * (area.agree, then reduction's rounds); the caller holds the lock. */
 static int fc_round(const struct lamgo_fcoll_entry *e, int slot, const struct fc_call *c)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
@@ -283,11 +419,13 @@ static int fc_round(const struct lamgo_fcoll_entry *e, int slot, const struct fc
 	int same = 0;
 	rc = fc_arrive(e->digest, &same);
 	if (rc == MPI_SUCCESS && same && e->way == LAMGO_FC_CARRIED)
-		fc_read(c, s, e->kernel);
+		fc_read(e, c, s);
 	fc_finish(s);
 	a->calls++;
 	if (rc == MPI_SUCCESS && !same)
-		rc = lamgo_fcoll_differ(slot);
+		return lamgo_fcoll_differ(slot);
+	if (rc == MPI_SUCCESS && e->way == LAMGO_FC_CHECKED)
+		rc = fc_reduction(e, c);
 	return rc;
 }
 
@@ -302,7 +440,8 @@ static int fc_try(const struct lamgo_fcoll_key *k, struct fc_call *c)
 		return -1;
 	const struct lamgo_fcoll_entry *e = &a->entries[slot];
 	int rc = -1;
-	if (e->way != LAMGO_FC_NONE && key_equal(&e->key, k) && (c->kind < LAMGO_FC_REDUCE || e->kernel != 0 || e->way == LAMGO_FC_ZERO)) {
+	if (e->way != LAMGO_FC_NONE && key_equal(&e->key, k) && (c->kind < LAMGO_FC_REDUCE || e->kernel != 0 || e->way == LAMGO_FC_ZERO) &&
+	    (e->group != LAMGO_FC_HALVING || fc_make_regs())) {
 		if (e->way == LAMGO_FC_ZERO)
 			rc = MPI_SUCCESS;
 		else
@@ -454,7 +593,7 @@ int capi_Reduce(void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, 
 		struct lamgo_fcoll_key k;
 		lamgo_fcoll_key_make(&k, LAMGO_FC_REDUCE, sendbuf, count, datatype, recvbuf, count, datatype, op, root);
 		struct fc_call c = {.kind = LAMGO_FC_REDUCE, .send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
-				    .recv = isroot ? recvbuf : NULL, .m = n, .root = root};
+				    .recv = isroot ? recvbuf : NULL, .m = n, .root = root, .esize = lamgo_fast.type_size[datatype]};
 		int rc = fc_try(&k, &c);
 		if (rc >= 0)
 			return rc;
@@ -469,7 +608,8 @@ int capi_Allreduce(void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 	    (sendbuf == MPI_IN_PLACE || (fc_usable(sendbuf, n) && !fc_overlap(sendbuf, n, recvbuf, n)))) {
 		struct lamgo_fcoll_key k;
 		lamgo_fcoll_key_make(&k, LAMGO_FC_ALLREDUCE, sendbuf, count, datatype, recvbuf, count, datatype, op, 0);
-		struct fc_call c = {.kind = LAMGO_FC_ALLREDUCE, .send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, .recv = recvbuf, .m = n};
+		struct fc_call c = {.kind = LAMGO_FC_ALLREDUCE, .send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, .recv = recvbuf, .m = n,
+				    .esize = lamgo_fast.type_size[datatype]};
 		int rc = fc_try(&k, &c);
 		if (rc >= 0)
 			return rc;

@@ -124,17 +124,26 @@ func fcAfter(seq uint64, rc C.int, k fcKey) {
 	switch l.Way {
 	case coll.WayZero:
 		e.way = C.LAMGO_FC_ZERO
-	case coll.WayCarried, coll.WayAgreed:
-		oneRound, rankOrder := shmem.LastRound(cc)
-		if !publishArea(cc) || (l.Way == coll.WayCarried && !oneRound) {
+	case coll.WayAgreed:
+		if !publishArea(cc) {
 			return
 		}
 		e.way = C.LAMGO_FC_AGREED
-		if l.Way == coll.WayCarried {
-			e.way = C.LAMGO_FC_CARRIED
-			if (k.kind == fcReduce || k.kind == fcAllreduce) && rankOrder {
-				e.kernel = fcKernel(k.stype, k.op)
-			}
+	case coll.WayCarried, coll.WayChecked:
+		r := shmem.LastRound(cc)
+		reduction := k.kind == fcReduce || k.kind == fcAllreduce
+		if l.Way == coll.WayCarried && !r.One || l.Way == coll.WayChecked && !(reduction && r.Loop) || !publishArea(cc) {
+			return
+		}
+		e.way = C.LAMGO_FC_CARRIED
+		if l.Way == coll.WayChecked {
+			e.way = C.LAMGO_FC_CHECKED
+		}
+		if reduction && (r.Grouping == shmem.RankOrder || r.Grouping == shmem.Halving) {
+			e.kernel, e.group = fcKernel(k.stype, k.op), C.int(r.Grouping)
+		}
+		if reduction && e.kernel == 0 {
+			return // Go reduces it
 		}
 	default:
 		return
@@ -235,7 +244,8 @@ func lamgo_fcoll_differ(slot C.int) C.int {
 func fastCollMirror() map[string]uint64 {
 	return map[string]uint64{
 		"line": C.LAMGO_FC_LINE, "offSync": C.LAMGO_FC_OFF_SYNC, "offDigest": C.LAMGO_FC_OFF_DIGEST,
-		"offSleep": C.LAMGO_FC_OFF_SLEEP,
+		"offSleep": C.LAMGO_FC_OFF_SLEEP, "offReduce": C.LAMGO_FC_OFF_REDUCE, "smallReduce": C.LAMGO_FC_SMALL_REDUCE,
+		"rankOrder": C.LAMGO_FC_RANK_ORDER, "halving": C.LAMGO_FC_HALVING,
 	}
 }
 

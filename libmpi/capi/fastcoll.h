@@ -27,6 +27,14 @@
 #define LAMGO_FC_OFF_SYNC 128
 #define LAMGO_FC_OFF_DIGEST (LAMGO_FC_OFF_SYNC + 16)
 #define LAMGO_FC_OFF_SLEEP 16
+#define LAMGO_FC_OFF_REDUCE 8
+/* colls.go's smallReduce: a reduction round up to this many bytes is
+ * combined whole by every process that needs the result. */
+#define LAMGO_FC_SMALL_REDUCE 2048
+
+/* A reduction's grouping (order.go): rank order, x0 ∘ (x1 ∘ (… ∘ xn-1)),
+ * and lam_basic's recursive halving. */
+enum { LAMGO_FC_RANK_ORDER = 0, LAMGO_FC_HALVING = 2 };
 
 /* The collectives (a key's kind). */
 enum {
@@ -46,6 +54,7 @@ enum {
 	LAMGO_FC_ZERO,	  /* nothing to move: return at once */
 	LAMGO_FC_CARRIED, /* one round carrying the check */
 	LAMGO_FC_AGREED,  /* a Barrier that is the check */
+	LAMGO_FC_CHECKED, /* a reduction's rounds after a check of its own */
 };
 
 /* A buffer argument's class in a key. */
@@ -59,10 +68,10 @@ struct lamgo_fcoll_key {
 };
 
 /* A call Go ran, and how. kernel: a reduction's element kind and op
- * (LAMGO_FC_KERNEL), 0 if C does not reduce it. */
+ * (LAMGO_FC_KERNEL), 0 if C does not reduce it; group: its grouping. */
 struct lamgo_fcoll_entry {
 	struct lamgo_fcoll_key key;
-	int way, kernel;
+	int way, kernel, group;
 	uint64_t digest;
 };
 

@@ -199,6 +199,13 @@ func (c *Comm) agree(sig Sig) error {
 			if sig.Err != nil {
 				return sig.Err
 			}
+			if c.act.Agree != nil {
+				w := WayChecked
+				if sig.Kind == Barrier {
+					w = WayAgreed
+				}
+				c.note(sig, w, h)
+			}
 			return nil
 		}
 		err = c.checkRun(func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) })

@@ -664,9 +664,6 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 			return err
 		}
 		if sig.Kind == Barrier {
-			if c.act.Agree != nil && c.rec.on.Load() {
-				c.note(sig, WayAgreed, digest(c.sigVector(sig)))
-			}
 			return nil // the check waited for every process
 		}
 	} else if sig.Err != nil {

@@ -28,6 +28,10 @@ const (
 	// WayAgreed: a Barrier that was the argument check, compared by the
 	// module itself (Actions.Agree).
 	WayAgreed
+	// WayChecked: the argument check was a round of its own, compared by
+	// the module itself (Actions.Agree); then the module ran the
+	// collective (the module says how: shmem.LastRound).
+	WayChecked
 )
 
 // LastCall is what Run recorded of the last collective it ran.
@@ -35,7 +39,7 @@ type LastCall struct {
 	Seq    uint64 // 1 for the first recorded, then one more for each
 	Sig    Sig
 	Way    Way
-	Digest uint64 // the argument check's digest of Sig (WayCarried, WayAgreed)
+	Digest uint64 // the argument check's digest of Sig (WayCarried, WayAgreed, WayChecked)
 }
 
 // recorder is a communicator's record of its last collective.

@@ -108,10 +108,11 @@ type area struct {
 	pidfds    []int // process → pidfd, -1 if none
 	lastCheck time.Time
 
-	// How the last collective that carried the argument check ran: in
-	// one round, and (a reduction) in rank order (rightFold); for code
-	// outside Go (Outside).
-	lastOne, lastFold bool
+	// How the last collective ran, for code outside Go (LastRound): it
+	// carried the argument check in one round; a reduction ran its rounds
+	// after a check of its own; a reduction's grouping.
+	lastOne, lastLoop bool
+	lastGroup         grouping
 
 	inputs [][]byte // a reduction round's inputs, one per process
 	regs   [][]byte // a reduction's scratch registers

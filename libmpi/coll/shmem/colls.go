@@ -414,13 +414,14 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 	a := c.Data.(*area)
 	size := len(mine)
 	p := planFor(c, op, size, root)
-	a.lastFold = p.g == rightFold
+	a.lastGroup = p.g
 	per := a.chunk / op.Size * op.Size
 	wants := all || a.me == root
 	digest, carry, proceed, err := a.carried(c, size <= per && size <= smallReduce)
 	if !proceed {
 		return err
 	}
+	a.lastLoop = !carry
 	if carry {
 		return a.carriedRound(c, digest, true, func(in []byte) { copy(in, mine) }, func(s uint64) {
 			if wants {
@@ -497,6 +498,7 @@ func (a *area) combine(p plan, s uint64, lo, hi int, dst []byte) {
 
 func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	a := c.Data.(*area)
+	a.lastLoop = false
 	mine := send
 	if mine == nil {
 		mine = recv // in place at the root
@@ -516,6 +518,7 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 
 func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	a := c.Data.(*area)
+	a.lastLoop = false
 	mine := send
 	if mine == nil {
 		mine = recv // in place: the input is copied out before recv is written

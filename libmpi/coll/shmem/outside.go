@@ -46,21 +46,41 @@ func AwaitOutside(c *coll.Comm, off, sleepers int, s uint64, who int) error {
 	return a.awaitSlow(a.flagAt(off, sleepers), s, who)
 }
 
-// LastRound reports how the last collective of c that carried the
-// argument check ran: in one round, and (a reduction) with its inputs
-// combined in rank order, x0 ∘ (x1 ∘ (… ∘ xn-1)). c's lock is held
+// Round is how the last collective of a communicator ran in shmem, for
+// outside code.
+type Round struct {
+	// One: it carried the argument check in its one round.
+	One bool
+	// Loop: a Reduce or Allreduce that ran its rounds after an argument
+	// check of its own (coll.WayChecked).
+	Loop bool
+	// Grouping: how a reduction combined its inputs; RankOrder is
+	// x0 ∘ (x1 ∘ (… ∘ xn-1)).
+	Grouping int
+}
+
+// A reduction's groupings (order.go): rank order, lam_basic's binomial
+// tree, its recursive halving.
+const (
+	RankOrder = int(rightFold)
+	Binomial  = int(binomial)
+	Halving   = int(halving)
+)
+
+// LastRound reports how the last collective of c ran. c's lock is held
 // (coll.Comm.LockOutside).
-func LastRound(c *coll.Comm) (oneRound, rankOrder bool) {
+func LastRound(c *coll.Comm) Round {
 	a, ok := c.Data.(*area)
 	if !ok {
-		return false, false
+		return Round{}
 	}
-	return a.lastOne, a.lastFold
+	return Round{One: a.lastOne, Loop: a.lastLoop, Grouping: int(a.lastGroup)}
 }
 
 // Mirror is the layout outside code must agree with, for its tests.
 func Mirror() map[string]uint64 {
 	return map[string]uint64{
 		"line": line, "offSync": offSync, "offDigest": offDigest, "offReduce": offReduce, "offSleep": offSleep,
+		"smallReduce": smallReduce, "rankOrder": uint64(rightFold), "halving": uint64(halving),
 	}
 }

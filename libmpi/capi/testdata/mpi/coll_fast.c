@@ -4,10 +4,11 @@
  * Scatter, Allgather, Alltoall, Reduce, Allreduce), each many times so
  * that the C path runs the calls after the first, at 0, 1, 8 and 64 bytes
  * and at one size above its one round, every root, MPI_IN_PLACE, integer
- * ops that wrap, float sums whose bits depend on the order, ops and types
+ * ops that wrap, float sums whose bits depend on the order (also past the
+ * one round, against the Go path on a duplicate communicator), ops and types
  * C leaves to Go (MAX of double, MAXLOC); results checked against values
- * computed here; a Bcast whose counts differ between the processes after
- * the C path has learnt the right call (every process gets the error, and
+ * computed here; a Bcast and an Allreduce whose counts differ between the
+ * processes after the C path has learnt the right call (every process gets the error, and
  * the communicator goes on). With an argument, "fast" or "slow", it also
  * checks whether the C path ran collectives (lamgo_fcoll_calls, not in
  * mpi.h). */
@@ -169,6 +170,47 @@ static void reduce_float(int count, int all, MPI_Datatype t, int r)
 		}
 }
 
+/* Sums and products of floats past the one round (grouped in rank order
+ * or by recursive halving, in one round or several of the area's
+ * chunk, or left to lam_basic above shmem_large_size) on MPI_COMM_WORLD,
+ * where the C path runs them once learnt, against the same call on a
+ * duplicate of it, which the Go path runs: the same bits. fast: whether
+ * the C path must have run the second call on MPI_COMM_WORLD. */
+static MPI_Comm dup;
+static float fa[16384], fb[16384], fc[16384];
+static void reduce_ref(int count, int all, MPI_Datatype t, MPI_Op op, int fast)
+{
+	int es = t == MPI_DOUBLE ? 8 : 4;
+	for (int k = 0; k < 2; k++) {
+		/* Element i: +big on one process, -big on another (which two
+		 * varies with i), small values elsewhere: a sum's bits depend
+		 * on which meet first. */
+		double *da = (double *)fa;
+		for (int i = 0; i < count; i++) {
+			int a = (i + k) % size, b = (a + 1 + i / size % (size - 1)) % size;
+			double v = rank == a ? 1e17 : rank == b ? -1e17 : 1.5 + 0.25 * rank + i % 3;
+			if (op == MPI_PROD)
+				v = rank == a ? 1e30 : rank == b ? 1e-30 : 1.0 + 1e-7 * (rank + 1) * (i % 7 + 1);
+			if (es == 8)
+				da[i] = v;
+			else
+				fa[i] = (float)(v == 1e17 ? 1e8 : v == -1e17 ? -1e8 : v);
+		}
+		memset(fb, 0, sizeof fb);
+		memset(fc, 0, sizeof fc);
+		unsigned long long before = lamgo_fcoll_calls();
+		int rc = all ? MPI_Allreduce(fa, fb, count, t, op, MPI_COMM_WORLD) : MPI_Reduce(fa, fb, count, t, op, size - 1, MPI_COMM_WORLD);
+		int inC = lamgo_fcoll_calls() > before;
+		int rc2 = all ? MPI_Allreduce(fa, fc, count, t, op, dup) : MPI_Reduce(fa, fc, count, t, op, size - 1, dup);
+		CHECK(rc == MPI_SUCCESS && rc2 == MPI_SUCCESS, "float reduce %d", count);
+		if (all || rank == size - 1)
+			CHECK(memcmp(fb, fc, (size_t)count * es) == 0, "%s of %d %s (%s): World's result differs from the duplicate's",
+			      all ? "allreduce" : "reduce", count, es == 8 ? "doubles" : "floats", op == MPI_SUM ? "sum" : "product");
+		if (k == 1 && fast)
+			CHECK(inC, "%s of %d %s did not run in C", all ? "allreduce" : "reduce", count, es == 8 ? "doubles" : "floats");
+	}
+}
+
 /* Ops and types C leaves to Go: MAX of double, MAXLOC of MPI_2INT. */
 static void reduce_go(int r)
 {
@@ -219,6 +261,19 @@ int main(int argc, char **argv)
 		}
 		reduce_go(r);
 	}
+	int fast = argc > 1 && strcmp(argv[1], "fast") == 0;
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	/* 300 floats: one round, halving; 1024: one round sliced; 6000
+	 * floats: two rounds; 5000 doubles: lam_basic. */
+	int fcounts[] = {300, 1024, 6000};
+	for (unsigned c = 0; c < sizeof fcounts / sizeof fcounts[0]; c++)
+		for (int all = 0; all < 2; all++) {
+			reduce_ref(fcounts[c], all, MPI_FLOAT, MPI_SUM, fast);
+			reduce_ref(fcounts[c], all, MPI_FLOAT, MPI_PROD, fast);
+			reduce_ref(fcounts[c] / 2, all, MPI_DOUBLE, MPI_SUM, fast);
+		}
+	reduce_ref(5000, 1, MPI_DOUBLE, MPI_SUM, 0);
+	MPI_Comm_free(&dup);
 	/* A Bcast whose counts differ, once the right call was learnt: every
 	 * process gets an error; then the communicator goes on. */
 	int buf[8] = {0};
@@ -230,6 +285,14 @@ int main(int argc, char **argv)
 		bcast(4, 0, r);
 		reduce_int(2, 0, r, 1, 0, MPI_SUM);
 	}
+	/* And an Allreduce past the one round (its check a round of its own). */
+	static int ia[1024], ib[1024];
+	for (int r = 0; r < 3; r++)
+		CHECK(MPI_Allreduce(ia, ib, 1024, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS, "allreduce before");
+	rc = MPI_Allreduce(ia, ib, rank == 0 ? 1000 : 1024, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	CHECK(rc != MPI_SUCCESS, "an Allreduce whose counts differ succeeded on rank %d", rank);
+	for (int r = 0; r < 3; r++)
+		reduce_int(1024, 0, r, 1, 0, MPI_SUM);
 	CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier after");
 	unsigned long long calls = lamgo_fcoll_calls();
 	if (argc > 1 && strcmp(argv[1], "fast") == 0)
