@@ -7,6 +7,9 @@
 #   bench/side-by-side.sh tcp     LAM/Go tcp, Open MPI tcp, LAM 7.1.4 tcp
 #   bench/side-by-side.sh shm     LAM/Go usysv and sysv, Open MPI vader,
 #                                 LAM 7.1.4 usysv and sysv
+#   bench/side-by-side.sh lamd    LAM/Go lamd and LAM 7.1.4 lamd (messages
+#                                 through the daemons; Open MPI has none:
+#                                 the ratio is to LAM 7.1.4)
 #   bench/side-by-side.sh coll    collectives on NPS (default "2 3 4 8")
 #                                 processes of this host: OPS (default
 #                                 Barrier, Allreduce of float32, Bcast,
@@ -43,9 +46,9 @@ set -euo pipefail
 
 set_name=${1:-}
 case "$set_name" in
-tcp | shm | coll) ;;
+tcp | shm | lamd | coll) ;;
 *)
-	echo "usage: $0 tcp|shm|coll" >&2
+	echo "usage: $0 tcp|shm|lamd|coll" >&2
 	exit 2
 	;;
 esac
@@ -68,14 +71,17 @@ cleanup() {
 	set +e
 	if $ours_up; then "$repo/bin/lamhalt" >/dev/null 2>&1 || "$repo/bin/lamwipe" >/dev/null 2>&1; fi
 	if $lam_up; then as_lamuser 'lamhalt >/dev/null 2>&1 || lamwipe >/dev/null 2>&1'; fi
-	rm -rf "$work"
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# LAM 7.1.4 runs without address-space randomisation (setarch -R, which
+# its lamd and the processes it starts inherit): with it, MPI_Init fails
+# in most runs here with "Unix errno: 14 Bad address".
 as_lamuser() {
 	setpriv --reuid="$LAMUSER" --regid="$LAMUSER" --clear-groups \
-		env -i HOME="$work/lamhome" PATH=/usr/bin:/bin TMPDIR=/tmp sh -c "cd ~ && $1"
+		env -i HOME="$work/lamhome" PATH=/usr/bin:/bin TMPDIR=/tmp setarch -R sh -c "cd ~ && $1"
 }
 
 note() { echo "note: $*" >&2; }
@@ -162,6 +168,11 @@ shm)
 		lamcol usysv
 		lamcol sysv
 	fi
+	;;
+lamd)
+	ours lamd
+	oursc lamd
+	$lam && lamcol lamd
 	;;
 coll)
 	# NP, OP, SIZES and ITERS are replaced in each run.
@@ -285,6 +296,11 @@ ref=-1
 for i in "${!names[@]}"; do
 	case ${names[$i]} in "Open MPI"*) ref=$i ;; esac
 done
+if [ "$ref" -lt 0 ]; then # lamd: LAM 7.1.4 is the peer
+	for i in "${!names[@]}"; do
+		case ${names[$i]} in "LAM 7.1.4"*) ref=$i ;; esac
+	done
+fi
 header="| size (bytes) |"
 rule="|---|"
 for i in "${!names[@]}"; do
