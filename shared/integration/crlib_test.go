@@ -232,6 +232,7 @@ func BenchmarkCRLibCoordination(b *testing.B) {
 			me := int32(os.Getpid())
 			const replyType = 1 << 12
 			var times []time.Duration
+			var drain jobwire.DrainCounts
 			b.ResetTimer()
 			for b.Loop() {
 				start := time.Now()
@@ -243,14 +244,21 @@ func BenchmarkCRLibCoordination(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if r, err := jobwire.DecodeCheckpointReply(m.Data); err != nil || r.Err != "" {
+				r, err := jobwire.DecodeCheckpointReply(m.Data)
+				if err != nil || r.Err != "" {
 					b.Fatalf("checkpoint: %+v %v", r, err)
 				}
 				times = append(times, time.Since(start))
+				drain.Add(r.Drain)
 			}
 			b.StopTimer()
 			sort.Slice(times, func(a, c int) bool { return times[a] < times[c] })
 			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+			// The drains' waits, summed over the ranks: counts, not times.
+			per := func(v uint32) float64 { return float64(v) / float64(len(times)) }
+			b.ReportMetric(per(drain.Polls), "drain-polls/op")
+			b.ReportMetric(per(drain.Yields), "drain-yields/op")
+			b.ReportMetric(per(drain.Sleeps), "drain-sleeps/op")
 			j.cmd.Process.Kill()
 		})
 	}
@@ -408,4 +416,72 @@ func TestCRLibLong(t *testing.T) {
 			noPartial(t, base)
 		})
 	}
+}
+
+// TestCRLibIdle: ranks of a checkpointable job (-ssi cr self) that sleep
+// outside MPI do not wake: no goroutine of the library (the checkpoint's,
+// a transport's) polls or yields meanwhile. Over two seconds the ranks'
+// threads together switch context at most a few times each (a waiting
+// loop would switch thousands of times a second: docs/checkpoint.md).
+// A count, not a time, so the machine's load changes little of it.
+func TestCRLibIdle(t *testing.T) {
+	needShm(t)
+	buildCRTools(t)
+	for _, rpi := range []string{"usysv", "sysv", "crtcp", "lamd"} {
+		t.Run(rpi, func(t *testing.T) {
+			ctx, l := bootLocal(t, 2*time.Minute)
+			const ranks = 8
+			j := startCRJob(t, ctx, l, ranks, "-ssi", "cr", "self", "-ssi", "rpi", rpi,
+				"-np", strconv.Itoa(ranks), bin("testprog"), "idleout", "5")
+			var pids []int
+			for _, s := range j.early {
+				var r, pid int
+				if n, _ := fmt.Sscanf(s, "rank %d pid %d", &r, &pid); n == 2 {
+					pids = append(pids, pid)
+				}
+			}
+			if len(pids) != ranks {
+				t.Fatalf("pids of %d ranks, want %d: %q", len(pids), ranks, j.early)
+			}
+			time.Sleep(500 * time.Millisecond) // past the start's last wake-ups
+			before := ctxSwitches(t, pids)
+			time.Sleep(2 * time.Second)
+			after := ctxSwitches(t, pids)
+			if d := after - before; d > 20*ranks {
+				t.Errorf("%d ranks asleep outside MPI switched context %d times in 2 s", ranks, d)
+			} else {
+				t.Logf("%d ranks asleep outside MPI: %d context switches in 2 s", ranks, d)
+			}
+			j.wait(t, ctx)
+			if j.code != 0 || !strings.Contains(j.out.String(), "idleout ok") {
+				t.Fatalf("mpirun: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+			}
+		})
+	}
+}
+
+// ctxSwitches sums the voluntary and involuntary context switches of
+// every thread of the processes.
+func ctxSwitches(t *testing.T, pids []int) int {
+	t.Helper()
+	sum := 0
+	for _, pid := range pids {
+		tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+		if err != nil || len(tasks) == 0 {
+			t.Fatalf("threads of %d: %v", pid, err)
+		}
+		for _, f := range tasks {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // a thread that ended
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+					n, _ := strconv.Atoi(strings.TrimSpace(v))
+					sum += n
+				}
+			}
+		}
+	}
+	return sum
 }

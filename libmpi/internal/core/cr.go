@@ -88,6 +88,7 @@ func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error,
 		}
 	}
 	idle := 0
+	e.drainStats = DrainStats{}
 	var batch []Announcement
 	for left > 0 {
 		for more := true; more; {
@@ -135,10 +136,12 @@ func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error,
 					return fmt.Errorf("%w: read %d bytes from rank %d, which says it wrote %d", ErrProtocol, p.recvd, i, a.Sent)
 				}
 				s.done = true
+				e.drainStats.Rounds++
 				left--
 				continue
 			}
 			delete(s.theirs, s.round)
+			e.drainStats.Rounds++
 			s.round++
 			s.told = false
 			s.prev = s.mine.Read
@@ -257,6 +260,7 @@ func (e *Engine) missing(ps []drainPair) string {
 func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	before := e.activity
 	e.progress()
+	e.drainStats.Polls++
 	if e.activity != before {
 		*idle = 0
 		return nil
@@ -265,8 +269,10 @@ func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	switch {
 	case *idle < drainPolls:
 	case *idle < drainYields:
+		e.drainStats.Yields++
 		yield.OS()
 	default:
+		e.drainStats.Sleeps++
 		time.Sleep(50 * time.Microsecond)
 	}
 	if *idle&15 == 0 {
@@ -274,6 +280,21 @@ func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	}
 	return nil
 }
+
+// DrainStats counts what the last drain did while it waited for its
+// peers (their counters, the rest of their bytes): a measure of its cost
+// that the machine's load changes only through how long the peers take.
+type DrainStats struct {
+	Rounds int // rounds completed, summed over the peers
+	Polls  int // polls of the links that waited (drainStep)
+	Yields int // of them, followed by a sched_yield
+	Sleeps int // of them, followed by a sleep
+}
+
+// LastDrain returns the counts of the engine's last Drain (of the
+// checkpoint under way or the last one), for a caller that holds the
+// engine quiesced, or for tests.
+func (e *Engine) LastDrain() DrainStats { return e.drainStats }
 
 // A drain that waits polls drainPolls times, then yields until
 // drainYields, then sleeps between polls.

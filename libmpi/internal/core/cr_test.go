@@ -486,3 +486,53 @@ func TestDrainPulledSync(t *testing.T) {
 	}
 	wait(t, es[0], ss)
 }
+
+// TestDrainStats: the counts of a drain's waits (DrainStats). Rank 1's
+// counters reach rank 0 40 ms late, so rank 0's drain waits for them:
+// it polls, yields, then sleeps — each counted — and completes its one
+// round; rank 1, whose peer's counters come at once, waits little.
+func TestDrainStats(t *testing.T) {
+	es := job(t, 2, 4096)
+	inbox := []chan Announcement{make(chan Announcement, 8), make(chan Announcement, 8)}
+	var wg sync.WaitGroup
+	resumes := make([]func(), 2)
+	errs := make([]error, 2)
+	stats := make([]DrainStats, 2)
+	for i, e := range es {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resumes[i] = e.Quiesce()
+			announce := func(as []Announcement) error {
+				for _, a := range as {
+					j := a.Rank
+					a.Rank = i
+					if j == 0 {
+						time.AfterFunc(40*time.Millisecond, func() { inbox[j] <- a })
+						continue
+					}
+					inbox[j] <- a
+				}
+				return nil
+			}
+			errs[i] = e.Drain(ctx(t), announce, inbox[i])
+			stats[i] = e.LastDrain()
+		}()
+	}
+	wg.Wait()
+	for _, r := range resumes {
+		r()
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: drain: %v", i, err)
+		}
+	}
+	s := stats[0]
+	if s.Rounds != 1 || s.Yields != drainYields-drainPolls || s.Sleeps < 1 || s.Polls != drainPolls+s.Yields+s.Sleeps-1 && s.Polls != drainPolls+s.Yields+s.Sleeps {
+		t.Errorf("rank 0, waiting 40 ms: %+v", s)
+	}
+	if s := stats[1]; s.Rounds != 1 || s.Polls > stats[0].Polls {
+		t.Errorf("rank 1: %+v (rank 0: %+v)", s, stats[0])
+	}
+}
