@@ -101,6 +101,7 @@ type Engine struct {
 	free       *Request   // a request for RecvNow
 	hold       bool       // a checkpoint holds new frames (cr.go)
 	drainStats DrainStats // the last Drain's counts (cr.go)
+	pulled     uint64     // bytes the drain under way asked to pull (cr.go)
 	// taken are the messages matched probes took and no Mrecv has
 	// received yet, oldest first: a checkpoint saves them (cr.go).
 	taken []*unexpected
