@@ -170,6 +170,24 @@ func crMatrix(t *testing.T, ctx context.Context, l *local, rpi string) {
 	}
 }
 
+// TestCRLibMatrixAll is the whole matrix over usysv, sysv and lamd too
+// (TestCRLibTransports runs four of its lines over each): some fifteen
+// minutes on two processors, so it runs only with LAMGO_TEST_CR_FULL=1
+// (or one line of it, with -run 'TestCRLibMatrixAll/usysv/bcast').
+func TestCRLibMatrixAll(t *testing.T) {
+	if os.Getenv("LAMGO_TEST_CR_FULL") != "1" {
+		t.Skip("set LAMGO_TEST_CR_FULL=1 to run the whole checkpoint matrix over usysv, sysv and lamd")
+	}
+	needShm(t)
+	buildCRTools(t)
+	for _, rpi := range []string{"usysv", "sysv", "lamd"} {
+		t.Run(rpi, func(t *testing.T) {
+			ctx, l := bootLocal(t, 12*time.Minute)
+			crMatrix(t, ctx, l, rpi)
+		})
+	}
+}
+
 // TestCRLibTransports: the same over the shared-memory and lamd
 // transports, and ending the job with crcheckpoint -stop.
 func TestCRLibTransports(t *testing.T) {
