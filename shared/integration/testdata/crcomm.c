@@ -4,7 +4,8 @@
  *
  *   crcomm <gate file>
  *
- * Two ranks (or more). Each names a keyval before MPI_Init, then makes a
+ * Two ranks (or more), started with MPI_Init_thread, inside which a
+ * restarted rank comes back. Each names a keyval before it, then makes a
  * duplicate of MPI_COMM_WORLD, names it "crcomm dup" and caches 100+rank
  * on it; a split of MPI_COMM_WORLD with the ranks in reverse order; a
  * periodic ring (MPI_Cart_create). Rank 1 prints "rank 1 posted" and
@@ -61,7 +62,7 @@ static void wait_gate(const char *gate)
 int main(int argc, char **argv)
 {
     int size, srank, sum = 0, flag = 0, len = 0, topo = MPI_UNDEFINED, left, right, dims = 0, periods = 0;
-    int coords = -1, name_empty;
+    int coords = -1, name_empty, provided = -1;
     char name[MPI_MAX_OBJECT_NAME];
     void *attr = NULL;
 
@@ -74,7 +75,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot name the keyval\n");
         return 1;
     }
-    MPI_Init(&argc, &argv);
+    /* MPI_Init_thread: a restarted rank comes back inside it as inside
+       MPI_Init. */
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS || provided < MPI_THREAD_FUNNELED) {
+        fprintf(stderr, "MPI_Init_thread: provided %d\n", provided);
+        return 1;
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     printf("rank %d running\n", rank);
