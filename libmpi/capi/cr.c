@@ -40,6 +40,16 @@ int MPIL_Cr_read_request(void *buf, int bytes, MPI_Request *request)
 	return lamgo_cr_read_request(buf, bytes, request);
 }
 
+int MPIL_Cr_write_comm(MPI_Comm comm)
+{
+	return lamgo_cr_write_comm(comm);
+}
+
+int MPIL_Cr_read_comm(MPI_Comm *comm)
+{
+	return lamgo_cr_read_comm(comm);
+}
+
 int MPIL_Cr_lock(void)
 {
 	return pthread_mutex_lock(&lamgo_cr_mu) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
@@ -98,6 +108,19 @@ void mpil_cr_read_request_(void *buf, MPI_Fint *bytes, MPI_Fint *request, MPI_Fi
 
 	*ierr = MPIL_Cr_read_request(buf, *bytes, &r);
 	*request = (MPI_Fint)r;
+}
+
+void mpil_cr_write_comm_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+	*ierr = MPIL_Cr_write_comm((MPI_Comm)*comm);
+}
+
+void mpil_cr_read_comm_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+	MPI_Comm c;
+
+	*ierr = MPIL_Cr_read_comm(&c);
+	*comm = (MPI_Fint)c;
 }
 
 void mpil_cr_lock_(MPI_Fint *ierr)

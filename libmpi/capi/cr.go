@@ -42,6 +42,9 @@ var crIO struct {
 	w   *mpi.CheckpointWriter
 	r   *mpi.CheckpointReader
 	err error
+	// comms are the handles MPIL_Cr_read_comm gave in this restart, so
+	// that a communicator read twice has one handle.
+	comms map[*mpi.Comm]C.MPI_Comm
 }
 
 // crLookup returns the program's C function for which ("checkpoint",
@@ -90,7 +93,7 @@ func crCall(f unsafe.Pointer, w *mpi.CheckpointWriter, r *mpi.CheckpointReader) 
 	crIO.mu.Lock()
 	defer crIO.mu.Unlock()
 	err := crIO.err
-	crIO.w, crIO.r, crIO.err = nil, nil, nil
+	crIO.w, crIO.r, crIO.err, crIO.comms = nil, nil, nil, nil
 	return err
 }
 
@@ -249,6 +252,102 @@ func lamgo_cr_keyval_name(h C.int, name *C.char, n C.int) C.int {
 	}
 	if err != nil {
 		return fail(nil, mpi.Class(err), fmt.Sprintf("%s: %v", fn, err))
+	}
+	return C.MPI_SUCCESS
+}
+
+// What the C layer keeps of a communicator beyond the Go API
+// (comm.go's named and predef), saved before it by MPIL_Cr_write_comm.
+const (
+	crCommNamed  = 1 << 0 // the program named it: MPI_Comm_get_name gives the name
+	crCommPredef = 1 << 1 // it holds the predefined attributes (MPI_TAG_UB ...)
+)
+
+// lamgo_cr_write_comm saves the program's communicator h with the
+// program's state (MPIL_Cr_write_comm), as the Go API's CheckpointWriter.Comm
+// does: its group, context, name, topology and the attributes of
+// restorable keyvals; MPI_COMM_NULL comes back as MPI_COMM_NULL.
+//
+//export lamgo_cr_write_comm
+func lamgo_cr_write_comm(h C.MPI_Comm) C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	if crIO.w == nil {
+		return C.MPI_ERR_OTHER
+	}
+	var c *mpi.Comm
+	if h != C.MPI_COMM_NULL {
+		if c = comms.get(int(h)); c == nil {
+			crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write_comm: %d names no communicator", int(h)))
+			return C.MPI_ERR_COMM
+		}
+	}
+	var flags byte
+	if c != nil {
+		if _, ok := named.Load(c); ok {
+			flags |= crCommNamed
+		}
+		if c != mpi.World && holdsPredefined(c) {
+			flags |= crCommPredef
+		}
+	}
+	if _, err := crIO.w.Write([]byte{flags}); err != nil {
+		crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write_comm: %w", err))
+		return C.MPI_ERR_OTHER
+	}
+	if err := crIO.w.Comm(c); err != nil {
+		crIO.err = firstErr(crIO.err, fmt.Errorf("MPIL_Cr_write_comm: %w", err))
+		return code(err)
+	}
+	return C.MPI_SUCCESS
+}
+
+// lamgo_cr_read_comm gives back, in the restart function, the next
+// communicator MPIL_Cr_write_comm saved (MPIL_Cr_read_comm): made again by
+// the library with its attributes; MPI_COMM_WORLD and MPI_COMM_SELF as
+// themselves, one communicator saved twice as one handle.
+//
+//export lamgo_cr_read_comm
+func lamgo_cr_read_comm(out *C.MPI_Comm) C.int {
+	crIO.mu.Lock()
+	defer crIO.mu.Unlock()
+	switch {
+	case crIO.r == nil:
+		return C.MPI_ERR_OTHER
+	case out == nil:
+		return C.MPI_ERR_ARG
+	}
+	*out = C.MPI_COMM_NULL
+	var flags [1]byte
+	if _, err := io.ReadFull(crIO.r, flags[:]); err != nil {
+		return C.MPI_ERR_OTHER
+	}
+	c, err := crIO.r.Comm()
+	if err != nil {
+		return code(err)
+	}
+	switch {
+	case c == nil:
+	case c == mpi.World:
+		*out = C.MPI_COMM_WORLD
+	case c == mpi.Self:
+		*out = C.MPI_COMM_SELF
+	default:
+		if h, ok := crIO.comms[c]; ok {
+			*out = h
+			break
+		}
+		if flags[0]&crCommNamed != 0 {
+			named.Store(c, struct{}{})
+		}
+		if flags[0]&crCommPredef != 0 {
+			predef.Store(c, struct{}{})
+		}
+		putComm(c, out)
+		if crIO.comms == nil {
+			crIO.comms = map[*mpi.Comm]C.MPI_Comm{}
+		}
+		crIO.comms[c] = *out
 	}
 	return C.MPI_SUCCESS
 }

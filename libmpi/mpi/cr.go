@@ -66,7 +66,8 @@ import (
 // back: calls under way, and requests the callback did not write.
 // A long (rendezvous) message announced and not received is saved like
 // an eager one (the drain pulls its body, and its send completes); only
-// one longer than 1 GiB stays with its sender: Init of a restarted
+// those past 4 GiB a rank (the bodies one drain pulls, in all) stay
+// with their senders: Init of a restarted
 // process fails when there was one (LostMessages), unless the restart
 // callback discards the saved messages. The program's state must
 // therefore say where it stopped in a way it can resume from
@@ -289,7 +290,8 @@ func (r *CheckpointReader) Messages() int { return len(r.msgs) }
 // LostMessages is the number of long (rendezvous) messages that had
 // announced themselves to this process and that no receive had taken at
 // the checkpoint, and whose data the checkpoint could not save: the
-// drain pulls every other's body, so only messages longer than 1 GiB. A program whose ranks resume where they stopped would
+// drain pulls the others' bodies up to 4 GiB a rank in all, so only
+// messages past that. A program whose ranks resume where they stopped would
 // wait for them for ever; unless the restart callback discards the
 // saved messages (it resumes from an earlier point and sends again), Init
 // fails when there are any.

@@ -53,7 +53,10 @@ func crReference(t *testing.T, ctx context.Context, l *local, np int, op string,
 // the set's directory.
 func crCheckpoint(t *testing.T, ctx context.Context, l *local, pid int, args ...string) string {
 	t.Helper()
-	r := l.run(ctx, "crcheckpoint", append(append([]string{"-timeout", "30"}, args...), strconv.Itoa(pid))...)
+	if !slices.Contains(args, "-timeout") {
+		args = append([]string{"-timeout", "30"}, args...)
+	}
+	r := l.run(ctx, "crcheckpoint", append(slices.Clip(args), strconv.Itoa(pid))...)
 	if r.code != 0 {
 		t.Fatalf("crcheckpoint %s: %v", strings.Join(args, " "), r)
 	}
@@ -146,16 +149,41 @@ func runCRCase(t *testing.T, ctx context.Context, l *local, c crCase) {
 func TestCRLibMatrix(t *testing.T) {
 	buildCRTools(t)
 	ctx, l := bootLocal(t, 9*time.Minute)
-	ops := []string{"recv", "sendrecv", "send", "ssend", "rsend", "isend", "issend", "irsend", "wait",
-		"barrier", "bcast", "gather", "gatherv", "scatter", "reduce", "allreduce", "alltoall",
-		"inter"} // the library saves and restores an intercommunicator and a derived datatype
-	for _, op := range ops {
-		t.Run(op, func(t *testing.T) { runCRCase(t, ctx, l, crCase{rpi: "crtcp", op: op, elems: 8, iter: 2000}) })
+	crMatrix(t, ctx, l, "crtcp")
+}
+
+// crMatrixOps are the matrix's operations.
+var crMatrixOps = []string{"recv", "sendrecv", "send", "ssend", "rsend", "isend", "issend", "irsend", "wait",
+	"barrier", "bcast", "gather", "gatherv", "scatter", "reduce", "allreduce", "alltoall",
+	"inter"} // the library saves and restores an intercommunicator and a derived datatype
+
+// crMatrix runs the matrix over rpi.
+func crMatrix(t *testing.T, ctx context.Context, l *local, rpi string) {
+	for _, op := range crMatrixOps {
+		t.Run(op, func(t *testing.T) { runCRCase(t, ctx, l, crCase{rpi: rpi, op: op, elems: 8, iter: 2000}) })
 	}
 	// Long messages: rendezvous sends in flight at the checkpoint.
 	for _, op := range []string{"sendrecv", "isend", "alltoall"} {
 		t.Run(op+"-large", func(t *testing.T) {
-			runCRCase(t, ctx, l, crCase{rpi: "crtcp", op: op, elems: 64 << 10, iter: 800})
+			runCRCase(t, ctx, l, crCase{rpi: rpi, op: op, elems: 64 << 10, iter: 800})
+		})
+	}
+}
+
+// TestCRLibMatrixAll is the whole matrix over usysv, sysv and lamd too
+// (TestCRLibTransports runs four of its lines over each): some fifteen
+// minutes on two processors, so it runs only with LAMGO_TEST_CR_FULL=1
+// (or one line of it, with -run 'TestCRLibMatrixAll/usysv/bcast').
+func TestCRLibMatrixAll(t *testing.T) {
+	if os.Getenv("LAMGO_TEST_CR_FULL") != "1" {
+		t.Skip("set LAMGO_TEST_CR_FULL=1 to run the whole checkpoint matrix over usysv, sysv and lamd")
+	}
+	needShm(t)
+	buildCRTools(t)
+	for _, rpi := range []string{"usysv", "sysv", "lamd"} {
+		t.Run(rpi, func(t *testing.T) {
+			ctx, l := bootLocal(t, 12*time.Minute)
+			crMatrix(t, ctx, l, rpi)
 		})
 	}
 }
@@ -232,6 +260,7 @@ func BenchmarkCRLibCoordination(b *testing.B) {
 			me := int32(os.Getpid())
 			const replyType = 1 << 12
 			var times []time.Duration
+			var drain jobwire.DrainCounts
 			b.ResetTimer()
 			for b.Loop() {
 				start := time.Now()
@@ -243,14 +272,21 @@ func BenchmarkCRLibCoordination(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if r, err := jobwire.DecodeCheckpointReply(m.Data); err != nil || r.Err != "" {
+				r, err := jobwire.DecodeCheckpointReply(m.Data)
+				if err != nil || r.Err != "" {
 					b.Fatalf("checkpoint: %+v %v", r, err)
 				}
 				times = append(times, time.Since(start))
+				drain.Add(r.Drain)
 			}
 			b.StopTimer()
 			sort.Slice(times, func(a, c int) bool { return times[a] < times[c] })
 			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+			// The drains' waits, summed over the ranks: counts, not times.
+			per := func(v uint32) float64 { return float64(v) / float64(len(times)) }
+			b.ReportMetric(per(drain.Polls), "drain-polls/op")
+			b.ReportMetric(per(drain.Yields), "drain-yields/op")
+			b.ReportMetric(per(drain.Sleeps), "drain-sleeps/op")
 			j.cmd.Process.Kill()
 		})
 	}
@@ -342,70 +378,160 @@ func TestCRLibLong(t *testing.T) {
 		if c.prov != "" {
 			name = c.rpi + "-" + c.prov + "-" + c.mode
 		}
-		t.Run(name, func(t *testing.T) {
-			prog, args := bin("testprog"), []string{"-ssi", "rpi", c.rpi}
-			if c.rpi == "ofi" {
-				needOFI(t)
-				prog = bin("testprog-ofi")
-				args = append(args, "-ssi", "rpi_ofi_provider", c.prov, "-ssi", "rpi_ofi_onnode", "1")
+		t.Run(name, func(t *testing.T) { crLong(t, ctx, l, c.rpi, c.mode, c.prov, size, 30*time.Second) })
+	}
+}
+
+// TestCRLibHuge: TestCRLibLong's case with a message of 1.1 GiB over
+// usysv, which the drain pulls as it pulls a short one (core's maxPulled
+// is 4 GiB; TestDrainPullLimit checks the bound). A rank's memory peaks
+// near 6 GiB and it takes minutes, so it runs only with
+// LAMGO_TEST_CR_HUGE=1.
+func TestCRLibHuge(t *testing.T) {
+	if os.Getenv("LAMGO_TEST_CR_HUGE") != "1" {
+		t.Skip("set LAMGO_TEST_CR_HUGE=1 to checkpoint a 1.1 GiB message in flight")
+	}
+	needShm(t)
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 15*time.Minute)
+	crLong(t, ctx, l, "usysv", "send", "", 11<<30/10, 3*time.Minute, "-timeout", "170")
+}
+
+// crLong runs the crlong suite with a message of size bytes sent in mode
+// over rpi (with libfabric's provider prov for ofi): two checkpoints, the
+// second with -stop, and a restart from each set. Each expected line must
+// come within wait; ckptArgs go to crcheckpoint.
+func crLong(t *testing.T, ctx context.Context, l *local, rpi, mode, prov string, size int, wait time.Duration, ckptArgs ...string) {
+	t.Helper()
+	prog, args := bin("testprog"), []string{"-ssi", "rpi", rpi}
+	if rpi == "ofi" {
+		needOFI(t)
+		prog = bin("testprog-ofi")
+		args = append(args, "-ssi", "rpi_ofi_provider", prov, "-ssi", "rpi_ofi_onnode", "1")
+	}
+	base := t.TempDir()
+	gate := filepath.Join(t.TempDir(), "gate")
+	args = append(args, "-ssi", "cr", "self", "-ssi", "cr_base_dir", base, "-np", "2", prog, "crlong", mode, strconv.Itoa(size), gate)
+	j := startCRJob(t, ctx, l, 2, args...)
+	// waitLine waits until every line of want has come, since
+	// the start (a line seen once counts for every later wait).
+	seen := map[string]bool{}
+	for _, s := range j.early {
+		seen[s] = true
+	}
+	waitLine := func(want ...string) {
+		t.Helper()
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		for {
+			want = slices.DeleteFunc(want, func(w string) bool { return seen[w] })
+			if len(want) == 0 {
+				return
 			}
-			base := t.TempDir()
-			gate := filepath.Join(t.TempDir(), "gate")
-			args = append(args, "-ssi", "cr", "self", "-ssi", "cr_base_dir", base, "-np", "2", prog, "crlong", c.mode, strconv.Itoa(size), gate)
-			j := startCRJob(t, ctx, l, 2, args...)
-			// waitLine waits until every line of want has come, since
-			// the start (a line seen once counts for every later wait).
-			seen := map[string]bool{}
-			for _, s := range j.early {
+			select {
+			case s := <-j.lines:
 				seen[s] = true
+			case <-wctx.Done():
+				t.Fatalf("no %q\n%s", want, j.out.String())
 			}
-			waitLine := func(want ...string) {
-				t.Helper()
-				wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-				defer cancel()
-				for {
-					want = slices.DeleteFunc(want, func(w string) bool { return seen[w] })
-					if len(want) == 0 {
-						return
-					}
-					select {
-					case s := <-j.lines:
-						seen[s] = true
-					case <-wctx.Done():
-						t.Fatalf("no %q\n%s", want, j.out.String())
-					}
+		}
+	}
+	waitLine("rank 1 posted", "rank 0 in MPI_"+mode)
+	time.Sleep(300 * time.Millisecond) // rank 0 inside its send, its announcement with rank 1
+	first := crCheckpoint(t, ctx, l, j.cmd.Process.Pid, ckptArgs...)
+	if mode == "ssend" {
+		// The drain pulled the body, but no receive matched it:
+		// the synchronous send is still waiting.
+		time.Sleep(300 * time.Millisecond)
+		for len(j.lines) > 0 {
+			seen[<-j.lines] = true
+		}
+		if seen["rank 0 sent"] {
+			t.Fatalf("the Ssend returned before its message was received\n%s", j.out.String())
+		}
+	} else {
+		waitLine("rank 0 sent") // the checkpoint completed the send
+	}
+	second := crCheckpoint(t, ctx, l, j.cmd.Process.Pid, append(ckptArgs, "-stop")...)
+	j.wait(t, ctx)
+	if j.code != 0 || strings.Contains(j.out.String(), "received") {
+		t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	for _, set := range []string{first, second} {
+		r := l.run(ctx, "crrestart", set)
+		if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("rank 1 received %d bytes", size)) ||
+			!strings.Contains(r.stdout, "rank 1 restarted with 1 messages, 0 lost") || strings.Contains(r.stdout, "rank 0 sent") ||
+			!strings.Contains(r.stdout, "rank 1 request received 16 bytes") || (mode == "isend" || mode == "issend") != strings.Contains(r.stdout, "rank 0 request done") {
+			t.Errorf("crrestart %s: %v", set, r)
+		}
+	}
+	noPartial(t, base)
+}
+
+// TestCRLibIdle: ranks of a checkpointable job (-ssi cr self) that sleep
+// outside MPI do not wake: no goroutine of the library (the checkpoint's,
+// a transport's) polls or yields meanwhile. Over two seconds the ranks'
+// threads together switch context at most a few times each (a waiting
+// loop would switch thousands of times a second: docs/checkpoint.md).
+// A count, not a time, so the machine's load changes little of it.
+func TestCRLibIdle(t *testing.T) {
+	needShm(t)
+	buildCRTools(t)
+	for _, rpi := range []string{"usysv", "sysv", "crtcp", "lamd"} {
+		t.Run(rpi, func(t *testing.T) {
+			ctx, l := bootLocal(t, 2*time.Minute)
+			const ranks = 8
+			j := startCRJob(t, ctx, l, ranks, "-ssi", "cr", "self", "-ssi", "rpi", rpi,
+				"-np", strconv.Itoa(ranks), bin("testprog"), "idleout", "5")
+			var pids []int
+			for _, s := range j.early {
+				var r, pid int
+				if n, _ := fmt.Sscanf(s, "rank %d pid %d", &r, &pid); n == 2 {
+					pids = append(pids, pid)
 				}
 			}
-			waitLine("rank 1 posted", "rank 0 in MPI_"+c.mode)
-			time.Sleep(300 * time.Millisecond) // rank 0 inside its send, its announcement with rank 1
-			first := crCheckpoint(t, ctx, l, j.cmd.Process.Pid)
-			if c.mode == "ssend" {
-				// The drain pulled the body, but no receive matched it:
-				// the synchronous send is still waiting.
-				time.Sleep(300 * time.Millisecond)
-				for len(j.lines) > 0 {
-					seen[<-j.lines] = true
-				}
-				if seen["rank 0 sent"] {
-					t.Fatalf("the Ssend returned before its message was received\n%s", j.out.String())
-				}
+			if len(pids) != ranks {
+				t.Fatalf("pids of %d ranks, want %d: %q", len(pids), ranks, j.early)
+			}
+			time.Sleep(500 * time.Millisecond) // past the start's last wake-ups
+			before := ctxSwitches(t, pids)
+			time.Sleep(2 * time.Second)
+			after := ctxSwitches(t, pids)
+			if d := after - before; d > 20*ranks {
+				t.Errorf("%d ranks asleep outside MPI switched context %d times in 2 s", ranks, d)
 			} else {
-				waitLine("rank 0 sent") // the checkpoint completed the send
+				t.Logf("%d ranks asleep outside MPI: %d context switches in 2 s", ranks, d)
 			}
-			second := crCheckpoint(t, ctx, l, j.cmd.Process.Pid, "-stop")
 			j.wait(t, ctx)
-			if j.code != 0 || strings.Contains(j.out.String(), "received") {
-				t.Fatalf("mpirun after -stop: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+			if j.code != 0 || !strings.Contains(j.out.String(), "idleout ok") {
+				t.Fatalf("mpirun: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
 			}
-			for _, set := range []string{first, second} {
-				r := l.run(ctx, "crrestart", set)
-				if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("rank 1 received %d bytes", size)) ||
-					!strings.Contains(r.stdout, "rank 1 restarted with 1 messages, 0 lost") || strings.Contains(r.stdout, "rank 0 sent") ||
-					!strings.Contains(r.stdout, "rank 1 request received 16 bytes") || (c.mode == "isend" || c.mode == "issend") != strings.Contains(r.stdout, "rank 0 request done") {
-					t.Errorf("crrestart %s: %v", set, r)
-				}
-			}
-			noPartial(t, base)
 		})
 	}
+}
+
+// ctxSwitches sums the voluntary and involuntary context switches of
+// every thread of the processes.
+func ctxSwitches(t *testing.T, pids []int) int {
+	t.Helper()
+	sum := 0
+	for _, pid := range pids {
+		tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+		if err != nil || len(tasks) == 0 {
+			t.Fatalf("threads of %d: %v", pid, err)
+		}
+		for _, f := range tasks {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // a thread that ended
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+					n, _ := strconv.Atoi(strings.TrimSpace(v))
+					sum += n
+				}
+			}
+		}
+	}
+	return sum
 }

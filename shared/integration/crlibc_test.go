@@ -189,6 +189,38 @@ func TestCRLibFortranAttr(t *testing.T) {
 	}
 }
 
+// TestCRLibCComms (testdata/crcomm.c): a C program's communicators — a
+// named duplicate of MPI_COMM_WORLD holding an attribute of a named
+// keyval, a split in reverse order, a periodic ring — handed to the
+// checkpoint with MPIL_Cr_write_comm, come back at restart with
+// MPIL_Cr_read_comm with their ranks, name, attribute and topology, and
+// carry messages.
+func TestCRLibCComms(t *testing.T) {
+	r, set := crRequestsRestart(t, "mpicc", "crcomm.c")
+	for _, want := range []string{
+		"rank 0 got split 1 name crcomm dup attr 100 right 1 sum 1",
+		"rank 1 got split 0 name crcomm dup attr 101 right 0 sum 1",
+	} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("crrestart %s: want %q: %v", set, want, r)
+		}
+	}
+}
+
+// TestCRLibFortranComms (testdata/crcomm.f): the same in Fortran 77
+// (MPIL_CR_WRITE_COMM, MPIL_CR_READ_COMM).
+func TestCRLibFortranComms(t *testing.T) {
+	r, set := crRequestsRestart(t, "mpif77", "crcomm.f")
+	for _, want := range []string{
+		"rank 0 got split 1 name crcomm dup attr 100 right 1 sum 1",
+		"rank 1 got split 0 name crcomm dup attr 101 right 0 sum 1",
+	} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("crrestart %s: want %q: %v", set, want, r)
+		}
+	}
+}
+
 // crRequestsRestart builds testdata/src with wrapper, runs it on 2 ranks
 // over crtcp until rank 1 says "rank 1 posted", checkpoints it with
 // -stop, and restarts it from the set; it returns crrestart's result.

@@ -65,15 +65,46 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) { return decode[Checkpoint]
 // CheckpointReply is mpirun's answer: the set's directory, or why none was
 // taken.
 type CheckpointReply struct {
-	Seq int32 // the checkpoint's number in this job, from 1
-	Dir string
-	Err string
+	Seq   int32 // the checkpoint's number in this job, from 1
+	Dir   string
+	Err   string
+	Drain DrainCounts // the ranks' drains' waits, summed
 }
 
 func (m *CheckpointReply) fields(c *wire.Codec) {
 	c.Int32(&m.Seq, "checkpoint number", 0, 1<<31-1)
 	c.String(&m.Dir, "directory", maxString)
 	c.String(&m.Err, "error", maxString)
+	m.Drain.fields(c)
+}
+
+// DrainCounts is what a drain did while it waited for its peers (the
+// library's core.DrainStats): polls of the links that found them waiting,
+// and of those, the ones followed by a yield of the processor and by a
+// sleep. A count the machine's load changes only through how long the
+// peers take; the coordination benchmark reports them.
+type DrainCounts struct {
+	Polls, Yields, Sleeps uint32
+}
+
+func (d *DrainCounts) fields(c *wire.Codec) {
+	c.U32(&d.Polls)
+	c.U32(&d.Yields)
+	c.U32(&d.Sleeps)
+}
+
+// Add adds o to d, saturating.
+func (d *DrainCounts) Add(o DrainCounts) {
+	add := func(a *uint32, b uint32) {
+		if *a+b < *a {
+			*a = 1<<32 - 1
+			return
+		}
+		*a += b
+	}
+	add(&d.Polls, o.Polls)
+	add(&d.Yields, o.Yields)
+	add(&d.Sleeps, o.Sleeps)
 }
 
 // Encode returns the message's bytes.
@@ -110,8 +141,9 @@ func DecodeCRRank(b []byte) (*CRRank, error) { return decode[CRRank](b) }
 type CRDone struct {
 	Rank  int32
 	Seq   int32
-	Bytes int64  // size of the rank's file
-	Err   string // empty when the rank's state is written and synced
+	Bytes int64       // size of the rank's file
+	Err   string      // empty when the rank's state is written and synced
+	Drain DrainCounts // the rank's drain's waits
 }
 
 func (m *CRDone) fields(c *wire.Codec) {
@@ -119,6 +151,7 @@ func (m *CRDone) fields(c *wire.Codec) {
 	c.Int32(&m.Seq, "checkpoint number", 1, 1<<31-1)
 	i64(c, &m.Bytes)
 	c.String(&m.Err, "error", maxString)
+	m.Drain.fields(c)
 	if c.Checking() && m.Bytes < 0 {
 		c.Fail("negative checkpoint size")
 	}

@@ -41,6 +41,7 @@ func TestGolden(t *testing.T) {
 		{"checkpoint-reply", (&CheckpointReply{Err: "rank 2: rpi lamd cannot be checkpointed"}).Encode(), decReply},
 		{"cr-rank", (&CRRank{Seq: 1, Dir: "/tmp/x.partial", Deadline: -1}).Encode(), decCRRank},
 		{"cr-done", (&CRDone{Rank: 4, Seq: 2, Bytes: 1 << 33, Err: "disk full"}).Encode(), decCRDone},
+		{"cr-done", (&CRDone{Rank: 1, Seq: 3, Bytes: 512, Drain: DrainCounts{Polls: 300, Yields: 240, Sleeps: 45}}).Encode(), decCRDone},
 	}
 	var got strings.Builder
 	for i, s := range samples {

@@ -113,9 +113,18 @@ func TestCRRoundTrip(t *testing.T) {
 	if got, err := DecodeCRRank(r.Encode()); err != nil || *got != *r {
 		t.Errorf("CRRank: %+v %v", got, err)
 	}
-	d := &CRDone{Rank: 3, Seq: 7, Bytes: 4096}
+	d := &CRDone{Rank: 3, Seq: 7, Bytes: 4096, Drain: DrainCounts{Polls: 300, Yields: 240, Sleeps: 44}}
 	if got, err := DecodeCRDone(d.Encode()); err != nil || *got != *d {
 		t.Errorf("CRDone: %+v %v", got, err)
+	}
+	rep := &CheckpointReply{Seq: 7, Dir: "/c/7", Drain: DrainCounts{Polls: 1, Yields: 2, Sleeps: 3}}
+	if got, err := DecodeCheckpointReply(rep.Encode()); err != nil || *got != *rep {
+		t.Errorf("CheckpointReply: %+v %v", got, err)
+	}
+	sum := DrainCounts{Polls: 1<<32 - 2, Yields: 1}
+	sum.Add(DrainCounts{Polls: 5, Yields: 2, Sleeps: 3})
+	if sum != (DrainCounts{Polls: 1<<32 - 1, Yields: 3, Sleeps: 3}) {
+		t.Errorf("DrainCounts.Add: %+v", sum)
 	}
 	if got := RankFile("/c/7", 12); got != "/c/7/rank-12.ckpt" {
 		t.Errorf("RankFile = %q", got)

@@ -167,7 +167,7 @@ func (w *wireup) serveCR(ctx context.Context, j *Job, end func()) error {
 			if w.outsideMPI() {
 				continue // the job is starting or finalizing: no warning for that
 			}
-			seq, dir, err := w.checkpoint(ctx, j, time.Now().Add(w.timeout()), false)
+			seq, dir, _, err := w.checkpoint(ctx, j, time.Now().Add(w.timeout()), false)
 			w.logCR(seq, dir, err, true)
 		case m, ok := <-reqs:
 			if !ok {
@@ -185,9 +185,9 @@ func (w *wireup) serveCR(ctx context.Context, j *Job, end func()) error {
 			if req.Deadline != 0 {
 				deadline = time.Unix(0, req.Deadline)
 			}
-			seq, dir, err := w.checkpoint(ctx, j, deadline, req.Stop)
+			seq, dir, drain, err := w.checkpoint(ctx, j, deadline, req.Stop)
 			w.logCR(seq, dir, err, false)
-			r := &jobwire.CheckpointReply{Seq: int32(seq), Dir: dir}
+			r := &jobwire.CheckpointReply{Seq: int32(seq), Dir: dir, Drain: drain}
 			if err != nil {
 				r.Err = err.Error()
 			}
@@ -245,7 +245,7 @@ func (w *wireup) refuse(cl *lamclient.Client, m *wire.Msg, seq int, why error) {
 // in a fresh partial directory, waits for every rank's answer until
 // deadline, then commits the set (crset.Partial.Commit). On any failure
 // the partial set is removed and the error says why.
-func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, stop bool) (seq int, dir string, err error) {
+func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, stop bool) (seq int, dir string, drain jobwire.DrainCounts, err error) {
 	cl := j.Client()
 	n := len(j.Procs)
 	w.mu.Lock()
@@ -261,7 +261,7 @@ func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, sto
 		}
 	}()
 	if why != nil {
-		return seq, "", why
+		return seq, "", drain, why
 	}
 	// CRDone answers of an earlier checkpoint that came too late.
 	for {
@@ -271,7 +271,7 @@ func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, sto
 	}
 	p, err := crset.Begin(w.cr.jobDir, seq)
 	if err != nil {
-		return seq, "", fmt.Errorf("make the checkpoint directory: %w", err)
+		return seq, "", drain, fmt.Errorf("make the checkpoint directory: %w", err)
 	}
 	committed := false
 	defer func() {
@@ -300,7 +300,7 @@ func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, sto
 		}
 	}
 	if askErr != nil {
-		return seq, "", askErr
+		return seq, "", drain, askErr
 	}
 	bytes := make([]int64, n)
 	answered := make([]bool, n)
@@ -308,24 +308,25 @@ func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, sto
 		m, err := cl.Recv(dctx, w.id.PID, jobwire.TypeCRDone)
 		if err != nil {
 			if ctx.Err() != nil {
-				return seq, "", errors.New("the job ended during the checkpoint")
+				return seq, "", drain, errors.New("the job ended during the checkpoint")
 			}
 			if dctx.Err() != nil {
-				return seq, "", fmt.Errorf("%s did not answer in time", rankList(missing(answered)))
+				return seq, "", drain, fmt.Errorf("%s did not answer in time", rankList(missing(answered)))
 			}
-			return seq, "", err
+			return seq, "", drain, err
 		}
 		d, err := jobwire.DecodeCRDone(m.Data)
 		if err != nil {
-			return seq, "", fmt.Errorf("a bad checkpoint answer from n%d: %w", m.From, err)
+			return seq, "", drain, fmt.Errorf("a bad checkpoint answer from n%d: %w", m.From, err)
 		}
 		if int(d.Seq) != seq || int(d.Rank) >= n || answered[d.Rank] {
 			continue // a late answer to an earlier checkpoint
 		}
 		if d.Err != "" {
-			return seq, "", fmt.Errorf("rank %d (n%d) refused the checkpoint: %s", d.Rank, m.From, d.Err)
+			return seq, "", drain, fmt.Errorf("rank %d (n%d) refused the checkpoint: %s", d.Rank, m.From, d.Err)
 		}
 		answered[d.Rank], bytes[d.Rank] = true, d.Bytes
+		drain.Add(d.Drain)
 		got++
 		if stop {
 			w.record(func() { w.cr.stopped[int(d.Rank)] = true })
@@ -334,7 +335,7 @@ func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, sto
 	desc := w.describe(j, bytes)
 	dir, err = p.Commit(desc)
 	if err != nil {
-		return seq, "", fmt.Errorf("write the set: %w", err)
+		return seq, "", drain, fmt.Errorf("write the set: %w", err)
 	}
 	committed = true
 	if stop {
@@ -343,7 +344,7 @@ func (w *wireup) checkpoint(ctx context.Context, j *Job, deadline time.Time, sto
 	if _, err := crset.Prune(w.cr.jobDir, w.cr.opts.Keep); err != nil && w.cr.opts.Log != nil {
 		fmt.Fprintf(w.cr.opts.Log, "mpirun: warning: removing old checkpoint sets: %v\n", err)
 	}
-	return seq, dir, nil
+	return seq, dir, drain, nil
 }
 
 // checkpointable says why the job cannot be checkpointed now (nil: it

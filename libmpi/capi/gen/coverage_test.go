@@ -143,3 +143,50 @@ func TestEveryFortranBindingCalledByATest(t *testing.T) {
 		}
 	}
 }
+
+// crTestPrograms are the programs that test checkpoint/restart from C and
+// Fortran: the examples, and the integration tests' programs.
+var crTestPrograms = []string{
+	filepath.Join("..", "..", "..", "examples", "c", "*.c"),
+	filepath.Join("..", "..", "..", "examples", "f77", "*.f"),
+	filepath.Join("..", "..", "..", "shared", "integration", "testdata", "*.c"),
+	filepath.Join("..", "..", "..", "shared", "integration", "testdata", "*.f"),
+}
+
+// TestEveryCRBindingCalledByATest: each function of mpil_cr.h is called
+// by a C test program and its Fortran binding (cr.c's mpil_cr_..._) by a
+// Fortran one.
+func TestEveryCRBindingCalledByATest(t *testing.T) {
+	h, err := os.ReadFile(filepath.Join("..", "include", "mpil_cr.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := os.ReadFile(filepath.Join("..", "cr.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cSrc, fSrc strings.Builder
+	for _, g := range crTestPrograms {
+		s, _ := readAll(t, []string{g})
+		if strings.HasSuffix(g, ".f") {
+			fSrc.WriteString(s)
+		} else {
+			cSrc.WriteString(s)
+		}
+	}
+	funcs := regexp.MustCompile(`(?m)^int (MPIL_Cr_\w+)\(`).FindAllStringSubmatch(string(h), -1)
+	bindings := regexp.MustCompile(`(?m)^void (mpil_cr_\w+)_\(`).FindAllStringSubmatch(string(cr), -1)
+	if len(funcs) < 10 || len(bindings) != len(funcs) {
+		t.Fatalf("mpil_cr.h declares %d functions, cr.c binds %d for Fortran", len(funcs), len(bindings))
+	}
+	for _, f := range funcs {
+		if !regexp.MustCompile(`\b` + f[1] + `\s*\(`).MatchString(cSrc.String()) {
+			t.Errorf("%s is called by no C test program", f[1])
+		}
+	}
+	for _, b := range bindings {
+		if !regexp.MustCompile(`(?i)\bCALL\s+` + b[1] + `\s*\(`).MatchString(fSrc.String()) {
+			t.Errorf("%s is called by no Fortran test program", strings.ToUpper(b[1]))
+		}
+	}
+}

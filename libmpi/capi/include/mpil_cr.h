@@ -29,7 +29,8 @@
  *
  * Fortran 77: MPIL_CR_WRITE(BUF, COUNT, IERR), MPIL_CR_READ(BUF, COUNT,
  * IERR), MPIL_CR_DISCARD_MESSAGES(IERR), MPIL_CR_WRITE_REQUEST(REQUEST,
- * IERR), MPIL_CR_READ_REQUEST(BUF, BYTES, REQUEST, IERR), MPIL_CR_LOCK(IERR),
+ * IERR), MPIL_CR_READ_REQUEST(BUF, BYTES, REQUEST, IERR),
+ * MPIL_CR_WRITE_COMM(COMM, IERR), MPIL_CR_READ_COMM(COMM, IERR), MPIL_CR_LOCK(IERR),
  * MPIL_CR_UNLOCK(IERR), MPIL_CR_KEYVAL_NAME(KEYVAL, NAME, IERR), COUNT and
  * BYTES in bytes.
  */
@@ -61,6 +62,17 @@ int MPIL_Cr_discard_messages(void);
    reason). */
 int MPIL_Cr_write_request(MPI_Request request);
 int MPIL_Cr_read_request(void *buf, int bytes, MPI_Request *request);
+/* Save a communicator of the program's (MPI_COMM_WORLD, MPI_COMM_SELF,
+   or one it made: MPI_Comm_dup, _split, _create, MPI_Cart_create,
+   MPI_Intercomm_create ...) with the program's state (in the checkpoint
+   function; MPI_COMM_NULL comes back as MPI_COMM_NULL), and get it back
+   (in the restart function, in the same place among the reads): made
+   again by the library with its group, its name, its topology and the
+   attributes of named keyvals (MPIL_Cr_keyval_name), as a handle of the
+   restarted process; MPI_COMM_WORLD and MPI_COMM_SELF come back as
+   themselves, and a communicator saved twice as one handle. */
+int MPIL_Cr_write_comm(MPI_Comm comm);
+int MPIL_Cr_read_comm(MPI_Comm *comm);
 /* Make the program's keyval (MPI_Comm_create_keyval,
    MPI_Type_create_keyval, MPI_Keyval_create) restorable under name,
    unique among the program's restorable keyvals of its kind: the values

@@ -88,6 +88,7 @@ func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error,
 		}
 	}
 	idle := 0
+	e.drainStats, e.pulled = DrainStats{}, 0
 	var batch []Announcement
 	for left > 0 {
 		for more := true; more; {
@@ -135,10 +136,12 @@ func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error,
 					return fmt.Errorf("%w: read %d bytes from rank %d, which says it wrote %d", ErrProtocol, p.recvd, i, a.Sent)
 				}
 				s.done = true
+				e.drainStats.Rounds++
 				left--
 				continue
 			}
 			delete(s.theirs, s.round)
+			e.drainStats.Rounds++
 			s.round++
 			s.told = false
 			s.prev = s.mine.Read
@@ -162,8 +165,8 @@ func (e *Engine) Drain(ctx context.Context, announce func([]Announcement) error,
 // pull sends p a clear-to-send for each of its rendezvous messages that
 // wait here unmatched, or taken by a matched probe and not received, and
 // are not pulled yet, with a buffer of the library to receive the body;
-// it reports whether it sent any. A message longer than maxEager is left
-// with its sender (Unmatched counts it).
+// it reports whether it sent any. A message that would take the drain's
+// pulls past maxPulled is left with its sender (Unmatched counts it).
 func (e *Engine) pull(p *peer) bool {
 	asked := false
 	for _, u := range e.taken {
@@ -180,9 +183,10 @@ func (e *Engine) pull(p *peer) bool {
 
 // pullOne asks p for u's body if u is a rendezvous message of p's to pull.
 func (e *Engine) pullOne(p *peer, u *unexpected) bool {
-	if u.from != p.rank || u.hdr.typ != frameRTS || u.pull != nil || u.hdr.length > maxEager {
+	if u.from != p.rank || u.hdr.typ != frameRTS || u.pull != nil || u.hdr.length > maxPulled-e.pulled {
 		return false
 	}
+	e.pulled += u.hdr.length
 	r := &Request{e: e, kind: kindRecv, buf: make([]byte, u.hdr.length), peer: p.rank, pulled: u}
 	r.id = e.newID()
 	r.status.Source, r.status.Tag = int(u.hdr.source), int(u.hdr.tag)
@@ -257,6 +261,7 @@ func (e *Engine) missing(ps []drainPair) string {
 func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	before := e.activity
 	e.progress()
+	e.drainStats.Polls++
 	if e.activity != before {
 		*idle = 0
 		return nil
@@ -265,8 +270,10 @@ func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	switch {
 	case *idle < drainPolls:
 	case *idle < drainYields:
+		e.drainStats.Yields++
 		yield.OS()
 	default:
+		e.drainStats.Sleeps++
 		time.Sleep(50 * time.Microsecond)
 	}
 	if *idle&15 == 0 {
@@ -274,6 +281,31 @@ func (e *Engine) drainStep(ctx context.Context, idle *int) error {
 	}
 	return nil
 }
+
+// DrainStats counts what the last drain did while it waited for its
+// peers (their counters, the rest of their bytes): a measure of its cost
+// that the machine's load changes only through how long the peers take.
+type DrainStats struct {
+	Rounds int // rounds completed, summed over the peers
+	Polls  int // polls of the links that waited (drainStep)
+	Yields int // of them, followed by a sched_yield
+	Sleeps int // of them, followed by a sleep
+}
+
+// LastDrain returns the counts of the engine's last Drain (of the
+// checkpoint under way or the last one), for a caller that holds the
+// engine quiesced, or for tests.
+func (e *Engine) LastDrain() DrainStats { return e.drainStats }
+
+// maxPulled bounds the bodies one drain pulls into the library, in all:
+// each is held in memory, then encoded with the rank's file (a second
+// copy while it is written, and one more while a restart reads it), so a
+// rank that would hold more leaves the rest with their senders, as
+// LostMessages reports. The transfer itself needs no bound: the body of
+// a pull moves as any rendezvous body, in the pieces the link takes.
+// encoding/gob refuses a library part of 8 GiB or more, which a bound
+// of 4 GiB keeps clear of. A variable for the tests.
+var maxPulled uint64 = 4 << 30
 
 // A drain that waits polls drainPolls times, then yields until
 // drainYields, then sleeps between polls.
@@ -309,7 +341,7 @@ const restoredAck = 1 << 63
 // older than every waiting one of its context, source and tag (the probe
 // takes the oldest that matches), so restored in this order they match
 // as they would have. A rendezvous message whose body stayed with its
-// sender (longer than maxEager, or a drain that failed) cannot be saved,
+// sender (past the drain's maxPulled, or a drain that failed) cannot be saved,
 // and is reported by rts, the number of them.
 func (e *Engine) Unmatched() (msgs []SavedMessage, rts int) {
 	save := func(u *unexpected) {

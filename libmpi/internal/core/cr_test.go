@@ -486,3 +486,111 @@ func TestDrainPulledSync(t *testing.T) {
 	}
 	wait(t, es[0], ss)
 }
+
+// TestDrainStats: the counts of a drain's waits (DrainStats). Rank 1's
+// counters reach rank 0 40 ms late, so rank 0's drain waits for them:
+// it polls, yields, then sleeps — each counted — and completes its one
+// round; rank 1, whose peer's counters come at once, waits little.
+func TestDrainStats(t *testing.T) {
+	es := job(t, 2, 4096)
+	inbox := []chan Announcement{make(chan Announcement, 8), make(chan Announcement, 8)}
+	var wg sync.WaitGroup
+	resumes := make([]func(), 2)
+	errs := make([]error, 2)
+	stats := make([]DrainStats, 2)
+	for i, e := range es {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resumes[i] = e.Quiesce()
+			announce := func(as []Announcement) error {
+				for _, a := range as {
+					j := a.Rank
+					a.Rank = i
+					if j == 0 {
+						time.AfterFunc(40*time.Millisecond, func() { inbox[j] <- a })
+						continue
+					}
+					inbox[j] <- a
+				}
+				return nil
+			}
+			errs[i] = e.Drain(ctx(t), announce, inbox[i])
+			stats[i] = e.LastDrain()
+		}()
+	}
+	wg.Wait()
+	for _, r := range resumes {
+		r()
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: drain: %v", i, err)
+		}
+	}
+	s := stats[0]
+	if s.Rounds != 1 || s.Yields != drainYields-drainPolls || s.Sleeps < 1 || s.Polls != drainPolls+s.Yields+s.Sleeps-1 && s.Polls != drainPolls+s.Yields+s.Sleeps {
+		t.Errorf("rank 0, waiting 40 ms: %+v", s)
+	}
+	if s := stats[1]; s.Rounds != 1 || s.Polls > stats[0].Polls {
+		t.Errorf("rank 1: %+v (rank 0: %+v)", s, stats[0])
+	}
+}
+
+// TestDrainPullLimit: a drain pulls rendezvous bodies up to maxPulled in
+// all (lowered here to 300 000 bytes): of three unmatched 200 000-byte
+// messages from two peers, the first announced is pulled, the others stay
+// with their senders (Unmatched counts them); a later drain pulls them,
+// one at a time, and every message arrives intact after the resume.
+func TestDrainPullLimit(t *testing.T) {
+	defer func(m uint64) { maxPulled = m }(maxPulled)
+	maxPulled = 300000
+	es := job(t, 3, 4096)
+	body := func(k int) []byte { return bytes.Repeat([]byte{byte(k)}, 200000) }
+	var sends []*Request
+	for k, from := range []int{0, 0, 2} {
+		s := es[from].NewSend(body(k), 1, 1, from, 5+k, 0, Standard)
+		es[from].Start(s)
+		sends = append(sends, s)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for (es[1].peers[0].recvd == 0 || es[1].peers[2].recvd == 0) && time.Now().Before(deadline) {
+		es[1].Progress()
+	}
+	pulled := 0
+	drainAll(t, es, func() {
+		msgs, rts := es[1].Unmatched()
+		if len(msgs) != 1 || rts != 2 || len(msgs[0].Body) != 200000 {
+			t.Errorf("first drain: %d pulled, %d left with their senders", len(msgs), rts)
+		}
+		pulled = len(msgs)
+	})
+	drainAll(t, es, func() {
+		if msgs, rts := es[1].Unmatched(); len(msgs) != pulled+1 || rts != 1 {
+			t.Errorf("second drain: %d pulled, %d left", len(msgs), rts)
+		}
+	})
+	// The senders answer the clear-to-send of the messages not pulled.
+	var wg sync.WaitGroup
+	errs := make([]error, len(sends))
+	for k, from := range []int{0, 0, 2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = es[from].Wait(ctx(t), sends[k])
+		}()
+	}
+	for k, from := range []int{0, 0, 2} {
+		got := make([]byte, 200000)
+		wait(t, es[1], irecv(es[1], got, from, 5+k))
+		if !bytes.Equal(got, body(k)) {
+			t.Errorf("message %d: body differs", k)
+		}
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			t.Errorf("send %d: %v", k, err)
+		}
+	}
+}

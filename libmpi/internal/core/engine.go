@@ -94,12 +94,14 @@ type Engine struct {
 	closed  bool
 	// blockers counts the goroutines in block, which touch the
 	// transport's Waiter: Close waits for them before the transport goes.
-	blockers sync.WaitGroup
-	activity uint64   // link reads and writes that moved bytes
-	pass     uint64   // progress passes
-	mixed    bool     // links polled by calls and descriptors both
-	free     *Request // a request for RecvNow
-	hold     bool     // a checkpoint holds new frames (cr.go)
+	blockers   sync.WaitGroup
+	activity   uint64     // link reads and writes that moved bytes
+	pass       uint64     // progress passes
+	mixed      bool       // links polled by calls and descriptors both
+	free       *Request   // a request for RecvNow
+	hold       bool       // a checkpoint holds new frames (cr.go)
+	drainStats DrainStats // the last Drain's counts (cr.go)
+	pulled     uint64     // bytes the drain under way asked to pull (cr.go)
 	// taken are the messages matched probes took and no Mrecv has
 	// received yet, oldest first: a checkpoint saves them (cr.go).
 	taken []*unexpected

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -33,4 +35,28 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// idleout: every rank prints its pid and "running", then sleeps outside
+// MPI for the given seconds (default 5) and meets the others in a Barrier:
+// a test counts the ranks' wake-ups meanwhile, which a waiting loop of the
+// library (a checkpoint goroutine's, a transport's) would show.
+func init() {
+	suites["idleout"] = func(rank, size int) {
+		secs := 5
+		if len(os.Args) > 2 {
+			if n, err := strconv.Atoi(os.Args[2]); err == nil && n > 0 {
+				secs = n
+			}
+		}
+		fmt.Printf("rank %d pid %d\n", rank, os.Getpid())
+		fmt.Printf("rank %d running\n", rank)
+		time.Sleep(time.Duration(secs) * time.Second)
+		if err := mpi.Barrier(mpi.World); err != nil {
+			fail("barrier: %v", err)
+		}
+		if rank == 0 {
+			fmt.Println("idleout ok")
+		}
+	}
 }

@@ -168,7 +168,7 @@ func (p *Process) serveCR() {
 		if err != nil {
 			done.Err = err.Error()
 		} else {
-			done.Bytes = resume.size
+			done.Bytes, done.Drain = resume.size, resume.drain
 		}
 		cancel()
 		// The answer has its own bound: a checkpoint that failed at its
@@ -209,6 +209,7 @@ func (p *Process) receiveDrain(pid int) {
 // resumption is what a checkpoint that succeeded leaves to do.
 type resumption struct {
 	size   int64
+	drain  jobwire.DrainCounts
 	engine func()
 	hooks  *Checkpointer
 	rank   int
@@ -250,7 +251,14 @@ func (p *Process) checkpoint(ctx context.Context, req *jobwire.CRRank) (*resumpt
 		resumeEngine()
 		return nil, err
 	}
-	return &resumption{size: size, engine: resumeEngine, hooks: hooks, rank: p.Rank}, nil
+	d := p.Engine.LastDrain() // quiesced: still this goroutine's
+	counts := jobwire.DrainCounts{Polls: clampU32(d.Polls), Yields: clampU32(d.Yields), Sleeps: clampU32(d.Sleeps)}
+	return &resumption{size: size, drain: counts, engine: resumeEngine, hooks: hooks, rank: p.Rank}, nil
+}
+
+// clampU32 is n as a uint32, saturating.
+func clampU32(n int) uint32 {
+	return uint32(min(max(n, 0), 1<<32-1))
 }
 
 // sort hands the drain messages of checkpoint seq to the drain until
