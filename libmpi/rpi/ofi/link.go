@@ -387,6 +387,12 @@ func (l *link) Write2(a, b []byte) (int, error) {
 // own for the peers on this node.
 func (l *link) Short() int { return l.t.c.short }
 
+// CostlyPoll: a poll is a crossing into C and the provider's progress
+// (tcp's: a system call), so in a job whose other links are usysv's the
+// core reads these only every few passes while they are idle
+// (rpi.CostlyPoller).
+func (l *link) CostlyPoll() bool { return true }
+
 // Fd: the links have no descriptor of their own; the transport is the
 // Waiter.
 func (l *link) Fd() int { return -1 }
