@@ -47,6 +47,7 @@ type link struct {
 	closed  bool
 
 	scratch  []byte // an injected message is built here
+	scratch2 []byte // a long message into a layout is read here (layout.go)
 	received uint64 // data messages from the peer (Traffic)
 	seen     uint64 // the transport's progress passes at the last Read
 

@@ -50,6 +50,8 @@ type transport struct {
 	// their receive buffer; inPlace those the core read where they
 	// arrived (Peek, Consume).
 	copiedOut, inPlace uint64
+	// layoutReads counts the long messages read into a layout.
+	layoutReads uint64
 	// The background progress (see background).
 	sent    atomic.Bool   // data went out since background last looked
 	passes  atomic.Uint64 // progress calls so far
