@@ -212,6 +212,16 @@ type Exposer interface {
 	Unexpose(buf []byte)
 }
 
+// CostlyPoller is implemented by links without a descriptor whose poll
+// costs about what a descriptor's system call does (a crossing into C and
+// a fabric provider's progress: ofi's). In a job that also has links
+// polled by a load from memory (usysv's), the core reads such links, as it
+// reads descriptors, only every few passes while they are idle, so that
+// the latency between peers on the node does not pay for them.
+type CostlyPoller interface {
+	CostlyPoll() bool
+}
+
 // Peeker is implemented by links that can show a small write in place,
 // so that the core reads a frame where it arrived instead of copying it
 // out first.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -29,6 +30,43 @@ func RemoveSegments(uid int, job *JobID) (int, error) {
 	if job != nil {
 		prefix = SegmentPrefix(uid, *job)
 	}
+	return removeOwned(uid, func(name string) bool { return strings.HasPrefix(name, prefix) })
+}
+
+// RemoveProcessRegions removes the regions libfabric's shm provider (the
+// ofi rpi module's) made for the process pid, named
+// "<pid>:<domain>:<endpoint>": the provider removes them when the
+// endpoint closes, so those of a process that has exited are what a
+// killed process left (16 MiB each). Only regular files owned by uid are
+// touched; it returns how many it removed. Call it once pid has been
+// reaped, before the pid can be given to another process.
+func RemoveProcessRegions(uid, pid int) (int, error) {
+	if pid <= 0 {
+		return 0, nil
+	}
+	prefix := strconv.Itoa(pid) + ":"
+	return removeOwned(uid, func(name string) bool {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			return false
+		}
+		dom, ep, ok := strings.Cut(rest, ":")
+		return ok && digits(dom) && digits(ep)
+	})
+}
+
+func digits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// removeOwned removes the regular files of ShmDir owned by uid whose
+// names match, and returns how many it removed.
+func removeOwned(uid int, match func(name string) bool) (int, error) {
 	entries, err := os.ReadDir(ShmDir)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -39,7 +77,7 @@ func RemoveSegments(uid int, job *JobID) (int, error) {
 	n := 0
 	var first error
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+		if !match(e.Name()) || !e.Type().IsRegular() {
 			continue
 		}
 		path := filepath.Join(ShmDir, e.Name())

@@ -413,6 +413,7 @@ func (k *Kernel) watch(r *request, p *proc, outR, errR *os.File) {
 	if p.removeProgram {
 		os.Remove(p.cmd.Path)
 	}
+	k.sweepProcess(p.pid)
 	k.sweepJob(p.job)
 	ex := &wire.Exited{}
 	var ee *exec.ExitError
@@ -482,6 +483,17 @@ func (k *Kernel) killProcs(job string) int {
 		k.sweepJob(p.job)
 	}
 	return len(ps)
+}
+
+// sweepProcess removes the regions libfabric's shm provider made for a
+// process that has exited (the ofi rpi module over the shm provider):
+// one that was killed before it closed its endpoint leaves them.
+func (k *Kernel) sweepProcess(pid int) {
+	if n, err := jobwire.RemoveProcessRegions(os.Getuid(), pid); err != nil {
+		k.log.Warn("removing a process's shm regions", "pid", pid, "err", err)
+	} else if n > 0 {
+		k.log.Debug("removed a dead process's shm regions", "pid", pid, "regions", n)
+	}
 }
 
 // sweepJob removes what an MPI job left in shared memory on this node

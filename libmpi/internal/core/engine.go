@@ -97,7 +97,7 @@ type Engine struct {
 	blockers   sync.WaitGroup
 	activity   uint64     // link reads and writes that moved bytes
 	pass       uint64     // progress passes
-	mixed      bool       // links polled by calls and descriptors both
+	mixed      bool       // links polled by loads from memory and costly ones (descriptors, rpi.CostlyPoller) both
 	free       *Request   // a request for RecvNow
 	hold       bool       // a checkpoint holds new frames (cr.go)
 	drainStats DrainStats // the last Drain's counts (cr.go)
@@ -180,15 +180,20 @@ func New(c Config) *Engine {
 			p.minPiece = m.MinPiece()
 		}
 		p.fd = l.Fd() >= 0
+		p.costly = p.fd
+		if c, ok := l.(rpi.CostlyPoller); ok && c.CostlyPoll() {
+			p.costly = true
+		}
 		e.peers[i] = p
 	}
-	fds, calls := false, false
+	fds, calls, costly, cheap := false, false, false, false
 	for _, p := range e.peers {
 		if p != nil {
 			fds, calls = fds || p.fd, calls || !p.fd
+			costly, cheap = costly || p.costly, cheap || !p.costly
 		}
 	}
-	e.mixed = fds && calls
+	e.mixed = costly && cheap
 	if !calls {
 		e.waiter = nil // nothing to sleep on but descriptors
 	}

@@ -14,6 +14,7 @@ type peer struct {
 	link   rpi.Link
 	dead   error
 	fd     bool             // the link is a descriptor
+	costly bool             // its poll is a system call or the like (fd, rpi.CostlyPoller)
 	short  int              // largest eager message on this link
 	direct rpi.RemoteReader // nil unless the peer's memory can be read directly
 	vw     rpi.VectorWriter // nil unless the link writes two buffers at once

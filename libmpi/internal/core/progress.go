@@ -16,12 +16,13 @@ import (
 // the progress lock.
 //
 // In a job that mixes links polled by calls (shared memory, a load from
-// memory) with descriptors (a system call each), the descriptors are read
-// only every descriptorEvery passes, unless they are busy, so that the
-// on-node latency does not grow with the number of off-node peers.
+// memory) with descriptors (a system call each) or links whose poll costs
+// as much (rpi.CostlyPoller: a fabric's), the costly ones are read only
+// every descriptorEvery passes, unless they are busy, so that the on-node
+// latency does not grow with the number of off-node peers.
 func (e *Engine) progress() {
 	e.pass++
-	skipIdleFds := e.mixed && e.pass%descriptorEvery != 0
+	skipIdle := e.mixed && e.pass%descriptorEvery != 0
 	for _, p := range e.peers {
 		if p == nil || p.dead != nil {
 			continue
@@ -29,7 +30,7 @@ func (e *Engine) progress() {
 		if p.pending() {
 			e.flush(p)
 		}
-		if skipIdleFds && p.fd && !p.inBody && p.rpos == p.rend {
+		if skipIdle && p.costly && !p.inBody && p.rpos == p.rend {
 			continue
 		}
 		e.read(p)

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/rpi"
 	"github.com/lamgo/lam/libmpi/rpi/rpitest"
 	"github.com/lamgo/lam/shared/ssi"
@@ -186,5 +188,68 @@ func TestBuffersForCarriedPeers(t *testing.T) {
 				rpitest.Exchange(t, links[0][1], links[1][0], []byte("buffers"))
 			}
 		})
+	}
+}
+
+// countedLink counts the reads of a link (the MPI core reads each link
+// once per pass when nothing comes).
+type countedLink struct {
+	rpi.Link
+	reads atomic.Uint64
+}
+
+func (c *countedLink) Read(p []byte) (int, error) {
+	c.reads.Add(1)
+	return c.Link.Read(p)
+}
+
+// TestHybridOffNodePolls: in a job of four on two nodes (0, 0, 1, 1),
+// usysv within the nodes and ofi (tcp) between them, the MPI core of a
+// rank waiting for a peer on its node reads its ofi links only every
+// few passes while they are idle (rpi.CostlyPoller), as it reads
+// descriptors: the crossings into C per pass, which were one (one poll
+// of the completion queue per pass), are about an eighth.
+func TestHybridOffNodePolls(t *testing.T) {
+	if _, err := probe("tcp"); err != nil {
+		t.Skipf("libfabric provider tcp: %v", err)
+	}
+	ts, links := hybridJob(t, ssi.NewSettings([]ssi.Arg{{Key: "rpi_ofi_provider", Value: "tcp"}}, nil), []int32{0, 0, 1, 1})
+	onNode := make([]*countedLink, 2)
+	var ofis []*transport
+	es := make([]*core.Engine, len(ts))
+	for i, tr := range ts {
+		ls := append([]rpi.Link(nil), links[i]...)
+		if i < 2 {
+			onNode[i] = &countedLink{Link: ls[1-i]}
+			ls[1-i] = onNode[i]
+			ofis = append(ofis, ls[2].(*link).t)
+		}
+		cfg := core.Config{Rank: i, Links: ls, Short: tr.Short(), Pace: tr.(rpi.Pacer).Pace()}
+		cfg.Waiter, _ = tr.(rpi.Waiter)
+		es[i] = core.New(cfg)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, e := range es {
+			e.Close(ctx)
+		}
+	})
+	calls, _ := crossings(ofis)
+	passes := onNode[0].reads.Load() + onNode[1].reads.Load()
+	const n = 2000
+	start := time.Now()
+	if err := corePingPong(es[:2], 1, n); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	c, _ := crossings(ofis)
+	p := onNode[0].reads.Load() + onNode[1].reads.Load() - passes
+	perPass := float64(c-calls) / float64(p)
+	t.Logf("ranks 0 and 1: %d crossings into C in %d passes (%.3f per pass), %.1f per on-node round trip; %v per pass of each rank",
+		c-calls, p, perPass, float64(c-calls)/n, 2*took/time.Duration(p))
+	// The background progress polls too, now and then.
+	if perPass > 0.25 {
+		t.Errorf("%.3f crossings into C per pass over the links, want about 1/8", perPass)
 	}
 }

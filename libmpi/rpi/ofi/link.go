@@ -47,6 +47,7 @@ type link struct {
 	closed  bool
 
 	scratch  []byte // an injected message is built here
+	scratch2 []byte // a long message into a layout is read here (layout.go)
 	received uint64 // data messages from the peer (Traffic)
 	seen     uint64 // the transport's progress passes at the last Read
 
@@ -207,6 +208,61 @@ func (l *link) Read(p []byte) (int, error) {
 	return 0, nil
 }
 
+// Peek shows the next data message's bytes (those not yet read) where
+// they arrived, in its receive buffer, so that the core reads a frame in
+// place instead of copying it out first (rpi.Peeker); nil if the next
+// thing is not data (a key message, the end of the stream, a failure:
+// Read takes those), with ready true when there is one. Like Read, it
+// polls the provider only if nobody did since this link's last look.
+func (l *link) Peek() ([]byte, bool, error) {
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	if l.closed {
+		return nil, false, net.ErrClosed
+	}
+	p, ready := l.peek()
+	if !ready && l.t.passes.Load() == l.seen {
+		l.t.progress()
+		p, ready = l.peek()
+	}
+	l.seen = l.t.passes.Load()
+	return p, ready, nil
+}
+
+// peek is Peek without the poll. The caller holds the lock.
+func (l *link) peek() ([]byte, bool) {
+	if !l.hello {
+		return nil, l.dead != nil
+	}
+	m := &l.in[l.recvSeq%uint32(len(l.in))]
+	switch {
+	case m.slot >= 0 && m.kind == kindData:
+		return l.t.fb.slot(m.slot)[hdrSize+l.off : m.len], true
+	case m.slot >= 0, l.eof && l.recvSeq == l.eofSeq, l.dead != nil:
+		return nil, true
+	}
+	return nil, false
+}
+
+// Consume releases what the last Peek showed: its buffer is posted
+// again and its credit goes back as Read's do.
+func (l *link) Consume() {
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	m := &l.in[l.recvSeq%uint32(len(l.in))]
+	if l.closed || m.slot < 0 || m.kind != kindData {
+		return
+	}
+	l.t.post(m.slot)
+	m.slot = -1
+	l.queued--
+	l.recvSeq++
+	l.off = 0
+	l.owed++
+	l.t.inPlace++
+	l.returnCredits(l.dataCredits())
+}
+
 // take copies what has arrived into p; emptied receive buffers are
 // posted again and their credits go back.
 func (l *link) take(p []byte) int {
@@ -241,6 +297,7 @@ func (l *link) take(p []byte) int {
 			l.recvSeq++
 			l.off = 0
 			freed++
+			l.t.copiedOut++
 		}
 	}
 	if freed > 0 {
@@ -330,6 +387,12 @@ func (l *link) Write2(a, b []byte) (int, error) {
 // Short is the eager limit (rpi.Shorter): usysv's transport reports its
 // own for the peers on this node.
 func (l *link) Short() int { return l.t.c.short }
+
+// CostlyPoll: a poll is a crossing into C and the provider's progress
+// (tcp's: a system call), so in a job whose other links are usysv's the
+// core reads these only every few passes while they are idle
+// (rpi.CostlyPoller).
+func (l *link) CostlyPoll() bool { return true }
 
 // Fd: the links have no descriptor of their own; the transport is the
 // Waiter.

@@ -46,9 +46,16 @@ type transport struct {
 	// creditMsgs counts the credit messages sent (the other messages
 	// carry credits in their headers).
 	creditMsgs uint64
+	// copiedOut counts the data messages whose bytes Read copied out of
+	// their receive buffer; inPlace those the core read where they
+	// arrived (Peek, Consume).
+	copiedOut, inPlace uint64
+	// layoutReads counts the long messages read into a layout.
+	layoutReads uint64
 	// The background progress (see background).
 	sent    atomic.Bool   // data went out since background last looked
 	passes  atomic.Uint64 // progress calls so far
+	wakeups atomic.Uint64 // the background's (tests count them)
 	stop    chan struct{}
 	stopped chan struct{}
 	pidfds  []int // by rank: peers on this node, watched for death; -1 none
@@ -621,8 +628,17 @@ func (t *transport) checkPeers() {
 // sent in the last idleAfter, every tick, if nobody made progress
 // since the last tick. It never contends with a process that makes
 // progress itself (TryLock), and sleeps long when nothing was sent.
+// While the process keeps making progress itself (a ping-pong, a
+// collective), each of its wake-ups is a hand-off for nothing (the Go
+// scheduler's timer, a thread woken on the other processor): the tick
+// doubles, up to busyTick, at every tick that finds the process made
+// progress since the one before, and is tick again once one finds it
+// did not (so a message sent just before the process stops calling the
+// library leaves within busyTick, within tick once it has been away
+// from the library for busyTick).
 const (
 	tick      = time.Millisecond
+	busyTick  = 4 * time.Millisecond
 	idleAfter = 100 * time.Millisecond
 	idleTick  = 20 * time.Millisecond
 )
@@ -633,6 +649,7 @@ func (t *transport) background() {
 	defer timer.Stop()
 	lastSend := time.Now()
 	var seen uint64 // passes at the last tick
+	every := tick   // while something was sent in the last idleAfter
 	for {
 		select {
 		case <-t.stop:
@@ -643,11 +660,17 @@ func (t *transport) background() {
 		if t.sent.Swap(false) {
 			lastSend = now
 		}
-		next := tick
+		idle := t.passes.Load() == seen // nobody made progress since the last tick
+		if idle {
+			every = tick
+		} else {
+			every = min(2*every, busyTick)
+		}
+		next := every
 		if now.Sub(lastSend) > idleAfter {
 			next = idleTick
 		}
-		idle := t.passes.Load() == seen // nobody made progress since the last tick
+		t.wakeups.Add(1)
 		if idle && t.mu.TryLock() {
 			before := t.moved.Load()
 			if t.open > 0 {

@@ -1,9 +1,12 @@
 package tcp
 
 import (
+	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/lamgo/lam/libmpi/rpi"
 	"github.com/lamgo/lam/libmpi/rpi/rpitest"
@@ -46,4 +49,37 @@ func TestVsockAddress(t *testing.T) {
 	if _, err := New("tcp", 20, false).Open(t.Context(), &rpi.Job{Host: "vsock:6", Size: 1, Settings: ssi.NewSettings(nil, nil)}); err == nil {
 		t.Error("listened on another machine's context id")
 	}
+}
+
+// TestVsockWrongSecret: over vsock (linknet's fake), as over TCP, ranks
+// that do not hold the same job secret do not connect: the HMAC
+// handshake is the one the tcp path runs.
+func TestVsockWrongSecret(t *testing.T) {
+	t.Setenv(linknet.EnvFake, t.TempDir())
+	t.Setenv(linknet.EnvFakeCID, "5")
+	var ts [2]rpi.Transport
+	peers := make([]rpi.Peer, 2)
+	for i := range ts {
+		tr, err := New("tcp", 20, false).Open(t.Context(), &rpi.Job{Rank: i, Size: 2, Host: "vsock:5",
+			Settings: ssi.NewSettings(nil, nil), Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		ts[i], peers[i] = tr, rpi.Peer{Rank: i, Addr: tr.Addr()}
+	}
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, secret := range [][]byte{[]byte("0123456789abcdef"), []byte("fedcba9876543210")} {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, errs[i] = ts[i].Connect(ctx, peers, secret)
+		})
+	}
+	wg.Wait()
+	if errs[0] == nil && errs[1] == nil {
+		t.Fatal("ranks with different secrets connected over vsock")
+	}
+	t.Logf("refused: %v; %v", errs[0], errs[1])
 }
