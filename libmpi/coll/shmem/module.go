@@ -17,11 +17,11 @@
 //
 // Barrier, Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and
 // Allreduce are shmem's up to coll_base_shmem_large_size bytes per process
-// (Bcast, Allgather, Reduce and Allreduce up to coll_base_shmem_copy_size:
-// the shared-memory rpis copy a message once, straight between the
-// processes, only above their ring's size, and below it these copy less
-// through the area than over point-to-point; see large and largeCopy);
-// larger ones, and the other collectives, are lam_basic's. Barrier, the argument check and small
+// (Bcast, Allgather, Reduce and Allreduce up to coll_base_shmem_copy_size
+// if that is more: the shared-memory rpis copy a message once, straight
+// between the processes, only above their ring's size, and below it these
+// copy less through the area than over point-to-point; see large and
+// largeCopy); larger ones, and the other collectives, are lam_basic's. Barrier, the argument check and small
 // Allreduce are synchronising rounds: every process adds one to a count
 // in the area and waits for the count of all. Reductions
 // are computed in place in the area, each process combining one slice of
@@ -77,8 +77,8 @@ func init() {
 			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined (1 to 16)"},
 		ssi.Param{Name: "shmem_large_size", Default: "32768", Type: ssi.Size,
 			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; at least this for Bcast, Allgather, Reduce and Allreduce: coll_base_shmem_copy_size) above which shmem leaves the collective to lam_basic; 0: never"},
-		ssi.Param{Name: "shmem_copy_size", Default: "1048576", Type: ssi.Size,
-			Help: "Bytes per process (Bcast's message, a block of Allgather, Reduce's and Allreduce's input) above which shmem leaves these to lam_basic when coll_base_shmem_large_size is not 0: where the shared-memory rpis start to copy a message once (rpi_usysv_maxalloc's default); below it they copy through their rings twice, and these collectives copy less through the area"},
+		ssi.Param{Name: "shmem_copy_size", Default: "32768", Type: ssi.Size,
+			Help: "Bytes per process (Bcast's message, a block of Allgather, Reduce's and Allreduce's input) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; below the shared-memory rpis' ring size (rpi_usysv_maxalloc) they copy a message twice, and these collectives copy less through the area"},
 	)
 }
 
