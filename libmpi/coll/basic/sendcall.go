@@ -113,24 +113,35 @@ func gatherSent(c *coll.Comm, send, recv []byte, root int) error {
 	return first
 }
 
+// scatterMessages writes into m the root's messages of a Scatter: the
+// call and block i of send for every other process i, and returns
+// message i.
+func scatterMessages(c *coll.Comm, m, send []byte) func(i int) []byte {
+	n, r := c.Size(), c.Rank()
+	bs := len(send) / n
+	msg := func(i int) []byte { return m[i*(coll.CallSize+bs) : (i+1)*(coll.CallSize+bs)] }
+	c.PutCall(msg(r))
+	for i := range n {
+		if i != r {
+			copy(msg(i), msg(r)[:coll.CallSize])
+			copy(msg(i)[coll.CallSize:], send[i*bs:(i+1)*bs])
+		}
+	}
+	return msg
+}
+
 // scatterSent: the root sends its call and block i to every other
 // process i.
 func scatterSent(c *coll.Comm, send, recv []byte, root int) error {
 	n, r := c.Size(), c.Rank()
 	if r == root {
 		bs := len(send) / n
-		m := c.Scratch(coll.ScratchWindow, n*(coll.CallSize+bs))
-		call := m[r*(coll.CallSize+bs):]
-		c.PutCall(call)
+		msg := scatterMessages(c, c.Scratch(coll.ScratchWindow, n*(coll.CallSize+bs)), send)
 		b := newBatch(c, n-1)
 		for i := range n {
-			if i == r {
-				continue
+			if i != r {
+				b.send(msg(i), i)
 			}
-			out := m[i*(coll.CallSize+bs) : (i+1)*(coll.CallSize+bs)]
-			copy(out, call[:coll.CallSize])
-			copy(out[coll.CallSize:], send[i*bs:(i+1)*bs])
-			b.send(out, i)
 		}
 		if recv != nil {
 			copy(recv, send[r*bs:(r+1)*bs])
@@ -155,6 +166,14 @@ func scatterSent(c *coll.Comm, send, recv []byte, root int) error {
 // receive (and, in a Bcast's tree, after it passed the message on), and
 // the data go to the caller's buffer only when the calls agree.
 
+// sentMessage returns a new message of the call and data.
+func sentMessage(c *coll.Comm, data []byte) []byte {
+	m := coll.Buffer(coll.CallSize + len(data))
+	c.PutCall(m)
+	copy(m[coll.CallSize:], data)
+	return m
+}
+
 // judgeStep adds the step that compares the call in front of m with
 // this process's and copies the data behind it to dst when they agree.
 func judgeStep(c *coll.Comm, m, dst []byte) {
@@ -171,11 +190,11 @@ func nbBcastSent(c *coll.Comm, buf []byte, root int) error {
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
 	s := sched(c)
-	m := coll.Buffer(coll.CallSize + len(buf))
+	var m []byte
 	if v == 0 {
-		c.PutCall(m)
-		copy(m[coll.CallSize:], buf)
+		m = sentMessage(c, buf)
 	} else {
+		m = coll.Buffer(coll.CallSize + len(buf))
 		src := root
 		if !isLinear(c) {
 			src = (parent(v) + root) % n
@@ -204,10 +223,7 @@ func nbGatherSent(c *coll.Comm, send, recv []byte, root int) error {
 	n, r := c.Size(), c.Rank()
 	s := sched(c)
 	if r != root {
-		m := coll.Buffer(coll.CallSize + len(send))
-		c.PutCall(m)
-		copy(m[coll.CallSize:], send)
-		s.Send(c, m, root)
+		s.Send(c, sentMessage(c, send), root)
 		return nil
 	}
 	bs := len(recv) / n
@@ -249,17 +265,11 @@ func nbScatterSent(c *coll.Comm, send, recv []byte, root int) error {
 		return nil
 	}
 	bs := len(send) / n
-	m := coll.Buffer(n * (coll.CallSize + bs))
-	call := m[r*(coll.CallSize+bs):]
-	c.PutCall(call)
+	msg := scatterMessages(c, coll.Buffer(n*(coll.CallSize+bs)), send)
 	for i := range n {
-		if i == r {
-			continue
+		if i != r {
+			s.Send(c, msg(i), i)
 		}
-		out := m[i*(coll.CallSize+bs) : (i+1)*(coll.CallSize+bs)]
-		copy(out, call[:coll.CallSize])
-		copy(out[coll.CallSize:], send[i*bs:(i+1)*bs])
-		s.Send(c, out, i)
 	}
 	if recv != nil {
 		s.Copy(recv, send[r*bs:(r+1)*bs])

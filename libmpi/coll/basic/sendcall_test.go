@@ -1,9 +1,7 @@
 package basic_test
 
 import (
-	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -120,24 +118,9 @@ func TestSentReturns(t *testing.T) {
 				const root = 1
 				w := colltest.NewWorld(oneNode(n), 10*time.Second)
 				defer w.Close()
-				senders := n - 1
-				if kind != coll.Gather {
-					senders = 1
-				}
-				var wg sync.WaitGroup
-				wg.Add(senders)
-				sent := make(chan struct{})
-				go func() { wg.Wait(); close(sent) }()
-				errs := w.Each(func(r int) error {
+				sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+				errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
 					c := w.Comm(r)
-					sends := r == root != (kind == coll.Gather)
-					if !sends {
-						select {
-						case <-sent:
-						case <-time.After(10 * time.Second):
-							return errors.New("the senders did not return before the receivers called")
-						}
-					}
 					var err error
 					switch kind {
 					case coll.Bcast:
@@ -176,19 +159,9 @@ func TestSentReturns(t *testing.T) {
 							err = fmt.Errorf("got %d", colltest.I64(recv)[0])
 						}
 					}
-					if sends {
-						wg.Done()
-					}
 					return err
 				})
-				for r, err := range errs {
-					if err != nil {
-						t.Errorf("rank %d: %v", r, err)
-					}
-				}
-				if left := w.Leftover(); left != 0 {
-					t.Errorf("%d messages nobody received", left)
-				}
+				w.Check(t, errs)
 			})
 		}
 	}

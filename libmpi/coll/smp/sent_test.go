@@ -1,23 +1,13 @@
 package smp_test
 
 import (
-	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/coll/colltest"
 )
-
-func classOf(err error) coll.Class {
-	var ce *coll.Error
-	if errors.As(err, &ce) {
-		return ce.Class
-	}
-	return -1
-}
 
 // smp's small Bcast and Reduce send the call with their data at
 // coll_base_check=1: a process that receives a message of another call
@@ -79,7 +69,7 @@ func TestMismatchSent(t *testing.T) {
 				errs := w.Each(func(r int) error { return tt.run(w.Comm(r)) })
 				want := tt.level[level]
 				for r, err := range errs {
-					if w := want(r); w < 0 && err != nil || w >= 0 && classOf(err) != w {
+					if w := want(r); w < 0 && err != nil || w >= 0 && colltest.ClassOf(err) != w {
 						t.Errorf("rank %d: %v, want class %d", r, err, w)
 					}
 				}
@@ -112,28 +102,18 @@ func TestSentReturns(t *testing.T) {
 					n := len(nodes)
 					w := colltest.NewWorld(nodes, 10*time.Second)
 					defer w.Close()
-					senders := n - 1
-					if kind == coll.Bcast {
-						senders = 1
-					}
-					var wg sync.WaitGroup
-					wg.Add(senders)
-					sent := make(chan struct{})
-					go func() { wg.Wait(); close(sent) }()
-					errs := w.Each(func(r int) error {
+					sends := func(r int) bool { return r == root == (kind == coll.Bcast) }
+					// The module's setup waits for every process.
+					for r, err := range w.Each(func(r int) error {
 						c := w.Comm(r)
-						// The module's setup waits for every process.
-						if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
-							return err
+						return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
+					}) {
+						if err != nil {
+							t.Fatalf("rank %d: barrier: %v", r, err)
 						}
-						sends := r == root == (kind == coll.Bcast)
-						if !sends {
-							select {
-							case <-sent:
-							case <-time.After(10 * time.Second):
-								return errors.New("the senders did not return before the receivers called")
-							}
-						}
+					}
+					errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
+						c := w.Comm(r)
 						var err error
 						switch kind {
 						case coll.Bcast:
@@ -161,19 +141,9 @@ func TestSentReturns(t *testing.T) {
 								err = fmt.Errorf("got %d, want %d", colltest.I64(recv)[0], want)
 							}
 						}
-						if sends {
-							wg.Done()
-						}
 						return err
 					})
-					for r, err := range errs {
-						if err != nil {
-							t.Errorf("rank %d: %v", r, err)
-						}
-					}
-					if left := w.Leftover(); left != 0 {
-						t.Errorf("%d messages nobody received", left)
-					}
+					w.Check(t, errs)
 				})
 			}
 		}
