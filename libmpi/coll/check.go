@@ -438,6 +438,12 @@ func (c *Comm) PutCall(b []byte) {
 	c.carry.state = carrySentOut
 }
 
+// CallOp merges calls (PutCall's bytes) element by element so that
+// JudgeCall, given the merge of several, says what differs among them
+// all: a module whose data are combined on their way (a Reduce) reduces
+// the calls with it alongside.
+func CallOp() *Op { return &minOp }
+
 // JudgeCall compares the call in front of a message (b, the CallSize
 // bytes received; whole is false when the message had another size or
 // tag than expected) with this process's, and returns the error that

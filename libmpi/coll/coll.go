@@ -575,6 +575,8 @@ const (
 	ScratchCheck   // the argument check's signature
 	ScratchCheck2  // and its reduction
 	ScratchDigest  // the check's digest of the signature, and its reduction
+	ScratchCall    // a call sent with the data (coll_base_check=1)
+	ScratchCall2   // and the calls received
 	ScratchWindow  // and the three after it: contributions on their way
 	nScratch       = ScratchWindow + 4
 )

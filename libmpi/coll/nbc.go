@@ -147,6 +147,14 @@ func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 	s := v.sched
 	switch {
+	case v.Params.Check && v.nbSendsCall(sig):
+		if sig.Err != nil {
+			s.Fail(sig.Err) // nobody waits for a round back from it
+			break
+		}
+		v.startSent(sig, f)
+		v.Launch(sig.Kind, notify)
+		return
 	case v.Params.Check:
 		v.check(sig)
 	case sig.Err != nil:
@@ -158,6 +166,43 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 		}
 	}
 	v.Launch(sig.Kind, notify)
+}
+
+// nbSendsCall reports whether a nonblocking collective sends its call
+// with its data at coll_base_check=1, as the blocking one does under
+// lam_basic (Actions.SendsCall): a small Ibcast, Igather or Iscatter (up
+// to coll_base_small bytes per process, Iscatter's n blocks) on an
+// intracommunicator of two or more.
+func (v *Comm) nbSendsCall(sig Sig) bool {
+	if v.Params.CheckAll || v.Inter() || v.Size() < 2 {
+		return false
+	}
+	b := int(sig.Send)
+	switch sig.Kind {
+	case Bcast, Gather:
+		return b <= v.Params.Small
+	case Scatter:
+		return v.Size()*b <= v.Params.Small
+	}
+	return false
+}
+
+// startSent builds a nonblocking collective that sends its call with its
+// data (nbSendsCall): f's functions see SendsCall, put the call in front
+// of what they send (PutCall) and add a step that compares what they
+// receive (JudgeCall), on messages tagged as the check's. A module that
+// did neither fails the collective.
+func (v *Comm) startSent(sig Sig, f func(a *Actions) error) {
+	v.carry = carry{state: carrySent, sig: sig}
+	if f != nil {
+		v.checkTagged(func() error { return f(&v.act) })
+	}
+	v.sched.Do(func() error {
+		if v.carry.state != carrySentOut {
+			return Errorf(ErrIntern, "%s: %s: the module did not send the call", v.T.Name(), sig.Kind)
+		}
+		return nil
+	})
 }
 
 // Launch starts the schedule built on the view v: Start's last step,

@@ -50,6 +50,7 @@ type xfer struct {
 	peer int
 	tag  int
 	recv bool
+	any  bool   // a receive of any size (RecvAny)
 	name string // the communicator, for messages
 	req  Request
 }
@@ -88,6 +89,14 @@ func (s *Schedule) Send(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, fa
 
 // Recv adds a receive of exactly len(buf) bytes from rank peer of c.
 func (s *Schedule) Recv(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, true) }
+
+// RecvAny adds a receive of up to len(buf) bytes from rank peer of c
+// whose size is not checked: what the collective received tells (a call
+// sent with the data, JudgeCall).
+func (s *Schedule) RecvAny(c *Comm, buf []byte, peer int) {
+	r := s.openRound(true)
+	r.xfers = append(r.xfers, xfer{t: c.T, buf: buf, peer: peer, tag: int(c.tag), recv: true, any: true, name: c.T.Name()})
+}
 
 // SendTagged and RecvTagged are Send and Recv with a tag of the
 // caller's on c's transport (a neighbour collective tags each edge; the
@@ -202,7 +211,7 @@ func (s *Schedule) complete(r *round) bool {
 			}
 			continue
 		}
-		if x.recv {
+		if x.recv && !x.any {
 			s.received(x, st, err)
 		}
 	}

@@ -99,13 +99,7 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func classOf(err error) coll.Class {
-	var ce *coll.Error
-	if errors.As(err, &ce) {
-		return ce.Class
-	}
-	return -1
-}
+func classOf(err error) coll.Class { return colltest.ClassOf(err) }
 
 // Arguments that do not agree are an error on every process, never a
 // hang, with coll_base_check=2; a process's own argument error reaches

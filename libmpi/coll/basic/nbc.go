@@ -116,6 +116,9 @@ func nbBarrierLog(c *coll.Comm) error {
 }
 
 func nbBcastLinear(c *coll.Comm, buf []byte, root int) error {
+	if c.SendsCall() {
+		return nbBcastSent(c, buf, root)
+	}
 	n, r := c.Size(), c.Rank()
 	s := sched(c)
 	switch {
@@ -131,6 +134,9 @@ func nbBcastLinear(c *coll.Comm, buf []byte, root int) error {
 }
 
 func nbBcastLog(c *coll.Comm, buf []byte, root int) error {
+	if c.SendsCall() {
+		return nbBcastSent(c, buf, root)
+	}
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
 	s := sched(c)
@@ -153,6 +159,9 @@ func nbBcast(c *coll.Comm, buf []byte, root int) error {
 }
 
 func nbGatherLinear(c *coll.Comm, send, recv []byte, root int) error {
+	if c.SendsCall() {
+		return nbGatherSent(c, send, recv, root)
+	}
 	n, r := c.Size(), c.Rank()
 	s := sched(c)
 	if r != root {
@@ -173,6 +182,9 @@ func nbGatherLinear(c *coll.Comm, send, recv []byte, root int) error {
 }
 
 func nbGatherLog(c *coll.Comm, send, recv []byte, root int) error {
+	if c.SendsCall() {
+		return nbGatherSent(c, send, recv, root)
+	}
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
 	ch := children(v, n)
@@ -231,6 +243,9 @@ func nbGatherv(c *coll.Comm, send []byte, recv [][]byte, root int) error {
 }
 
 func nbScatterLinear(c *coll.Comm, send, recv []byte, root int) error {
+	if c.SendsCall() {
+		return nbScatterSent(c, send, recv, root)
+	}
 	n, r := c.Size(), c.Rank()
 	s := sched(c)
 	if r != root {
@@ -251,6 +266,9 @@ func nbScatterLinear(c *coll.Comm, send, recv []byte, root int) error {
 }
 
 func nbScatterLog(c *coll.Comm, send, recv []byte, root int) error {
+	if c.SendsCall() {
+		return nbScatterSent(c, send, recv, root)
+	}
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
 	ch := children(v, n)

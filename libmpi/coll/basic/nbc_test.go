@@ -336,7 +336,9 @@ func TestNonblockingCheck(t *testing.T) {
 				if r == n-1 {
 					root = 1
 				}
-				badRoot, err := colltest.Start(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: 8}, func(v *coll.Comm, a *coll.Actions) error {
+				// Above coll_base_small: a small one sends the call with
+				// its data (TestNonblockingSent).
+				badRoot, err := colltest.Start(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: 8 * k}, func(v *coll.Comm, a *coll.Actions) error {
 					v.Schedule().Do(func() error { return fmt.Errorf("ran despite the mismatch") })
 					return nil
 				})

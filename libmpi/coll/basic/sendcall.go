@@ -1,6 +1,7 @@
 package basic
 
 import (
+	"cmp"
 	"math/bits"
 
 	"github.com/lamgo/lam/libmpi/coll"
@@ -112,24 +113,35 @@ func gatherSent(c *coll.Comm, send, recv []byte, root int) error {
 	return first
 }
 
+// scatterMessages writes into m the root's messages of a Scatter: the
+// call and block i of send for every other process i, and returns
+// message i.
+func scatterMessages(c *coll.Comm, m, send []byte) func(i int) []byte {
+	n, r := c.Size(), c.Rank()
+	bs := len(send) / n
+	msg := func(i int) []byte { return m[i*(coll.CallSize+bs) : (i+1)*(coll.CallSize+bs)] }
+	c.PutCall(msg(r))
+	for i := range n {
+		if i != r {
+			copy(msg(i), msg(r)[:coll.CallSize])
+			copy(msg(i)[coll.CallSize:], send[i*bs:(i+1)*bs])
+		}
+	}
+	return msg
+}
+
 // scatterSent: the root sends its call and block i to every other
 // process i.
 func scatterSent(c *coll.Comm, send, recv []byte, root int) error {
 	n, r := c.Size(), c.Rank()
 	if r == root {
 		bs := len(send) / n
-		m := c.Scratch(coll.ScratchWindow, n*(coll.CallSize+bs))
-		call := m[r*(coll.CallSize+bs):]
-		c.PutCall(call)
+		msg := scatterMessages(c, c.Scratch(coll.ScratchWindow, n*(coll.CallSize+bs)), send)
 		b := newBatch(c, n-1)
 		for i := range n {
-			if i == r {
-				continue
+			if i != r {
+				b.send(msg(i), i)
 			}
-			out := m[i*(coll.CallSize+bs) : (i+1)*(coll.CallSize+bs)]
-			copy(out, call[:coll.CallSize])
-			copy(out[coll.CallSize:], send[i*bs:(i+1)*bs])
-			b.send(out, i)
 		}
 		if recv != nil {
 			copy(recv, send[r*bs:(r+1)*bs])
@@ -146,5 +158,121 @@ func scatterSent(c *coll.Comm, send, recv []byte, root int) error {
 		return err
 	}
 	copy(recv, m[coll.CallSize:])
+	return nil
+}
+
+// The nonblocking forms (coll.Comm.Start at coll_base_check=1): the same
+// messages as schedules. A receiver's comparison is a step after its
+// receive (and, in a Bcast's tree, after it passed the message on), and
+// the data go to the caller's buffer only when the calls agree.
+
+// sentMessage returns a new message of the call and data.
+func sentMessage(c *coll.Comm, data []byte) []byte {
+	m := coll.Buffer(coll.CallSize + len(data))
+	c.PutCall(m)
+	copy(m[coll.CallSize:], data)
+	return m
+}
+
+// judgeStep adds the step that compares the call in front of m with
+// this process's and copies the data behind it to dst when they agree.
+func judgeStep(c *coll.Comm, m, dst []byte) {
+	c.Schedule().Do(func() error {
+		if err := c.JudgeCall(m, true); err != nil {
+			return err
+		}
+		copy(dst, m[coll.CallSize:])
+		return nil
+	})
+}
+
+func nbBcastSent(c *coll.Comm, buf []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	v := (r - root + n) % n
+	s := sched(c)
+	var m []byte
+	if v == 0 {
+		m = sentMessage(c, buf)
+	} else {
+		m = coll.Buffer(coll.CallSize + len(buf))
+		src := root
+		if !isLinear(c) {
+			src = (parent(v) + root) % n
+		}
+		s.RecvAny(c, m, src)
+		s.Next()
+	}
+	switch {
+	case isLinear(c) && v == 0:
+		for k := 1; k < n; k++ {
+			s.Send(c, m, (k+root)%n)
+		}
+	case !isLinear(c):
+		ch := children(v, n)
+		for i := len(ch) - 1; i >= 0; i-- { // the largest subtree first
+			s.Send(c, m, (ch[i]+root)%n)
+		}
+	}
+	if v != 0 {
+		judgeStep(c, m, buf)
+	}
+	return nil
+}
+
+func nbGatherSent(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	s := sched(c)
+	if r != root {
+		s.Send(c, sentMessage(c, send), root)
+		return nil
+	}
+	bs := len(recv) / n
+	if send != nil {
+		s.Copy(recv[r*bs:(r+1)*bs], send[:bs])
+	}
+	s.Next()
+	ms := coll.Buffer(n * (coll.CallSize + bs))
+	for i := range n {
+		if i != r {
+			s.RecvAny(c, ms[i*(coll.CallSize+bs):(i+1)*(coll.CallSize+bs)], i)
+		}
+	}
+	s.Do(func() error {
+		var first error
+		for i := range n {
+			if i == r {
+				continue
+			}
+			m := ms[i*(coll.CallSize+bs) : (i+1)*(coll.CallSize+bs)]
+			if err := c.JudgeCall(m, true); err != nil {
+				first = cmp.Or(first, err)
+				continue
+			}
+			copy(recv[i*bs:(i+1)*bs], m[coll.CallSize:])
+		}
+		return first
+	})
+	return nil
+}
+
+func nbScatterSent(c *coll.Comm, send, recv []byte, root int) error {
+	n, r := c.Size(), c.Rank()
+	s := sched(c)
+	if r != root {
+		m := coll.Buffer(coll.CallSize + len(recv))
+		s.RecvAny(c, m, root)
+		judgeStep(c, m, recv)
+		return nil
+	}
+	bs := len(send) / n
+	msg := scatterMessages(c, coll.Buffer(n*(coll.CallSize+bs)), send)
+	for i := range n {
+		if i != r {
+			s.Send(c, msg(i), i)
+		}
+	}
+	if recv != nil {
+		s.Copy(recv, send[r*bs:(r+1)*bs])
+	}
 	return nil
 }

@@ -1,9 +1,7 @@
 package basic_test
 
 import (
-	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -120,24 +118,9 @@ func TestSentReturns(t *testing.T) {
 				const root = 1
 				w := colltest.NewWorld(oneNode(n), 10*time.Second)
 				defer w.Close()
-				senders := n - 1
-				if kind != coll.Gather {
-					senders = 1
-				}
-				var wg sync.WaitGroup
-				wg.Add(senders)
-				sent := make(chan struct{})
-				go func() { wg.Wait(); close(sent) }()
-				errs := w.Each(func(r int) error {
+				sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+				errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
 					c := w.Comm(r)
-					sends := r == root != (kind == coll.Gather)
-					if !sends {
-						select {
-						case <-sent:
-						case <-time.After(10 * time.Second):
-							return errors.New("the senders did not return before the receivers called")
-						}
-					}
 					var err error
 					switch kind {
 					case coll.Bcast:
@@ -176,19 +159,9 @@ func TestSentReturns(t *testing.T) {
 							err = fmt.Errorf("got %d", colltest.I64(recv)[0])
 						}
 					}
-					if sends {
-						wg.Done()
-					}
 					return err
 				})
-				for r, err := range errs {
-					if err != nil {
-						t.Errorf("rank %d: %v", r, err)
-					}
-				}
-				if left := w.Leftover(); left != 0 {
-					t.Errorf("%d messages nobody received", left)
-				}
+				w.Check(t, errs)
 			})
 		}
 	}
@@ -247,3 +220,108 @@ func TestSentMessages(t *testing.T) {
 		}
 	}
 }
+
+// The small nonblocking Ibcast, Igather and Iscatter send the call with
+// their data at coll_base_check=1, as the blocking ones do: the
+// receivers of a message of another call end with the error, the others
+// with nil, the data right where the calls agree; at 2 every process
+// ends with it. Linear and binomial.
+func TestNonblockingSent(t *testing.T) {
+	const n, bad, root = 5, 3, 1
+	start := func(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) error {
+		done, err := colltest.Start(c, sig, f)
+		if err != nil {
+			return err
+		}
+		return <-done
+	}
+	tests := []struct {
+		name string
+		run  func(c *coll.Comm) error
+		want map[string]func(r int) coll.Class // -1: no error
+	}{
+		{"ibcast size", func(c *coll.Comm) error {
+			size := 8
+			if c.Rank() == bad {
+				size = 16
+			}
+			buf := coll.Buffer(size)
+			if c.Rank() == root {
+				copy(buf, colltest.Ints(root, 1))
+			}
+			err := start(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: int64(size)}, func(v *coll.Comm, a *coll.Actions) error { return a.Bcast(v, buf, root) })
+			if err == nil && colltest.I64(buf)[0] != colltest.Val(root, 0) {
+				return fmt.Errorf("got %d", colltest.I64(buf)[0])
+			}
+			return err
+		}, map[string]func(int) coll.Class{"1": only(bad, coll.ErrCount), "2": every(coll.ErrCount)}},
+		{"igather size", func(c *coll.Comm) error {
+			var recv []byte
+			if c.Rank() == root {
+				recv = coll.Buffer(n * 8)
+			}
+			k := 1
+			if c.Rank() == bad {
+				k = 2
+			}
+			err := start(c, coll.Sig{Kind: coll.Gather, Root: root, Send: int64(8 * k)}, func(v *coll.Comm, a *coll.Actions) error {
+				return a.Gather(v, colltest.Ints(c.Rank(), k), recv, root)
+			})
+			for i := 0; !c.Params.CheckAll && i < n; i++ { // at 2 nothing is written
+				if c.Rank() == root && i != bad && colltest.I64(recv)[i] != colltest.Val(i, 0) {
+					return fmt.Errorf("block %d: got %d (%v)", i, colltest.I64(recv)[i], err)
+				}
+			}
+			return err
+		}, map[string]func(int) coll.Class{"1": only(root, coll.ErrCount), "2": every(coll.ErrCount)}},
+		{"iscatter type", func(c *coll.Comm) error {
+			var send []byte
+			if c.Rank() == root {
+				send = coll.Buffer(8 * n)
+				for i := range n {
+					colltest.I64(send)[i] = colltest.Val(i, 0)
+				}
+			}
+			s := coll.Sig{Kind: coll.Scatter, Root: root, Send: 8}
+			if c.Rank() == bad {
+				s.Type = 2
+			}
+			recv := coll.Buffer(8)
+			err := start(c, s, func(v *coll.Comm, a *coll.Actions) error { return a.Scatter(v, send, recv, root) })
+			if err == nil && colltest.I64(recv)[0] != colltest.Val(c.Rank(), 0) {
+				return fmt.Errorf("got %d", colltest.I64(recv)[0])
+			}
+			return err
+		}, map[string]func(int) coll.Class{"1": only(bad, coll.ErrType), "2": every(coll.ErrType)}},
+	}
+	for _, tt := range tests {
+		for _, level := range []string{"1", "2"} {
+			for _, cross := range []string{"4", "1"} {
+				t.Run(fmt.Sprintf("%s/check=%s/crossover=%s", tt.name, level, cross), func(t *testing.T) {
+					w := colltest.NewWorld(oneNode(n), 10*time.Second, "coll_base_check", level, "coll_base_crossover", cross)
+					defer w.Close()
+					errs := w.Each(func(r int) error { return tt.run(w.Comm(r)) })
+					for r, err := range errs {
+						if want := tt.want[level](r); want < 0 && err != nil || want >= 0 && classOf(err) != want {
+							t.Errorf("rank %d: %v, want class %d", r, err, want)
+						}
+					}
+					if left := w.Leftover(); left != 0 {
+						t.Errorf("%d messages nobody received", left)
+					}
+				})
+			}
+		}
+	}
+}
+
+func only(rank int, class coll.Class) func(r int) coll.Class {
+	return func(r int) coll.Class {
+		if r == rank {
+			return class
+		}
+		return -1
+	}
+}
+
+func every(class coll.Class) func(int) coll.Class { return func(int) coll.Class { return class } }

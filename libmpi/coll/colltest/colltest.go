@@ -425,3 +425,41 @@ func (w *World) Each(f func(r int) error) []error {
 	wg.Wait()
 	return errs
 }
+
+// SendersFirst runs f(rank) on every process as Each does, but the
+// processes for which sends(rank) is false call f only once every one
+// for which it is true has returned (at most limit later): a test that
+// the processes of a collective that only send return without waiting
+// for the others (coll_base_check=1) hangs, and fails, if they wait.
+func (w *World) SendersFirst(sends func(r int) bool, limit time.Duration, f func(r int) error) []error {
+	var senders sync.WaitGroup
+	for r := range w.nodes {
+		if sends(r) {
+			senders.Add(1)
+		}
+	}
+	sent := make(chan struct{})
+	go func() { senders.Wait(); close(sent) }()
+	return w.Each(func(r int) error {
+		if !sends(r) {
+			select {
+			case <-sent:
+			case <-time.After(limit):
+				return errors.New("the senders did not return before the receivers called")
+			}
+			return f(r)
+		}
+		defer senders.Done()
+		return f(r)
+	})
+}
+
+// ClassOf is the class of a collective's error, -1 for nil or another
+// error.
+func ClassOf(err error) coll.Class {
+	var ce *coll.Error
+	if errors.As(err, &ce) {
+		return ce.Class
+	}
+	return -1
+}

@@ -122,9 +122,29 @@ func (a *area) carriedRound(c *coll.Comm, digest uint64, writes bool, write func
 	return err
 }
 
-// large reports whether a collective moving size bytes per process is
-// lam_basic's: the rpi copies a large message once, the area twice.
+// large reports whether a Gather, Scatter or Alltoall moving size bytes
+// per process is lam_basic's. Through the area each copies every byte
+// twice, as the shared-memory rpis do below their single-copy size, but
+// in rounds of a buffer (Scatter's and Alltoall's cut in n pieces), each
+// a wait for flags; over point-to-point, one rendezvous per message (and
+// above the rpi's single-copy size, one copy).
 func (a *area) large(size int) bool { return a.largeSize > 0 && size > a.largeSize }
+
+// largeCopy is large for Bcast, Allgather, Reduce and Allreduce, which
+// copy less through the area than over point-to-point below the rpi's
+// single-copy size (coll_base_shmem_copy_size, which is the large size
+// by default: under load the area's rounds measured slower, docs/coll.md;
+// to be measured on an idle machine): at n processes a Bcast
+// copies the message n times through the area (once in, n−1 out), 2(n−1)
+// times through the rings; an Allgather n+1 blocks per process (its
+// own into recv and into the area, the n−1 others out) against 2n−1
+// around lam_basic's ring (its own into recv, n−1 into the rings and n−1
+// out of them); an Allreduce of s bytes about 2.25s per
+// process at 4 (in, a slice out, every slice back) against 3s for
+// reduce-scatter and allgather through the rings.
+func (a *area) largeCopy(size int) bool {
+	return a.largeSize > 0 && size > max(a.largeSize, a.copySize)
+}
 
 // finish ends a data round of this process.
 func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
@@ -134,7 +154,7 @@ func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 // on a node are those.
 func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
-	if a.large(len(buf)) {
+	if a.largeCopy(len(buf)) {
 		return basic.Functions(c).Bcast(c, buf, root)
 	}
 	digest, carry, proceed, err := a.carried(c, len(buf) <= a.chunk)
@@ -298,7 +318,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 func allgather(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
-	if a.large(m) {
+	if a.largeCopy(m) {
 		return basic.Functions(c).Allgather(c, send, recv)
 	}
 	digest, carry, proceed, err := a.carried(c, m <= a.chunk)
@@ -506,7 +526,7 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	switch {
 	case len(mine) == 0:
 		return nil
-	case op.Size > a.chunk || a.large(len(mine)):
+	case op.Size > a.chunk || a.largeCopy(len(mine)):
 		return basic.Functions(c).Reduce(c, send, recv, op, root)
 	}
 	var result []byte
@@ -526,7 +546,7 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	switch {
 	case len(mine) == 0:
 		return nil
-	case op.Size > a.chunk || a.large(len(mine)):
+	case op.Size > a.chunk || a.largeCopy(len(mine)):
 		return basic.Functions(c).Allreduce(c, send, recv, op)
 	}
 	return reduction(c, mine, recv[:len(mine)], op, 0, true)

@@ -17,9 +17,11 @@
 //
 // Barrier, Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and
 // Allreduce are shmem's up to coll_base_shmem_large_size bytes per process
-// (larger messages are lam_basic's: the rpi copies them once, straight
-// between the processes, where the area copies them twice); the other
-// collectives are lam_basic's. Barrier, the argument check and small
+// (Bcast, Allgather, Reduce and Allreduce up to coll_base_shmem_copy_size
+// if that is more: the shared-memory rpis copy a message once, straight
+// between the processes, only above their ring's size, and below it these
+// copy less through the area than over point-to-point; see large and
+// largeCopy); larger ones, and the other collectives, are lam_basic's. Barrier, the argument check and small
 // Allreduce are synchronising rounds: every process adds one to a count
 // in the area and waits for the count of all. Reductions
 // are computed in place in the area, each process combining one slice of
@@ -74,7 +76,9 @@ func init() {
 		ssi.Param{Name: "shmem_num_segments", Default: "8", Type: ssi.Int,
 			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined (1 to 16)"},
 		ssi.Param{Name: "shmem_large_size", Default: "32768", Type: ssi.Size,
-			Help: "Bytes per process (Bcast's message, Reduce's and Allreduce's input, a block of Gather, Scatter, Allgather and Alltoall) above which shmem leaves the collective to lam_basic, whose rpi copies large messages once; 0: never"},
+			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; at least this for Bcast, Allgather, Reduce and Allreduce: coll_base_shmem_copy_size) above which shmem leaves the collective to lam_basic; 0: never"},
+		ssi.Param{Name: "shmem_copy_size", Default: "32768", Type: ssi.Size,
+			Help: "Bytes per process (Bcast's message, a block of Allgather, Reduce's and Allreduce's input) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; below the shared-memory rpis' ring size (rpi_usysv_maxalloc) they copy a message twice, and these collectives copy less through the area"},
 	)
 }
 
@@ -83,6 +87,7 @@ var (
 	ParamPoolSize = ssi.FullName(ssi.Coll, "base", "shmem_message_pool_size")
 	ParamSegments = ssi.FullName(ssi.Coll, "base", "shmem_num_segments")
 	ParamLarge    = ssi.FullName(ssi.Coll, "base", "shmem_large_size")
+	ParamCopy     = ssi.FullName(ssi.Coll, "base", "shmem_copy_size")
 )
 
 // SSI describes the module.
@@ -131,6 +136,7 @@ func (Module) QueryComm(c *coll.Comm) (int, error) {
 type config struct {
 	pool, segs int
 	large      int // 0: no limit
+	copy       int // Bcast's, Allgather's and the reductions' limit, if larger
 }
 
 func readConfig(s *ssi.Settings) (config, error) {
@@ -146,15 +152,21 @@ func readConfig(s *ssi.Settings) (config, error) {
 	if err != nil {
 		return config{}, err
 	}
+	cp, err := s.Size(ParamCopy)
+	if err != nil {
+		return config{}, err
+	}
 	switch {
 	case large < 0 || large > 1<<40:
 		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamLarge, large)
+	case cp < 0 || cp > 1<<40:
+		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamCopy, cp)
 	case pool <= 1024 || pool > 1<<30:
 		return config{}, fmt.Errorf("%s=%d: must be more than 1024 and at most 1 GiB", ParamPoolSize, pool)
 	case segs < 1 || segs > 16:
 		return config{}, fmt.Errorf("%s=%d: must be 1 to 16", ParamSegments, segs)
 	}
-	return config{pool: int(pool), segs: segs, large: int(large)}, nil
+	return config{pool: int(pool), segs: segs, large: int(large), copy: int(cp)}, nil
 }
 
 // Init makes or maps the communicator's area. If that fails on any

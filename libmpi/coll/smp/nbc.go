@@ -53,6 +53,9 @@ func nbBarrier(c *coll.Comm) error {
 }
 
 func nbBcast(c *coll.Comm, buf []byte, root int) error {
+	if c.SendsCall() { // coll_base_check=1, small: lam_basic's, the call in front
+		return basic.NonblockingFunctions(c).Bcast(c, buf, root)
+	}
 	d, l, b, err := views(c)
 	if err != nil {
 		return err

@@ -25,8 +25,9 @@
 //   - Allgather: each node gathers on its leader, the leaders exchange
 //     their nodes' blocks, each leader broadcasts the whole on its node.
 //
-// The other collectives are lam_basic's (at coll_base_check=1 a small
-// Gather or Scatter sends the call with its data, as under lam_basic).
+// The other collectives are lam_basic's. At coll_base_check=1 a small
+// Gather or Scatter sends the call with its data, as under lam_basic,
+// and so do the small Bcast and Reduce through the hierarchy (sendsCall).
 package smp
 
 import (
@@ -151,16 +152,21 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 }
 
 // sendsCall is smp's coll.Actions.Carries and SendsCall: at
-// coll_base_check=1, lam_basic's small Gather and Scatter, which run on
-// the whole communicator, send the call with their data as they do
-// under lam_basic (their senders return at once); every other
-// collective, and every one at coll_base_check=2, checks first through
-// smp's Allreduce.
+// coll_base_check=1, the small Bcast, Gather, Scatter and Reduce (those
+// lam_basic carries: up to coll_base_small bytes per process, Scatter's
+// n blocks) send the call with their data. lam_basic's Gather and
+// Scatter, which run on the whole communicator, do it as under
+// lam_basic; smp's own Bcast and Reduce carry it through the hierarchy
+// (bcastSent, reduceSent). Their processes that only send return at
+// once. Every other collective, and every one at coll_base_check=2,
+// checks first through smp's Allreduce.
 func sendsCall(c *coll.Comm, sig coll.Sig) bool {
 	d := c.Data.(*data)
 	switch sig.Kind {
 	case coll.Gather, coll.Scatter:
 		return !c.Params.CheckAll && d.basic.Carries(c, sig) && d.basic.SendsCall(c, sig)
+	case coll.Bcast, coll.Reduce:
+		return !c.Params.CheckAll && d.basic.Carries(c, sig)
 	}
 	return false
 }
@@ -199,6 +205,37 @@ func barrier(c *coll.Comm) error {
 }
 
 func bcast(c *coll.Comm, buf []byte, root int) error {
+	if c.SendsCall() {
+		return bcastSent(c, buf, root)
+	}
+	return bcastTree(c, buf, root)
+}
+
+// bcastSent is the small Bcast at coll_base_check=1: the root's call
+// goes in front of the data down the same hierarchy, each process
+// passes the message on as it came, then compares the call with its own
+// (coll.Comm.JudgeCall) and takes the data only when they agree.
+func bcastSent(c *coll.Comm, buf []byte, root int) error {
+	m := c.Scratch(coll.ScratchCall, coll.CallSize+len(buf))
+	if c.Rank() == root {
+		c.PutCall(m)
+		copy(m[coll.CallSize:], buf)
+		return bcastTree(c, m, root)
+	}
+	clear(m[:coll.CallSize])
+	if err := bcastTree(c, m, root); err != nil {
+		return err
+	}
+	if err := c.JudgeCall(m, true); err != nil {
+		return err
+	}
+	copy(buf, m[coll.CallSize:])
+	return nil
+}
+
+// bcastTree: on the root's node first when the root does not lead it,
+// over the bridge, then on the other nodes.
+func bcastTree(c *coll.Comm, buf []byte, root int) error {
 	d := c.Data.(*data)
 	l, b := d.local, d.bridge
 	rn := d.node[root]
@@ -243,10 +280,48 @@ func reduceOnNode(c *coll.Comm, d *data, mine, out []byte, op *coll.Op) error {
 }
 
 func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	if c.SendsCall() {
+		return reduceSent(c, send, recv, op, root)
+	}
+	return reduceData(c, send, recv, op, root)
+}
+
+// reduceSent is the small Reduce at coll_base_check=1: the calls go to
+// the root the way the data do, node by node (coll.CallOp merges them,
+// so that the root's JudgeCall says what differs among all of them),
+// then the data; a process other than the root only sends. The root
+// compares once both are in (its recv then holds what was reduced).
+func reduceSent(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	d := c.Data.(*data)
+	call := c.Scratch(coll.ScratchCall, coll.CallSize)
+	c.PutCall(call)
+	var all []byte
+	if c.Rank() == root {
+		all = c.Scratch(coll.ScratchCall2, coll.CallSize)
+	}
+	if err := reduceTree(c, d, call, all, coll.CallOp(), root); err != nil {
+		return err
+	}
+	if err := reduceData(c, send, recv, op, root); err != nil || c.Rank() != root {
+		return err
+	}
+	return c.JudgeCall(all, true)
+}
+
+// reduceData reduces the data: node by node when op may be regrouped,
+// lam_basic's algorithm otherwise.
+func reduceData(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	d := c.Data.(*data)
 	if !d.regroup(c, op) {
 		return d.basic.Reduce(c, send, recv, op, root)
 	}
+	return reduceTree(c, d, send, recv, op, root)
+}
+
+// reduceTree reduces on each node's leader, then over the bridge to the
+// root's leader, which sends the result to the root when it is not the
+// root itself. op may be regrouped (regroup).
+func reduceTree(c *coll.Comm, d *data, send, recv []byte, op *coll.Op, root int) error {
 	r := c.Rank()
 	mine := send
 	if mine == nil {

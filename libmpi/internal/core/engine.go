@@ -105,6 +105,10 @@ type Engine struct {
 	// taken are the messages matched probes took and no Mrecv has
 	// received yet, oldest first: a checkpoint saves them (cr.go).
 	taken []*unexpected
+	// spare are unexpected eager messages received and done with, kept
+	// with their bodies for the next ones (newUnexpected).
+	spare     []*unexpected
+	spareSize int // the bytes of their bodies
 	// acked are the restored synchronous sends acknowledged before the
 	// restarted process got their requests back (cr.go's AwaitAck).
 	acked map[uint64]bool
@@ -574,6 +578,8 @@ type unexpected struct {
 	// asked for (cr.go), until it is in; waiter is the receive that
 	// matched the message meanwhile, given it then.
 	pull, waiter *Request
+	// spare: newUnexpected made it, so reuse may keep it once received.
+	spare bool
 }
 
 func (e *Engine) startRecv(r *Request) {
@@ -586,6 +592,57 @@ func (e *Engine) startRecv(r *Request) {
 	u := m.Owner.(*unexpected)
 	r.sized(u.hdr.length)
 	e.matchUnexpected(r, u)
+	e.reuse(u)
+}
+
+// Unexpected eager messages from peers are kept for reuse, up to
+// spareMax of them with bodies of up to spareBody bytes each and
+// spareBytes in all: a receiver that posts its receives late (a Gather's
+// root whose senders run ahead, many collectives ahead when its
+// receives are slow) would otherwise allocate a record and a body per
+// message. Senders that run ahead fill the queue in bursts as deep as
+// the links' buffers, so the pool is as deep.
+const (
+	spareMax   = 1024
+	spareBody  = 16 << 10
+	spareBytes = 512 << 10
+)
+
+// newUnexpected returns a record for an eager message with header h from
+// world rank from, with a body of h.length bytes, queued under key k
+// once its body is in. e.mu is held.
+func (e *Engine) newUnexpected(from int, h *header, k match.Key) *unexpected {
+	var u *unexpected
+	var body []byte
+	if n := len(e.spare); n > 0 {
+		u, e.spare[n-1] = e.spare[n-1], nil
+		e.spare = e.spare[:n-1]
+		body = u.body
+		e.spareSize -= cap(body)
+		*u = unexpected{}
+	} else {
+		u = new(unexpected)
+	}
+	if uint64(cap(body)) < h.length {
+		body = make([]byte, h.length)
+	}
+	u.from, u.hdr, u.body, u.spare = from, *h, body[:h.length], true
+	u.Key, u.Owner = k, u
+	return u
+}
+
+// reuse keeps u, which a receive has just taken, for newUnexpected if it
+// came from there and nothing else refers to it. e.mu is held.
+func (e *Engine) reuse(u *unexpected) {
+	if !u.spare || u.hdr.typ != frameEager || u.self != nil || u.pull != nil || u.waiter != nil {
+		return
+	}
+	if len(e.spare) >= spareMax || cap(u.body) > spareBody || e.spareSize+cap(u.body) > spareBytes {
+		return
+	}
+	u.Owner = nil // nothing to find through it
+	e.spare = append(e.spare, u)
+	e.spareSize += cap(u.body)
 }
 
 func (e *Engine) matchUnexpected(r *Request, u *unexpected) {

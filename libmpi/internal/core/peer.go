@@ -384,8 +384,7 @@ func (e *Engine) onHeader(p *peer) error {
 		if h.length > maxEager {
 			return fmt.Errorf("%w: eager message of %d bytes", ErrProtocol, h.length)
 		}
-		u := &unexpected{from: p.rank, hdr: *h, body: make([]byte, h.length)}
-		u.Key, u.Owner = k, u
+		u := e.newUnexpected(p.rank, h, k)
 		e.expectBody(p, u.body, h.length, nil, u)
 	case frameRTS:
 		k := match.Key{Context: h.context, Source: h.source, Tag: h.tag}
@@ -541,6 +540,7 @@ func (e *Engine) onBody(p *peer) {
 		if r := e.arrive(u.Key, u.hdr.length); r != nil {
 			r.peer = p.rank
 			e.matchUnexpected(r, u)
+			e.reuse(u)
 			return
 		}
 		e.match.Enqueue(&u.Message)
