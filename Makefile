@@ -43,7 +43,7 @@ LDFLAGS := -X '$(BI).ConfiguredBy=$(BUILD_USER)' -X '$(BI).ConfiguredOn=$(BUILD_
 
 
 .PHONY: tidy
-.PHONY: all build capi install install-files deb test test-suite test-deps test-unit test-race test-faults check-modules check-deps check-tools vet fmt-check fuzz clean
+.PHONY: all build capi install install-files deb test test-suite test-deps test-unit test-race test-faults check-modules check-deps check-tools check-deb vet fmt-check fuzz clean
 
 all: build
 
@@ -105,7 +105,7 @@ test-deps:
 
 export LAM_TEST_STRICT
 
-test-suite: fmt-check vet check-modules check-deps test-unit test-race check-tools test-faults
+test-suite: fmt-check vet check-modules check-deps test-unit test-race check-tools check-deb test-faults
 
 test-unit:
 	$(GO) test -count=1 -timeout 30m -tags '$(GOTAGS)' $(MODULES:%=./%/...)
@@ -154,6 +154,11 @@ check-tools: build
 		if [ $$rc = 0 ]; then echo "$$t succeeded without doing anything"; exit 1; fi; \
 		grep -q "not implemented yet" bin/.err || { echo "$$t does not say it is not implemented"; exit 1; }; \
 	done; rm -f bin/.help bin/.err; echo "every tool answers -h; unfinished tools say so"
+
+# The package's Suggests: libfabric1 exactly when the ofi module is built
+# in, no Depends on it (scripts/check-deb).
+check-deb: build
+	@GOTAGS='$(GOTAGS)' ./scripts/check-deb
 
 fuzz:
 	@set -e; for m in $(MODULES); do \
