@@ -2,6 +2,7 @@ package kernel_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -111,6 +112,9 @@ func testJoin(t *testing.T, listen, host string) {
 			t.Fatalf("a lamd refused the node table: %v", err)
 		}
 	}
+	// A peer without the universe's secret cannot link, over TCP as over
+	// vsock, and the lamds keep serving.
+	wrongSecret(t, u.Nodes[1].Link, u.ID)
 	c, err := lamclient.Dial(ctx(t), dirs[0], "test", wire.RoleTool)
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +133,38 @@ func testJoin(t *testing.T, listen, host string) {
 		if _, err := os.Stat(dirs[i].Path); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("n%d: session directory left: %v", i, err)
 		}
+	}
+}
+
+// wrongSecret dials a lamd's link address as a peer of another universe
+// would (TLS with another secret) and asks it to halt: the lamd must not
+// answer.
+func wrongSecret(t *testing.T, link, universe string) {
+	t.Helper()
+	nc, err := linknet.Dial(ctx(t), link)
+	if err != nil {
+		t.Fatalf("dial %s: %v", link, err)
+	}
+	defer nc.Close()
+	other, err := linkauth.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := other.TLS(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := tls.Client(nc, cfg)
+	tc.SetDeadline(time.Now().Add(5 * time.Second))
+	if err := tc.Handshake(); err != nil {
+		return // refused at the handshake
+	}
+	c := wire.NewConn(tc)
+	c.Write(0, 0, &wire.LinkHello{Version: wire.Version, Universe: universe, Node: 0}, time.Second)
+	c.Write(1, 0, &wire.HaltNode{}, time.Second)
+	tc.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Read(); err == nil {
+		t.Errorf("a peer with the wrong secret got an answer over %s", link)
 	}
 }
 
