@@ -449,7 +449,8 @@ type Comm struct {
 	fault    *Error             // the first mismatch seen in the current collective
 	parent   *Comm              // while running as a sub-communicator of parent
 	selected string
-	carry    carry // the argument check carried by the running collective
+	carry    carry   // the argument check carried by the running collective
+	lastSig  lastSig // sigDigest's last call
 	rec      recorder
 	nbcState
 }

@@ -1,0 +1,56 @@
+package coll
+
+import (
+	"errors"
+	"testing"
+)
+
+// stubT is a Transport that only knows its place, for the argument
+// check's encodings.
+type stubT struct{ rank, size, remote int }
+
+func (s stubT) Rank() int                               { return s.rank }
+func (s stubT) Size() int                               { return s.size }
+func (s stubT) RemoteSize() int                         { return s.remote }
+func (s stubT) Node(int) int32                          { return 0 }
+func (s stubT) Isend([]byte, int, int) (Request, error) { return nil, errors.New("stub") }
+func (s stubT) Irecv([]byte, int, int) (Request, error) { return nil, errors.New("stub") }
+func (s stubT) Split(int, int) (*Comm, error)           { return nil, errors.New("stub") }
+func (s stubT) Local() *Comm                            { return nil }
+func (s stubT) Free() error                             { return nil }
+func (s stubT) Name() string                            { return "stub" }
+
+// sigDigest keeps the last call's digest: it must give what
+// digest(sigVector) gives for every call, also right after another call,
+// and an erroneous call must not be kept.
+func TestSigDigest(t *testing.T) {
+	sigs := []Sig{
+		{Kind: Bcast, Root: 0, Send: 8, Recv: -1},
+		{Kind: Bcast, Root: 0, Send: 8, Recv: -1}, // the same again: kept
+		{Kind: Bcast, Root: 1, Send: 8, Recv: -1},
+		{Kind: Bcast, Root: 1, Send: 16, Recv: -1},
+		{Kind: Allreduce, Send: 16, Recv: -1, Op: 3, Type: 9},
+		{Kind: Allreduce, Send: 16, Recv: -1, Op: 4, Type: 9},
+		{Kind: Allreduce, Send: 16, Recv: -1, Op: 4, Type: 10},
+		{Kind: Gatherv, Root: 0, Send: 4, Recv: -1, Counts: 0x1235},
+		{Kind: Gatherv, Root: 0, Send: 4, Recv: -1, Counts: 0x5679},
+		{Kind: Gatherv, Root: 0, Send: 4, Recv: -1, Counts: 0x5679, Err: &Error{Class: ErrCount}},
+		{Kind: Gatherv, Root: 0, Send: 4, Recv: -1, Counts: 0x5679, Err: &Error{Class: ErrBuffer}},
+		{Kind: Gatherv, Root: 0, Send: 4, Recv: -1, Counts: 0x5679},
+	}
+	c := New(stubT{rank: 1, size: 3}, nil)
+	seen := map[uint64]Sig{}
+	for i, s := range sigs {
+		want := digest(c.sigVector(s))
+		if got := c.sigDigest(s); got != want {
+			t.Errorf("call %d %+v: sigDigest %#x, digest of the vector %#x", i, s, got, want)
+		}
+		if s.Err != nil && c.lastSig.ok && c.lastSig.sig.Err != nil {
+			t.Errorf("call %d: a call with an error was kept", i)
+		}
+		if o, ok := seen[want]; ok && o != s && (o.Err == nil) == (s.Err == nil) {
+			t.Errorf("calls %+v and %+v have one digest", o, s)
+		}
+		seen[want] = s
+	}
+}
