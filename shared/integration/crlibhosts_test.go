@@ -137,7 +137,7 @@ func TestCRLibTwoHostsMatrix(t *testing.T) {
 		crMatrix(t, ctx, u, "usysv", 300, 100)
 	} else {
 		for _, op := range []string{"ssend", "allreduce"} {
-			t.Run(op, func(t *testing.T) { runCRCase(t, ctx, u, crCase{rpi: "usysv", op: op, elems: 8, iter: 300}) })
+			t.Run(op, func(t *testing.T) { runCRCase(t, ctx, u, crCase{rpi: "usysv", op: op, elems: 8, iter: 100}) })
 		}
 	}
 	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
