@@ -142,7 +142,6 @@ func crSuite(rank, size int) {
 	if err1 != nil || err2 != nil || n < 1 || iters < 1 {
 		fail("bad arguments %q", os.Args[2:])
 	}
-	fmt.Printf("rank %d running\n", rank)
 	start := 0
 	if crRun.restarted {
 		// Back to the last iteration every rank completed.
@@ -183,6 +182,10 @@ func crSuite(rank, size int) {
 			crInterSetup(rank, size, n)
 		}
 	}
+	// Only now: a checkpoint a test asks on seeing this line finds the
+	// communicators made (on a slow job, one asked before could save a
+	// rank still inside Dup, with nothing to restart to).
+	fmt.Printf("rank %d running\n", rank)
 	c := crRun.work
 	gate := ""
 	if len(os.Args) == 6 {
