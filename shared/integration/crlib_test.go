@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -33,8 +34,39 @@ var crResults sync.Map // "op elements iterations ranks" → result line
 
 var resultRE = regexp.MustCompile(`(?m)^result \[[0-9a-f ]+\]$`)
 
-// crReference is the result of op without checkpoints (over usysv).
-func crReference(t *testing.T, ctx context.Context, l *local, np int, op string, elems, iters int) string {
+// crUniverse is a booted universe the checkpoint tests run jobs on: a
+// local one (*local), or namespace hosts from one of them (hostsFrom).
+type crUniverse interface {
+	run(ctx context.Context, tool string, args ...string) result
+	command(ctx context.Context, tool string, args ...string) *exec.Cmd
+}
+
+// command returns the command running tool in the local universe.
+func (l *local) command(ctx context.Context, tool string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin(tool), args...)
+	cmd.Env, cmd.Dir = l.env, l.prefix
+	return cmd
+}
+
+// hostsFrom runs the tools on one of the namespace hosts.
+type hostsFrom struct {
+	h    *hosts
+	from int
+}
+
+func (u hostsFrom) run(ctx context.Context, tool string, args ...string) result {
+	return u.h.run(ctx, u.from, tool, args...)
+}
+
+func (u hostsFrom) command(ctx context.Context, tool string, args ...string) *exec.Cmd {
+	cmd := u.h.c.Command(ctx, u.from, bin(tool), args...)
+	cmd.Env = u.h.env
+	return cmd
+}
+
+// crReference is the result of op without checkpoints (over the
+// universe's default rpi).
+func crReference(t *testing.T, ctx context.Context, l crUniverse, np int, op string, elems, iters int) string {
 	t.Helper()
 	key := fmt.Sprint(op, elems, iters, np)
 	if v, ok := crResults.Load(key); ok {
@@ -51,7 +83,7 @@ func crReference(t *testing.T, ctx context.Context, l *local, np int, op string,
 
 // crCheckpoint asks for a checkpoint of the job of mpirun pid and returns
 // the set's directory.
-func crCheckpoint(t *testing.T, ctx context.Context, l *local, pid int, args ...string) string {
+func crCheckpoint(t *testing.T, ctx context.Context, l crUniverse, pid int, args ...string) string {
 	t.Helper()
 	if !slices.Contains(args, "-timeout") {
 		args = append([]string{"-timeout", "30"}, args...)
@@ -76,7 +108,7 @@ type crCase struct {
 // a checkpoint with -stop, or by killing mpirun after the second),
 // restarts it from the last set and checks its result against a run
 // without checkpoints.
-func runCRCase(t *testing.T, ctx context.Context, l *local, c crCase) {
+func runCRCase(t *testing.T, ctx context.Context, l crUniverse, c crCase) {
 	const np = 4
 	want := crReference(t, ctx, l, np, c.op, c.elems, c.iter)
 	base := t.TempDir()
@@ -86,7 +118,7 @@ func runCRCase(t *testing.T, ctx context.Context, l *local, c crCase) {
 		prog = bin("testprog")
 	}
 	args := append([]string{"-ssi", "cr", "self", "-ssi", "rpi", c.rpi, "-ssi", "cr_base_dir", base}, c.args...)
-	j := startCRJob(t, ctx, l, np, append(args, "-np", strconv.Itoa(np), prog, "cr", c.op, strconv.Itoa(c.elems), strconv.Itoa(c.iter), gate)...)
+	j := startCRCmd(t, ctx, l.command(ctx, "mpirun", append(args, "-np", strconv.Itoa(np), prog, "cr", c.op, strconv.Itoa(c.elems), strconv.Itoa(c.iter), gate)...), np)
 	pid := j.cmd.Process.Pid
 	crCheckpoint(t, ctx, l, pid)
 	set := crCheckpoint(t, ctx, l, pid)
@@ -149,7 +181,7 @@ func runCRCase(t *testing.T, ctx context.Context, l *local, c crCase) {
 func TestCRLibMatrix(t *testing.T) {
 	buildCRTools(t)
 	ctx, l := bootLocal(t, 9*time.Minute)
-	crMatrix(t, ctx, l, "crtcp")
+	crMatrix(t, ctx, l, "crtcp", 2000, 800)
 }
 
 // crMatrixOps are the matrix's operations.
@@ -157,15 +189,16 @@ var crMatrixOps = []string{"recv", "sendrecv", "send", "ssend", "rsend", "isend"
 	"barrier", "bcast", "gather", "gatherv", "scatter", "reduce", "allreduce", "alltoall",
 	"inter"} // the library saves and restores an intercommunicator and a derived datatype
 
-// crMatrix runs the matrix over rpi.
-func crMatrix(t *testing.T, ctx context.Context, l *local, rpi string) {
+// crMatrix runs the matrix over rpi, with iter iterations of short
+// messages and large of long ones.
+func crMatrix(t *testing.T, ctx context.Context, l crUniverse, rpi string, iter, large int) {
 	for _, op := range crMatrixOps {
-		t.Run(op, func(t *testing.T) { runCRCase(t, ctx, l, crCase{rpi: rpi, op: op, elems: 8, iter: 2000}) })
+		t.Run(op, func(t *testing.T) { runCRCase(t, ctx, l, crCase{rpi: rpi, op: op, elems: 8, iter: iter}) })
 	}
 	// Long messages: rendezvous sends in flight at the checkpoint.
 	for _, op := range []string{"sendrecv", "isend", "alltoall"} {
 		t.Run(op+"-large", func(t *testing.T) {
-			runCRCase(t, ctx, l, crCase{rpi: rpi, op: op, elems: 64 << 10, iter: 800})
+			runCRCase(t, ctx, l, crCase{rpi: rpi, op: op, elems: 64 << 10, iter: large})
 		})
 	}
 }
@@ -183,7 +216,7 @@ func TestCRLibMatrixAll(t *testing.T) {
 	for _, rpi := range []string{"usysv", "sysv", "lamd"} {
 		t.Run(rpi, func(t *testing.T) {
 			ctx, l := bootLocal(t, 12*time.Minute)
-			crMatrix(t, ctx, l, rpi)
+			crMatrix(t, ctx, l, rpi, 2000, 800)
 		})
 	}
 }

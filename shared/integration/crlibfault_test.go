@@ -168,3 +168,57 @@ func TestCRLibOtherUser(t *testing.T) {
 	}
 	noPartial(t, base)
 }
+
+// TestCRLibFinalizing: a checkpoint asked of a job of real ranks while
+// one of them has called MPI_Finalize and the others are still running
+// (TESTPROG_CR_HOLD holds them) is refused at once with the reason; the
+// job then ends normally (status 0, its result printed) and the set taken
+// before is intact. Rank 0 prints "rank 0 finalized" once MPI_Finalize
+// has returned, so the request comes after its report was sent, not after
+// a guessed delay.
+func TestCRLibFinalizing(t *testing.T) {
+	buildCRTools(t)
+	ctx, l := bootLocal(t, 3*time.Minute)
+	base := t.TempDir()
+	gate := filepath.Join(t.TempDir(), "gate")
+	hold := filepath.Join(t.TempDir(), "hold")
+	j := startCRJob(t, ctx, l, 2, "-ssi", "cr", "self", "-ssi", "rpi", "crtcp", "-ssi", "cr_base_dir", base,
+		"-x", "TESTPROG_CR_HOLD="+hold, "-np", "2", bin("testprog"), "cr", "allreduce", "8", "200", gate)
+	pid := strconv.Itoa(j.cmd.Process.Pid)
+	first := crCheckpoint(t, ctx, l, j.cmd.Process.Pid)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, ctx, j, "rank 0 finalized")
+	// mpirun hears of rank 0's MPI_Finalize through the lamd on a path of
+	// its own: a request that overtakes that report reaches a rank that
+	// no longer answers and fails by its deadline. Ask again then, within
+	// a bound; a checkpoint taken is always wrong.
+	const why = "the job is ending: rank 0 has called MPI_Finalize"
+	for deadline := time.Now().Add(time.Minute); ; {
+		r := l.run(ctx, "crcheckpoint", "-timeout", "5", pid)
+		if r.code == 1 && strings.Contains(r.stderr, why) {
+			break
+		}
+		if r.code == 0 || time.Now().After(deadline) {
+			t.Fatalf("crcheckpoint with rank 0 finalized: %v", r)
+		}
+		t.Logf("crcheckpoint before mpirun heard of rank 0's MPI_Finalize: %v", r)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t, ctx)
+	if j.code != 0 || !resultRE.MatchString(j.out.String()) {
+		t.Errorf("mpirun: exit %d\n%s\n%s", j.code, j.out.String(), j.stderr.String())
+	}
+	if _, err := crset.Load(first); err != nil {
+		t.Errorf("the set taken before: %v", err)
+	}
+	sets, _ := filepath.Glob(filepath.Join(filepath.Dir(first), "ckpt-*"))
+	if len(sets) != 1 {
+		t.Errorf("sets: %v, want only %s", sets, first)
+	}
+	noPartial(t, base)
+}

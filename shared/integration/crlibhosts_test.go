@@ -107,3 +107,42 @@ func TestCRLibOtherUniverse(t *testing.T) {
 	halt(from)
 	noSegments(t)
 }
+
+// TestCRLibTwoHostsMatrix is the dissertation's matrix (runCRCase) on a
+// job of four ranks over two hosts (network namespaces, two CPUs each:
+// -np 4 puts ranks 0 and 1 on the first, 2 and 3 on the second) over
+// usysv: shared memory inside each host, tcp between them, both drained
+// at each checkpoint. By default two lines of it, a point-to-point call
+// (Ssend) and a collective (Allreduce); with LAMGO_TEST_CR_FULL=1 every
+// line (TestCRLibMatrix's). Fewer iterations than on one host: an
+// iteration between the hosts takes some 20 ms here (the loaded
+// 2-processor machine), against about 1 ms inside one.
+func TestCRLibTwoHostsMatrix(t *testing.T) {
+	testUser(t)
+	needShm(t)
+	buildCRTools(t)
+	full := os.Getenv("LAMGO_TEST_CR_FULL") == "1"
+	limit := 3 * time.Minute
+	if full {
+		limit = 20 * time.Minute
+	}
+	ctx := testContext(t, limit)
+	h := newHosts(t, 2)
+	schema := h.schema(map[int]string{0: "cpu=2", 1: "cpu=2"})
+	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
+		t.Fatalf("lamboot: %v", r)
+	}
+	u := hostsFrom{h: h, from: 0}
+	if full {
+		crMatrix(t, ctx, u, "usysv", 300, 100)
+	} else {
+		for _, op := range []string{"ssend", "allreduce"} {
+			t.Run(op, func(t *testing.T) { runCRCase(t, ctx, u, crCase{rpi: "usysv", op: op, elems: 8, iter: 100}) })
+		}
+	}
+	if r := h.run(ctx, 0, "lamhalt"); r.code != 0 {
+		t.Errorf("lamhalt: %v", r)
+	}
+	h.noLamds()
+	noSegments(t)
+}

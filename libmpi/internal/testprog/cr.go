@@ -43,6 +43,9 @@ import (
 // messages saved with the checkpoint, and the ranks go back to the last
 // iteration every one of them completed (they differ by one at most: each
 // iteration ends with an Allreduce), then run on from there.
+//
+// With TESTPROG_CR_HOLD=<file> (crHold) rank 0 finalizes and exits at the
+// end while the others wait for <file> before MPI_Finalize.
 
 type crIter struct {
 	Iter   int // iterations completed
@@ -139,7 +142,6 @@ func crSuite(rank, size int) {
 	if err1 != nil || err2 != nil || n < 1 || iters < 1 {
 		fail("bad arguments %q", os.Args[2:])
 	}
-	fmt.Printf("rank %d running\n", rank)
 	start := 0
 	if crRun.restarted {
 		// Back to the last iteration every rank completed.
@@ -180,6 +182,10 @@ func crSuite(rank, size int) {
 			crInterSetup(rank, size, n)
 		}
 	}
+	// Only now: a checkpoint a test asks on seeing this line finds the
+	// communicators made (on a slow job, one asked before could save a
+	// rank still inside Dup, with nothing to restart to).
+	fmt.Printf("rank %d running\n", rank)
 	c := crRun.work
 	gate := ""
 	if len(os.Args) == 6 {
@@ -234,6 +240,34 @@ func crSuite(rank, size int) {
 	}
 	if rank == 0 {
 		fmt.Printf("result %x\n", all)
+	}
+	crHold(rank)
+}
+
+// crHold: with TESTPROG_CR_HOLD=<file>, rank 0 calls MPI_Finalize, prints
+// "rank 0 finalized" and exits, while the other ranks wait (at most two
+// minutes) for <file> to exist before they go on to MPI_Finalize: a job
+// with a rank finalized and others still running, for as long as a test
+// needs.
+func crHold(rank int) {
+	hold := os.Getenv("TESTPROG_CR_HOLD")
+	if hold == "" {
+		return
+	}
+	if rank == 0 {
+		if err := mpi.Finalize(); err != nil {
+			fail("finalize: %v", err)
+		}
+		fmt.Println("rank 0 finalized")
+		os.Exit(0)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(hold); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			fail("no file %s after two minutes", hold)
+		}
 	}
 }
 
