@@ -132,9 +132,9 @@ func (a *area) large(size int) bool { return a.largeSize > 0 && size > a.largeSi
 
 // largeCopy is large for Bcast, Allgather, Reduce and Allreduce, which
 // copy less through the area than over point-to-point below the rpi's
-// single-copy size (coll_base_shmem_copy_size, which is the large size
-// by default: under load the area's rounds measured slower, docs/coll.md;
-// to be measured on an idle machine): at n processes a Bcast
+// single-copy size (coll_base_shmem_copy_size, 64 KiB by default: where
+// the area measured faster on the idle machine at 4 processes and no
+// slower at 2, docs/coll.md): at n processes a Bcast
 // copies the message n times through the area (once in, n−1 out), 2(n−1)
 // times through the rings; an Allgather n+1 blocks per process (its
 // own into recv and into the area, the n−1 others out) against 2n−1

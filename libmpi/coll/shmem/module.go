@@ -77,7 +77,7 @@ func init() {
 			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined (1 to 16)"},
 		ssi.Param{Name: "shmem_large_size", Default: "32768", Type: ssi.Size,
 			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; at least this for Bcast, Allgather, Reduce and Allreduce: coll_base_shmem_copy_size) above which shmem leaves the collective to lam_basic; 0: never"},
-		ssi.Param{Name: "shmem_copy_size", Default: "32768", Type: ssi.Size,
+		ssi.Param{Name: "shmem_copy_size", Default: "65536", Type: ssi.Size,
 			Help: "Bytes per process (Bcast's message, a block of Allgather, Reduce's and Allreduce's input) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; below the shared-memory rpis' ring size (rpi_usysv_maxalloc) they copy a message twice, and these collectives copy less through the area"},
 	)
 }
