@@ -177,7 +177,7 @@ static void reduce_float(int count, int all, MPI_Datatype t, int r)
  * duplicate of it, which the Go path runs: the same bits. fast: whether
  * the C path must have run the second call on MPI_COMM_WORLD. */
 static MPI_Comm dup;
-static float fa[16384], fb[16384], fc[16384];
+static float fa[32768], fb[32768], fc[32768];
 static void reduce_ref(int count, int all, MPI_Datatype t, MPI_Op op, int fast)
 {
 	int es = t == MPI_DOUBLE ? 8 : 4;
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 	int fast = argc > 1 && strcmp(argv[1], "fast") == 0;
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	/* 300 floats: one round, halving; 1024: one round sliced; 6000
-	 * floats: two rounds; 5000 doubles: lam_basic. */
+	 * floats: two rounds; 10000 doubles: lam_basic (above coll_base_shmem_copy_size). */
 	int fcounts[] = {300, 1024, 6000};
 	for (unsigned c = 0; c < sizeof fcounts / sizeof fcounts[0]; c++)
 		for (int all = 0; all < 2; all++) {
@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 			reduce_ref(fcounts[c], all, MPI_FLOAT, MPI_PROD, fast);
 			reduce_ref(fcounts[c] / 2, all, MPI_DOUBLE, MPI_SUM, fast);
 		}
-	reduce_ref(5000, 1, MPI_DOUBLE, MPI_SUM, 0);
+	reduce_ref(10000, 1, MPI_DOUBLE, MPI_SUM, 0);
 	MPI_Comm_free(&dup);
 	/* A Bcast whose counts differ, once the right call was learnt: every
 	 * process gets an error; then the communicator goes on. */
