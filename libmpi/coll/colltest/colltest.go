@@ -360,7 +360,8 @@ func (t *transport) Split(color, key int) (*coll.Comm, error) {
 		w.nextCtx++
 		w.ctxs[ck] = ctx
 	}
-	w.mu.Unlock()
+	// The table is read under the lock too: a process of another
+	// communicator with the same id may be writing it.
 	var members []int
 	for i := range t.group {
 		if tab.color[i] == color {
@@ -373,6 +374,7 @@ func (t *transport) Split(color, key int) (*coll.Comm, error) {
 			members[j], members[j-1] = members[j-1], members[j]
 		}
 	}
+	w.mu.Unlock()
 	group := make([]int, len(members))
 	rank := -1
 	for i, m := range members {
