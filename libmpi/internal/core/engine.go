@@ -190,10 +190,10 @@ func New(c Config) *Engine {
 		}
 		e.peers[i] = p
 	}
-	fds, calls, costly, cheap := false, false, false, false
+	calls, costly, cheap := false, false, false
 	for _, p := range e.peers {
 		if p != nil {
-			fds, calls = fds || p.fd, calls || !p.fd
+			calls = calls || !p.fd
 			costly, cheap = costly || p.costly, cheap || !p.costly
 		}
 	}
