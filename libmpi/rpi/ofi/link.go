@@ -253,14 +253,20 @@ func (l *link) Consume() {
 	if l.closed || m.slot < 0 || m.kind != kindData {
 		return
 	}
+	l.done(m)
+	l.owed++
+	l.t.inPlace++
+	l.returnCredits(l.dataCredits())
+}
+
+// done posts the receive buffer of m, the message at recvSeq, again and
+// moves on to the next message. The caller holds the lock.
+func (l *link) done(m *inMsg) {
 	l.t.post(m.slot)
 	m.slot = -1
 	l.queued--
 	l.recvSeq++
 	l.off = 0
-	l.owed++
-	l.t.inPlace++
-	l.returnCredits(l.dataCredits())
 }
 
 // take copies what has arrived into p; emptied receive buffers are
@@ -279,10 +285,7 @@ func (l *link) take(p []byte) int {
 			// Not the stream's bytes: what it says is known before
 			// the bytes after it are read.
 			l.learn(l.t.fb.slot(m.slot)[hdrSize:m.len])
-			l.t.post(m.slot)
-			m.slot = -1
-			l.queued--
-			l.recvSeq++
+			l.done(m)
 			freed++
 			continue
 		}
@@ -291,11 +294,7 @@ func (l *link) take(p []byte) int {
 		n += k
 		l.off += k
 		if k == len(body) {
-			l.t.post(m.slot)
-			m.slot = -1
-			l.queued--
-			l.recvSeq++
-			l.off = 0
+			l.done(m)
 			freed++
 			l.t.copiedOut++
 		}
