@@ -638,7 +638,10 @@ const UserOp = 31
 // checks the arguments with the other processes (coll_base_check), runs f
 // with the communicator's functions, and reports the first mismatch seen.
 func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
-	if sig.Err == nil && zeroSize(c, sig) { // nothing to move
+	if c.Empty(sig) {
+		return nil
+	}
+	if sig.Err == nil && zeroSize(c, sig) { // nothing to move (and the way is being recorded)
 		if c.rec.on.Load() {
 			c.mu.Lock()
 			c.note(sig, WayZero, 0)
@@ -673,6 +676,14 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 		return sig.Err
 	}
 	return c.run(sig, f)
+}
+
+// Empty reports whether a call of sig has nothing to do at all: it moves
+// nothing (zeroSize), the process's own arguments are right, and nobody
+// records how collectives ran. Run returns nil for it; a caller may skip
+// its own bookkeeping of the call as well.
+func (c *Comm) Empty(sig Sig) bool {
+	return sig.Err == nil && zeroSize(c, sig) && !c.rec.on.Load()
 }
 
 // run runs f with the tag of sig. c.mu is held.

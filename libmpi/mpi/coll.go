@@ -202,16 +202,20 @@ func (k *call) putLists() {
 	}
 }
 
-// begin starts a collective on c; an error means c is not usable (it went
-// to World's handler).
-func begin(c *Comm, k coll.Kind) (call, error) {
+// begin starts k, a collective of the given kind on c (nonblocking when
+// nb is not nil), filling k in place (a call is large: returning it would
+// copy it on every call); an error means c is not usable (it went to
+// World's handler).
+func (k *call) begin(nb *nbRun, c *Comm, kind coll.Kind) error {
+	k.nb = nb
 	if _, err := engine(); err != nil {
-		return call{}, err
+		return err
 	}
 	if err := c.check(); err != nil {
-		return call{}, World.fail(err)
+		return World.fail(err)
 	}
-	return call{c: c, cc: c.collComm(), sig: coll.Sig{Kind: k, Send: -1, Recv: -1}}, nil
+	k.c, k.cc, k.sig = c, c.collComm(), coll.Sig{Kind: kind, Send: -1, Recv: -1}
+	return nil
 }
 
 // bad records an argument error (the first counts); the process still
@@ -232,6 +236,9 @@ func (k *call) badErr(err error) {
 func (k *call) run(f func(a *coll.Actions) error) error {
 	if k.nb != nil {
 		return k.nbStep(f)
+	}
+	if k.cc.Empty(k.sig) {
+		return nil // a call that moves nothing returns at once (MPI's zero-count collectives)
 	}
 	defer enterColl(k).Leave()
 	defer k.putLists()
@@ -339,9 +346,8 @@ func digest(arrays ...[]int) uint64 {
 func Barrier(c *Comm) error { return iBarrier(nil, c) }
 
 func iBarrier(nb *nbRun, c *Comm) error {
-	k, err := begin(c, coll.Barrier)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Barrier); err != nil {
 		return err
 	}
 	return k.run(func(a *coll.Actions) error { return a.Barrier(k.cc) })
@@ -352,9 +358,8 @@ func iBarrier(nb *nbRun, c *Comm) error {
 func Bcast[T CollElem](c *Comm, buf []T, root int) error { return iBcast(nil, c, buf, root) }
 
 func iBcast[T CollElem](nb *nbRun, c *Comm, buf []T, root int) error {
-	k, err := begin(c, coll.Bcast)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Bcast); err != nil {
 		return err
 	}
 	b := raw(buf)
@@ -379,9 +384,8 @@ func Gather[T CollElem](c *Comm, send, recv []T, root int) error {
 }
 
 func iGather[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
-	k, err := begin(c, coll.Gather)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Gather); err != nil {
 		return err
 	}
 	s, r := raw(send), raw(recv)
@@ -405,9 +409,8 @@ func Gatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int, root int
 }
 
 func iGatherv[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts, displs []int, root int) error {
-	k, err := begin(c, coll.Gatherv)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Gatherv); err != nil {
 		return err
 	}
 	s := raw(send)
@@ -430,9 +433,8 @@ func Scatter[T CollElem](c *Comm, send, recv []T, root int) error {
 }
 
 func iScatter[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
-	k, err := begin(c, coll.Scatter)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Scatter); err != nil {
 		return err
 	}
 	s, r := raw(send), raw(recv)
@@ -455,9 +457,8 @@ func Scatterv[T CollElem](c *Comm, send []T, counts, displs []int, recv []T, roo
 }
 
 func iScatterv[T CollElem](nb *nbRun, c *Comm, send []T, counts, displs []int, recv []T, root int) error {
-	k, err := begin(c, coll.Scatterv)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Scatterv); err != nil {
 		return err
 	}
 	r := raw(recv)
@@ -478,9 +479,8 @@ func iScatterv[T CollElem](nb *nbRun, c *Comm, send []T, counts, displs []int, r
 func Allgather[T CollElem](c *Comm, send, recv []T) error { return iAllgather(nil, c, send, recv) }
 
 func iAllgather[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
-	k, err := begin(c, coll.Allgather)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Allgather); err != nil {
 		return err
 	}
 	s, r := raw(send), raw(recv)
@@ -501,9 +501,8 @@ func Allgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int) error
 }
 
 func iAllgatherv[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts, displs []int) error {
-	k, err := begin(c, coll.Allgatherv)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Allgatherv); err != nil {
 		return err
 	}
 	s := raw(send)
@@ -526,9 +525,8 @@ func iAllgatherv[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts, displs 
 func Alltoall[T CollElem](c *Comm, send, recv []T) error { return iAlltoall(nil, c, send, recv) }
 
 func iAlltoall[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
-	k, err := begin(c, coll.Alltoall)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Alltoall); err != nil {
 		return err
 	}
 	s, r := raw(send), raw(recv)
@@ -550,9 +548,8 @@ func Alltoallv[T CollElem](c *Comm, send []T, scounts, sdispls []int, recv []T, 
 }
 
 func iAlltoallv[T CollElem](nb *nbRun, c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
-	k, err := begin(c, coll.Alltoallv)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Alltoallv); err != nil {
 		return err
 	}
 	es := sizeOf[T]()
@@ -585,8 +582,8 @@ func iAlltoallw(nb *nbRun, c *Comm, send []byte, scounts, sdispls []int, stypes 
 // rtype, displacements in their extents).
 func alltoallTyped(nb *nbRun, kind coll.Kind, c *Comm, send []byte, scounts, sdispls []int, stypes []*Datatype, stype *Datatype,
 	recv []byte, rcounts, rdispls []int, rtypes []*Datatype, rtype *Datatype) error {
-	k, err := begin(c, kind)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, kind); err != nil {
 		return err
 	}
 	k.nb = nb
@@ -641,9 +638,8 @@ func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
 }
 
 func iReduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op, root int) error {
-	k, err := begin(c, coll.Reduce)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Reduce); err != nil {
 		return err
 	}
 	o := reduction[T](&k, op)
@@ -679,9 +675,8 @@ func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func iAllreduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
-	k, err := begin(c, coll.Allreduce)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.Allreduce); err != nil {
 		return err
 	}
 	o := reduction[T](&k, op)
@@ -706,9 +701,8 @@ func ReduceScatter[T CollElem](c *Comm, send, recv []T, counts []int, op *Op) er
 }
 
 func iReduceScatter[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts []int, op *Op) error {
-	k, err := begin(c, coll.ReduceScatter)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.ReduceScatter); err != nil {
 		return err
 	}
 	o := reduction[T](&k, op)
@@ -756,9 +750,8 @@ func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func iReduceScatterBlock[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
-	k, err := begin(c, coll.ReduceScatterBlock)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, coll.ReduceScatterBlock); err != nil {
 		return err
 	}
 	o := reduction[T](&k, op)
@@ -788,9 +781,8 @@ func scan[T CollElem](kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
 }
 
 func iscan[T CollElem](nb *nbRun, kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
-	k, err := begin(c, kind)
-	k.nb = nb
-	if err != nil {
+	var k call
+	if err := k.begin(nb, c, kind); err != nil {
 		return err
 	}
 	o := reduction[T](&k, op)

@@ -64,8 +64,8 @@ func BcastType(c *Comm, buf []byte, count int, d *Datatype, root int) error {
 }
 
 func iBcastType(nb *nbRun, c *Comm, buf []byte, count int, d *Datatype, root int) error {
-	k, err := begin(c, coll.Bcast)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, coll.Bcast); err != nil {
 		return err
 	}
 	k.nb = nb
@@ -101,8 +101,8 @@ func GatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte, 
 }
 
 func iGatherType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
-	k, err := begin(c, coll.Gather)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, coll.Gather); err != nil {
 		return err
 	}
 	k.nb = nb
@@ -137,8 +137,8 @@ func ScatterType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte,
 }
 
 func iScatterType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
-	k, err := begin(c, coll.Scatter)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, coll.Scatter); err != nil {
 		return err
 	}
 	k.nb = nb
@@ -171,8 +171,8 @@ func AllgatherType(c *Comm, send []byte, scount int, stype *Datatype, recv []byt
 }
 
 func iAllgatherType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype) error {
-	k, err := begin(c, coll.Allgather)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, coll.Allgather); err != nil {
 		return err
 	}
 	k.nb = nb
@@ -202,8 +202,8 @@ func AlltoallType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte
 }
 
 func iAlltoallType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, rcount int, rtype *Datatype) error {
-	k, err := begin(c, coll.Alltoall)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, coll.Alltoall); err != nil {
 		return err
 	}
 	k.nb = nb
@@ -311,8 +311,8 @@ func GathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []byte,
 }
 
 func iGathervType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype, root int) error {
-	k, err := begin(c, coll.Gatherv)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, coll.Gatherv); err != nil {
 		return err
 	}
 	k.nb = nb
@@ -360,8 +360,8 @@ func ScattervType(c *Comm, send []byte, counts, displs []int, stype *Datatype, r
 }
 
 func iScattervType(nb *nbRun, c *Comm, send []byte, counts, displs []int, stype *Datatype, recv []byte, rcount int, rtype *Datatype, root int) error {
-	k, err := begin(c, coll.Scatterv)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, coll.Scatterv); err != nil {
 		return err
 	}
 	k.nb = nb
@@ -398,8 +398,8 @@ func AllgathervType(c *Comm, send []byte, scount int, stype *Datatype, recv []by
 }
 
 func iAllgathervType(nb *nbRun, c *Comm, send []byte, scount int, stype *Datatype, recv []byte, counts, displs []int, rtype *Datatype) error {
-	k, err := begin(c, coll.Allgatherv)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, coll.Allgatherv); err != nil {
 		return err
 	}
 	k.nb = nb

@@ -243,8 +243,8 @@ func through(from, to []byte, count int, d *Datatype) error {
 // process (per block for ReduceScatterBlock), or counts for
 // ReduceScatter.
 func reduceType(nb *nbRun, kind coll.Kind, c *Comm, send, recv []byte, count int, counts []int, d *Datatype, op *Op, root int) error {
-	k, err := begin(c, kind)
-	if err != nil {
+	var k call
+	if err := k.begin(nil, c, kind); err != nil {
 		return err
 	}
 	k.nb = nb
