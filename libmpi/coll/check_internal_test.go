@@ -54,3 +54,34 @@ func TestSigDigest(t *testing.T) {
 		seen[want] = s
 	}
 }
+
+// Empty says which calls return before any bookkeeping: those that move
+// nothing on an intracommunicator, with the process's own arguments
+// right, while nobody records how collectives ran (the C fast path
+// learns zero-byte calls from the record).
+func TestEmpty(t *testing.T) {
+	intra, inter := New(stubT{rank: 0, size: 3}, nil), New(stubT{rank: 0, size: 3, remote: 2}, nil)
+	recorded := New(stubT{rank: 0, size: 3}, nil)
+	recorded.Record()
+	bad := Errorf(ErrType, "bad type")
+	for _, tc := range []struct {
+		name string
+		c    *Comm
+		sig  Sig
+		want bool
+	}{
+		{"bcast of nothing", intra, Sig{Kind: Bcast, Send: 0, Recv: -1}, true},
+		{"allreduce of nothing", intra, Sig{Kind: Allreduce, Send: 0, Recv: -1, Op: 1, Type: 1}, true},
+		{"alltoall of nothing", intra, Sig{Kind: Alltoall, Send: 0, Recv: -1}, true},
+		{"bcast of 8 bytes", intra, Sig{Kind: Bcast, Send: 8, Recv: -1}, false},
+		{"an argument error", intra, Sig{Kind: Bcast, Send: 0, Recv: -1, Err: bad}, false},
+		{"barrier", intra, Sig{Kind: Barrier, Send: -1, Recv: -1}, false},
+		{"a v collective", intra, Sig{Kind: Gatherv, Send: 0, Recv: -1}, false},
+		{"intercommunicator", inter, Sig{Kind: Bcast, Send: 0, Recv: -1}, false},
+		{"recorded", recorded, Sig{Kind: Bcast, Send: 0, Recv: -1}, false},
+	} {
+		if got := tc.c.Empty(tc.sig); got != tc.want {
+			t.Errorf("%s: Empty = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
