@@ -34,6 +34,14 @@
 # (lib/libmpi.so): the Go program, and its C twin from bench/c built with
 # LAM/Go's own mpicc ("LAM/Go C").
 #
+# PIN=1 binds LAM/Go's ranks one to a processor, as Open MPI binds its
+# own by default when there are no more ranks than processors (and not
+# otherwise, nor here): rank r to the r-th processor the script may use,
+# through a wrapper that reads LAMRANK and LAMWORLD. Without it, a rank
+# that the scheduler puts beside another on one processor (the machine
+# busy with anything else) makes that run 2-3x slower at 64 KiB and more,
+# which a median of few rounds does not always hide.
+#
 # ROUNDS (default 3) rounds; ITERS (default 1000) iterations for small
 # messages (a tenth for those above 64 KiB); SIZES (default "1 4096 65536
 # 1048576 4194304") the sizes shown. Run from the repository after
@@ -104,7 +112,26 @@ add() {
 	exit 1
 }
 ours_up=true
-ours() { add "LAM/Go $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $repo/bin/pingpong -max $max -iters $ITERS latency"; }
+
+# pin: the wrapper PIN=1 puts before LAM/Go's programs (empty otherwise).
+pin=
+if [ "${PIN:-0}" = 1 ]; then
+	cat >"$work/pin.sh" <<'PIN'
+#!/bin/sh
+# Bind this rank to one of the processors it may use when the job has no
+# more ranks than those (LAMRANK, LAMWORLD: set by LAM/Go's mpirun).
+cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+	awk -F- '{ if (NF == 2) for (i = $1; i <= $2; i++) print i; else print $1 }')
+n=$(echo "$cpus" | wc -l)
+if [ -n "$LAMRANK" ] && [ "${LAMWORLD:-0}" -le "$n" ]; then
+	exec taskset -c "$(echo "$cpus" | sed -n "$((LAMRANK + 1))p")" "$@"
+fi
+exec "$@"
+PIN
+	chmod 755 "$work/pin.sh"
+	pin="$work/pin.sh "
+fi
+ours() { add "LAM/Go $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $pin$repo/bin/pingpong -max $max -iters $ITERS latency"; }
 
 # The C twins built with LAM/Go's own mpicc (its C interface), when
 # make build made lib/libmpi.so: columns "LAM/Go C ...".
@@ -116,7 +143,7 @@ if [ -x "$repo/bin/mpicc" ] && [ -f "$repo/lib/libmpi.so" ] && [ -f "$repo/inclu
 else
 	note "bench/c does not build with LAM/Go's mpicc (make build makes lib/libmpi.so): its C columns are left out ($(grep -m1 -i 'error' "$work/mpicc.err" 2>/dev/null || true))"
 fi
-oursc() { if $ourc; then add "LAM/Go C $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $work/pp-lamgo -max $max -iters $ITERS latency"; fi; }
+oursc() { if $ourc; then add "LAM/Go C $1" "$repo/bin/mpirun -ssi rpi $1 -np 2 $pin$work/pp-lamgo -max $max -iters $ITERS latency"; fi; }
 
 ompi=false
 if command -v mpicc >/dev/null && command -v mpirun >/dev/null && mpirun --version 2>&1 | grep -q "Open MPI"; then
@@ -177,19 +204,19 @@ lamd)
 coll)
 	# NP, OP, SIZES and ITERS are replaced in each run.
 	run="mpirun -ssi rpi usysv -np NP"
-	add "LAM/Go" "$repo/bin/$run $repo/bin/coll -iters ITERS -sizes SIZES OP"
-	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $repo/bin/coll -iters ITERS -sizes SIZES OP"
+	add "LAM/Go" "$repo/bin/$run $pin$repo/bin/coll -iters ITERS -sizes SIZES OP"
+	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $pin$repo/bin/coll -iters ITERS -sizes SIZES OP"
 	if [ -n "${COLL_BASE:-}" ]; then
 		# COLL_BASE=<another checkout, built>: its bench/coll with its
 		# default modules, and its lam_basic, beside ours (before/after
 		# tables; its lamd protocol must be this one's).
-		add "LAM/Go base" "$repo/bin/$run $COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
-		add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
+		add "LAM/Go base" "$repo/bin/$run $pin$COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
+		add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $pin$COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
 	fi
 	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS -sizes SIZES OP"
 	if [ "${COLL_EXTRA:-0}" = 1 ]; then
 		$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np NP $work/coll-lam -iters ITERS -sizes SIZES OP'"
-		$ourc && add "LAM/Go C" "$repo/bin/$run $work/coll-lamgo -iters ITERS -sizes SIZES OP"
+		$ourc && add "LAM/Go C" "$repo/bin/$run $pin$work/coll-lamgo -iters ITERS -sizes SIZES OP"
 	fi
 	;;
 esac
