@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,10 +133,15 @@ func exchangeLoop(b *testing.B, a, z *fdLink, size int, both bool) []time.Durati
 	return times
 }
 
+// moveTimeout bounds one operation's side.
+const moveTimeout = 10 * time.Second
+
 // move writes hdr+body (when hdr is not nil) and reads len(in) bytes at
 // the same time, as the engine does: Write2 first, then whatever either
-// direction takes, sleeping in poll(2) (bounded) when nothing moved.
+// direction takes, sleeping in poll(2) when nothing moved; it fails after
+// moveTimeout.
 func move(l *fdLink, hdr, body, in []byte) error {
+	deadline := time.Now().Add(moveTimeout)
 	w, r := 0, 0
 	total := len(hdr) + len(body)
 	if hdr != nil {
@@ -176,6 +182,9 @@ func move(l *fdLink, hdr, body, in []byte) error {
 		if idle++; idle < 64 {
 			continue // spin a little, as a waiter does
 		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d bytes written, %d of %d read after %v", w, total, r, len(in), moveTimeout)
+		}
 		ev := int16(0)
 		if w < total {
 			ev |= unix.POLLOUT
@@ -184,7 +193,7 @@ func move(l *fdLink, hdr, body, in []byte) error {
 			ev |= unix.POLLIN
 		}
 		fds := []unix.PollFd{{Fd: int32(l.fd), Events: ev}}
-		if _, err := unix.Poll(fds, 1000); err != nil && !errors.Is(err, unix.EINTR) {
+		if _, err := unix.Poll(fds, 100); err != nil && !errors.Is(err, unix.EINTR) {
 			return err
 		}
 	}
@@ -195,12 +204,8 @@ func report(b *testing.B, times []time.Duration) {
 	if len(times) == 0 {
 		return
 	}
-	s := append([]time.Duration(nil), times...)
-	for i := 1; i < len(s); i++ { // insertion sort: a few hundred values
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	s := slices.Clone(times)
+	slices.Sort(s)
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	b.ReportMetric(us(s[len(s)/2]), "median-us")
 	b.ReportMetric(us(s[len(s)*9/10]), "p90-us")
