@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lamgo/lam/shared/nettest"
 )
 
 // BenchmarkCollSMP sets lam_basic against smp on two simulated hosts with
@@ -122,6 +124,19 @@ func median(v []float64) float64 {
 // LAM_BENCH_OPS and LAM_BENCH_SIZES (comma-separated) narrow the table.
 // Needs Open MPI (openmpi-bin libopenmpi-dev); its mpirun reaches the
 // second host through the cluster's ssh.
+//
+// Each host gets processors of its own (nettest's SplitCPUs: one each on
+// a two-processor machine), as real hosts have, and its schema line says
+// how many. On a machine with fewer than two per host, its two processes
+// share them: LAM/Go's see that (a process's processors are those it may
+// run on) and yield while they wait, and Open MPI's are told to
+// (mpi_yield_when_idle 1, what its mpirun sets when it knows a node is
+// oversubscribed). With LAM_BENCH_SHARED_CPUS=1 every host's processes
+// run on all of the machine's processors instead, as before 2026-11-29:
+// on two processors that is four processes each of which believes it has
+// a processor to itself, and both MPIs' waiters then take the processor
+// from the processes they wait for (milliseconds per collective at every
+// size; bench/README.md, "2026-11-29, net21").
 func BenchmarkCollHosts(b *testing.B) {
 	ompiCC, err := exec.LookPath("mpicc.openmpi")
 	ompiRun, err2 := exec.LookPath("mpirun.openmpi")
@@ -135,9 +150,21 @@ func BenchmarkCollHosts(b *testing.B) {
 		b.Fatalf("mpicc.openmpi: %v\n%s", err, out)
 	}
 	os.Chmod(filepath.Dir(theirs), 0o755)
-	h := newHosts(b, 2, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	split := os.Getenv("LAM_BENCH_SHARED_CPUS") != "1"
+	h := newHostsWith(b, nettest.Options{Hosts: 2, SplitCPUs: split}, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	ctx := testContext(b, 30*time.Minute)
-	schema := h.schema(map[int]string{0: "cpu=2", 1: "cpu=2"})
+	const perHost = 2
+	cpus := map[int]string{0: "cpu=2", 1: "cpu=2"}
+	var ompiYield []string
+	if split {
+		for i, host := range h.c.Hosts {
+			cpus[i] = fmt.Sprintf("cpu=%d", len(host.CPUs))
+			if len(host.CPUs) < perHost {
+				ompiYield = []string{"--mca", "mpi_yield_when_idle", "1"}
+			}
+		}
+	}
+	schema := h.schema(cpus)
 	if r := h.run(ctx, 0, "lamboot", "-prefix", prefix, schema); r.code != 0 {
 		b.Fatalf("lamboot: %v", r)
 	}
@@ -150,7 +177,7 @@ func BenchmarkCollHosts(b *testing.B) {
 	if s := os.Getenv("LAM_BENCH_SIZES"); s != "" {
 		sizes = s
 	}
-	hostList := fmt.Sprintf("%s:2,%s:2", h.c.Hosts[0].Name, h.c.Hosts[1].Name)
+	hostList := fmt.Sprintf("%s:%d,%s:%d", h.c.Hosts[0].Name, perHost, h.c.Hosts[1].Name, perHost)
 	for _, op := range ops {
 		b.Run(op, func(b *testing.B) {
 			opSizes := sizes
@@ -166,10 +193,10 @@ func BenchmarkCollHosts(b *testing.B) {
 				if r.code != 0 || err != nil {
 					b.Fatalf("LAM/Go %s: %v (%v)", op, r, err)
 				}
-				r = h.run(ctx, 0, ompiRun, "-np", "4", "--host", hostList,
+				oargs := append([]string{"-np", "4", "--host", hostList,
 					"--mca", "plm_rsh_agent", h.c.SSHAgent(), "--mca", "btl", "tcp,vader,self",
-					"--mca", "btl_tcp_if_include", "eth0", "--mca", "oob_tcp_if_include", "eth0",
-					theirs, "-iters", iters, "-sizes", opSizes, op)
+					"--mca", "btl_tcp_if_include", "eth0", "--mca", "oob_tcp_if_include", "eth0"}, ompiYield...)
+				r = h.run(ctx, 0, ompiRun, append(oargs, theirs, "-iters", iters, "-sizes", opSizes, op)...)
 				other, err := latencies(r.stdout)
 				if r.code != 0 || err != nil {
 					b.Fatalf("Open MPI %s: %v (%v)", op, r, err)

@@ -29,6 +29,13 @@ type hosts struct {
 
 func newHosts(t testing.TB, n int, extraEnv ...string) *hosts {
 	t.Helper()
+	return newHostsWith(t, nettest.Options{Hosts: n}, extraEnv...)
+}
+
+// newHostsWith is newHosts with the cluster's options (o.Env is set
+// here).
+func newHostsWith(t testing.TB, o nettest.Options, extraEnv ...string) *hosts {
+	t.Helper()
 	needPgrep(t)
 	sp, err := os.MkdirTemp("", "lamgo-sessions-")
 	if err != nil {
@@ -38,7 +45,8 @@ func newHosts(t testing.TB, n int, extraEnv ...string) *hosts {
 	// and a skip ends the test before any later cleanup is registered.
 	t.Cleanup(func() { os.RemoveAll(sp) })
 	os.Chmod(sp, 0o755)
-	c := nettest.New(t, nettest.Options{Hosts: n, Env: []string{"LAM_MPI_SESSION_PREFIX=" + sp}})
+	o.Env = []string{"LAM_MPI_SESSION_PREFIX=" + sp}
+	c := nettest.New(t, o)
 	h := &hosts{t: t, c: c, prefix: sp}
 	h.env = append(os.Environ(), "LAM_MPI_SESSION_PREFIX="+sp, "LAM_MPI_SESSION_SUFFIX=",
 		"LAM_MPI_SSI_boot_rsh_agent="+c.SSHAgent(), "LAM_MPI_SSI_boot_base_timeout=20")

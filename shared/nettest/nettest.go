@@ -127,6 +127,19 @@ type Options struct {
 	// never share it between clusters that may exist at the same time.
 	Prefix string
 
+	// SplitCPUs gives every host processors of its own, as real hosts
+	// have: the processors the test may run on are dealt out among the
+	// hosts (host i gets every len(Hosts)-th one from the i-th on, or,
+	// with more hosts than processors, the (i mod n)-th of the n), and
+	// every process started on host i ([Cluster.Command], its sshd, so
+	// whatever ssh starts there, and their children) runs on host i's
+	// processors only ([Host.CPUs]). Without it every host's processes
+	// may run on all of them: two hosts of two busy processes each on a
+	// two-processor machine are four processes on two processors, each of
+	// which sees its host's two processors as its own. Needs taskset
+	// (util-linux).
+	SplitCPUs bool
+
 	// Env holds "NAME=VALUE" pairs that sshd sets for every ssh session
 	// on every host (sshd_config SetEnv), overriding sshd's defaults, e.g.
 	// "PATH=/work/bin:/usr/bin:/bin" so that the LAM binaries are found
@@ -148,6 +161,10 @@ type Host struct {
 	// interface eth0. It is reachable only from inside the cluster's
 	// hosts.
 	Addr netip.Addr
+
+	// CPUs are the processors the host's processes run on with
+	// [Options.SplitCPUs]; nil (any processor) without.
+	CPUs []int
 }
 
 // Cluster is a set of simulated hosts built by [New].
@@ -181,6 +198,7 @@ type Cluster struct {
 // tools holds the absolute paths of the programs the package runs.
 type tools struct {
 	ip, unshare, nsenter, mount, sshd, ssh, keygen, sh, sleep string
+	taskset                                                   string // with Options.SplitCPUs only
 }
 
 // toolPackages names the Debian package providing each tool, for messages.
@@ -188,6 +206,7 @@ var toolPackages = map[string]string{
 	"ip": "iproute2", "unshare": "util-linux", "nsenter": "util-linux",
 	"mount": "mount", "sshd": "openssh-server", "ssh": "openssh-client",
 	"ssh-keygen": "openssh-client", "sh": "dash", "sleep": "coreutils",
+	"taskset": "util-linux",
 }
 
 // systemDirs are searched for tools after PATH.
@@ -315,6 +334,12 @@ func New(t testing.TB, o Options) *Cluster {
 		testenv.Skip(t, "nettest: needs root (network namespaces, sshd)")
 	}
 	tl, missing := lookTools()
+	if o.SplitCPUs {
+		var ok bool
+		if tl.taskset, ok = findTool("taskset"); !ok {
+			missing = append(missing, "taskset ("+toolPackages["taskset"]+")")
+		}
+	}
 	if len(missing) > 0 {
 		testenv.Skip(t, "nettest: missing tools: "+strings.Join(missing, ", "))
 	}
@@ -350,6 +375,15 @@ func (c *Cluster) build(o Options) error {
 		a := base
 		a[3] = byte(i + 1)
 		c.Hosts[i] = Host{Name: hostNSName(c.prefix, i), Addr: netip.AddrFrom4(a)}
+	}
+	if o.SplitCPUs {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &set); err != nil {
+			return fmt.Errorf("the test's processors: %w", err)
+		}
+		for i, cpus := range splitCPUs(&set, o.Hosts) {
+			c.Hosts[i].CPUs = cpus
+		}
 	}
 	c.holders = make([]*proc, o.Hosts)
 	c.sshds = make([]*proc, o.Hosts)
@@ -703,7 +737,8 @@ func (c *Cluster) waitSSH(i int, p *proc) error {
 // PATH inside the host, i.e. like on the machine.
 //
 // It is an ordinary exec.CommandContext of nsenter(1), which execs name
-// in place, so cmd.Process is the command itself and ctx, Stdin, Stdout,
+// in place (with Options.SplitCPUs through taskset(1), which does the
+// same), so cmd.Process is the command itself and ctx, Stdin, Stdout,
 // Env... work as usual. SysProcAttr is set to Pdeathsig SIGKILL, so the
 // command dies with the test binary's thread that started it; replace it
 // if that is not wanted. Command panics if i is out of range; after Close
@@ -711,7 +746,11 @@ func (c *Cluster) waitSSH(i int, p *proc) error {
 func (c *Cluster) Command(ctx context.Context, i int, name string, args ...string) *exec.Cmd {
 	h := c.holder(i)
 	a := make([]string, 0, 7+len(args))
-	a = append(a, "--target", strconv.Itoa(h.pid()), "--net", "--uts", "--mount", "--wd=.", "--", name)
+	a = append(a, "--target", strconv.Itoa(h.pid()), "--net", "--uts", "--mount", "--wd=.", "--")
+	if cpus := c.Hosts[i].CPUs; cpus != nil {
+		a = append(a, c.tools.taskset, "-c", cpuList(cpus)) // which execs name in place
+	}
+	a = append(a, name)
 	a = append(a, args...)
 	cmd := exec.CommandContext(ctx, c.tools.nsenter, a...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -719,6 +758,41 @@ func (c *Cluster) Command(ctx context.Context, i int, name string, args ...strin
 		cmd.Err = fmt.Errorf("nettest: host %d (%s): cluster closed", i, c.Hosts[i].Name)
 	}
 	return cmd
+}
+
+// splitCPUs deals the processors of set out among n hosts: host i gets
+// every n-th from the i-th on, or, with fewer processors than hosts, the
+// (i mod len)-th.
+func splitCPUs(set *unix.CPUSet, n int) [][]int {
+	var all []int
+	for cpu := 0; cpu < len(set)*64; cpu++ {
+		if set.IsSet(cpu) {
+			all = append(all, cpu)
+		}
+	}
+	out := make([][]int, n)
+	if len(all) == 0 {
+		return out // cannot happen: the test runs somewhere
+	}
+	if len(all) < n {
+		for i := range out {
+			out[i] = []int{all[i%len(all)]}
+		}
+		return out
+	}
+	for k, cpu := range all {
+		out[k%n] = append(out[k%n], cpu)
+	}
+	return out
+}
+
+// cpuList is taskset's form of a processor list: "0,2,4".
+func cpuList(cpus []int) string {
+	s := make([]string, len(cpus))
+	for k, cpu := range cpus {
+		s[k] = strconv.Itoa(cpu)
+	}
+	return strings.Join(s, ",")
 }
 
 func (c *Cluster) holder(i int) *proc {

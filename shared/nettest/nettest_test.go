@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/lamgo/lam/shared/testenv"
 )
 
@@ -481,5 +483,64 @@ func needTools(t *testing.T) {
 	t.Helper()
 	if _, missing := lookTools(); len(missing) > 0 {
 		testenv.Skip(t, "missing tools: "+strings.Join(missing, ", "))
+	}
+}
+
+func TestSplitCPUsDeal(t *testing.T) {
+	set := func(cpus ...int) *unix.CPUSet {
+		var s unix.CPUSet
+		for _, c := range cpus {
+			s.Set(c)
+		}
+		return &s
+	}
+	for _, tc := range []struct {
+		set  *unix.CPUSet
+		n    int
+		want string
+	}{
+		{set(0, 1), 2, "[[0] [1]]"},
+		{set(0, 1, 2, 3), 2, "[[0 2] [1 3]]"},
+		{set(0, 1, 2), 2, "[[0 2] [1]]"},
+		{set(0, 1), 3, "[[0] [1] [0]]"},
+		{set(3), 2, "[[3] [3]]"},
+		{set(1, 5, 70), 1, "[[1 5 70]]"},
+	} {
+		if got := fmt.Sprint(splitCPUs(tc.set, tc.n)); got != tc.want {
+			t.Errorf("splitCPUs(%v, %d) = %s, want %s", tc.set, tc.n, got, tc.want)
+		}
+	}
+	if got := cpuList([]int{0, 2, 4}); got != "0,2,4" {
+		t.Errorf("cpuList = %q", got)
+	}
+}
+
+// With SplitCPUs a host's commands, and what ssh starts on it, run on the
+// host's processors only.
+func TestSplitCPUs(t *testing.T) {
+	c := New(t, Options{Hosts: 2, SplitCPUs: true})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	allowed := func(cmd *exec.Cmd) string {
+		out, _ := run(t, cmd)
+		_, list, _ := strings.Cut(out, ":")
+		return strings.TrimSpace(list)
+	}
+	for i, h := range c.Hosts {
+		if len(h.CPUs) == 0 {
+			t.Fatalf("host %d has no processors", i)
+		}
+		want := cpuList(h.CPUs)
+		if len(h.CPUs) > 1 && h.CPUs[len(h.CPUs)-1]-h.CPUs[0] == len(h.CPUs)-1 {
+			want = fmt.Sprintf("%d-%d", h.CPUs[0], h.CPUs[len(h.CPUs)-1]) // the kernel's range form
+		}
+		const grep = "grep Cpus_allowed_list /proc/self/status"
+		if got := allowed(c.Command(ctx, i, "sh", "-c", grep)); got != want {
+			t.Errorf("host %d: a command runs on %q, want %q", i, got, want)
+		}
+		agent, args := sshArgs(c, h.Addr.String(), grep)
+		if got := allowed(c.Command(ctx, 1-i, agent, args...)); got != want {
+			t.Errorf("host %d: a command through ssh runs on %q, want %q", i, got, want)
+		}
 	}
 }
