@@ -169,10 +169,13 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 }
 
 // nbSendsCall reports whether a nonblocking collective sends its call
-// with its data at coll_base_check=1, as the blocking one does under
-// lam_basic (Actions.SendsCall): a small Ibcast, Igather or Iscatter (up
-// to coll_base_small bytes per process, Iscatter's n blocks) on an
-// intracommunicator of two or more.
+// with its data at coll_base_check=1: a small Ibcast, Igather or
+// Iscatter (up to coll_base_small bytes per process, Iscatter's n
+// blocks), as the blocking one does under lam_basic
+// (Actions.SendsCall), and a small Ireduce or Iallreduce (also up to
+// coll_base_reduce_crossover), whose calls are merged on their way to
+// the root with the data (WithCall), on an intracommunicator of two or
+// more.
 func (v *Comm) nbSendsCall(sig Sig) bool {
 	if v.Params.CheckAll || v.Inter() || v.Size() < 2 {
 		return false
@@ -183,8 +186,47 @@ func (v *Comm) nbSendsCall(sig Sig) bool {
 		return b <= v.Params.Small
 	case Scatter:
 		return v.Size()*b <= v.Params.Small
+	case Reduce, Allreduce:
+		return b <= v.Params.Small && b <= v.Params.ReduceCrossover
 	}
 	return false
+}
+
+// SentMessage returns a new message of the call of the nonblocking
+// collective being built on the view v (PutCall) and data behind it.
+func (v *Comm) SentMessage(data []byte) []byte {
+	m := Buffer(CallSize + len(data))
+	v.PutCall(m)
+	copy(m[CallSize:], data)
+	return m
+}
+
+// JudgeStep adds to the view v's schedule the step that compares the
+// call in front of m with this process's (JudgeCall) and copies the
+// data behind it to dst when they agree.
+func (v *Comm) JudgeStep(m, dst []byte) {
+	v.sched.Do(func() error {
+		if err := v.JudgeCall(m, true); err != nil {
+			return err
+		}
+		copy(dst, m[CallSize:])
+		return nil
+	})
+}
+
+// WithCall is op over messages of a call (PutCall's bytes) followed by
+// size bytes of data: the calls are merged as CallOp merges them, the
+// data combined by op. Its one element is the whole message, so that an
+// algorithm that cuts a reduction into pieces of elements
+// (reduce-scatter) never cuts it; it commutes, and is exact, as op is.
+// A nonblocking reduction that sends its call with its data
+// (nbSendsCall) reduces such messages, and whoever gets the result
+// compares the merged call with its own.
+func WithCall(op *Op, size int) *Op {
+	return &Op{Size: CallSize + size, Commutative: op.Commutative, Exact: op.Exact, Apply: func(in, inout []byte) {
+		minOp.Apply(in[:CallSize], inout[:CallSize])
+		op.Apply(in[CallSize:], inout[CallSize:])
+	}}
 }
 
 // startSent builds a nonblocking collective that sends its call with its

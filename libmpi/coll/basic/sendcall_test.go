@@ -1,7 +1,9 @@
 package basic_test
 
 import (
+	"bytes"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -225,7 +227,9 @@ func TestSentMessages(t *testing.T) {
 // their data at coll_base_check=1, as the blocking ones do: the
 // receivers of a message of another call end with the error, the others
 // with nil, the data right where the calls agree; at 2 every process
-// ends with it. Linear and binomial.
+// ends with it. So do Ireduce (the root compares the merged calls) and
+// Iallreduce (every process does), their buffers untouched on an error.
+// Linear (crossover 8) and binomial (n = 5 is above 4 and 1).
 func TestNonblockingSent(t *testing.T) {
 	const n, bad, root = 5, 3, 1
 	start := func(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) error {
@@ -293,16 +297,65 @@ func TestNonblockingSent(t *testing.T) {
 			}
 			return err
 		}, map[string]func(int) coll.Class{"1": only(bad, coll.ErrType), "2": every(coll.ErrType)}},
+		{"ireduce op", func(c *coll.Comm) error {
+			s := coll.Sig{Kind: coll.Reduce, Root: root, Send: 16, Op: 1, Type: 1}
+			if c.Rank() == bad {
+				s.Op = 2
+			}
+			recv := coll.Buffer(16)
+			err := start(c, s, func(v *coll.Comm, a *coll.Actions) error {
+				return a.Reduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum, root)
+			})
+			if err != nil && (c.Rank() != root || !bytes.Equal(recv, coll.Buffer(16))) {
+				return fmt.Errorf("%w (the buffer written: %v)", err, colltest.I64(recv))
+			}
+			return err
+		}, map[string]func(int) coll.Class{"1": only(root, coll.ErrOp), "2": every(coll.ErrOp)}},
+		{"ireduce size", func(c *coll.Comm) error {
+			k := 1
+			if c.Rank() == bad {
+				k = 2
+			}
+			recv := coll.Buffer(8 * k)
+			return start(c, coll.Sig{Kind: coll.Reduce, Root: root, Send: int64(8 * k), Op: 1, Type: 1}, func(v *coll.Comm, a *coll.Actions) error {
+				return a.Reduce(v, colltest.Ints(c.Rank(), k), recv, &colltest.Sum, root)
+			})
+		}, map[string]func(int) coll.Class{"1": only(root, coll.ErrCount), "1/binomial": func(r int) coll.Class {
+			// The root, and the bad process, which receives rank 4's
+			// message on the way (it is its parent in the tree).
+			if r == root || r == bad {
+				return coll.ErrCount
+			}
+			return -1
+		}, "2": every(coll.ErrCount)}},
+		{"iallreduce op", func(c *coll.Comm) error {
+			s := coll.Sig{Kind: coll.Allreduce, Send: 16, Op: 1, Type: 1}
+			if c.Rank() == bad {
+				s.Op = 2
+			}
+			recv := coll.Buffer(16)
+			err := start(c, s, func(v *coll.Comm, a *coll.Actions) error {
+				return a.Allreduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum)
+			})
+			if err != nil && !bytes.Equal(recv, coll.Buffer(16)) {
+				return fmt.Errorf("%w (the buffer written: %v)", err, colltest.I64(recv))
+			}
+			return err
+		}, map[string]func(int) coll.Class{"1": every(coll.ErrOp), "2": every(coll.ErrOp)}},
 	}
 	for _, tt := range tests {
 		for _, level := range []string{"1", "2"} {
-			for _, cross := range []string{"4", "1"} {
+			for _, cross := range []string{"8", "4", "1"} {
 				t.Run(fmt.Sprintf("%s/check=%s/crossover=%s", tt.name, level, cross), func(t *testing.T) {
 					w := colltest.NewWorld(oneNode(n), 10*time.Second, "coll_base_check", level, "coll_base_crossover", cross)
 					defer w.Close()
 					errs := w.Each(func(r int) error { return tt.run(w.Comm(r)) })
+					wants := tt.want[level]
+					if f := tt.want[level+"/binomial"]; f != nil && cross != "8" {
+						wants = f
+					}
 					for r, err := range errs {
-						if want := tt.want[level](r); want < 0 && err != nil || want >= 0 && classOf(err) != want {
+						if want := wants(r); want < 0 && err != nil || want >= 0 && classOf(err) != want {
 							t.Errorf("rank %d: %v, want class %d", r, err, want)
 						}
 					}
@@ -325,3 +378,59 @@ func only(rank int, class coll.Class) func(r int) coll.Class {
 }
 
 func every(class coll.Class) func(int) coll.Class { return func(int) coll.Class { return class } }
+
+// The cost of a small Ireduce and Iallreduce per operation on 4
+// processes, counted (so independent of load): messages sent and
+// receives posted per process, and allocations per operation (every
+// process's, the fake world's copies included), at coll_base_check=1
+// and 2, linear and binomial. At 1 (linear), a process other than the
+// root sends one message and receives none (Ireduce) or one (Iallreduce).
+func TestNonblockingReduceCost(t *testing.T) {
+	const n, root, ops = 4, 0, 200
+	for _, kind := range []coll.Kind{coll.Reduce, coll.Allreduce} {
+		for _, level := range []string{"1", "2"} {
+			for _, cross := range []string{"4", "1"} {
+				w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_check", level, "coll_base_crossover", cross)
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					in, out := colltest.Ints(r, 1), coll.Buffer(8)
+					for range ops {
+						done, err := colltest.Start(c, coll.Sig{Kind: kind, Root: root, Send: 8, Op: 1, Type: 1}, func(v *coll.Comm, a *coll.Actions) error {
+							if kind == coll.Reduce {
+								return a.Reduce(v, in, out, &colltest.Sum, root)
+							}
+							return a.Allreduce(v, in, out, &colltest.Sum)
+						})
+						if err != nil {
+							return err
+						}
+						if err := <-done; err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				runtime.ReadMemStats(&after)
+				w.Close()
+				w.Check(t, errs)
+				var line string
+				for r := range n {
+					s, rc := w.Messages(r)
+					line += fmt.Sprintf(" %d: %.1f/%.1f", r, float64(s)/ops, float64(rc)/ops)
+					switch {
+					case level == "2" || cross == "1":
+					case kind == coll.Reduce && r != root && (s != ops || rc != 0):
+						t.Errorf("%s rank %d: %d sends and %d receives in %d ops, want a send each and no receive", kind, r, s, rc, ops)
+					case kind == coll.Allreduce && r != root && (s != ops || rc != ops):
+						t.Errorf("%s rank %d: %d sends and %d receives in %d ops, want one each per op", kind, r, s, rc, ops)
+					}
+				}
+				t.Logf("%s check=%s crossover=%s: sent/received per op by rank%s; %.1f allocs/op",
+					kind, level, cross, line, float64(after.Mallocs-before.Mallocs)/ops)
+			}
+		}
+	}
+}
