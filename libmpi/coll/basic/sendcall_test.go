@@ -434,3 +434,66 @@ func TestNonblockingReduceCost(t *testing.T) {
 		}
 	}
 }
+
+// A process that receives the data of a small rooted collective at
+// coll_base_check=1 (a Gather's root, a Bcast's or Scatter's other
+// processes) and is slower than the processes that only send has at
+// most coll_base_sent_sync calls' messages from each of them queued:
+// every so many calls they wait for its acknowledgement. Without it
+// (0) the senders run as far ahead as they like.
+func TestSentSync(t *testing.T) {
+	const n, root, ops, k = 4, 1, 2000, 16
+	for _, kind := range []coll.Kind{coll.Gather, coll.Bcast, coll.Scatter} {
+		for _, sync := range []int{k, 0} {
+			cross := "4"
+			if kind == coll.Bcast && sync > 0 {
+				cross = "1" // down the binomial tree; the others are linear
+			}
+			t.Run(fmt.Sprintf("%s/sync=%d", kind, sync), func(t *testing.T) {
+				w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_sent_sync", fmt.Sprint(sync), "coll_base_crossover", cross)
+				defer w.Close()
+				receives := func(r int) bool { return r == root == (kind == coll.Gather) }
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					send, recv := coll.Buffer(8*n), coll.Buffer(8*n)
+					for i := range ops {
+						if receives(r) && i%100 == 0 {
+							time.Sleep(time.Millisecond) // slower than the senders
+						}
+						var err error
+						switch kind {
+						case coll.Gather:
+							err = c.Run(coll.Sig{Kind: kind, Root: root, Send: 8}, func(a *coll.Actions) error { return a.Gather(c, send[:8], recv, root) })
+						case coll.Bcast:
+							err = c.Run(coll.Sig{Kind: kind, Root: root, Send: 8}, func(a *coll.Actions) error { return a.Bcast(c, recv[:8], root) })
+						case coll.Scatter:
+							err = c.Run(coll.Sig{Kind: kind, Root: root, Send: 8}, func(a *coll.Actions) error { return a.Scatter(c, send, recv[:8], root) })
+						}
+						if err != nil {
+							return fmt.Errorf("call %d: %w", i, err)
+						}
+					}
+					return nil
+				})
+				w.Check(t, errs)
+				most := 0
+				for r := range n {
+					if receives(r) {
+						most = max(most, w.MostQueued(r))
+					}
+				}
+				bound := k // from its one sender (Bcast, Scatter: the root)
+				if kind == coll.Gather {
+					bound = (n - 1) * k
+				}
+				switch {
+				case sync > 0 && most > bound:
+					t.Errorf("%d messages queued at a receiver, more than %d", most, bound)
+				case sync == 0 && most <= bound:
+					t.Errorf("without flow control only %d messages queued: the test does not show the bound", most)
+				}
+				t.Logf("most queued at a receiver: %d (bound %d)", most, bound)
+			})
+		}
+	}
+}

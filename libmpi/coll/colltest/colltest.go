@@ -49,6 +49,8 @@ type box struct {
 	recvs []*request
 	// sent and received count the process's sends and receives.
 	sent, received int
+	// most is the most messages that waited in msgs at once.
+	most int
 }
 
 // Messages reports how many messages world rank r sent and how many
@@ -57,6 +59,14 @@ func (w *World) Messages(r int) (sent, received int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.boxes[r].sent, w.boxes[r].received
+}
+
+// MostQueued reports the most messages that ever waited at world rank
+// r for their receives (its unexpected queue's high-water mark).
+func (w *World) MostQueued(r int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.boxes[r].most
 }
 
 type message struct {
@@ -259,6 +269,7 @@ func (t *transport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 		}
 	}
 	b.msgs = append(b.msgs, m)
+	b.most = max(b.most, len(b.msgs))
 	return sentRequest(w), nil
 }
 
