@@ -87,8 +87,8 @@ func engines(t *testing.T, n int) []*core.Engine {
 func TestGatherSentSync(t *testing.T) {
 	const n, root = 4, 0
 	ops := 100_000
-	if testing.Short() {
-		ops = 10_000
+	if testing.Short() || race {
+		ops = 20_000
 	}
 	for _, every := range []int{64, 0} {
 		t.Run(fmt.Sprintf("sync=%d", every), func(t *testing.T) {
@@ -158,7 +158,7 @@ func TestGatherSentSync(t *testing.T) {
 			switch {
 			case every > 0 && most > bound:
 				t.Errorf("the root's unexpected queue held %d messages, more than %d", most, bound)
-			case every > 0 && allocs > 0.01:
+			case every > 0 && !race && allocs > 0.01: // under the race detector sync.Pool drops what it keeps
 				t.Errorf("%.4f allocs/op in the steady state, want 0", allocs)
 			case every == 0 && most <= 3*64:
 				t.Errorf("without flow control the queue held only %d messages: the test does not show the bound", most)
