@@ -104,9 +104,13 @@ func TestSentReturns(t *testing.T) {
 					w := colltest.NewWorld(nodes, 10*time.Second)
 					defer w.Close()
 					sends := func(r int) bool { return r == root == (kind == coll.Bcast) }
-					// The module's setup waits for every process.
+					// The module's setup waits for every process: the
+					// communicators are set up first (a Barrier), and used
+					// after.
+					comms := make([]*coll.Comm, n)
 					for r, err := range w.Each(func(r int) error {
 						c := w.Comm(r)
+						comms[r] = c
 						return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
 					}) {
 						if err != nil {
@@ -114,7 +118,7 @@ func TestSentReturns(t *testing.T) {
 						}
 					}
 					errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
-						c := w.Comm(r)
+						c := comms[r]
 						var err error
 						switch kind {
 						case coll.Bcast:
