@@ -214,6 +214,32 @@ func (v *Comm) JudgeStep(m, dst []byte) {
 	})
 }
 
+// ReduceSent builds on the view v a reduction to root that sends its
+// call with its data (nbSendsCall): the call in front of this process's
+// contribution (send; recv, in place, at the root), the messages reduced
+// whole by reduce with WithCall(op) into the root's buffer (nil
+// elsewhere), then the root's step that compares the merged call with
+// its own (JudgeStep) and takes the data when they agree.
+func (v *Comm) ReduceSent(send, recv []byte, op *Op, root int, reduce func(m, out []byte, op *Op) error) error {
+	mine := send
+	if mine == nil {
+		mine = recv
+	}
+	m := v.SentMessage(mine)
+	var out []byte
+	if v.Rank() == root {
+		out = Buffer(len(m))
+	}
+	if err := reduce(m, out, WithCall(op, len(mine))); err != nil {
+		return err
+	}
+	if v.Rank() == root {
+		v.sched.Next()
+		v.JudgeStep(out, recv[:len(mine)])
+	}
+	return nil
+}
+
 // WithCall is op over messages of a call (PutCall's bytes) followed by
 // size bytes of data: the calls are merged as CallOp merges them, the
 // data combined by op. Its one element is the whole message, so that an

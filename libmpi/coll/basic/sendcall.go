@@ -267,22 +267,9 @@ func nbScatterSent(c *coll.Comm, send, recv []byte, root int) error {
 // binomial tree receives its children's messages on the way, and
 // returns the error of one of another size).
 func nbReduceSent(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
-	mine := send
-	if mine == nil {
-		mine = recv // in place at the root
-	}
-	m := c.SentMessage(mine)
-	var out []byte
-	if c.Rank() == root {
-		out = coll.Buffer(len(m))
-	}
-	if err := nbReduceWhole(c, m, out, coll.WithCall(op, len(mine)), root); err != nil {
-		return err
-	}
-	if c.Rank() == root {
-		c.JudgeStep(out, recv[:len(mine)])
-	}
-	return nil
+	return c.ReduceSent(send, recv, op, root, func(m, out []byte, op *coll.Op) error {
+		return nbReduceWhole(c, m, out, op, root)
+	})
 }
 
 // nbReduceWhole reduces send into the root's recv with lam_basic's

@@ -100,23 +100,9 @@ func nbReduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 // lam_basic's (which runs when op may not be regrouped), the others
 // only send.
 func nbReduceSent(c *coll.Comm, d *data, l, b *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
-	mine := send
-	if mine == nil {
-		mine = recv // in place at the root
-	}
-	m := c.SentMessage(mine)
-	var out []byte
-	if c.Rank() == root {
-		out = coll.Buffer(len(m))
-	}
-	if err := nbReduceTree(c, d, l, b, m, out, coll.WithCall(op, len(mine)), root); err != nil {
-		return err
-	}
-	if c.Rank() == root {
-		c.Schedule().Next()
-		c.JudgeStep(out, recv[:len(mine)])
-	}
-	return nil
+	return c.ReduceSent(send, recv, op, root, func(m, out []byte, op *coll.Op) error {
+		return nbReduceTree(c, d, l, b, m, out, op, root)
+	})
 }
 
 // nbReduceTree reduces on each node, then over the bridge to the root's

@@ -13,7 +13,9 @@ import (
 // smp's small Bcast and Reduce send the call with their data at
 // coll_base_check=1: a process that receives a message of another call
 // returns the error (a Reduce's root: the calls merged on their way),
-// the others nil; at 2 every process returns it.
+// the others nil; at 2 every process returns it. So do the small
+// Ireduce (its root) and Iallreduce (every process: the merged call
+// comes back with the result), through the hierarchy.
 func TestMismatchSent(t *testing.T) {
 	nodes := []int32{0, 0, 1, 1, 1}
 	const bad = 3 // not a leader
@@ -40,6 +42,33 @@ func TestMismatchSent(t *testing.T) {
 			return c.Run(s, func(a *coll.Actions) error { return a.Reduce(c, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum, root) })
 		}
 	}
+	// The nonblocking Ireduce and Iallreduce: their buffers stay as they
+	// were on an error.
+	ireduce := func(kind coll.Kind, root int) func(c *coll.Comm) error {
+		return func(c *coll.Comm) error {
+			if m := c.Module(); m != "smp" {
+				return fmt.Errorf("module %s", m)
+			}
+			s := coll.Sig{Kind: kind, Root: root, Send: 16, Op: 1, Type: 1}
+			if c.Rank() == bad {
+				s.Op = 2
+			}
+			recv := coll.Buffer(16)
+			done, err := colltest.Start(c, s, func(v *coll.Comm, a *coll.Actions) error {
+				if kind == coll.Allreduce {
+					return a.Allreduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum)
+				}
+				return a.Reduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum, root)
+			})
+			if err == nil {
+				err = <-done
+			}
+			if err != nil && !bytes.Equal(recv, coll.Buffer(16)) {
+				return fmt.Errorf("%w (the buffer written: %v)", err, colltest.I64(recv))
+			}
+			return err
+		}
+	}
 	at := func(rank int, class coll.Class) func(r int) coll.Class {
 		return func(r int) coll.Class {
 			if r == rank {
@@ -48,6 +77,7 @@ func TestMismatchSent(t *testing.T) {
 			return -1
 		}
 	}
+	every := func(int) coll.Class { return coll.ErrOp }
 	tests := []struct {
 		name  string
 		run   func(c *coll.Comm) error
@@ -61,6 +91,9 @@ func TestMismatchSent(t *testing.T) {
 			"1": at(0, coll.ErrOp), "2": func(int) coll.Class { return coll.ErrOp }}},
 		{"reduce op, other root", reduce(4), map[string]func(int) coll.Class{
 			"1": at(4, coll.ErrOp), "2": func(int) coll.Class { return coll.ErrOp }}},
+		{"ireduce op, leader root", ireduce(coll.Reduce, 0), map[string]func(int) coll.Class{"1": at(0, coll.ErrOp), "2": every}},
+		{"ireduce op, other root", ireduce(coll.Reduce, 4), map[string]func(int) coll.Class{"1": at(4, coll.ErrOp), "2": every}},
+		{"iallreduce op", ireduce(coll.Allreduce, 0), map[string]func(int) coll.Class{"1": every, "2": every}},
 	}
 	for _, tt := range tests {
 		for _, level := range []string{"1", "2"} {
@@ -151,84 +184,6 @@ func TestSentReturns(t *testing.T) {
 					w.Check(t, errs)
 				})
 			}
-		}
-	}
-}
-
-// smp's small Ireduce and Iallreduce send the call with their data at
-// coll_base_check=1, through the hierarchy: an Ireduce's root compares
-// the merged calls, an Iallreduce's every process does; at 2 every
-// process learns by a check first. The buffers stay as they were on an
-// error, and the others return nil; nothing is left unreceived.
-func TestNonblockingSent(t *testing.T) {
-	nodes := []int32{0, 0, 1, 1, 1}
-	const bad = 3 // not a leader
-	start := func(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) error {
-		done, err := colltest.Start(c, sig, f)
-		if err != nil {
-			return err
-		}
-		return <-done
-	}
-	reduce := func(kind coll.Kind, root int) func(c *coll.Comm) error {
-		return func(c *coll.Comm) error {
-			s := coll.Sig{Kind: kind, Root: root, Send: 16, Op: 1, Type: 1}
-			if c.Rank() == bad {
-				s.Op = 2
-			}
-			recv := coll.Buffer(16)
-			err := start(c, s, func(v *coll.Comm, a *coll.Actions) error {
-				if kind == coll.Allreduce {
-					return a.Allreduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum)
-				}
-				return a.Reduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum, root)
-			})
-			if err != nil && !bytes.Equal(recv, coll.Buffer(16)) {
-				return fmt.Errorf("%w (the buffer written: %v)", err, colltest.I64(recv))
-			}
-			return err
-		}
-	}
-	at := func(rank int, class coll.Class) func(r int) coll.Class {
-		return func(r int) coll.Class {
-			if r == rank {
-				return class
-			}
-			return -1
-		}
-	}
-	every := func(int) coll.Class { return coll.ErrOp }
-	tests := []struct {
-		name  string
-		run   func(c *coll.Comm) error
-		level map[string]func(r int) coll.Class // -1: no error
-	}{
-		{"ireduce op, leader root", reduce(coll.Reduce, 0), map[string]func(int) coll.Class{"1": at(0, coll.ErrOp), "2": every}},
-		{"ireduce op, other root", reduce(coll.Reduce, 4), map[string]func(int) coll.Class{"1": at(4, coll.ErrOp), "2": every}},
-		{"iallreduce op", reduce(coll.Allreduce, 0), map[string]func(int) coll.Class{"1": every, "2": every}},
-	}
-	for _, tt := range tests {
-		for _, level := range []string{"1", "2"} {
-			t.Run(fmt.Sprintf("%s/check=%s", tt.name, level), func(t *testing.T) {
-				w := colltest.NewWorld(nodes, 10*time.Second, "coll_base_check", level)
-				defer w.Close()
-				errs := w.Each(func(r int) error {
-					c := w.Comm(r)
-					if m := c.Module(); m != "smp" {
-						return fmt.Errorf("module %s", m)
-					}
-					return tt.run(c)
-				})
-				want := tt.level[level]
-				for r, err := range errs {
-					if w := want(r); w < 0 && err != nil || w >= 0 && colltest.ClassOf(err) != w {
-						t.Errorf("rank %d: %v, want class %d", r, err, w)
-					}
-				}
-				if left := w.Leftover(); left != 0 {
-					t.Errorf("%d messages nobody received", left)
-				}
-			})
 		}
 	}
 }
