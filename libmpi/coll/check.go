@@ -534,10 +534,15 @@ func (c *Comm) runAsCheck(sig Sig, f func(a *Actions) error) (uint8, error) {
 // bytes per process every so many calls.
 
 // nextSync counts a collective that sends its call and reports whether
-// it is one that ends with the acknowledgement. c.mu is held.
+// it is one that ends with the acknowledgement. c.mu is held (a view:
+// the nonblocking ones are counted apart, in the order this process
+// starts them, which MPI has every process keep alike).
 func (c *Comm) nextSync() bool {
-	c.sent++
 	k := uint64(c.Params.SentSync)
+	if c.nbSent != nil { // a view: a nonblocking collective
+		return k > 0 && c.nbSent.Add(1)%k == 0
+	}
+	c.sent++
 	return k > 0 && c.sent%k == 0
 }
 

@@ -375,7 +375,7 @@ func init() {
 		ssi.Param{Name: "alltoall_pairwise", Default: "32768", Type: ssi.Size,
 			Help: "Bytes per block above which lam_basic's Alltoall exchanges with one process at a time (n-1 steps), instead of starting every send and receive at once"},
 		ssi.Param{Name: "sent_sync", Default: "64", Type: ssi.Int,
-			Help: "At coll_base_check=1, every so many collectives that send the call with their data on a communicator (a small Bcast, Gather, Scatter; smp's Reduce), the processes that only send wait for an acknowledgement from those that receive, so that a receiver slower than its senders has at most that many calls' messages queued; 0: never"},
+			Help: "At coll_base_check=1, every so many collectives that send the call with their data on a communicator (a small Bcast, Gather, Scatter; smp's Reduce; counted apart, the small Ibcast, Igather, Iscatter, Ireduce), the processes that only send wait for an acknowledgement from those that receive, so that a receiver slower than its senders has at most that many calls' messages queued; 0: never"},
 	)
 }
 

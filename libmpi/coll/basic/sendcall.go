@@ -230,7 +230,8 @@ func nbGatherSent(c *coll.Comm, send, recv []byte, root int) error {
 			}
 			copy(recv[i*bs:(i+1)*bs], m[coll.CallSize:])
 		}
-		return first
+		c.Judged(first)
+		return nil
 	})
 	return nil
 }

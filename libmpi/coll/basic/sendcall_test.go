@@ -384,7 +384,8 @@ func every(class coll.Class) func(int) coll.Class { return func(int) coll.Class 
 // receives posted per process, and allocations per operation (every
 // process's, the fake world's copies included), at coll_base_check=1
 // and 2, linear and binomial. At 1 (linear), a process other than the
-// root sends one message and receives none (Ireduce) or one (Iallreduce).
+// root sends one message and receives none (Ireduce: but the flow
+// control's acknowledgement every 64) or one (Iallreduce).
 func TestNonblockingReduceCost(t *testing.T) {
 	const n, root, ops = 4, 0, 200
 	for _, kind := range []coll.Kind{coll.Reduce, coll.Allreduce} {
@@ -422,8 +423,10 @@ func TestNonblockingReduceCost(t *testing.T) {
 					line += fmt.Sprintf(" %d: %.1f/%.1f", r, float64(s)/ops, float64(rc)/ops)
 					switch {
 					case level == "2" || cross == "1":
-					case kind == coll.Reduce && r != root && (s != ops || rc != 0):
-						t.Errorf("%s rank %d: %d sends and %d receives in %d ops, want a send each and no receive", kind, r, s, rc, ops)
+					case kind == coll.Reduce && r != root && (s != ops || rc != ops/64):
+						// The receives are the flow control's
+						// acknowledgements (coll_base_sent_sync, 64).
+						t.Errorf("%s rank %d: %d sends and %d receives in %d ops, want a send each and a receive every 64", kind, r, s, rc, ops)
 					case kind == coll.Allreduce && r != root && (s != ops || rc != ops):
 						t.Errorf("%s rank %d: %d sends and %d receives in %d ops, want one each per op", kind, r, s, rc, ops)
 					}
@@ -437,37 +440,61 @@ func TestNonblockingReduceCost(t *testing.T) {
 
 // A process that receives the data of a small rooted collective at
 // coll_base_check=1 (a Gather's root, a Bcast's or Scatter's other
-// processes) and is slower than the processes that only send has at
-// most coll_base_sent_sync calls' messages from each of them queued:
-// every so many calls they wait for its acknowledgement. Without it
-// (0) the senders run as far ahead as they like.
+// processes; an Ireduce's root) and is slower than the processes that
+// only send has at most coll_base_sent_sync calls' messages from each of
+// them queued: every so many calls they wait for its acknowledgement.
+// Without it (0) the senders run as far ahead as they like. Blocking and
+// nonblocking.
 func TestSentSync(t *testing.T) {
 	const n, root, ops, k = 4, 1, 2000, 16
+	type test struct {
+		kind coll.Kind
+		nb   bool
+	}
+	var tests []test
 	for _, kind := range []coll.Kind{coll.Gather, coll.Bcast, coll.Scatter} {
+		tests = append(tests, test{kind, false}, test{kind, true})
+	}
+	tests = append(tests, test{coll.Reduce, true})
+	for _, tt := range tests {
+		kind := tt.kind
 		for _, sync := range []int{k, 0} {
 			cross := "4"
 			if kind == coll.Bcast && sync > 0 {
 				cross = "1" // down the binomial tree; the others are linear
 			}
-			t.Run(fmt.Sprintf("%s/sync=%d", kind, sync), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/nonblocking=%v/sync=%d", kind, tt.nb, sync), func(t *testing.T) {
 				w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_sent_sync", fmt.Sprint(sync), "coll_base_crossover", cross)
 				defer w.Close()
-				receives := func(r int) bool { return r == root == (kind == coll.Gather) }
+				toRoot := kind == coll.Gather || kind == coll.Reduce
+				receives := func(r int) bool { return r == root == toRoot }
 				errs := w.Each(func(r int) error {
 					c := w.Comm(r)
 					send, recv := coll.Buffer(8*n), coll.Buffer(8*n)
+					f := func(c *coll.Comm, a *coll.Actions) error {
+						switch kind {
+						case coll.Gather:
+							return a.Gather(c, send[:8], recv, root)
+						case coll.Bcast:
+							return a.Bcast(c, recv[:8], root)
+						case coll.Scatter:
+							return a.Scatter(c, send, recv[:8], root)
+						}
+						return a.Reduce(c, send[:8], recv[:8], &colltest.Sum, root)
+					}
 					for i := range ops {
 						if receives(r) && i%100 == 0 {
 							time.Sleep(time.Millisecond) // slower than the senders
 						}
+						sig := coll.Sig{Kind: kind, Root: root, Send: 8, Op: 1, Type: 1}
 						var err error
-						switch kind {
-						case coll.Gather:
-							err = c.Run(coll.Sig{Kind: kind, Root: root, Send: 8}, func(a *coll.Actions) error { return a.Gather(c, send[:8], recv, root) })
-						case coll.Bcast:
-							err = c.Run(coll.Sig{Kind: kind, Root: root, Send: 8}, func(a *coll.Actions) error { return a.Bcast(c, recv[:8], root) })
-						case coll.Scatter:
-							err = c.Run(coll.Sig{Kind: kind, Root: root, Send: 8}, func(a *coll.Actions) error { return a.Scatter(c, send, recv[:8], root) })
+						if tt.nb {
+							var done <-chan error
+							if done, err = colltest.Start(c, sig, f); err == nil {
+								err = <-done
+							}
+						} else {
+							err = c.Run(sig, func(a *coll.Actions) error { return f(c, a) })
 						}
 						if err != nil {
 							return fmt.Errorf("call %d: %w", i, err)
@@ -483,7 +510,7 @@ func TestSentSync(t *testing.T) {
 					}
 				}
 				bound := k // from its one sender (Bcast, Scatter: the root)
-				if kind == coll.Gather {
+				if toRoot {
 					bound = (n - 1) * k
 				}
 				switch {
@@ -493,6 +520,62 @@ func TestSentSync(t *testing.T) {
 					t.Errorf("without flow control only %d messages queued: the test does not show the bound", most)
 				}
 				t.Logf("most queued at a receiver: %d (bound %d)", most, bound)
+			})
+		}
+	}
+}
+
+// A process whose own arguments are wrong at a call that ends with the
+// flow control's acknowledgement (here every call: coll_base_sent_sync
+// 1) still sends its acknowledgements: a Gather's root with a bad
+// buffer lets its senders go, and a Bcast's receiver with one its root.
+// Blocking and nonblocking; the bad process returns its error, the
+// others nil.
+func TestSentSyncOwnError(t *testing.T) {
+	const n, root, bad = 4, 1, 2
+	for _, kind := range []coll.Kind{coll.Gather, coll.Bcast} {
+		for _, nb := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/nonblocking=%v", kind, nb), func(t *testing.T) {
+				w := colltest.NewWorld(oneNode(n), 10*time.Second, "coll_base_sent_sync", "1")
+				defer w.Close()
+				culprit := root
+				if kind == coll.Bcast {
+					culprit = bad
+				}
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					sig := coll.Sig{Kind: kind, Root: root, Send: 8}
+					if r == culprit {
+						sig.Err = coll.Errorf(coll.ErrBuffer, "bad buffer")
+					}
+					recv := coll.Buffer(8 * n)
+					f := func(c *coll.Comm, a *coll.Actions) error {
+						if kind == coll.Gather {
+							return a.Gather(c, recv[:8], recv, root)
+						}
+						return a.Bcast(c, recv[:8], root)
+					}
+					if nb {
+						done, err := colltest.Start(c, sig, f)
+						if err != nil {
+							return err
+						}
+						return <-done
+					}
+					return c.Run(sig, func(a *coll.Actions) error { return f(c, a) })
+				})
+				for r, err := range errs {
+					if want := only(culprit, coll.ErrBuffer)(r); want < 0 && err != nil || want >= 0 && classOf(err) != want {
+						t.Errorf("rank %d: %v, want class %d", r, err, want)
+					}
+				}
+				want := 1 // the root's message to the bad receiver
+				if kind == coll.Gather {
+					want = n - 1 // the senders' messages to the bad root
+				}
+				if left := w.Leftover(); left != want {
+					t.Errorf("%d messages nobody received, want %d", left, want)
+				}
 			})
 		}
 	}
