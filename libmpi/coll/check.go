@@ -489,7 +489,17 @@ func (c *Comm) JudgeCall(b []byte, whole bool) error {
 // carried check are. c.mu is held.
 func (c *Comm) runSent(sig Sig, f func(a *Actions) error) error {
 	c.carry = carry{state: carrySent, sig: sig}
-	state, err := c.runAsCheck(sig, f)
+	g := f
+	if c.nextSync() {
+		g = func(a *Actions) error {
+			err := f(a)
+			if err2 := c.syncSent(sig, false); err == nil {
+				err = err2
+			}
+			return err
+		}
+	}
+	state, err := c.runAsCheck(sig, g)
 	if state != carrySentOut && err == nil {
 		return Errorf(ErrIntern, "%s: %s: the module did not send the call", c.T.Name(), sig.Kind)
 	}
@@ -508,4 +518,72 @@ func (c *Comm) runAsCheck(sig Sig, f func(a *Actions) error) (uint8, error) {
 	state := c.carry.state
 	c.carry = carry{}
 	return state, err
+}
+
+// Flow control of the collectives that send their call (runSent): a
+// process that only sends returns once its messages left, so a receiver
+// slower than its senders (a Gather's root, a Bcast's or Scatter's other
+// processes) would see its queue of unexpected messages grow for as long
+// as the program runs. Every coll_base_sent_sync-th of them on a
+// communicator (counted alike on every process: each runs every one)
+// ends with an acknowledgement: the processes that receive data send a
+// message of no bytes to those that only send it, which wait for it. A
+// sender is then never more than that many calls ahead of a receiver,
+// and a receiver's queue holds at most that many calls' messages from
+// each sender; when the receivers keep up, it costs a message of no
+// bytes per process every so many calls.
+
+// nextSync counts a collective that sends its call and reports whether
+// it is one that ends with the acknowledgement. c.mu is held (a view:
+// the nonblocking ones are counted apart, in the order this process
+// starts them, which MPI has every process keep alike).
+func (c *Comm) nextSync() bool {
+	k := uint64(c.Params.SentSync)
+	if c.nbSent != nil { // a view: a nonblocking collective
+		return k > 0 && c.nbSent.Add(1)%k == 0
+	}
+	c.sent++
+	return k > 0 && c.sent%k == 0
+}
+
+// syncSent is the acknowledgement at the end of such a collective: where
+// the data go to the root (Gather, Reduce), the root acknowledges to
+// every other process, which waits for it; where they come from the
+// root (Bcast, Scatter), every other process acknowledges to the root,
+// which waits for all of them. A process whose own arguments were wrong
+// (own) sends its acknowledgements and waits for none. c.mu is held and
+// c.tag is the collective's.
+func (c *Comm) syncSent(sig Sig, own bool) error {
+	n, r, root := c.Size(), c.Rank(), sig.Root
+	if root < 0 || root >= n {
+		return nil // a bad root: the process's own error
+	}
+	toRoot := sig.Kind == Gather || sig.Kind == Reduce
+	var first error
+	note := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	switch {
+	case toRoot && r == root:
+		for i := range n {
+			if i != r {
+				note(c.Send(nil, i))
+			}
+		}
+	case toRoot && !own:
+		_, err := c.RecvAny(nil, root)
+		note(err)
+	case !toRoot && r != root:
+		note(c.Send(nil, root))
+	case !toRoot && !own:
+		for i := range n {
+			if i != r {
+				_, err := c.RecvAny(nil, i)
+				note(err)
+			}
+		}
+	}
+	return first
 }

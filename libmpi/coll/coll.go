@@ -353,6 +353,7 @@ var (
 	ParamAllgatherRing   = ssi.FullName(ssi.Coll, "base", "allgather_ring")
 	ParamBcastScatter    = ssi.FullName(ssi.Coll, "base", "bcast_scatter")
 	ParamAlltoallPair    = ssi.FullName(ssi.Coll, "base", "alltoall_pairwise")
+	ParamSentSync        = ssi.FullName(ssi.Coll, "base", "sent_sync")
 )
 
 func init() {
@@ -373,6 +374,8 @@ func init() {
 			Help: "Bytes above which lam_basic's Bcast to three or more processes scatters the message in n pieces and passes them around a ring, instead of sending it whole along a tree"},
 		ssi.Param{Name: "alltoall_pairwise", Default: "32768", Type: ssi.Size,
 			Help: "Bytes per block above which lam_basic's Alltoall exchanges with one process at a time (n-1 steps), instead of starting every send and receive at once"},
+		ssi.Param{Name: "sent_sync", Default: "64", Type: ssi.Int,
+			Help: "At coll_base_check=1, every so many collectives that send the call with their data on a communicator (a small Bcast, Gather, Scatter; smp's Reduce; counted apart, the small Ibcast, Igather, Iscatter, Ireduce), the processes that only send wait for an acknowledgement from those that receive, so that a receiver slower than its senders has at most that many calls' messages queued; 0: never"},
 	)
 }
 
@@ -387,6 +390,7 @@ type Params struct {
 	AllgatherRing   int
 	BcastScatter    int
 	AlltoallPair    int
+	SentSync        int // coll_base_sent_sync
 }
 
 // ReadParams reads the framework's parameters.
@@ -419,6 +423,11 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 	ap, err := s.Size(ParamAlltoallPair)
 	p.AlltoallPair = int(ap)
 	errs = append(errs, err)
+	p.SentSync, err = s.Int(ParamSentSync)
+	errs = append(errs, err)
+	if err == nil && p.SentSync < 0 {
+		errs = append(errs, fmt.Errorf("%s is %d: 0 or more", ParamSentSync, p.SentSync))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return p, fmt.Errorf("coll: %w", err)
 	}
@@ -451,6 +460,7 @@ type Comm struct {
 	selected string
 	carry    carry   // the argument check carried by the running collective
 	lastSig  lastSig // sigDigest's last call
+	sent     uint64  // the collectives run that sent their call (syncSent)
 	rec      recorder
 	nbcState
 }
@@ -659,7 +669,12 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 			switch {
 			case !c.Params.CheckAll && c.act.SendsCall != nil && c.act.SendsCall(c, sig):
 				if sig.Err != nil {
-					return sig.Err // nobody waits for a round back from it
+					// Nobody waits for a round back from it, but for
+					// the acknowledgement of the flow control.
+					if c.nextSync() {
+						c.runAsCheck(sig, func(*Actions) error { return c.syncSent(sig, true) })
+					}
+					return sig.Err
 				}
 				return c.runSent(sig, f)
 			case sig.Err == nil:

@@ -102,7 +102,7 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 // c is set up.
 func (c *Comm) viewLocked(tag int32, s *Schedule) *Comm {
 	v := &Comm{T: c.T, Params: c.Params, Data: c.Data, settings: c.settings, module: c.module, act: c.nbAct,
-		ready: true, nbcState: nbcState{exact: true, sched: s}, selected: c.selected, tag: tag}
+		ready: true, nbcState: nbcState{exact: true, sched: s, nbSent: &c.nbSentCount}, selected: c.selected, tag: tag}
 	s.views = append(s.views, v)
 	return v
 }
@@ -148,11 +148,17 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 	s := v.sched
 	switch {
 	case v.Params.Check && v.nbSendsCall(sig):
+		sync := v.nextSync()
 		if sig.Err != nil {
-			s.Fail(sig.Err) // nobody waits for a round back from it
+			// Nobody waits for a round back from it, but for the
+			// acknowledgement of the flow control.
+			if sync {
+				v.checkTagged(func() error { v.syncSentSteps(sig, true); return nil })
+			}
+			s.Fail(sig.Err)
 			break
 		}
-		v.startSent(sig, f)
+		v.startSent(sig, f, sync)
 		v.Launch(sig.Kind, notify)
 		return
 	case v.Params.Check:
@@ -169,10 +175,13 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 }
 
 // nbSendsCall reports whether a nonblocking collective sends its call
-// with its data at coll_base_check=1, as the blocking one does under
-// lam_basic (Actions.SendsCall): a small Ibcast, Igather or Iscatter (up
-// to coll_base_small bytes per process, Iscatter's n blocks) on an
-// intracommunicator of two or more.
+// with its data at coll_base_check=1: a small Ibcast, Igather or
+// Iscatter (up to coll_base_small bytes per process, Iscatter's n
+// blocks), as the blocking one does under lam_basic
+// (Actions.SendsCall), and a small Ireduce or Iallreduce (also up to
+// coll_base_reduce_crossover), whose calls are merged on their way to
+// the root with the data (WithCall), on an intracommunicator of two or
+// more.
 func (v *Comm) nbSendsCall(sig Sig) bool {
 	if v.Params.CheckAll || v.Inter() || v.Size() < 2 {
 		return false
@@ -183,8 +192,89 @@ func (v *Comm) nbSendsCall(sig Sig) bool {
 		return b <= v.Params.Small
 	case Scatter:
 		return v.Size()*b <= v.Params.Small
+	case Reduce, Allreduce:
+		return b <= v.Params.Small && b <= v.Params.ReduceCrossover
 	}
 	return false
+}
+
+// SentMessage returns a new message of the call of the nonblocking
+// collective being built on the view v (PutCall) and data behind it.
+func (v *Comm) SentMessage(data []byte) []byte {
+	m := Buffer(CallSize + len(data))
+	v.PutCall(m)
+	copy(m[CallSize:], data)
+	return m
+}
+
+// JudgeStep adds to the view v's schedule the step that compares the
+// call in front of m with this process's (JudgeCall) and copies the
+// data behind it to dst when they agree.
+func (v *Comm) JudgeStep(m, dst []byte) {
+	v.sched.Do(func() error {
+		if err := v.JudgeCall(m, true); err != nil {
+			v.Judged(err)
+			return nil
+		}
+		copy(dst, m[CallSize:])
+		return nil
+	})
+}
+
+// Judged records the error of a comparison (JudgeCall) in a step of the
+// view v's schedule as the collective's outcome, without ending the
+// schedule there: the acknowledgement of the flow control may follow
+// (syncSentSteps).
+func (v *Comm) Judged(err error) {
+	if err == nil {
+		return
+	}
+	ce, ok := err.(*Error)
+	if !ok {
+		ce = &Error{Class: ErrOther, Msg: err.Error(), Err: err}
+	}
+	v.Fault(ce)
+}
+
+// ReduceSent builds on the view v a reduction to root that sends its
+// call with its data (nbSendsCall): the call in front of this process's
+// contribution (send; recv, in place, at the root), the messages reduced
+// whole by reduce with WithCall(op) into the root's buffer (nil
+// elsewhere), then the root's step that compares the merged call with
+// its own (JudgeStep) and takes the data when they agree.
+func (v *Comm) ReduceSent(send, recv []byte, op *Op, root int, reduce func(m, out []byte, op *Op) error) error {
+	mine := send
+	if mine == nil {
+		mine = recv
+	}
+	m := v.SentMessage(mine)
+	var out []byte
+	if v.Rank() == root {
+		out = Buffer(len(m))
+	}
+	if err := reduce(m, out, WithCall(op, len(mine))); err != nil {
+		return err
+	}
+	if v.Rank() == root {
+		v.sched.Next()
+		v.JudgeStep(out, recv[:len(mine)])
+	}
+	return nil
+}
+
+// WithCall is op over messages of a call (PutCall's bytes) followed by
+// size bytes of data: the calls are merged as CallOp merges them, the
+// data combined by op. Its one element is the whole message, so that an
+// algorithm that cuts a reduction into pieces of elements
+// (reduce-scatter) never cuts it; it commutes, and is exact, as op is.
+// A nonblocking reduction that sends its call with its data
+// (nbSendsCall) reduces such messages, and whoever gets the result
+// compares the merged call with its own.
+func WithCall(op *Op, size int) *Op {
+	return &Op{Size: CallSize + size, Commutative: op.Commutative, Exact: op.Exact, Apply: func(in, inout []byte) {
+		minOp.Apply(in[:CallSize], inout[:CallSize])
+		op.Apply(in[CallSize:], inout[CallSize:])
+	}}
 }
 
 // startSent builds a nonblocking collective that sends its call with its
@@ -192,10 +282,18 @@ func (v *Comm) nbSendsCall(sig Sig) bool {
 // of what they send (PutCall) and add a step that compares what they
 // receive (JudgeCall), on messages tagged as the check's. A module that
 // did neither fails the collective.
-func (v *Comm) startSent(sig Sig, f func(a *Actions) error) {
+func (v *Comm) startSent(sig Sig, f func(a *Actions) error, sync bool) {
 	v.carry = carry{state: carrySent, sig: sig}
 	if f != nil {
-		v.checkTagged(func() error { return f(&v.act) })
+		v.checkTagged(func() error {
+			if err := f(&v.act); err != nil {
+				return err
+			}
+			if sync {
+				v.syncSentSteps(sig, false)
+			}
+			return nil
+		})
 	}
 	v.sched.Do(func() error {
 		if v.carry.state != carrySentOut {
@@ -203,6 +301,39 @@ func (v *Comm) startSent(sig Sig, f func(a *Actions) error) {
 		}
 		return nil
 	})
+}
+
+// syncSentSteps adds syncSent's acknowledgement to the view v's
+// schedule, in a round of its own after the collective's: the
+// nonblocking forms' flow control, counted by the communicator's own
+// count of the nonblocking collectives that send their call (nextSync).
+// An Iallreduce needs none: every process receives.
+func (v *Comm) syncSentSteps(sig Sig, own bool) {
+	n, r, root := v.Size(), v.Rank(), sig.Root
+	if sig.Kind == Allreduce || root < 0 || root >= n {
+		return
+	}
+	s := v.sched
+	s.Next()
+	toRoot := sig.Kind == Gather || sig.Kind == Reduce
+	switch {
+	case toRoot && r == root:
+		for i := range n {
+			if i != r {
+				s.Send(v, nil, i)
+			}
+		}
+	case toRoot && !own:
+		s.RecvAny(v, nil, root)
+	case !toRoot && r != root:
+		s.Send(v, nil, root)
+	case !toRoot && !own:
+		for i := range n {
+			if i != r {
+				s.RecvAny(v, nil, i)
+			}
+		}
+	}
 }
 
 // Launch starts the schedule built on the view v: Start's last step,
@@ -337,6 +468,11 @@ type nbcState struct {
 	nbAct  Actions     // the nonblocking functions (they build schedules)
 	exact  bool        // a private view: receive by exact tag
 	sched  *Schedule   // a view's schedule
+	// nbSentCount counts the nonblocking collectives started on the
+	// communicator that send their call (nextSync); a view's nbSent
+	// points to its communicator's.
+	nbSentCount atomic.Uint64
+	nbSent      *atomic.Uint64
 }
 
 // viewTransport is an intercommunicator's transport as a nonblocking

@@ -119,6 +119,11 @@ func nbBcastLinear(c *coll.Comm, buf []byte, root int) error {
 	if c.SendsCall() {
 		return nbBcastSent(c, buf, root)
 	}
+	return nbBcastLinearData(c, buf, root)
+}
+
+// nbBcastLinearData is the linear Bcast of buf alone.
+func nbBcastLinearData(c *coll.Comm, buf []byte, root int) error {
 	n, r := c.Size(), c.Rank()
 	s := sched(c)
 	switch {
@@ -137,6 +142,11 @@ func nbBcastLog(c *coll.Comm, buf []byte, root int) error {
 	if c.SendsCall() {
 		return nbBcastSent(c, buf, root)
 	}
+	return nbBcastLogData(c, buf, root)
+}
+
+// nbBcastLogData is the binomial Bcast of buf alone.
+func nbBcastLogData(c *coll.Comm, buf []byte, root int) error {
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
 	s := sched(c)
@@ -156,6 +166,15 @@ func nbBcast(c *coll.Comm, buf []byte, root int) error {
 		return nbBcastLinear(c, buf, root)
 	}
 	return nbBcastLog(c, buf, root)
+}
+
+// nbBcastData is nbBcast of buf alone, also where the collective sends
+// its call (a message that already holds it).
+func nbBcastData(c *coll.Comm, buf []byte, root int) error {
+	if isLinear(c) {
+		return nbBcastLinearData(c, buf, root)
+	}
+	return nbBcastLogData(c, buf, root)
 }
 
 func nbGatherLinear(c *coll.Comm, send, recv []byte, root int) error {
@@ -421,6 +440,9 @@ func nbAlltoallv(c *coll.Comm, send, recv [][]byte) error {
 
 // nbReduce chooses as reduce does.
 func nbReduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	if c.SendsCall() {
+		return nbReduceSent(c, send, recv, op, root)
+	}
 	n := c.Size()
 	size := len(send)
 	if send == nil {
@@ -625,6 +647,9 @@ func nbReduceRSG(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 }
 
 func nbAllreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	if c.SendsCall() {
+		return nbAllreduceSent(c, send, recv, op)
+	}
 	n, r := c.Size(), c.Rank()
 	if n == 1 {
 		if send != nil {

@@ -166,33 +166,13 @@ func scatterSent(c *coll.Comm, send, recv []byte, root int) error {
 // receive (and, in a Bcast's tree, after it passed the message on), and
 // the data go to the caller's buffer only when the calls agree.
 
-// sentMessage returns a new message of the call and data.
-func sentMessage(c *coll.Comm, data []byte) []byte {
-	m := coll.Buffer(coll.CallSize + len(data))
-	c.PutCall(m)
-	copy(m[coll.CallSize:], data)
-	return m
-}
-
-// judgeStep adds the step that compares the call in front of m with
-// this process's and copies the data behind it to dst when they agree.
-func judgeStep(c *coll.Comm, m, dst []byte) {
-	c.Schedule().Do(func() error {
-		if err := c.JudgeCall(m, true); err != nil {
-			return err
-		}
-		copy(dst, m[coll.CallSize:])
-		return nil
-	})
-}
-
 func nbBcastSent(c *coll.Comm, buf []byte, root int) error {
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
 	s := sched(c)
 	var m []byte
 	if v == 0 {
-		m = sentMessage(c, buf)
+		m = c.SentMessage(buf)
 	} else {
 		m = coll.Buffer(coll.CallSize + len(buf))
 		src := root
@@ -214,7 +194,7 @@ func nbBcastSent(c *coll.Comm, buf []byte, root int) error {
 		}
 	}
 	if v != 0 {
-		judgeStep(c, m, buf)
+		c.JudgeStep(m, buf)
 	}
 	return nil
 }
@@ -223,7 +203,7 @@ func nbGatherSent(c *coll.Comm, send, recv []byte, root int) error {
 	n, r := c.Size(), c.Rank()
 	s := sched(c)
 	if r != root {
-		s.Send(c, sentMessage(c, send), root)
+		s.Send(c, c.SentMessage(send), root)
 		return nil
 	}
 	bs := len(recv) / n
@@ -250,7 +230,8 @@ func nbGatherSent(c *coll.Comm, send, recv []byte, root int) error {
 			}
 			copy(recv[i*bs:(i+1)*bs], m[coll.CallSize:])
 		}
-		return first
+		c.Judged(first)
+		return nil
 	})
 	return nil
 }
@@ -261,7 +242,7 @@ func nbScatterSent(c *coll.Comm, send, recv []byte, root int) error {
 	if r != root {
 		m := coll.Buffer(coll.CallSize + len(recv))
 		s.RecvAny(c, m, root)
-		judgeStep(c, m, recv)
+		c.JudgeStep(m, recv)
 		return nil
 	}
 	bs := len(send) / n
@@ -274,5 +255,60 @@ func nbScatterSent(c *coll.Comm, send, recv []byte, root int) error {
 	if recv != nil {
 		s.Copy(recv, send[r*bs:(r+1)*bs])
 	}
+	return nil
+}
+
+// nbReduceSent is the small Ireduce at coll_base_check=1: every process
+// puts its call in front of its contribution and the messages are
+// reduced whole, as nbReduce reduces the data (linear or binomial), by
+// coll.WithCall, which merges the calls on their way. Only the root
+// compares: once the merged call is in, against its own (JudgeCall,
+// which then says what differs among all of them), and it takes the
+// data only when they agree. The others only send (a process of the
+// binomial tree receives its children's messages on the way, and
+// returns the error of one of another size).
+func nbReduceSent(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	return c.ReduceSent(send, recv, op, root, func(m, out []byte, op *coll.Op) error {
+		return nbReduceWhole(c, m, out, op, root)
+	})
+}
+
+// nbReduceWhole reduces send into the root's recv with lam_basic's
+// linear or binomial reduction, which combine the messages whole.
+func nbReduceWhole(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	if isLinear(c) {
+		return nbReduceLinear(c, send, recv, op, root)
+	}
+	return nbReduceLog(c, send, recv, op, root)
+}
+
+// nbAllreduceSent is the small Iallreduce at coll_base_check=1: the
+// calls go with the data as in nbReduceSent, to rank 0, which broadcasts
+// the merged call with the result (two processes: one exchange of the
+// messages). So every process compares the merged call with its own,
+// and every one returns the error when they differ, without a check of
+// its own; the data are combined in nbAllreduce's order.
+func nbAllreduceSent(c *coll.Comm, send, recv []byte, op *coll.Op) error {
+	mine := send
+	if mine == nil {
+		mine = recv
+	}
+	mine = mine[:len(recv)]
+	m := c.SentMessage(mine)
+	out := coll.Buffer(len(m))
+	wop := coll.WithCall(op, len(mine))
+	var err error
+	switch {
+	case c.Size() == 2:
+		err = nbAllreduceExchange(c, m, out, wop)
+	default:
+		if err = nbReduceWhole(c, m, out, wop, 0); err == nil {
+			err = nbBcastData(c, out, 0)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	c.JudgeStep(out, recv)
 	return nil
 }

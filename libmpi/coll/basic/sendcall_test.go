@@ -1,7 +1,9 @@
 package basic_test
 
 import (
+	"bytes"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -225,7 +227,9 @@ func TestSentMessages(t *testing.T) {
 // their data at coll_base_check=1, as the blocking ones do: the
 // receivers of a message of another call end with the error, the others
 // with nil, the data right where the calls agree; at 2 every process
-// ends with it. Linear and binomial.
+// ends with it. So do Ireduce (the root compares the merged calls) and
+// Iallreduce (every process does), their buffers untouched on an error.
+// Linear (crossover 8) and binomial (n = 5 is above 4 and 1).
 func TestNonblockingSent(t *testing.T) {
 	const n, bad, root = 5, 3, 1
 	start := func(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) error {
@@ -293,16 +297,65 @@ func TestNonblockingSent(t *testing.T) {
 			}
 			return err
 		}, map[string]func(int) coll.Class{"1": only(bad, coll.ErrType), "2": every(coll.ErrType)}},
+		{"ireduce op", func(c *coll.Comm) error {
+			s := coll.Sig{Kind: coll.Reduce, Root: root, Send: 16, Op: 1, Type: 1}
+			if c.Rank() == bad {
+				s.Op = 2
+			}
+			recv := coll.Buffer(16)
+			err := start(c, s, func(v *coll.Comm, a *coll.Actions) error {
+				return a.Reduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum, root)
+			})
+			if err != nil && (c.Rank() != root || !bytes.Equal(recv, coll.Buffer(16))) {
+				return fmt.Errorf("%w (the buffer written: %v)", err, colltest.I64(recv))
+			}
+			return err
+		}, map[string]func(int) coll.Class{"1": only(root, coll.ErrOp), "2": every(coll.ErrOp)}},
+		{"ireduce size", func(c *coll.Comm) error {
+			k := 1
+			if c.Rank() == bad {
+				k = 2
+			}
+			recv := coll.Buffer(8 * k)
+			return start(c, coll.Sig{Kind: coll.Reduce, Root: root, Send: int64(8 * k), Op: 1, Type: 1}, func(v *coll.Comm, a *coll.Actions) error {
+				return a.Reduce(v, colltest.Ints(c.Rank(), k), recv, &colltest.Sum, root)
+			})
+		}, map[string]func(int) coll.Class{"1": only(root, coll.ErrCount), "1/binomial": func(r int) coll.Class {
+			// The root, and the bad process, which receives rank 4's
+			// message on the way (it is its parent in the tree).
+			if r == root || r == bad {
+				return coll.ErrCount
+			}
+			return -1
+		}, "2": every(coll.ErrCount)}},
+		{"iallreduce op", func(c *coll.Comm) error {
+			s := coll.Sig{Kind: coll.Allreduce, Send: 16, Op: 1, Type: 1}
+			if c.Rank() == bad {
+				s.Op = 2
+			}
+			recv := coll.Buffer(16)
+			err := start(c, s, func(v *coll.Comm, a *coll.Actions) error {
+				return a.Allreduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum)
+			})
+			if err != nil && !bytes.Equal(recv, coll.Buffer(16)) {
+				return fmt.Errorf("%w (the buffer written: %v)", err, colltest.I64(recv))
+			}
+			return err
+		}, map[string]func(int) coll.Class{"1": every(coll.ErrOp), "2": every(coll.ErrOp)}},
 	}
 	for _, tt := range tests {
 		for _, level := range []string{"1", "2"} {
-			for _, cross := range []string{"4", "1"} {
+			for _, cross := range []string{"8", "4", "1"} {
 				t.Run(fmt.Sprintf("%s/check=%s/crossover=%s", tt.name, level, cross), func(t *testing.T) {
 					w := colltest.NewWorld(oneNode(n), 10*time.Second, "coll_base_check", level, "coll_base_crossover", cross)
 					defer w.Close()
 					errs := w.Each(func(r int) error { return tt.run(w.Comm(r)) })
+					wants := tt.want[level]
+					if f := tt.want[level+"/binomial"]; f != nil && cross != "8" {
+						wants = f
+					}
 					for r, err := range errs {
-						if want := tt.want[level](r); want < 0 && err != nil || want >= 0 && classOf(err) != want {
+						if want := wants(r); want < 0 && err != nil || want >= 0 && classOf(err) != want {
 							t.Errorf("rank %d: %v, want class %d", r, err, want)
 						}
 					}
@@ -325,3 +378,205 @@ func only(rank int, class coll.Class) func(r int) coll.Class {
 }
 
 func every(class coll.Class) func(int) coll.Class { return func(int) coll.Class { return class } }
+
+// The cost of a small Ireduce and Iallreduce per operation on 4
+// processes, counted (so independent of load): messages sent and
+// receives posted per process, and allocations per operation (every
+// process's, the fake world's copies included), at coll_base_check=1
+// and 2, linear and binomial. At 1 (linear), a process other than the
+// root sends one message and receives none (Ireduce: but the flow
+// control's acknowledgement every 64) or one (Iallreduce).
+func TestNonblockingReduceCost(t *testing.T) {
+	const n, root, ops = 4, 0, 200
+	for _, kind := range []coll.Kind{coll.Reduce, coll.Allreduce} {
+		for _, level := range []string{"1", "2"} {
+			for _, cross := range []string{"4", "1"} {
+				w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_check", level, "coll_base_crossover", cross)
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					in, out := colltest.Ints(r, 1), coll.Buffer(8)
+					for range ops {
+						done, err := colltest.Start(c, coll.Sig{Kind: kind, Root: root, Send: 8, Op: 1, Type: 1}, func(v *coll.Comm, a *coll.Actions) error {
+							if kind == coll.Reduce {
+								return a.Reduce(v, in, out, &colltest.Sum, root)
+							}
+							return a.Allreduce(v, in, out, &colltest.Sum)
+						})
+						if err != nil {
+							return err
+						}
+						if err := <-done; err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				runtime.ReadMemStats(&after)
+				w.Close()
+				w.Check(t, errs)
+				var line string
+				for r := range n {
+					s, rc := w.Messages(r)
+					line += fmt.Sprintf(" %d: %.1f/%.1f", r, float64(s)/ops, float64(rc)/ops)
+					switch {
+					case level == "2" || cross == "1":
+					case kind == coll.Reduce && r != root && (s != ops || rc != ops/64):
+						// The receives are the flow control's
+						// acknowledgements (coll_base_sent_sync, 64).
+						t.Errorf("%s rank %d: %d sends and %d receives in %d ops, want a send each and a receive every 64", kind, r, s, rc, ops)
+					case kind == coll.Allreduce && r != root && (s != ops || rc != ops):
+						t.Errorf("%s rank %d: %d sends and %d receives in %d ops, want one each per op", kind, r, s, rc, ops)
+					}
+				}
+				t.Logf("%s check=%s crossover=%s: sent/received per op by rank%s; %.1f allocs/op",
+					kind, level, cross, line, float64(after.Mallocs-before.Mallocs)/ops)
+			}
+		}
+	}
+}
+
+// A process that receives the data of a small rooted collective at
+// coll_base_check=1 (a Gather's root, a Bcast's or Scatter's other
+// processes; an Ireduce's root) and is slower than the processes that
+// only send has at most coll_base_sent_sync calls' messages from each of
+// them queued: every so many calls they wait for its acknowledgement.
+// Without it (0) the senders run as far ahead as they like. Blocking and
+// nonblocking.
+func TestSentSync(t *testing.T) {
+	const n, root, ops, k = 4, 1, 2000, 16
+	type test struct {
+		kind coll.Kind
+		nb   bool
+	}
+	var tests []test
+	for _, kind := range []coll.Kind{coll.Gather, coll.Bcast, coll.Scatter} {
+		tests = append(tests, test{kind, false}, test{kind, true})
+	}
+	tests = append(tests, test{coll.Reduce, true})
+	for _, tt := range tests {
+		kind := tt.kind
+		for _, sync := range []int{k, 0} {
+			cross := "4"
+			if kind == coll.Bcast && sync > 0 {
+				cross = "1" // down the binomial tree; the others are linear
+			}
+			t.Run(fmt.Sprintf("%s/nonblocking=%v/sync=%d", kind, tt.nb, sync), func(t *testing.T) {
+				w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_sent_sync", fmt.Sprint(sync), "coll_base_crossover", cross)
+				defer w.Close()
+				toRoot := kind == coll.Gather || kind == coll.Reduce
+				receives := func(r int) bool { return r == root == toRoot }
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					send, recv := coll.Buffer(8*n), coll.Buffer(8*n)
+					f := func(c *coll.Comm, a *coll.Actions) error {
+						switch kind {
+						case coll.Gather:
+							return a.Gather(c, send[:8], recv, root)
+						case coll.Bcast:
+							return a.Bcast(c, recv[:8], root)
+						case coll.Scatter:
+							return a.Scatter(c, send, recv[:8], root)
+						}
+						return a.Reduce(c, send[:8], recv[:8], &colltest.Sum, root)
+					}
+					for i := range ops {
+						if receives(r) && i%100 == 0 {
+							time.Sleep(time.Millisecond) // slower than the senders
+						}
+						sig := coll.Sig{Kind: kind, Root: root, Send: 8, Op: 1, Type: 1}
+						var err error
+						if tt.nb {
+							var done <-chan error
+							if done, err = colltest.Start(c, sig, f); err == nil {
+								err = <-done
+							}
+						} else {
+							err = c.Run(sig, func(a *coll.Actions) error { return f(c, a) })
+						}
+						if err != nil {
+							return fmt.Errorf("call %d: %w", i, err)
+						}
+					}
+					return nil
+				})
+				w.Check(t, errs)
+				most := 0
+				for r := range n {
+					if receives(r) {
+						most = max(most, w.MostQueued(r))
+					}
+				}
+				bound := k // from its one sender (Bcast, Scatter: the root)
+				if toRoot {
+					bound = (n - 1) * k
+				}
+				switch {
+				case sync > 0 && most > bound:
+					t.Errorf("%d messages queued at a receiver, more than %d", most, bound)
+				case sync == 0 && most <= bound:
+					t.Errorf("without flow control only %d messages queued: the test does not show the bound", most)
+				}
+				t.Logf("most queued at a receiver: %d (bound %d)", most, bound)
+			})
+		}
+	}
+}
+
+// A process whose own arguments are wrong at a call that ends with the
+// flow control's acknowledgement (here every call: coll_base_sent_sync
+// 1) still sends its acknowledgements: a Gather's root with a bad
+// buffer lets its senders go, and a Bcast's receiver with one its root.
+// Blocking and nonblocking; the bad process returns its error, the
+// others nil.
+func TestSentSyncOwnError(t *testing.T) {
+	const n, root, bad = 4, 1, 2
+	for _, kind := range []coll.Kind{coll.Gather, coll.Bcast} {
+		for _, nb := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/nonblocking=%v", kind, nb), func(t *testing.T) {
+				w := colltest.NewWorld(oneNode(n), 10*time.Second, "coll_base_sent_sync", "1")
+				defer w.Close()
+				culprit := root
+				if kind == coll.Bcast {
+					culprit = bad
+				}
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					sig := coll.Sig{Kind: kind, Root: root, Send: 8}
+					if r == culprit {
+						sig.Err = coll.Errorf(coll.ErrBuffer, "bad buffer")
+					}
+					recv := coll.Buffer(8 * n)
+					f := func(c *coll.Comm, a *coll.Actions) error {
+						if kind == coll.Gather {
+							return a.Gather(c, recv[:8], recv, root)
+						}
+						return a.Bcast(c, recv[:8], root)
+					}
+					if nb {
+						done, err := colltest.Start(c, sig, f)
+						if err != nil {
+							return err
+						}
+						return <-done
+					}
+					return c.Run(sig, func(a *coll.Actions) error { return f(c, a) })
+				})
+				for r, err := range errs {
+					if want := only(culprit, coll.ErrBuffer)(r); want < 0 && err != nil || want >= 0 && classOf(err) != want {
+						t.Errorf("rank %d: %v, want class %d", r, err, want)
+					}
+				}
+				want := 1 // the root's message to the bad receiver
+				if kind == coll.Gather {
+					want = n - 1 // the senders' messages to the bad root
+				}
+				if left := w.Leftover(); left != want {
+					t.Errorf("%d messages nobody received, want %d", left, want)
+				}
+			})
+		}
+	}
+}

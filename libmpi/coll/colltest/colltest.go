@@ -31,7 +31,8 @@ type World struct {
 	settings *ssi.Settings
 	deadline time.Time
 	ctxs     map[string]int
-	splits   map[string]*splitTable
+	splits   map[string]*splitTable // by Split id, the generation being filled or read
+	nextGen  int
 	nextCtx  int
 	done     chan struct{}
 	shared   string // path prefix of shared-memory areas; "" for none
@@ -49,6 +50,8 @@ type box struct {
 	recvs []*request
 	// sent and received count the process's sends and receives.
 	sent, received int
+	// most is the most messages that waited in msgs at once.
+	most int
 }
 
 // Messages reports how many messages world rank r sent and how many
@@ -57,6 +60,14 @@ func (w *World) Messages(r int) (sent, received int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.boxes[r].sent, w.boxes[r].received
+}
+
+// MostQueued reports the most messages that ever waited at world rank
+// r for their receives (its unexpected queue's high-water mark).
+func (w *World) MostQueued(r int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.boxes[r].most
 }
 
 type message struct {
@@ -73,9 +84,17 @@ type request struct {
 	truncated     bool
 }
 
+// splitTable is one Split's colors and keys, by rank. A communicator's
+// processes may make their Splits again (a test that runs the same
+// communicator's processes twice, as SendersFirst after Each), so a
+// Split's id (the context and the count of Splits before it) can repeat
+// within one World: each generation of an id gets a table of its own,
+// made by the first process that finds none or a full one, and released
+// once every member has read it.
 type splitTable struct {
-	color, key []int
-	filled     int
+	color, key   []int
+	filled, read int
+	gen          int // the World's count of tables before it
 }
 
 // NewWorld makes a world of len(nodes) processes, process i on node
@@ -259,6 +278,7 @@ func (t *transport) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 		}
 	}
 	b.msgs = append(b.msgs, m)
+	b.most = max(b.most, len(b.msgs))
 	return sentRequest(w), nil
 }
 
@@ -335,8 +355,11 @@ func (t *transport) Split(color, key int) (*coll.Comm, error) {
 	t.splits++
 	w.mu.Lock()
 	tab := w.splits[id]
-	if tab == nil {
-		tab = &splitTable{color: make([]int, len(t.group)), key: make([]int, len(t.group))}
+	if tab == nil || tab.filled == len(t.group) {
+		// None, or an earlier generation's, which its members may still
+		// be reading: a new table.
+		tab = &splitTable{color: make([]int, len(t.group)), key: make([]int, len(t.group)), gen: w.nextGen}
+		w.nextGen++
 		w.splits[id] = tab
 	}
 	tab.color[t.rank], tab.key[t.rank] = color, key
@@ -349,19 +372,26 @@ func (t *transport) Split(color, key int) (*coll.Comm, error) {
 		}
 		w.cond.Wait()
 	}
-	if color < 0 {
+	// The table is read under the lock (a process of the next generation
+	// may be making its own), and the last reader releases it.
+	release := func() {
+		if tab.read++; tab.read == len(t.group) && w.splits[id] == tab {
+			delete(w.splits, id)
+		}
 		w.mu.Unlock()
+	}
+	if color < 0 {
+		release()
 		return nil, nil
 	}
 	ck := fmt.Sprintf("%s/%d", id, color)
-	ctx, ok := w.ctxs[ck]
+	gk := fmt.Sprintf("%s#%d", ck, tab.gen) // each generation's own context
+	ctx, ok := w.ctxs[gk]
 	if !ok {
 		ctx = w.nextCtx
 		w.nextCtx++
-		w.ctxs[ck] = ctx
+		w.ctxs[gk] = ctx
 	}
-	// The table is read under the lock too: a process of another
-	// communicator with the same id may be writing it.
 	var members []int
 	for i := range t.group {
 		if tab.color[i] == color {
@@ -374,7 +404,7 @@ func (t *transport) Split(color, key int) (*coll.Comm, error) {
 			members[j], members[j-1] = members[j-1], members[j]
 		}
 	}
-	w.mu.Unlock()
+	release()
 	group := make([]int, len(members))
 	rank := -1
 	for i, m := range members {

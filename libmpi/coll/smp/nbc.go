@@ -86,6 +86,28 @@ func nbReduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	if !d.regroup(c, op) {
 		return basic.NonblockingFunctions(c).Reduce(c, send, recv, op, root)
 	}
+	if c.SendsCall() {
+		return nbReduceSent(c, d, l, b, send, recv, op, root)
+	}
+	return nbReduceTree(c, d, l, b, send, recv, op, root)
+}
+
+// nbReduceSent is the small Ireduce at coll_base_check=1 when op may be
+// regrouped: every process's call goes in front of its contribution,
+// and the messages are reduced whole through the hierarchy
+// (coll.WithCall merges the calls on their way); the root compares the
+// merged call with its own and takes the data when they agree. As
+// lam_basic's (which runs when op may not be regrouped), the others
+// only send.
+func nbReduceSent(c *coll.Comm, d *data, l, b *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
+	return c.ReduceSent(send, recv, op, root, func(m, out []byte, op *coll.Op) error {
+		return nbReduceTree(c, d, l, b, m, out, op, root)
+	})
+}
+
+// nbReduceTree reduces on each node, then over the bridge to the root's
+// node (op may be regrouped).
+func nbReduceTree(c *coll.Comm, d *data, l, b *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	r := c.Rank()
 	mine := send
 	if mine == nil {
@@ -131,6 +153,29 @@ func nbAllreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	if !d.regroup(c, op) {
 		return basic.NonblockingFunctions(c).Allreduce(c, send, recv, op)
 	}
+	if c.SendsCall() {
+		// The small Iallreduce at coll_base_check=1: the messages of
+		// call and data are reduced whole (coll.WithCall), and every
+		// process compares the merged call it gets with its own.
+		mine := send
+		if mine == nil {
+			mine = recv
+		}
+		m := c.SentMessage(mine[:len(recv)])
+		out := coll.Buffer(len(m))
+		if err := nbAllreduceTree(c, d, l, b, m, out, coll.WithCall(op, len(recv))); err != nil {
+			return err
+		}
+		c.Schedule().Next()
+		c.JudgeStep(out, recv)
+		return nil
+	}
+	return nbAllreduceTree(c, d, l, b, send, recv, op)
+}
+
+// nbAllreduceTree reduces on each node, allreduces over the bridge and
+// broadcasts on each node (op may be regrouped).
+func nbAllreduceTree(c *coll.Comm, d *data, l, b *coll.Comm, send, recv []byte, op *coll.Op) error {
 	s := c.Schedule()
 	mine := send
 	if mine == nil {

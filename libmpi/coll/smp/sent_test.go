@@ -1,6 +1,7 @@
 package smp_test
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"time"
@@ -12,7 +13,9 @@ import (
 // smp's small Bcast and Reduce send the call with their data at
 // coll_base_check=1: a process that receives a message of another call
 // returns the error (a Reduce's root: the calls merged on their way),
-// the others nil; at 2 every process returns it.
+// the others nil; at 2 every process returns it. So do the small
+// Ireduce (its root) and Iallreduce (every process: the merged call
+// comes back with the result), through the hierarchy.
 func TestMismatchSent(t *testing.T) {
 	nodes := []int32{0, 0, 1, 1, 1}
 	const bad = 3 // not a leader
@@ -39,6 +42,33 @@ func TestMismatchSent(t *testing.T) {
 			return c.Run(s, func(a *coll.Actions) error { return a.Reduce(c, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum, root) })
 		}
 	}
+	// The nonblocking Ireduce and Iallreduce: their buffers stay as they
+	// were on an error.
+	ireduce := func(kind coll.Kind, root int) func(c *coll.Comm) error {
+		return func(c *coll.Comm) error {
+			if m := c.Module(); m != "smp" {
+				return fmt.Errorf("module %s", m)
+			}
+			s := coll.Sig{Kind: kind, Root: root, Send: 16, Op: 1, Type: 1}
+			if c.Rank() == bad {
+				s.Op = 2
+			}
+			recv := coll.Buffer(16)
+			done, err := colltest.Start(c, s, func(v *coll.Comm, a *coll.Actions) error {
+				if kind == coll.Allreduce {
+					return a.Allreduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum)
+				}
+				return a.Reduce(v, colltest.Ints(c.Rank(), 2), recv, &colltest.Sum, root)
+			})
+			if err == nil {
+				err = <-done
+			}
+			if err != nil && !bytes.Equal(recv, coll.Buffer(16)) {
+				return fmt.Errorf("%w (the buffer written: %v)", err, colltest.I64(recv))
+			}
+			return err
+		}
+	}
 	at := func(rank int, class coll.Class) func(r int) coll.Class {
 		return func(r int) coll.Class {
 			if r == rank {
@@ -47,6 +77,7 @@ func TestMismatchSent(t *testing.T) {
 			return -1
 		}
 	}
+	every := func(int) coll.Class { return coll.ErrOp }
 	tests := []struct {
 		name  string
 		run   func(c *coll.Comm) error
@@ -60,6 +91,9 @@ func TestMismatchSent(t *testing.T) {
 			"1": at(0, coll.ErrOp), "2": func(int) coll.Class { return coll.ErrOp }}},
 		{"reduce op, other root", reduce(4), map[string]func(int) coll.Class{
 			"1": at(4, coll.ErrOp), "2": func(int) coll.Class { return coll.ErrOp }}},
+		{"ireduce op, leader root", ireduce(coll.Reduce, 0), map[string]func(int) coll.Class{"1": at(0, coll.ErrOp), "2": every}},
+		{"ireduce op, other root", ireduce(coll.Reduce, 4), map[string]func(int) coll.Class{"1": at(4, coll.ErrOp), "2": every}},
+		{"iallreduce op", ireduce(coll.Allreduce, 0), map[string]func(int) coll.Class{"1": every, "2": every}},
 	}
 	for _, tt := range tests {
 		for _, level := range []string{"1", "2"} {
@@ -103,9 +137,13 @@ func TestSentReturns(t *testing.T) {
 					w := colltest.NewWorld(nodes, 10*time.Second)
 					defer w.Close()
 					sends := func(r int) bool { return r == root == (kind == coll.Bcast) }
-					// The module's setup waits for every process.
+					// The module's setup waits for every process: the
+					// communicators are set up first (a Barrier), and used
+					// after.
+					comms := make([]*coll.Comm, n)
 					for r, err := range w.Each(func(r int) error {
 						c := w.Comm(r)
+						comms[r] = c
 						return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
 					}) {
 						if err != nil {
@@ -113,7 +151,7 @@ func TestSentReturns(t *testing.T) {
 						}
 					}
 					errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
-						c := w.Comm(r)
+						c := comms[r]
 						var err error
 						switch kind {
 						case coll.Bcast:

@@ -64,3 +64,12 @@ func (e *Engine) Unexpected(ctx context.Context, max int) ([]Pending, error) {
 	})
 	return out, nil
 }
+
+// UnexpectedDepth reports how many unexpected messages (arrived before
+// their receives) are queued now, and the most that ever were: how far
+// this process's senders ran ahead of its receives.
+func (e *Engine) UnexpectedDepth() (now, most int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.match.Unexpected()
+}

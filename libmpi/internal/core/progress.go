@@ -198,7 +198,10 @@ func (e *Engine) block(timeout time.Duration, cond func() bool) {
 		e.pollfds = append(e.pollfds, e.sleepLocked())
 		defer e.woke()
 	}
-	fds := append([]unix.PollFd(nil), e.pollfds...)
+	// A copy to poll without the lock (another waiter may fill
+	// e.pollfds meanwhile), on the stack while it fits.
+	var stack [16]unix.PollFd
+	fds := append(stack[:0], e.pollfds...)
 	e.mu.Unlock()
 	if moved || cond() {
 		return
@@ -233,15 +236,16 @@ func (e *Engine) sleepBoth(token uint32, fds []unix.PollFd, timeout time.Duratio
 		return
 	}
 	defer unix.Close(stop)
-	fds = append(fds, unix.PollFd{Fd: int32(stop), Events: unix.POLLIN})
+	// The goroutine's own copy: fds may be on the caller's stack.
+	all := append(append(make([]unix.PollFd, 0, len(fds)+1), fds...), unix.PollFd{Fd: int32(stop), Events: unix.POLLIN})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		n, err := unix.Poll(fds, -1) // until a descriptor or stop is ready
+		n, err := unix.Poll(all, -1) // until a descriptor or stop is ready
 		for err == unix.EINTR {
-			n, err = unix.Poll(fds, -1)
+			n, err = unix.Poll(all, -1)
 		}
-		if n > 0 && fds[len(fds)-1].Revents == 0 {
+		if n > 0 && all[len(all)-1].Revents == 0 {
 			e.waiter.Wake()
 		}
 	}()

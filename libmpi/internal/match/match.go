@@ -74,6 +74,9 @@ type Engine struct {
 	// The last bucket looked up: most traffic stays in one context.
 	lastCtx uint32
 	last    *bucket
+	// queued counts the unexpected messages in every bucket, most the
+	// greatest count so far.
+	queued, most int
 }
 
 // New returns an empty engine.
@@ -107,6 +110,7 @@ func (e *Engine) find(ctx uint32) *bucket {
 func (e *Engine) Post(r *Recv) *Message {
 	b := e.bucket(r.Key.Context)
 	if n := b.msgs.find(func(m *Message) bool { return r.Key.matches(m.Key) }); n != nil {
+		e.queued--
 		return b.msgs.remove(n)
 	}
 	b.recvs.push(&r.link, r)
@@ -130,7 +134,13 @@ func (e *Engine) Arrive(k Key) *Recv {
 // Enqueue appends an unmatched message to the unexpected queue.
 func (e *Engine) Enqueue(m *Message) {
 	e.bucket(m.Key.Context).msgs.push(&m.link, m)
+	e.queued++
+	e.most = max(e.most, e.queued)
 }
+
+// Unexpected reports how many unexpected messages are queued now, in
+// every context, and the most that ever were.
+func (e *Engine) Unexpected() (now, most int) { return e.queued, e.most }
 
 // Probe returns the oldest unexpected message a receive with key would
 // match, without removing it.
@@ -155,6 +165,7 @@ func (e *Engine) Find(ctx uint32, keep func(*Message) bool) *Message {
 func (e *Engine) Take(m *Message) {
 	if m.Queued() {
 		e.buckets[m.Key.Context].msgs.remove(&m.link)
+		e.queued--
 	}
 }
 
@@ -176,6 +187,7 @@ func (e *Engine) Drop(ctx uint32) (recvs, msgs int) {
 		return 0, 0
 	}
 	recvs, msgs = b.recvs.clear(), b.msgs.clear()
+	e.queued -= msgs
 	delete(e.buckets, ctx)
 	if e.last == b {
 		e.last = nil

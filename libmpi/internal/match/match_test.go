@@ -90,6 +90,34 @@ func TestProbeTakeCancelDrop(t *testing.T) {
 	}
 }
 
+// Unexpected counts the queued messages through Enqueue, Post, Take and
+// Drop, and keeps the most.
+func TestUnexpectedCount(t *testing.T) {
+	e := New()
+	check := func(what string, now, most int) {
+		t.Helper()
+		if n, m := e.Unexpected(); n != now || m != most {
+			t.Errorf("%s: Unexpected() = %d, %d, want %d, %d", what, n, m, now, most)
+		}
+	}
+	check("empty", 0, 0)
+	a, b := msg(1, 0, 1), msg(1, 0, 2)
+	e.Enqueue(a)
+	e.Enqueue(b)
+	e.Enqueue(msg(2, 0, 1))
+	check("three", 3, 3)
+	e.Post(recv(1, 0, 2))
+	check("posted", 2, 3)
+	e.Take(a)
+	e.Take(a) // no longer queued
+	check("taken", 1, 3)
+	e.Enqueue(msg(2, 0, 3))
+	if _, ms := e.Drop(2); ms != 2 {
+		t.Fatalf("Drop: %d messages", ms)
+	}
+	check("dropped", 0, 3)
+}
+
 // TestNonOvertaking checks MPI's ordering against a simple model, with
 // random posts and arrivals.
 func TestNonOvertaking(t *testing.T) {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package colladapter_test
+
+const race = false
