@@ -488,16 +488,42 @@ func TestDrainPulledSync(t *testing.T) {
 }
 
 // TestDrainStats: the counts of a drain's waits (DrainStats). Rank 1's
-// counters reach rank 0 40 ms late, so rank 0's drain waits for them:
-// it polls, yields, then sleeps — each counted — and completes its one
-// round; rank 1, whose peer's counters come at once, waits little.
+// counters reach rank 0 late, so rank 0's drain waits for them: it polls,
+// yields, then sleeps — each counted — and completes its one round; rank
+// 1, whose peer's counters come at once, waits little. Rank 0's yields
+// take longer on a busy machine (each gives the processor away), so when
+// its wait ended before it slept, the test waits longer next time.
 func TestDrainStats(t *testing.T) {
+	for _, delay := range []time.Duration{40 * time.Millisecond, 300 * time.Millisecond, 3 * time.Second} {
+		stats := drainWithDelay(t, delay)
+		s := stats[0]
+		if s.Polls != drainPolls+s.Yields+s.Sleeps-1 && s.Polls != drainPolls+s.Yields+s.Sleeps {
+			t.Errorf("rank 0, waiting %v: polls are not the yields and sleeps after %d: %+v", delay, drainPolls, s)
+		}
+		if s.Rounds != 1 || s.Yields > drainYields-drainPolls || s.Sleeps > 0 && s.Yields != drainYields-drainPolls {
+			t.Errorf("rank 0, waiting %v: %+v", delay, s)
+		}
+		if s := stats[1]; s.Rounds != 1 || s.Polls > stats[0].Polls {
+			t.Errorf("rank 1: %+v (rank 0: %+v)", s, stats[0])
+		}
+		if t.Failed() || s.Sleeps >= 1 {
+			return
+		}
+		t.Logf("rank 0's wait of %v ended before it slept (%+v): waiting longer", delay, s)
+	}
+	t.Errorf("rank 0 never slept, also when its peer's counters came 3 s late")
+}
+
+// drainWithDelay drains a job of two engines where rank 1's announcement
+// reaches rank 0 after delay, and returns their drains' counts.
+func drainWithDelay(t *testing.T, delay time.Duration) [2]DrainStats {
+	t.Helper()
 	es := job(t, 2, 4096)
 	inbox := []chan Announcement{make(chan Announcement, 8), make(chan Announcement, 8)}
 	var wg sync.WaitGroup
 	resumes := make([]func(), 2)
 	errs := make([]error, 2)
-	stats := make([]DrainStats, 2)
+	var stats [2]DrainStats
 	for i, e := range es {
 		wg.Add(1)
 		go func() {
@@ -508,7 +534,7 @@ func TestDrainStats(t *testing.T) {
 					j := a.Rank
 					a.Rank = i
 					if j == 0 {
-						time.AfterFunc(40*time.Millisecond, func() { inbox[j] <- a })
+						time.AfterFunc(delay, func() { inbox[j] <- a })
 						continue
 					}
 					inbox[j] <- a
@@ -528,13 +554,7 @@ func TestDrainStats(t *testing.T) {
 			t.Fatalf("rank %d: drain: %v", i, err)
 		}
 	}
-	s := stats[0]
-	if s.Rounds != 1 || s.Yields != drainYields-drainPolls || s.Sleeps < 1 || s.Polls != drainPolls+s.Yields+s.Sleeps-1 && s.Polls != drainPolls+s.Yields+s.Sleeps {
-		t.Errorf("rank 0, waiting 40 ms: %+v", s)
-	}
-	if s := stats[1]; s.Rounds != 1 || s.Polls > stats[0].Polls {
-		t.Errorf("rank 1: %+v (rank 0: %+v)", s, stats[0])
-	}
+	return stats
 }
 
 // TestDrainPullLimit: a drain pulls rendezvous bodies up to maxPulled in
