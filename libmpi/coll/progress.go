@@ -31,10 +31,13 @@ type Progressor interface {
 // never reaches it, and a caller that waits for a schedule advances it
 // itself.
 type Progress struct {
-	// wait waits, moving messages, until cond holds; cond reads atomics
-	// and tries locks only. An error (the transport can no longer make
-	// progress) fails every schedule under way.
-	wait func(cond func() bool) error
+	// wait waits, moving messages, until cond holds, as a goroutine
+	// working behind the program does (it sleeps soon); front waits as
+	// a caller of Wait does, as the blocking collectives wait (it spins,
+	// yields, then sleeps). cond reads atomics and tries locks only. An
+	// error (the transport can no longer make progress) fails every
+	// schedule under way.
+	wait, front func(cond func() bool) error
 
 	mu      sync.Mutex
 	list    []*Schedule                 // under way (under mu)
@@ -44,9 +47,11 @@ type Progress struct {
 }
 
 // NewProgress makes the progress of a process whose transport waits with
-// wait.
-func NewProgress(wait func(cond func() bool) error) *Progress {
-	p := &Progress{wait: wait, wake: make(chan struct{}, 1)}
+// behind on the progress goroutine (briefly polling, then asleep until a
+// message moves) and with front in a caller's Wait (as the blocking
+// collectives wait: spinning, then yielding, then asleep).
+func NewProgress(behind, front func(cond func() bool) error) *Progress {
+	p := &Progress{wait: behind, front: front, wake: make(chan struct{}, 1)}
 	p.snap.Store(new([]*Schedule))
 	return p
 }

@@ -361,7 +361,7 @@ func (s *Schedule) Wait() error {
 		// this caller came, or a Test) is advancing it: look again at
 		// once, and wait for it on s.mu, whose release wakes us (its
 		// steps may complete s without a message arriving).
-		if err := s.prog.wait(s.readyOrBusy); err != nil {
+		if err := s.prog.front(s.readyOrBusy); err != nil {
 			s.abort(err)
 		}
 	}
@@ -408,7 +408,7 @@ func Until(ss []*Schedule, cond func() bool) {
 		if cond() {
 			return
 		}
-		if err := p.wait(moved); err != nil {
+		if err := p.front(moved); err != nil {
 			for _, s := range ss {
 				s.abort(err)
 			}

@@ -108,7 +108,7 @@ func NewWorld(nodes []int32, limit time.Duration, params ...string) *World {
 	w := &World{nodes: nodes, settings: ssi.NewSettings(args, nil), deadline: time.Now().Add(limit),
 		ctxs: map[string]int{}, splits: map[string]*splitTable{}, nextCtx: 100, done: make(chan struct{})}
 	w.cond = sync.NewCond(&w.mu)
-	w.progress = coll.NewProgress(w.wait)
+	w.progress = coll.NewProgress(w.wait, w.wait)
 	for range nodes {
 		w.boxes = append(w.boxes, &box{})
 	}

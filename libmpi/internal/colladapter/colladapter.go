@@ -164,6 +164,8 @@ func (t *Transport) Progress() *coll.Progress {
 	e := t.Engine
 	p, _ := progresses.LoadOrStore(e, coll.NewProgress(func(cond func() bool) error {
 		return e.WaitBehind(context.Background(), cond)
+	}, func(cond func() bool) error {
+		return e.WaitAny(context.Background(), cond)
 	}))
 	return p.(*coll.Progress)
 }
