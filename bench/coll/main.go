@@ -43,6 +43,7 @@ func main() {
 	maxSize := flag.Int("max", 4<<20, "largest message in bytes")
 	iters := flag.Int("iters", 100, "measured operations per size")
 	profile := flag.String("cpuprofile", "", "write rank 0's CPU profile to this file")
+	memProfile := flag.String("memprofile", "", "write rank 0's allocation profile (every allocation sampled) to this file")
 	sizeList := flag.String("sizes", "", "comma-separated sizes in bytes (instead of -min and -max)")
 	flag.Parse()
 	var sizes []int
@@ -85,6 +86,19 @@ func main() {
 			mpi.Abort(c, 1)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memProfile != "" && rank == 0 {
+		runtime.MemProfileRate = 1
+		defer func() {
+			f, err := os.Create(*memProfile)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "coll:", err)
+			}
+		}()
 	}
 	var op func(size int) error
 	n := c.Size()
