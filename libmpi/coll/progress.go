@@ -25,11 +25,17 @@ type Progressor interface {
 // program computes: while any is under way, one goroutine advances them
 // all, waiting in the transport's own wait (which polls, then sleeps
 // until a message moves) for a round to complete; when none is, the
-// goroutine parks, and ends after idleLinger without work (the next
-// collective posted starts it again). A collective
+// goroutine parks, and ends once idleLinger has passed with nothing
+// posted (the next collective posted starts it again). A collective
 // whose schedule completes when it is posted (a root's eager sends)
 // never reaches it, and a caller that waits for a schedule advances it
-// itself.
+// itself, as the blocking collectives wait (spinning, then yielding,
+// then asleep), while the goroutine leaves it alone.
+//
+// Nothing on the way of a message allocates or arms a timer: the list
+// of schedules under way keeps its array, the goroutine watches its own
+// copy of it and learns of a new one by a count, and its idle timer is
+// made once per goroutine and looked at only when it fires.
 type Progress struct {
 	// wait waits, moving messages, until cond holds, as a goroutine
 	// working behind the program does (it sleeps soon); front waits as
@@ -40,10 +46,16 @@ type Progress struct {
 	wait, front func(cond func() bool) error
 
 	mu      sync.Mutex
-	list    []*Schedule                 // under way (under mu)
-	snap    atomic.Pointer[[]*Schedule] // list, for cond
-	running bool                        // the goroutine runs (under mu)
-	wake    chan struct{}               // wakes the goroutine parked while callers wait for every schedule
+	list    []*Schedule   // under way (under mu)
+	posted  atomic.Uint64 // how many schedules were ever posted
+	running bool          // the goroutine runs (under mu)
+	wake    chan struct{} // wakes the goroutine when parked
+
+	// The goroutine's own.
+	watch []*Schedule // list, as of seen
+	seen  uint64      // posted, when watch was copied
+	idle  *time.Timer // fires every idleLinger while the goroutine lives
+	mark  uint64      // posted, when idle last fired
 }
 
 // NewProgress makes the progress of a process whose transport waits with
@@ -51,21 +63,19 @@ type Progress struct {
 // message moves) and with front in a caller's Wait (as the blocking
 // collectives wait: spinning, then yielding, then asleep).
 func NewProgress(behind, front func(cond func() bool) error) *Progress {
-	p := &Progress{wait: behind, front: front, wake: make(chan struct{}, 1)}
-	p.snap.Store(new([]*Schedule))
-	return p
+	return &Progress{wait: behind, front: front, wake: make(chan struct{}, 1)}
 }
 
 // post hands p a schedule that is under way.
 func (p *Progress) post(s *Schedule) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.list = append(p.list[:len(p.list):len(p.list)], s) // a new array: the old one is cond's
-	p.publish()
+	p.list = append(p.list, s)
+	p.posted.Add(1)
 	if !p.running {
 		p.running = true
 		go p.run()
 	}
+	p.mu.Unlock()
 	p.kick()
 }
 
@@ -78,37 +88,42 @@ func (p *Progress) kick() {
 	}
 }
 
-// publish makes the list what cond sees. p.mu is held; the list's array
-// is never written again.
-func (p *Progress) publish() {
-	l := p.list
-	p.snap.Store(&l)
+// sync drops the schedules that are done from the list and copies it to
+// the goroutine's watch; it reports how many are under way and how many
+// of those no caller waits for. p.mu is held.
+func (p *Progress) sync() (live, watched int) {
+	l := p.list[:0]
+	for _, s := range p.list {
+		if !s.Done() {
+			l = append(l, s)
+			if s.waiters.Load() == 0 {
+				watched++
+			}
+		}
+	}
+	clear(p.list[len(l):]) // the done ones are the callers' again
+	p.list = l
+	p.watch = append(p.watch[:0], l...)
+	p.seen = p.posted.Load()
+	return len(l), watched
 }
 
 // run is the progress goroutine. It leaves alone the schedules a caller
 // is waiting for (the caller advances them), and parks while every
 // schedule under way has one.
 func (p *Progress) run() {
+	p.mu.Lock()
+	p.sync()
+	p.mu.Unlock()
 	for {
-		for _, s := range *p.snap.Load() {
+		for _, s := range p.watch {
 			if s.waiters.Load() == 0 {
 				s.step(false)
 			}
 		}
 		p.mu.Lock()
-		var live []*Schedule
-		watched := 0
-		for _, s := range p.list {
-			if !s.Done() {
-				live = append(live, s)
-				if s.waiters.Load() == 0 {
-					watched++
-				}
-			}
-		}
-		p.list = live
-		p.publish()
-		if len(live) == 0 {
+		live, watched := p.sync()
+		if live == 0 {
 			p.mu.Unlock()
 			if !p.linger() {
 				return
@@ -118,14 +133,23 @@ func (p *Progress) run() {
 		p.mu.Unlock()
 		if watched == 0 {
 			<-p.wake // a caller waits for each: until one stops, or one is posted
+			p.resync()
 			continue
 		}
 		if err := p.wait(p.ready); err != nil {
-			for _, s := range live {
+			for _, s := range p.watch {
 				s.abort(err)
 			}
 		}
+		p.resync()
 	}
+}
+
+// resync copies the list to the goroutine's watch again.
+func (p *Progress) resync() {
+	p.mu.Lock()
+	p.sync()
+	p.mu.Unlock()
 }
 
 // idleLinger is how long the goroutine stays parked with nothing under
@@ -133,31 +157,47 @@ func (p *Progress) run() {
 // collective does not start a goroutine for each.
 const idleLinger = time.Second
 
-// linger parks the goroutine while nothing is under way, for up to
-// idleLinger; it reports whether to go on (false: it ended).
+// linger parks the goroutine while nothing is under way; it reports
+// whether to go on (false: it ended, idleLinger to twice that having
+// passed with nothing posted). Its timer is made once and runs on its
+// own: a collective posted costs no timer.
 func (p *Progress) linger() bool {
-	t := time.NewTimer(idleLinger)
-	defer t.Stop()
+	if p.idle == nil {
+		p.idle, p.mark = time.NewTimer(idleLinger), p.posted.Load()
+	}
 	select {
 	case <-p.wake:
+		p.resync()
 		return true
-	case <-t.C:
+	case <-p.idle.C:
+	}
+	p.idle.Reset(idleLinger)
+	if n := p.posted.Load(); n != p.mark {
+		p.mark = n
+		return true // posted meanwhile: park again
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.list) > 0 {
+		p.sync()
 		return true
 	}
+	p.idle.Stop()
+	p.idle = nil
 	p.running = false
 	return false
 }
 
 // ready reports whether a schedule under way that no caller waits for
-// can move on, or whether the goroutine should look again (every
-// schedule now has a waiter).
+// can move on, or whether the goroutine should look again (one was
+// posted, or every schedule now has a waiter). The goroutine calls it,
+// from its wait.
 func (p *Progress) ready() bool {
+	if p.posted.Load() != p.seen {
+		return true
+	}
 	watched := 0
-	for _, s := range *p.snap.Load() {
+	for _, s := range p.watch {
 		if s.waiters.Load() > 0 {
 			continue
 		}
