@@ -154,9 +154,11 @@ func (sent) Done() bool                 { return true }
 var progresses sync.Map // *core.Engine → *coll.Progress
 
 // Progress is the progress of the nonblocking collectives of t's engine
-// (coll.Progressor): it waits behind the program (core.Engine.WaitBehind:
-// a few polls of the links, then asleep until one can move bytes), so
-// that the processor stays with the program's computation.
+// (coll.Progressor): its goroutine waits behind the program
+// (core.Engine.WaitBehind: a few polls of the links, then asleep until
+// one can move bytes), so that the processor stays with the program's
+// computation; a caller in Wait waits as the blocking collectives do
+// (core.Engine.WaitAny: spinning, then yielding, then asleep).
 func (t *Transport) Progress() *coll.Progress {
 	if p, ok := progresses.Load(t.Engine); ok {
 		return p.(*coll.Progress)
