@@ -21,7 +21,7 @@
 // the coll module World got, and after each size's line one that says
 // how many heap objects the measured operations allocated per operation,
 // the most of any rank's ("# allocs/op SIZE N"; bench/c/coll.c prints the
-// same for LAM/Go's libmpi.so) -memprofile FILE writes rank 0's
+// same for LAM/Go's libmpi.so). -memprofile FILE writes rank 0's
 // allocation profile, every allocation sampled (go tool pprof
 // -sample_index=alloc_objects).
 package main
