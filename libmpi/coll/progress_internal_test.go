@@ -1,0 +1,132 @@
+package coll
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// pendingRecv is a receive that completes when its test says so.
+type pendingRecv struct {
+	done atomic.Bool
+	n    int
+}
+
+func (r *pendingRecv) Done() bool { return r.done.Load() }
+
+func (r *pendingRecv) Wait() (Status, error) {
+	if !r.done.Load() {
+		return Status{}, errors.New("waited for before completion")
+	}
+	return Status{Count: r.n}, nil
+}
+
+// oneRecv is a transport whose receives are the test's pendingRecv.
+type oneRecv struct {
+	Transport
+	r *pendingRecv
+}
+
+func (t oneRecv) Irecv(buf []byte, _, _ int) (Request, error) { t.r.n = len(buf); return t.r, nil }
+func (oneRecv) Name() string                                  { return "fake" }
+
+// waitCounter is a transport's wait that counts its calls: it polls
+// cond until it holds (or a second passes).
+type waitCounter struct{ calls atomic.Int32 }
+
+func (w *waitCounter) wait(cond func() bool) error {
+	w.calls.Add(1)
+	for end := time.Now().Add(time.Second); !cond(); {
+		if time.Now().After(end) {
+			return errors.New("hung")
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return nil
+}
+
+// launchRecv starts, on p, a schedule of one receive that completes when
+// r does.
+func launchRecv(p *Progress, r *pendingRecv, notify func(error)) *Schedule {
+	s := newSchedule(p)
+	v := &Comm{T: oneRecv{r: r}, nbcState: nbcState{sched: s}}
+	s.Recv(v, make([]byte, 8), 0)
+	v.Launch(Barrier, notify)
+	return s
+}
+
+// A caller's Wait waits with the front wait (as the blocking collectives
+// do); a schedule nobody waits for is finished by the progress
+// goroutine, with the wait behind the program.
+func TestProgressWaits(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		wait  bool // a caller waits for it
+		front bool // the front wait is used
+	}{
+		{"caller waits", true, true},
+		{"nobody waits", false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var behind, front waitCounter
+			p := NewProgress(behind.wait, front.wait)
+			r := &pendingRecv{}
+			ended := make(chan error, 1)
+			s := launchRecv(p, r, func(err error) { ended <- err })
+			go func() {
+				time.Sleep(5 * time.Millisecond)
+				r.done.Store(true)
+			}()
+			if tt.wait {
+				if err := s.Wait(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case err := <-ended:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the schedule never ended")
+			}
+			if got := front.calls.Load() > 0; got != tt.front {
+				t.Errorf("front wait used: %v, want %v", got, tt.front)
+			}
+		})
+	}
+}
+
+// The goroutine ends once idleLinger to twice that has passed with
+// nothing posted, and a later post starts it again.
+func TestProgressLinger(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the goroutine's idle time")
+	}
+	var w waitCounter
+	p := NewProgress(w.wait, w.wait)
+	running := func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.running
+	}
+	for round := range 2 {
+		r := &pendingRecv{}
+		s := launchRecv(p, r, nil)
+		if !running() {
+			t.Fatalf("round %d: no goroutine after a post", round)
+		}
+		r.done.Store(true)
+		if err := s.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		end := time.Now().Add(2*idleLinger + time.Second)
+		for running() {
+			if time.Now().After(end) {
+				t.Fatalf("round %d: the goroutine still runs after %v idle", round, 2*idleLinger+time.Second)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
