@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lamgo/lam/shared/ssi"
 )
@@ -92,6 +93,8 @@ type Op struct {
 	Exact bool
 	// Size is the size of one element in bytes.
 	Size int
+
+	withCall atomic.Pointer[Op] // WithCall's last for this op (its Size says for what size)
 }
 
 // Class is the kind of a collective's error. The mpi package maps each to

@@ -2,8 +2,6 @@ package coll
 
 import (
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"sync/atomic"
 )
 
@@ -269,12 +267,19 @@ func (v *Comm) ReduceSent(send, recv []byte, op *Op, root int, reduce func(m, ou
 // (reduce-scatter) never cuts it; it commutes, and is exact, as op is.
 // A nonblocking reduction that sends its call with its data
 // (nbSendsCall) reduces such messages, and whoever gets the result
-// compares the merged call with its own.
+// compares the merged call with its own. The last one made for op is
+// kept on it, so that a program reducing the same size again and again
+// allocates it once.
 func WithCall(op *Op, size int) *Op {
-	return &Op{Size: CallSize + size, Commutative: op.Commutative, Exact: op.Exact, Apply: func(in, inout []byte) {
+	if w := op.withCall.Load(); w != nil && w.Size == CallSize+size {
+		return w
+	}
+	w := &Op{Size: CallSize + size, Commutative: op.Commutative, Exact: op.Exact, Apply: func(in, inout []byte) {
 		minOp.Apply(in[:CallSize], inout[:CallSize])
 		op.Apply(in[CallSize:], inout[CallSize:])
 	}}
+	op.withCall.Store(w)
+	return w
 }
 
 // startSent builds a nonblocking collective that sends its call with its
@@ -342,17 +347,7 @@ func (v *Comm) syncSentSteps(sig Sig, own bool) {
 // whose processes' arguments need not agree). notify is as Start's.
 func (v *Comm) Launch(kind Kind, notify func(error)) {
 	s := v.sched
-	s.notify = func(err error) {
-		if err != nil {
-			var ce *Error
-			if !errors.As(err, &ce) {
-				err = &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", kind, v.T.Name(), err), Err: err}
-			}
-		}
-		if notify != nil {
-			notify(err)
-		}
-	}
+	s.kind, s.owner, s.notify = kind, v, notify
 	s.mu.Lock()
 	if s.locked() {
 		s.finish()

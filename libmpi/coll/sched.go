@@ -2,6 +2,7 @@ package coll
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -33,7 +34,9 @@ type Schedule struct {
 	views   []*Comm // the views whose faults count
 	prog    *Progress
 	done    atomic.Bool
-	notify  func(error)  // called once, with the outcome
+	notify  func(error)  // called once, with the outcome (named)
+	kind    Kind         // the collective, and the view that launched
+	owner   *Comm        // it, which name its errors
 	result  error        // the outcome, once done
 	waiters atomic.Int32 // callers in Wait, which advance s themselves
 }
@@ -275,9 +278,23 @@ func (s *Schedule) finish() {
 	err := s.outcome()
 	s.result = err
 	if s.notify != nil {
-		s.notify(err)
+		s.notify(s.named(err))
 	}
 	s.done.Store(true)
+}
+
+// named is err as the collective's owner learns it: an *Error, which
+// names the collective and the communicator if err was not one.
+func (s *Schedule) named(err error) error {
+	var ce *Error
+	if err == nil || errors.As(err, &ce) {
+		return err
+	}
+	name := ""
+	if s.owner != nil {
+		name = s.owner.T.Name()
+	}
+	return &Error{Class: ErrOther, Msg: fmt.Sprintf("%s (nonblocking) on %s: %v", s.kind, name, err), Err: err}
 }
 
 // ready reports whether s can move on: its current round's transfers
