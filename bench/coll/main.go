@@ -92,6 +92,7 @@ func main() {
 	if *memProfile != "" && rank == 0 {
 		runtime.MemProfileRate = 1
 		defer func() {
+			runtime.GC() // the profile counts up to the last collection
 			f, err := os.Create(*memProfile)
 			if err == nil {
 				err = pprof.Lookup("allocs").WriteTo(f, 0)
