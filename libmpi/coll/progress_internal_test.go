@@ -29,6 +29,7 @@ type oneRecv struct {
 }
 
 func (t oneRecv) Irecv(buf []byte, _, _ int) (Request, error) { t.r.n = len(buf); return t.r, nil }
+func (oneRecv) Size() int                                     { return 2 }
 func (oneRecv) Name() string                                  { return "fake" }
 
 // waitCounter is a transport's wait that counts its calls: it polls

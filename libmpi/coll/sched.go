@@ -39,6 +39,11 @@ type Schedule struct {
 	owner   *Comm        // it, which name its errors
 	result  error        // the outcome, once done
 	waiters atomic.Int32 // callers in Wait, which advance s themselves
+	readyFn func() bool  // readyOrBusy, made once
+
+	// The first rounds and views, in the schedule's own allocation.
+	roundBuf [4]round
+	viewBuf  [2]*Comm
 }
 
 type round struct {
@@ -65,7 +70,29 @@ type local struct {
 	fn       func() error
 }
 
-func newSchedule(prog *Progress) *Schedule { return &Schedule{open: -1, fresh: true, prog: prog} }
+func newSchedule(prog *Progress) *Schedule {
+	s := &Schedule{open: -1, fresh: true, prog: prog}
+	s.rounds, s.views = s.roundBuf[:0], s.viewBuf[:0]
+	s.readyFn = s.readyOrBusy
+	return s
+}
+
+// Room for a round's first transfers and local steps, so that a round
+// of a few grows once: the transfers of a linear algorithm's root (one
+// per other process, up to 8), four local steps.
+func (r *round) addXfer(x xfer) {
+	if r.xfers == nil {
+		r.xfers = make([]xfer, 0, min(max(x.t.Size()-1, 1), 8))
+	}
+	r.xfers = append(r.xfers, x)
+}
+
+func (r *round) addLocal(l local) {
+	if r.local == nil {
+		r.local = make([]local, 0, 4)
+	}
+	r.local = append(r.local, l)
+}
 
 // Next ends the round steps are added to: what is added next goes into a
 // new round, which begins once this one is complete.
@@ -98,7 +125,7 @@ func (s *Schedule) Recv(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, tr
 // sent with the data, JudgeCall).
 func (s *Schedule) RecvAny(c *Comm, buf []byte, peer int) {
 	r := s.openRound(true)
-	r.xfers = append(r.xfers, xfer{t: c.T, buf: buf, peer: peer, tag: int(c.tag), recv: true, any: true, name: c.T.Name()})
+	r.addXfer(xfer{t: c.T, buf: buf, peer: peer, tag: int(c.tag), recv: true, any: true, name: c.T.Name()})
 }
 
 // SendTagged and RecvTagged are Send and Recv with a tag of the
@@ -115,25 +142,25 @@ func (s *Schedule) xfer(c *Comm, buf []byte, peer int, recv bool) {
 
 func (s *Schedule) add(c *Comm, buf []byte, peer, tag int, recv bool) {
 	r := s.openRound(true)
-	r.xfers = append(r.xfers, xfer{t: c.T, buf: buf, peer: peer, tag: tag, recv: recv, name: c.T.Name()})
+	r.addXfer(xfer{t: c.T, buf: buf, peer: peer, tag: tag, recv: recv, name: c.T.Name()})
 }
 
 // Copy adds a local step that copies src to dst.
 func (s *Schedule) Copy(dst, src []byte) {
 	r := s.openRound(false)
-	r.local = append(r.local, local{dst: dst, src: src})
+	r.addLocal(local{dst: dst, src: src})
 }
 
 // Reduce adds a local step that sets inout to in ∘ inout.
 func (s *Schedule) Reduce(op *Op, in, inout []byte) {
 	r := s.openRound(false)
-	r.local = append(r.local, local{dst: inout, src: in, op: op})
+	r.addLocal(local{dst: inout, src: in, op: op})
 }
 
 // Do adds a local step that runs f; an error ends the schedule with it.
 func (s *Schedule) Do(f func() error) {
 	r := s.openRound(false)
-	r.local = append(r.local, local{fn: f})
+	r.addLocal(local{fn: f})
 }
 
 // Then adds a local step that runs f, which may add rounds to s: they run
@@ -174,6 +201,7 @@ func (s *Schedule) advance() bool {
 	}
 	s.ended = true
 	s.rounds = nil // the buffers are the caller's again
+	clear(s.roundBuf[:])
 	return true
 }
 
@@ -286,8 +314,10 @@ func (s *Schedule) finish() {
 // named is err as the collective's owner learns it: an *Error, which
 // names the collective and the communicator if err was not one.
 func (s *Schedule) named(err error) error {
-	var ce *Error
-	if err == nil || errors.As(err, &ce) {
+	if err == nil {
+		return nil
+	}
+	if ce := (*Error)(nil); errors.As(err, &ce) {
 		return err
 	}
 	name := ""
@@ -351,6 +381,7 @@ func (s *Schedule) abort(err error) {
 	}
 	s.err = err
 	s.rounds, s.cur = nil, 0
+	clear(s.roundBuf[:])
 	s.ended = true
 	s.mu.Unlock()
 	s.finish()
@@ -378,7 +409,7 @@ func (s *Schedule) Wait() error {
 		// this caller came, or a Test) is advancing it: look again at
 		// once, and wait for it on s.mu, whose release wakes us (its
 		// steps may complete s without a message arriving).
-		if err := s.prog.front(s.readyOrBusy); err != nil {
+		if err := s.prog.front(s.readyFn); err != nil {
 			s.abort(err)
 		}
 	}
