@@ -77,9 +77,9 @@ func newSchedule(prog *Progress) *Schedule {
 	return s
 }
 
-// Room for a round's first transfers and local steps, so that a round
-// of a few grows once: the transfers of a linear algorithm's root (one
-// per other process, up to 8), four local steps.
+// addXfer adds x to r. A round's first transfer makes room for as many
+// as a linear algorithm's root has (one per other process, up to 8), so
+// that the round does not grow one append at a time.
 func (r *round) addXfer(x xfer) {
 	if r.xfers == nil {
 		r.xfers = make([]xfer, 0, min(max(x.t.Size()-1, 1), 8))
@@ -87,6 +87,7 @@ func (r *round) addXfer(x xfer) {
 	r.xfers = append(r.xfers, x)
 }
 
+// addLocal adds l to r, making room for four local steps at the first.
 func (r *round) addLocal(l local) {
 	if r.local == nil {
 		r.local = make([]local, 0, 4)
