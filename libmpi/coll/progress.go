@@ -103,6 +103,7 @@ func (p *Progress) sync() (live, watched int) {
 	}
 	clear(p.list[len(l):]) // the done ones are the callers' again
 	p.list = l
+	clear(p.watch)
 	p.watch = append(p.watch[:0], l...)
 	p.seen = p.posted.Load()
 	return len(l), watched
