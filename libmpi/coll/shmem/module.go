@@ -195,6 +195,7 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Allreduce: allreduce,
 		Agree:     agree,
 		Carries:   carries,
+		SendsCall: sendsCall,
 	}, nil
 }
 
