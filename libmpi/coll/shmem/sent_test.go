@@ -295,7 +295,7 @@ func TestSentBackToBack(t *testing.T) {
 				w := world(t, make([]int32, n), params...)
 				errs := w.Each(func(r int) error {
 					c := w.Comm(r)
-					seq := rand.New(rand.NewPCG(uint64(n), 7))             // the same calls on every process
+					seq := rand.New(rand.NewPCG(uint64(n), 7))              // the same calls on every process
 					late := rand.New(rand.NewPCG(uint64(n), uint64(r)+100)) // this process's delays
 					sizes := []int{1, 8, 24, 200, 700, 2048, 5000}
 					for op := range ops {
