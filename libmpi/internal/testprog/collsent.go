@@ -44,7 +44,7 @@ func init() {
 func sentVal(op, r, i int) byte { return byte(op*131 + r*29 + i*7 + 1) }
 
 func backToBack(rank, size, ops int) {
-	seq := rand.New(rand.NewPCG(uint64(size), 11))           // the same calls on every rank
+	seq := rand.New(rand.NewPCG(uint64(size), 11))            // the same calls on every rank
 	late := rand.New(rand.NewPCG(uint64(size), uint64(rank))) // this rank's delays
 	sizes := []int{1, 8, 24, 200, 700, 4096, 5000, 40000}
 	check := func(what string, op, size, q, lo int, b []byte) {
