@@ -101,8 +101,16 @@ static int64_t fc_now(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* area.await: the module's spin here, the rest of the wait (yields,
- * sleeps, the check that the process waited for lives) in Go. */
+/* The yields a wait makes here before it goes to Go, when the node's
+ * processors are oversubscribed (no spin): the peer waited for is then
+ * often descheduled on this processor, and a yield lets it run at once,
+ * where a call into Go costs a cgo crossing. Fewer than Go's 256 between
+ * two checks that the peer lives. */
+#define FC_YIELDS 64
+
+/* area.await: the module's spin here (and, oversubscribed, its first
+ * yields), the rest of the wait (yields, sleeps, the check that the
+ * process waited for lives) in Go. */
 static int fc_await(struct fc_flag f, uint64_t s, int who)
 {
 	if (fc_load(f) >= s)
@@ -117,6 +125,12 @@ static int fc_await(struct fc_flag f, uint64_t s, int who)
 				if (fc_load(f) >= s)
 					return MPI_SUCCESS;
 		} while (fc_now() < end);
+	} else {
+		for (int i = 0; i < FC_YIELDS; i++) {
+			syscall(SYS_sched_yield);
+			if (fc_load(f) >= s)
+				return MPI_SUCCESS;
+		}
 	}
 	return lamgo_fcoll_await(f.off, f.sleep, s, who);
 }
