@@ -28,6 +28,10 @@
  * that other MPIs link): each size's line is followed by one saying how
  * many the measured calls made per call, the most of any rank's. */
 extern unsigned long long lamgo_heap_allocs(void) __attribute__((weak));
+/* And how many collectives its C fast path ran without entering Go (the
+ * rest cross into Go and back: cgo calls): "# in C/op SIZE F", the least
+ * of any rank's share of the measured calls. */
+extern unsigned long long lamgo_fcoll_calls(void) __attribute__((weak));
 
 static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", NULL};
 
@@ -120,6 +124,7 @@ int main(int argc, char **argv)
             if (pass == 1)
                 MPI_Barrier(MPI_COMM_WORLD);
             unsigned long long a0 = lamgo_heap_allocs ? lamgo_heap_allocs() : 0;
+            unsigned long long c0 = lamgo_fcoll_calls ? lamgo_fcoll_calls() : 0;
             double t0 = MPI_Wtime();
             for (i = 0; i < reps; i++) {
                 switch (m) {
@@ -149,6 +154,7 @@ int main(int argc, char **argv)
             if (pass == 1) {
                 double us = (MPI_Wtime() - t0) * 1e6 / reps, sum = 0;
                 double allocs = lamgo_heap_allocs ? (double)(lamgo_heap_allocs() - a0) / reps : 0, most = 0;
+                double inC = lamgo_fcoll_calls ? (double)(lamgo_fcoll_calls() - c0) / reps : 0, least = 0;
                 MPI_Reduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
                 if (lamgo_heap_allocs)
                     MPI_Reduce(&allocs, &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -156,6 +162,10 @@ int main(int argc, char **argv)
                     printf("%-10ld%20.2f\n", s, sum / size);
                 if (rank == 0 && lamgo_heap_allocs)
                     printf("# allocs/op %ld %.2f\n", s, most);
+                if (lamgo_fcoll_calls)
+                    MPI_Reduce(&inC, &least, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+                if (rank == 0 && lamgo_fcoll_calls)
+                    printf("# in C/op %ld %.2f\n", s, least);
             }
         }
     }

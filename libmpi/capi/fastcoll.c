@@ -101,8 +101,16 @@ static int64_t fc_now(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* area.await: the module's spin here, the rest of the wait (yields,
- * sleeps, the check that the process waited for lives) in Go. */
+/* The yields a wait makes here before it goes to Go, when the node's
+ * processors are oversubscribed (no spin): the peer waited for is then
+ * often descheduled on this processor, and a yield lets it run at once,
+ * where a call into Go costs a cgo crossing. Fewer than Go's 256 between
+ * two checks that the peer lives. */
+#define FC_YIELDS 64
+
+/* area.await: the module's spin here (and, oversubscribed, its first
+ * yields), the rest of the wait (yields, sleeps, the check that the
+ * process waited for lives) in Go. */
 static int fc_await(struct fc_flag f, uint64_t s, int who)
 {
 	if (fc_load(f) >= s)
@@ -117,6 +125,12 @@ static int fc_await(struct fc_flag f, uint64_t s, int who)
 				if (fc_load(f) >= s)
 					return MPI_SUCCESS;
 		} while (fc_now() < end);
+	} else {
+		for (int i = 0; i < FC_YIELDS; i++) {
+			syscall(SYS_sched_yield);
+			if (fc_load(f) >= s)
+				return MPI_SUCCESS;
+		}
 	}
 	return lamgo_fcoll_await(f.off, f.sleep, s, who);
 }
@@ -125,7 +139,7 @@ static int fc_await(struct fc_flag f, uint64_t s, int who)
 static uint8_t *fc_in(int i, uint64_t s)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
-	return a->mem + a->posts + 2 * a->n * LAMGO_FC_LINE + (int64_t)i * 2 * a->segs * a->chunk + (int64_t)(s % (uint64_t)a->segs) * a->chunk;
+	return a->mem + a->pools + (int64_t)i * 2 * a->segs * a->chunk + (int64_t)(s % (uint64_t)a->segs) * a->chunk;
 }
 
 /* area.claim */
@@ -403,6 +417,91 @@ static int fc_reduction(const struct lamgo_fcoll_entry *e, const struct fc_call 
 	return MPI_SUCCESS;
 }
 
+/* area.callDigest and area.call: process i's digest and call beside its
+ * data of round s. */
+static int fc_call_off(int i) { return lamgo_fcoll.call_at + i * lamgo_fcoll.call_stride; }
+
+static uint64_t *fc_call_digest(int i, uint64_t s) { return fc_u64(fc_call_off(i) + 8 * (int)(s % (uint64_t)lamgo_fcoll.segs)); }
+
+static uint8_t *fc_call(int i, uint64_t s)
+{
+	return lamgo_fcoll.mem + fc_call_off(i) + LAMGO_FC_LINE + (int)(s % (uint64_t)lamgo_fcoll.segs) * LAMGO_FC_CALL_SIZE;
+}
+
+/* area.postCall: the digest beside this process's data of round s, and
+ * the call when the digest there is another. */
+static void fc_post_call(const struct lamgo_fcoll_entry *e, uint64_t s)
+{
+	uint64_t *d = fc_call_digest(lamgo_fcoll.me, s);
+	if (__atomic_load_n(d, __ATOMIC_RELAXED) != e->digest || e->digest == 0) {
+		memcpy(fc_call(lamgo_fcoll.me, s), e->call, LAMGO_FC_CALL_SIZE);
+		__atomic_store_n(d, e->digest, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* The part of round s that process q wrote, read by this one (sentRound's
+ * read closures). */
+static void fc_read_sent(const struct fc_call *c, int q, uint64_t s)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	size_t m = (size_t)c->m;
+	switch (c->kind) {
+	case LAMGO_FC_BCAST:
+		memcpy(c->recv, fc_in(q, s), m);
+		return;
+	case LAMGO_FC_GATHER:
+		memcpy(c->recv + q * m, fc_in(q, s), m);
+		return;
+	case LAMGO_FC_SCATTER:
+		memcpy(c->recv, fc_in(q, s) + (int64_t)a->me * (a->chunk / a->n), m);
+		return;
+	}
+}
+
+/* fc_sent runs a call as colls.go's sentRound does (coll_base_check=1): a
+ * process that writes claims its buffer, writes, posts its data and its
+ * call, and returns; the others wait for the posts, compare the digests
+ * and read the data of the calls that agree. The first process whose call
+ * differs is judged in Go (lamgo_fcoll_judge: the error and its handler);
+ * the caller holds the lock. */
+static int fc_sent(const struct lamgo_fcoll_entry *e, int slot, const struct fc_call *c)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	uint64_t s = ++*a->step;
+	int rc, me = a->me;
+	a->calls++;
+	if (fc_writes(c)) {
+		if ((rc = fc_claim(s)) != MPI_SUCCESS)
+			return rc;
+		fc_write(c, fc_in(me, s));
+		fc_post_call(e, s);
+		fc_publish(fc_posted(me), s);
+		if (c->kind == LAMGO_FC_SCATTER && c->recv != NULL)
+			memcpy(c->recv, c->send + me * c->m, (size_t)c->m);
+		fc_finish(s);
+		return MPI_SUCCESS;
+	}
+	if (c->kind == LAMGO_FC_GATHER && c->send != NULL)
+		memcpy(c->recv + me * c->m, c->send, (size_t)c->m);
+	int first = MPI_SUCCESS, judged = 0;
+	for (int q = 0; q < a->n; q++) {
+		if (q == me || (c->kind == LAMGO_FC_GATHER) == (q == c->root))
+			continue;
+		if ((rc = fc_await(fc_posted(q), s, q)) != MPI_SUCCESS)
+			return rc;
+		if (__atomic_load_n(fc_call_digest(q, s), __ATOMIC_SEQ_CST) != e->digest) {
+			if (judged)
+				continue; /* Go said what differs for the first */
+			judged = 1;
+			if ((first = lamgo_fcoll_judge(slot, fc_call_off(q) + LAMGO_FC_LINE + (int)(s % (uint64_t)a->segs) * LAMGO_FC_CALL_SIZE)) != MPI_SUCCESS)
+				continue;
+		}
+		fc_read_sent(c, q, s);
+	}
+	fc_finish(s);
+	return first;
+}
+
 /* fc_round runs a call as colls.go's carriedRound does, a Barrier as
  * area.agree does, or a reduction as Run does after the check of its own
  * (area.agree, then reduction's rounds); the caller holds the lock. */
@@ -444,6 +543,8 @@ static int fc_try(const struct lamgo_fcoll_key *k, struct fc_call *c)
 	    (e->group != LAMGO_FC_HALVING || fc_make_regs())) {
 		if (e->way == LAMGO_FC_ZERO)
 			rc = MPI_SUCCESS;
+		else if (e->way == LAMGO_FC_SENT)
+			rc = fc_sent(e, slot, c);
 		else
 			rc = fc_round(e, slot, c);
 	}

@@ -129,6 +129,12 @@ func fcAfter(seq uint64, rc C.int, k fcKey) {
 			return
 		}
 		e.way = C.LAMGO_FC_AGREED
+	case coll.WaySent:
+		if !shmem.LastRound(cc).Sent || !publishArea(cc) {
+			return
+		}
+		e.way = C.LAMGO_FC_SENT
+		cc.CallOf(l.Sig, unsafe.Slice((*byte)(unsafe.Pointer(&e.call[0])), len(e.call)))
 	case coll.WayCarried, coll.WayChecked:
 		r := shmem.LastRound(cc)
 		reduction := k.kind == fcReduce || k.kind == fcAllreduce
@@ -166,6 +172,7 @@ func publishArea(cc *coll.Comm) bool {
 	}
 	f := &C.lamgo_fcoll
 	f.n, f.me, f.chunk, f.segs, f.posts = C.int(o.N), C.int(o.Me), C.int(o.Chunk), C.int(o.Segs), C.int(o.Posts)
+	f.call_at, f.call_stride, f.pools = C.int(o.Calls), C.int(o.CallStride), C.int(o.Pools)
 	for _, p := range []*uint64{o.Step, o.Syncs, o.LastUse, o.SeenDone} {
 		fcoll.pins.Pin(p)
 	}
@@ -239,13 +246,28 @@ func lamgo_fcoll_differ(slot C.int) C.int {
 	return code(mpi.WorldCollFail(fcoll.cc.Differ(fcoll.sigs[slot])))
 }
 
+// lamgo_fcoll_judge is what follows a post whose call's digest differed
+// from the caller's (coll_base_check=1): the call there (at offset off of
+// the area) compared with the entry's, and the error that says how they
+// differ, its handler called.
+//
+//export lamgo_fcoll_judge
+func lamgo_fcoll_judge(slot, off C.int) C.int {
+	call := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(C.lamgo_fcoll.mem), int(off))), coll.CallSize)
+	err := fcoll.cc.JudgeOutside(fcoll.sigs[slot], call)
+	if err == nil {
+		return C.MPI_SUCCESS
+	}
+	return code(mpi.WorldCollFail(err))
+}
+
 // fastCollMirror is fastcoll.h's copy of shmem's layout, for
 // TestFastCollMirror.
 func fastCollMirror() map[string]uint64 {
 	return map[string]uint64{
 		"line": C.LAMGO_FC_LINE, "offSync": C.LAMGO_FC_OFF_SYNC, "offDigest": C.LAMGO_FC_OFF_DIGEST,
 		"offSleep": C.LAMGO_FC_OFF_SLEEP, "offReduce": C.LAMGO_FC_OFF_REDUCE, "smallReduce": C.LAMGO_FC_SMALL_REDUCE,
-		"rankOrder": C.LAMGO_FC_RANK_ORDER, "halving": C.LAMGO_FC_HALVING,
+		"rankOrder": C.LAMGO_FC_RANK_ORDER, "halving": C.LAMGO_FC_HALVING, "callSize": C.LAMGO_FC_CALL_SIZE,
 	}
 }
 

@@ -12,9 +12,13 @@
  * with the same arguments ran in Go before and Go recorded how it ran it
  * (coll.LastCall): the way (nothing to move, one round carrying the
  * check, a Barrier that is the check) and the check's digest, which C
- * therefore never computes. Waits longer than the module's spin go back
+ * therefore never computes; at coll_base_check=1 a Bcast, Gather or
+ * Scatter of one round sends the call with its data (the digest beside the
+ * data in the area, the call too when the digest there is another), its
+ * writers returning at once. Waits longer than the module's spin go back
  * to Go (shmem.AwaitOutside), and so does a check whose digests differ
- * (coll.Comm.Differ). TestFastCollMirror checks the layout constants. */
+ * (coll.Comm.Differ, or coll.Comm.JudgeOutside for a call sent with the
+ * data). TestFastCollMirror checks the layout constants. */
 #ifndef LAMGO_FASTCOLL_H
 #define LAMGO_FASTCOLL_H
 
@@ -28,6 +32,9 @@
 #define LAMGO_FC_OFF_DIGEST (LAMGO_FC_OFF_SYNC + 16)
 #define LAMGO_FC_OFF_SLEEP 16
 #define LAMGO_FC_OFF_REDUCE 8
+/* coll.CallSize: the call a collective sends with its data at
+ * coll_base_check=1 (LAMGO_FC_SENT), kept in the area beside its digest. */
+#define LAMGO_FC_CALL_SIZE 160
 /* colls.go's smallReduce: a reduction round up to this many bytes is
  * combined whole by every process that needs the result. */
 #define LAMGO_FC_SMALL_REDUCE 2048
@@ -55,6 +62,7 @@ enum {
 	LAMGO_FC_CARRIED, /* one round carrying the check */
 	LAMGO_FC_AGREED,  /* a Barrier that is the check */
 	LAMGO_FC_CHECKED, /* a reduction's rounds after a check of its own */
+	LAMGO_FC_SENT,	  /* one round with the call beside the data (coll_base_check=1) */
 };
 
 /* A buffer argument's class in a key. */
@@ -68,11 +76,14 @@ struct lamgo_fcoll_key {
 };
 
 /* A call Go ran, and how. kernel: a reduction's element kind and op
- * (LAMGO_FC_KERNEL), 0 if C does not reduce it; group: its grouping. */
+ * (LAMGO_FC_KERNEL), 0 if C does not reduce it; group: its grouping;
+ * call: the call itself (coll.Comm.CallOf), which LAMGO_FC_SENT writes
+ * beside its digest in the area when the digest there is another. */
 struct lamgo_fcoll_entry {
 	struct lamgo_fcoll_key key;
 	int way, kernel, group;
 	uint64_t digest;
+	uint8_t call[LAMGO_FC_CALL_SIZE];
 };
 
 /* A reduction's kernel: element kind times 16 plus the op (MPI_MAX ..
@@ -99,6 +110,7 @@ struct lamgo_fcoll {
 	int32_t *lock; /* the communicator's lock (coll.Comm.LockWord) */
 	uint8_t *mem;
 	int n, me, chunk, segs, posts;
+	int call_at, call_stride, pools; /* shmem.OutsideArea's Calls, CallStride, Pools */
 	uint64_t *step, *syncs, *last_use, *seen_done;
 	int spin_polls;
 	int64_t spin_ns;

@@ -467,21 +467,37 @@ func (c *Comm) PutCall(b []byte) {
 // the calls with it alongside.
 func CallOp() *Op { return &minOp }
 
+// SentDigest returns the argument check's digest of the running
+// collective's call, when it sends its call with its data (SendsCall), and
+// counts as sending it: a module that leaves its call where the receivers
+// find it (shmem's area) writes the digest beside its data and the call
+// itself (PutCall) only when it changed, and a receiver compares the
+// digests, and the calls (JudgeCall) only when those differ.
+func (c *Comm) SentDigest() uint64 {
+	c.carry.state = carrySentOut
+	return c.sigDigest(c.carry.sig)
+}
+
 // JudgeCall compares the call in front of a message (b, the CallSize
 // bytes received; whole is false when the message had another size or
 // tag than expected) with this process's, and returns the error that
 // says how they differ, or nil.
 func (c *Comm) JudgeCall(b []byte, whole bool) error {
 	c.carry.state = carrySentOut
-	mine := c.sigVector(c.carry.sig)
+	return c.judgeCall(c.carry.sig, b, whole)
+}
+
+// judgeCall is JudgeCall for the call sig. c.mu is held.
+func (c *Comm) judgeCall(sig Sig, b []byte, whole bool) error {
+	mine := c.sigVector(sig)
 	if whole && string(mine) == string(b[:CallSize]) {
 		return nil
 	}
 	all := merge(decodeAgg(mine), decodeAgg(b[:CallSize]))
-	if err := c.judge(c.carry.sig, all, nil); err != nil {
+	if err := c.judge(sig, all, nil); err != nil {
 		return err
 	}
-	return Errorf(ErrOther, "%s: %s: a message of another call came", c.T.Name(), c.carry.sig.Kind)
+	return Errorf(ErrOther, "%s: %s: a message of another call came", c.T.Name(), sig.Kind)
 }
 
 // runSent runs a collective that sends its call with its data
@@ -489,8 +505,11 @@ func (c *Comm) JudgeCall(b []byte, whole bool) error {
 // carried check are. c.mu is held.
 func (c *Comm) runSent(sig Sig, f func(a *Actions) error) error {
 	c.carry = carry{state: carrySent, sig: sig}
+	if c.rec.on.Load() {
+		c.note(sig, WaySent, c.sigDigest(sig))
+	}
 	g := f
-	if c.nextSync() {
+	if !c.act.SentBounded && c.nextSync() {
 		g = func(a *Actions) error {
 			err := f(a)
 			if err2 := c.syncSent(sig, false); err == nil {

@@ -265,6 +265,14 @@ type Actions struct {
 	// send return without a round back. It does not fall back to
 	// lam_basic's.
 	SendsCall func(c *Comm, sig Sig) bool
+	// SentBounded says that the module's collectives that send their
+	// call bound by themselves how far the senders run ahead of the
+	// receivers (shmem: a writer waits for its buffer to be read before
+	// it writes it again), so the framework's flow control
+	// (coll_base_sent_sync) adds nothing to them. It must: processes that
+	// run some of those collectives without the framework (the C fast
+	// path) would count them differently.
+	SentBounded bool
 }
 
 // fill replaces a's nil functions with those of b.

@@ -32,6 +32,9 @@ const (
 	// the module itself (Actions.Agree); then the module ran the
 	// collective (the module says how: shmem.LastRound).
 	WayChecked
+	// WaySent: the module's collective sent the call with its data
+	// (coll_base_check=1, Actions.SendsCall); Digest is the call's.
+	WaySent
 )
 
 // LastCall is what Run recorded of the last collective it ran.
@@ -39,7 +42,7 @@ type LastCall struct {
 	Seq    uint64 // 1 for the first recorded, then one more for each
 	Sig    Sig
 	Way    Way
-	Digest uint64 // the argument check's digest of Sig (WayCarried, WayAgreed, WayChecked)
+	Digest uint64 // the argument check's digest of Sig (WayCarried, WayAgreed, WayChecked, WaySent)
 }
 
 // recorder is a communicator's record of its last collective.
@@ -85,3 +88,13 @@ func (c *Comm) UnlockOutside() { c.mu.Unlock() }
 // outside code that ran the collective of sig and found them different.
 // The caller holds the lock (LockWord).
 func (c *Comm) Differ(sig Sig) error { return c.differ(sig) }
+
+// CallOf writes the call sig into b[:CallSize] as PutCall does, for
+// outside code that sends the call of a collective it learnt (WaySent).
+// The caller holds the lock (LockOutside).
+func (c *Comm) CallOf(sig Sig, b []byte) { copy(b[:CallSize], c.sigVector(sig)) }
+
+// JudgeOutside is JudgeCall for outside code that ran the collective of
+// sig (WaySent) and received call, a call whose digest differs from its
+// own. The caller holds the lock (LockWord).
+func (c *Comm) JudgeOutside(sig Sig, call []byte) error { return c.judgeCall(sig, call, true) }

@@ -71,8 +71,10 @@ func TestCollLocal(t *testing.T) {
 	if r := l.run(ctx, "mpirun", "-ssi", "coll", "nosuch", "-np", "2", bin("testprog"), "coll"); r.code == 0 || !strings.Contains(r.stderr, "nosuch") {
 		t.Errorf("an unknown coll module: %v", r)
 	}
+	// Every process gets every error at coll_base_check=2; at 1 (the
+	// default) a small Bcast's root returns at once (TestCollSent).
 	for _, np := range []string{"2", "5"} {
-		if r := l.run(ctx, "mpirun", "-np", np, bin("testprog"), "collerr"); r.code != 0 || r.stdout != "collerr ok\n" {
+		if r := l.run(ctx, "mpirun", "-ssi", "coll_base_check", "2", "-np", np, bin("testprog"), "collerr"); r.code != 0 || r.stdout != "collerr ok\n" {
 			t.Errorf("collerr with %s ranks: %v", np, r)
 		}
 	}

@@ -35,6 +35,10 @@ import (
 //	         sleepers
 //	dones    one line per process: the last round it finished reading,
 //	         and its sleepers
+//	calls    per process, one line of segs digests (one per buffer: the
+//	         call whose data the buffer holds, at coll_base_check=1),
+//	         then segs calls (coll.CallSize bytes each), the one of each
+//	         digest, written only when the digest changed
 //	pools    per process, segs input buffers then segs output buffers
 //
 // Every flag is a 64-bit round number with a count of the processes
@@ -43,7 +47,7 @@ import (
 // a write wakes exactly the processes waiting for that flag.
 const (
 	line      = 128
-	magic     = 0x4c414d434f4c4c32 // "LAMCOLL2"
+	magic     = 0x4c414d434f4c4c33 // "LAMCOLL3"
 	offMagic  = 0
 	offN      = 8
 	offChunk  = 16
@@ -70,8 +74,14 @@ func newGeometry(n int, cfg config) geometry {
 func (g geometry) posts() int       { return (offDigest + 16*g.n + line - 1) / line * line }
 func (g geometry) postAt(i int) int { return g.posts() + i*line }
 func (g geometry) doneAt(i int) int { return g.posts() + (g.n+i)*line }
-func (g geometry) poolAt(i int) int { return g.posts() + 2*g.n*line + i*2*g.segs*g.chunk }
-func (g geometry) size() int        { return g.poolAt(g.n) }
+
+// callStride is the bytes of one process's calls: a line of digests (at
+// most 16 buffers), then the calls.
+func (g geometry) callStride() int   { return line + (g.segs*coll.CallSize+line-1)/line*line }
+func (g geometry) callsAt(i int) int { return g.posts() + 2*g.n*line + i*g.callStride() }
+func (g geometry) pools() int        { return g.callsAt(g.n) }
+func (g geometry) poolAt(i int) int  { return g.pools() + i*2*g.segs*g.chunk }
+func (g geometry) size() int         { return g.poolAt(g.n) }
 
 // flag is a round number in the area that one process raises and
 // others wait for, with the count of those asleep on it.
@@ -110,10 +120,11 @@ type area struct {
 	lastCheck time.Time
 
 	// How the last collective ran, for code outside Go (LastRound): it
-	// carried the argument check in one round; a reduction ran its rounds
-	// after a check of its own; a reduction's grouping.
-	lastOne, lastLoop bool
-	lastGroup         grouping
+	// carried the argument check in one round; it sent its call with its
+	// data; a reduction ran its rounds after a check of its own; a
+	// reduction's grouping.
+	lastOne, lastSent, lastLoop bool
+	lastGroup                   grouping
 
 	inputs [][]byte // a reduction round's inputs, one per process
 	regs   [][]byte // a reduction's scratch registers
@@ -131,6 +142,18 @@ func (a *area) in(i int, s uint64) []byte {
 func (a *area) out(i int, s uint64) []byte {
 	off := a.poolAt(i) + (a.segs+int(s%uint64(a.segs)))*a.chunk
 	return a.mem[off : off+a.chunk : off+a.chunk]
+}
+
+// callDigest and call are process i's digest and call beside its data of
+// round s (coll_base_check=1): written with the data, by the process that
+// claimed round s's buffer, so kept as long as the data are.
+func (a *area) callDigest(i int, s uint64) *atomic.Uint64 {
+	return a.u64(a.callsAt(i) + 8*int(s%uint64(a.segs)))
+}
+
+func (a *area) call(i int, s uint64) []byte {
+	off := a.callsAt(i) + line + int(s%uint64(a.segs))*coll.CallSize
+	return a.mem[off : off+coll.CallSize : off+coll.CallSize]
 }
 
 // minOp is the element-wise minimum of int64s, for the agreement of Init.

@@ -82,7 +82,7 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 // is proceed when the calls differ.
 func (a *area) carried(c *coll.Comm, oneRound bool) (digest uint64, ok, proceed bool, err error) {
 	digest, ok = c.Carry()
-	a.lastOne = ok && oneRound
+	a.lastOne, a.lastSent = ok && oneRound, false
 	if !ok || oneRound {
 		return digest, ok, true, nil
 	}
@@ -122,6 +122,89 @@ func (a *area) carriedRound(c *coll.Comm, digest uint64, writes bool, write func
 	return err
 }
 
+// sendsCall is shmem's coll.Actions.SendsCall: at coll_base_check=1 a
+// Bcast, Gather or Scatter of one round (carries) sends its call with its
+// data. The processes that write (a Bcast's and a Scatter's root, a
+// Gather's others) write their data and the digest of their call beside
+// it (and the call, when the digest there differs) and return; the
+// processes that read wait for those posts, compare the digests with
+// their own, and read the data when they agree, or return the error that
+// says how the calls differ (coll.Comm.JudgeCall, from the call beside
+// the digest), their buffers untouched. No synchronising round: nobody
+// waits for a process that only writes. The buffers' reuse is what makes
+// a writer that returned at once safe: it writes the same buffer again
+// (and its digest and call) only segs rounds later, once every process
+// finished the round that last used it (claim).
+func sendsCall(_ *coll.Comm, sig coll.Sig) bool {
+	switch sig.Kind {
+	case coll.Bcast, coll.Gather, coll.Scatter:
+		return true
+	}
+	return false
+}
+
+// postCall writes this process's call beside its data of round s (its
+// buffer claimed): the digest, and the call when the digest there is
+// another (the call of a digest never changes, so a repeated call writes
+// nothing).
+func (a *area) postCall(c *coll.Comm, s uint64) {
+	d := c.SentDigest()
+	if slot := a.callDigest(a.me, s); slot.Load() != d || d == 0 {
+		c.PutCall(a.call(a.me, s))
+		slot.Store(d)
+	}
+}
+
+// judgeCall compares process q's call of round s (posted) with this
+// process's: nil when they agree, else the error that says how they
+// differ.
+func (a *area) judgeCall(c *coll.Comm, q int, s uint64) error {
+	if a.callDigest(q, s).Load() == c.SentDigest() {
+		return nil
+	}
+	return c.JudgeCall(a.call(q, s), true)
+}
+
+// sentRound is the one round of a collective that sends its call with
+// its data (sendsCall): a process that writes claims the round's buffer,
+// write fills it, it posts the data and its call and returns; the others
+// wait for the posts of the processes from (each that writes, in rank
+// order) and read each one's data (read) whose call agrees with theirs.
+// The first error is returned (a Gather's root reads the blocks whose
+// calls agree).
+func (a *area) sentRound(c *coll.Comm, writes bool, from func(q int) bool, write func(in []byte), read func(q int, s uint64)) error {
+	a.lastOne, a.lastSent = false, true
+	s := a.next()
+	if writes {
+		if err := a.claim(s); err != nil {
+			return err
+		}
+		write(a.in(a.me, s))
+		a.postCall(c, s)
+		a.publish(a.posted[a.me], s)
+		a.finish(s)
+		return nil
+	}
+	var first error
+	for q := range a.n {
+		if q == a.me || !from(q) {
+			continue
+		}
+		if err := a.await(a.posted[q], s, q); err != nil {
+			return err
+		}
+		if err := a.judgeCall(c, q, s); err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		read(q, s)
+	}
+	a.finish(s)
+	return first
+}
+
 // large reports whether a Gather, Scatter or Alltoall moving size bytes
 // per process is lam_basic's. Through the area each copies every byte
 // twice, as the shared-memory rpis do below their single-copy size, but
@@ -156,6 +239,10 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
 	if a.largeCopy(len(buf)) {
 		return basic.Functions(c).Bcast(c, buf, root)
+	}
+	if c.SendsCall() {
+		return a.sentRound(c, a.me == root, func(q int) bool { return q == root }, func(in []byte) { copy(in, buf) },
+			func(q int, s uint64) { copy(buf, a.in(q, s)) })
 	}
 	digest, carry, proceed, err := a.carried(c, len(buf) <= a.chunk)
 	if !proceed {
@@ -199,6 +286,13 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	}
 	if a.large(m) {
 		return basic.Functions(c).Gather(c, send, recv, root)
+	}
+	if c.SendsCall() {
+		if a.me == root && send != nil {
+			copy(recv[a.me*m:(a.me+1)*m], send)
+		}
+		return a.sentRound(c, a.me != root, func(q int) bool { return q != root }, func(in []byte) { copy(in, send) },
+			func(q int, s uint64) { copy(recv[q*m:(q+1)*m], a.in(q, s)) })
 	}
 	digest, carry, proceed, err := a.carried(c, m <= a.chunk)
 	if !proceed {
@@ -262,6 +356,18 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 		return basic.Functions(c).Scatter(c, send, recv, root)
 	}
 	per := a.chunk / a.n
+	if c.SendsCall() {
+		if a.me == root && recv != nil {
+			copy(recv, send[a.me*m:(a.me+1)*m])
+		}
+		return a.sentRound(c, a.me == root, func(q int) bool { return q == root }, func(in []byte) {
+			for q := range a.n {
+				if q != root {
+					copy(in[q*per:], send[q*m:(q+1)*m])
+				}
+			}
+		}, func(q int, s uint64) { copy(recv, a.in(q, s)[a.me*per:a.me*per+m]) })
+	}
 	digest, carry, proceed, err := a.carried(c, m <= per)
 	if !proceed {
 		return err

@@ -35,9 +35,12 @@
 // carries the argument check in that round (coll.Actions.Carries): every
 // process writes its part and the digest of its call, arrives at a
 // synchronising round, and then compares the digests and reads; larger
-// ones check first (Agree, a synchronising round). Either way each
-// collective synchronises once: Bcast, Gather and Scatter wait for every
-// process, which without the check they do not.
+// ones check first (Agree, a synchronising round). At coll_base_check=1 a
+// Bcast, Gather or Scatter of one round sends its call with its data
+// instead (coll.Actions.SendsCall, sentRound): the writers leave the
+// digest of their call beside their data and return, and only the readers
+// compare, as lam_basic's receivers do; nobody waits for a process that
+// only writes.
 //
 // A waiting process polls, then yields the processor (sched_yield), then
 // sleeps on the flag it waits for (a futex), counted among the flag's
@@ -195,6 +198,11 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Allreduce: allreduce,
 		Agree:     agree,
 		Carries:   carries,
+		SendsCall: sendsCall,
+		// A writer claims its buffer before it writes (the done flags):
+		// no acknowledgements needed, and the C fast path, which runs
+		// these rounds without the framework, could not count them.
+		SentBounded: true,
 	}, nil
 }
 

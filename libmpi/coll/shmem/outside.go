@@ -9,15 +9,19 @@ import (
 
 // OutsideArea is where a communicator's area and this process's view of
 // it lie, for code outside Go that runs the collectives of one round
-// that carry the argument check (the C interface's fast path,
-// libmpi/capi/fastcoll.c) as the functions of colls.go do. Outside code
+// that carry the argument check or send the call with their data (the C
+// interface's fast path, libmpi/capi/fastcoll.c) as the functions of
+// colls.go do. Outside code
 // touches the view only while it holds the communicator's lock
 // (coll.Comm.LockWord), as Go does. The layout is area.go's.
 type OutsideArea struct {
 	Mem                       unsafe.Pointer
 	N, Me, Chunk, Segs, Posts int // Posts: the offset of the first post line
-	Step, Syncs               *uint64
-	LastUse, SeenDone         *uint64 // arrays of Segs and of N
+	// Calls: the offset of process 0's digests and calls (process i's are
+	// CallStride bytes further each); Pools: of process 0's buffers.
+	Calls, CallStride, Pools int
+	Step, Syncs              *uint64
+	LastUse, SeenDone        *uint64 // arrays of Segs and of N
 	// The pace of a wait before outside code hands it to Await: SpinPolls
 	// polls, then polling for SpinFor.
 	SpinPolls int
@@ -32,6 +36,7 @@ func Outside(c *coll.Comm) (OutsideArea, bool) {
 	}
 	return OutsideArea{
 		Mem: unsafe.Pointer(&a.mem[0]), N: a.n, Me: a.me, Chunk: a.chunk, Segs: a.segs, Posts: a.posts(),
+		Calls: a.callsAt(0), CallStride: a.callStride(), Pools: a.pools(),
 		Step: &a.step, Syncs: &a.syncs, LastUse: &a.lastUse[0], SeenDone: &a.seenDone[0],
 		SpinPolls: a.spinPolls, SpinFor: a.spinFor,
 	}, true
@@ -51,6 +56,9 @@ func AwaitOutside(c *coll.Comm, off, sleepers int, s uint64, who int) error {
 type Round struct {
 	// One: it carried the argument check in its one round.
 	One bool
+	// Sent: it sent its call with its data in its one round
+	// (coll_base_check=1, coll.WaySent).
+	Sent bool
 	// Loop: a Reduce or Allreduce that ran its rounds after an argument
 	// check of its own (coll.WayChecked).
 	Loop bool
@@ -74,7 +82,7 @@ func LastRound(c *coll.Comm) Round {
 	if !ok {
 		return Round{}
 	}
-	return Round{One: a.lastOne, Loop: a.lastLoop, Grouping: int(a.lastGroup)}
+	return Round{One: a.lastOne, Sent: a.lastSent, Loop: a.lastLoop, Grouping: int(a.lastGroup)}
 }
 
 // Mirror is the layout outside code must agree with, for its tests.
@@ -82,5 +90,6 @@ func Mirror() map[string]uint64 {
 	return map[string]uint64{
 		"line": line, "offSync": offSync, "offDigest": offDigest, "offReduce": offReduce, "offSleep": offSleep,
 		"smallReduce": smallReduce, "rankOrder": uint64(rightFold), "halving": uint64(halving),
+		"callSize": coll.CallSize,
 	}
 }

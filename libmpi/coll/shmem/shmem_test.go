@@ -240,26 +240,36 @@ func TestManyComms(t *testing.T) {
 	}
 }
 
-// Mismatched arguments are still reported with the check on.
+// Mismatched arguments are still reported with the check on: at
+// coll_base_check=2 by every process, at 1 (a small Bcast sends its call
+// with its data) by the process that received a call other than its own.
 func TestCheck(t *testing.T) {
-	w := world(t, make([]int32, 3))
-	errs := w.Each(func(r int) error {
-		c := w.Comm(r)
-		buf := coll.Buffer(8 * (1 + r%2))
-		return c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
-	})
-	for r, err := range errs {
-		var ce *coll.Error
-		if err == nil || !asColl(err, &ce) || ce.Class != coll.ErrCount {
-			t.Errorf("rank %d: %v, want a count mismatch", r, err)
+	for _, level := range []string{"1", "2"} {
+		w := world(t, make([]int32, 3), "coll_base_check", level)
+		errs := w.Each(func(r int) error {
+			c := w.Comm(r)
+			buf := coll.Buffer(8 * (1 + r%2))
+			return c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
+		})
+		for r, err := range errs {
+			var ce *coll.Error
+			if level == "1" && r != 1 {
+				if err != nil {
+					t.Errorf("level %s rank %d: %v, want no error", level, r, err)
+				}
+			} else if err == nil || !asColl(err, &ce) || ce.Class != coll.ErrCount {
+				t.Errorf("level %s rank %d: %v, want a count mismatch", level, r, err)
+			}
 		}
 	}
 }
 
 // Calls that differ, some carrying the check in their one round and some
-// checking first (larger, or a Barrier), fail on every process, leave the
-// buffers of a carried call untouched, and leave the processes in step:
-// a matching collective after them works.
+// checking first (larger, or a Barrier), fail on every process at
+// coll_base_check=2, leave the buffers of a carried call untouched, and
+// leave the processes in step: a matching collective after them works.
+// (At 1 a Bcast's root returns at once, and a process that waits for a
+// post the others' calls do not make waits: TestMismatchSent.)
 func TestCheckMixed(t *testing.T) {
 	const pool = "4096" // buffers of 2048 bytes (2 segments)
 	bcast := func(size int) func(c *coll.Comm) ([]byte, error) {
@@ -290,7 +300,7 @@ func TestCheckMixed(t *testing.T) {
 		{"kinds", []func(c *coll.Comm) ([]byte, error){allreduce, bcast(8), allreduce}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			w := world(t, make([]int32, len(tt.calls)), "coll_base_shmem_message_pool_size", pool, "coll_base_shmem_num_segments", "2")
+			w := world(t, make([]int32, len(tt.calls)), "coll_base_shmem_message_pool_size", pool, "coll_base_shmem_num_segments", "2", "coll_base_check", "2")
 			errs := w.Each(func(r int) error {
 				c := w.Comm(r)
 				for round := range 3 { // the buffers' ring turns over

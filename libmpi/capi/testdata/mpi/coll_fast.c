@@ -7,11 +7,13 @@
  * ops that wrap, float sums whose bits depend on the order (also past the
  * one round, against the Go path on a duplicate communicator), ops and types
  * C leaves to Go (MAX of double, MAXLOC); results checked against values
- * computed here; a Bcast and an Allreduce whose counts differ between the
- * processes after the C path has learnt the right call (every process gets the error, and
- * the communicator goes on). With an argument, "fast" or "slow", it also
- * checks whether the C path ran collectives (lamgo_fcoll_calls, not in
- * mpi.h). */
+ * computed here; a Bcast, a Gather and an Allreduce whose counts differ
+ * between the processes after the C path has learnt the right call (the
+ * processes that receive data of another call get the error, every
+ * process with a second argument "check2", for coll_base_check=2, and of
+ * the Allreduce; the communicator goes on). With an argument, "fast" or
+ * "slow", it also checks whether the C path ran collectives
+ * (lamgo_fcoll_calls, not in mpi.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,15 +276,59 @@ int main(int argc, char **argv)
 		}
 	reduce_ref(10000, 1, MPI_DOUBLE, MPI_SUM, 0);
 	MPI_Comm_free(&dup);
-	/* A Bcast whose counts differ, once the right call was learnt: every
-	 * process gets an error; then the communicator goes on. */
+	/* A Bcast whose counts differ, once the right call was learnt: at
+	 * coll_base_check=1 the processes that receive the root's data of
+	 * another call get an error (the last, whose call is new, in Go; then
+	 * every one but the root, in C: the root's call is the new one), at 2
+	 * every process; then the communicator goes on. */
+	int check2 = argc > 2 && strcmp(argv[2], "check2") == 0;
 	int buf[8] = {0};
 	for (int r = 0; r < 3; r++)
 		CHECK(MPI_Bcast(buf, 4, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "bcast before");
 	int rc = MPI_Bcast(buf, rank == size - 1 ? 5 : 4, MPI_INT, 0, MPI_COMM_WORLD);
-	CHECK(rc != MPI_SUCCESS, "a Bcast whose counts differ succeeded on rank %d", rank);
+	if (check2 || rank == size - 1)
+		CHECK(rc == MPI_ERR_COUNT, "a Bcast whose counts differ gave %d on rank %d", rc, rank);
+	else
+		CHECK(rc == MPI_SUCCESS, "a Bcast whose count was the root's failed on rank %d: %d", rank, rc);
+	for (int r = 0; r < 3; r++)
+		bcast(4, 0, r);
+	unsigned long long before = lamgo_fcoll_calls();
+	buf[0] = rank == 0 ? 77 : -1;
+	rc = MPI_Bcast(buf, rank == 0 ? 5 : 4, MPI_INT, 0, MPI_COMM_WORLD);
+	if (check2 || rank != 0)
+		CHECK(rc == MPI_ERR_COUNT, "a Bcast whose root's count differs gave %d on rank %d", rc, rank);
+	else
+		CHECK(rc == MPI_SUCCESS, "the root of a Bcast whose root's count differs failed: %d", rc);
+	if (rank != 0 && !check2)
+		CHECK(buf[0] == -1, "a Bcast of another call wrote the buffer on rank %d: %d", rank, buf[0]);
+	if (argc > 1 && strcmp(argv[1], "fast") == 0 && rank != 0)
+		CHECK(lamgo_fcoll_calls() > before, "the Bcast of a learnt call did not run in C on rank %d", rank);
 	for (int r = 0; r < 3; r++) {
 		bcast(4, 0, r);
+		reduce_int(2, 0, r, 1, 0, MPI_SUM);
+	}
+	/* A Gather whose counts differ: its root (in C, its call learnt) gets
+	 * the error, and the blocks of the calls that agree. */
+	int gs[3] = {rank, rank, rank}, gr[8 * 2];
+	for (int r = 0; r < 3; r++)
+		CHECK(MPI_Gather(gs, 2, MPI_INT, gr, 2, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "gather before");
+	for (int i = 0; i < 2 * size; i++)
+		gr[i] = -1;
+	before = lamgo_fcoll_calls();
+	rc = MPI_Gather(gs, rank == size - 1 ? 3 : 2, MPI_INT, gr, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	if (check2 || rank == 0)
+		CHECK(rc == MPI_ERR_COUNT, "a Gather whose counts differ gave %d on rank %d", rc, rank);
+	else
+		CHECK(rc == MPI_SUCCESS, "a sender of a Gather whose counts differ failed on rank %d: %d", rank, rc);
+	if (rank == 0 && !check2) {
+		for (int p = 0; p < size - 1; p++)
+			CHECK(gr[2 * p] == p && gr[2 * p + 1] == p, "gather with one count wrong: block %d is %d %d", p, gr[2 * p], gr[2 * p + 1]);
+		CHECK(gr[2 * (size - 1)] == -1, "gather with one count wrong: the block of another call was written");
+		if (argc > 1 && strcmp(argv[1], "fast") == 0)
+			CHECK(lamgo_fcoll_calls() > before, "the Gather of a learnt call did not run in C at its root");
+	}
+	for (int r = 0; r < 3; r++) {
+		gather(2, 0, r, 0);
 		reduce_int(2, 0, r, 1, 0, MPI_SUM);
 	}
 	/* And an Allreduce past the one round (its check a round of its own). */

@@ -1,0 +1,389 @@
+package shmem_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/colltest"
+)
+
+// At coll_base_check=1 a Bcast, Gather or Scatter of one round sends its
+// call with its data through the area: the processes that read a post of
+// another call return the error (the class level 2 gives), the others
+// nil, and the processes stay in step: matching collectives after it
+// work. At 2 every process returns the error.
+func TestMismatchSent(t *testing.T) {
+	const n, bad = 5, 3
+	const fill = 0x5a
+	// Each case's call, by rank; it reports the receive buffer to check
+	// (nil: none) and the call's error.
+	bcast := func(size func(r int) int, kind func(r int) coll.Kind) func(c *coll.Comm) ([]byte, error) {
+		return func(c *coll.Comm) ([]byte, error) {
+			r := c.Rank()
+			buf := coll.Buffer(size(r))
+			for i := range buf {
+				buf[i] = fill
+			}
+			if r == 0 {
+				copy(buf, colltest.Ints(0, len(buf)/8))
+			}
+			if kind(r) == coll.Scatter { // 8 bytes per process, the root's n blocks
+				var send []byte
+				if r == 0 {
+					send = colltest.Ints(0, n)
+				}
+				err := c.Run(coll.Sig{Kind: coll.Scatter, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Scatter(c, send, buf, 0) })
+				return buf, err
+			}
+			err := c.Run(coll.Sig{Kind: coll.Bcast, Send: int64(len(buf))}, func(a *coll.Actions) error { return a.Bcast(c, buf, 0) })
+			return buf, err
+		}
+	}
+	eight := func(int) int { return 8 }
+	badSize := func(r int) int {
+		if r == bad {
+			return 16
+		}
+		return 8
+	}
+	always := func(k coll.Kind) func(int) coll.Kind { return func(int) coll.Kind { return k } }
+	badKind := func(r int) coll.Kind {
+		if r == bad {
+			return coll.Scatter
+		}
+		return coll.Bcast
+	}
+	only := func(rank int, class coll.Class) func(r int) coll.Class {
+		return func(r int) coll.Class {
+			if r == rank {
+				return class
+			}
+			return -1
+		}
+	}
+	every := func(class coll.Class) func(int) coll.Class { return func(int) coll.Class { return class } }
+	gather := func(c *coll.Comm) ([]byte, error) {
+		r := c.Rank()
+		var recv []byte
+		if r == 0 {
+			recv = coll.Buffer(n * 8)
+			for i := range recv {
+				recv[i] = fill
+			}
+		}
+		k := badSize(r) / 8
+		err := c.Run(coll.Sig{Kind: coll.Gather, Send: int64(8 * k)}, func(a *coll.Actions) error {
+			return a.Gather(c, colltest.Ints(r, k), recv, 0)
+		})
+		return recv, err
+	}
+	scatterType := func(c *coll.Comm) ([]byte, error) {
+		r := c.Rank()
+		var send []byte
+		if r == 0 {
+			send = colltest.Ints(0, n)
+		}
+		s := coll.Sig{Kind: coll.Scatter, Send: 8}
+		if r == bad {
+			s.Type = 2
+		}
+		recv := coll.Buffer(8)
+		for i := range recv {
+			recv[i] = fill
+		}
+		return recv, c.Run(s, func(a *coll.Actions) error { return a.Scatter(c, send, recv, 0) })
+	}
+	for _, tt := range []struct {
+		name  string
+		level string
+		call  func(c *coll.Comm) ([]byte, error)
+		want  func(r int) coll.Class // -1: no error
+	}{
+		{"bcast size", "1", bcast(badSize, always(coll.Bcast)), only(bad, coll.ErrCount)},
+		{"bcast size", "2", bcast(badSize, always(coll.Bcast)), every(coll.ErrCount)},
+		{"bcast or scatter", "1", bcast(eight, badKind), only(bad, coll.ErrOther)},
+		{"gather size", "1", gather, only(0, coll.ErrCount)},
+		{"gather size", "2", gather, every(coll.ErrCount)},
+		{"scatter type", "1", scatterType, only(bad, coll.ErrType)},
+		{"scatter type", "2", scatterType, every(coll.ErrType)},
+	} {
+		t.Run(tt.name+"/check="+tt.level, func(t *testing.T) {
+			w := world(t, make([]int32, n), "coll_base_check", tt.level, "coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2")
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				for round := range 3 { // the buffers' ring turns over
+					buf, err := tt.call(c)
+					want := tt.want(r)
+					switch {
+					case want < 0 && err != nil:
+						return fmt.Errorf("round %d: %w", round, err)
+					case want >= 0 && colltest.ClassOf(err) != want:
+						return fmt.Errorf("round %d: %v, want class %d", round, err, want)
+					}
+					switch {
+					case want >= 0 && r != 0:
+						// A receiver's buffer is left as it was.
+						for i, b := range buf {
+							if b != fill {
+								return fmt.Errorf("round %d: the failed call wrote byte %d of its buffer", round, i)
+							}
+						}
+					case tt.name == "gather size" && r == 0:
+						// The root has the blocks of the calls that agreed.
+						for q := range n {
+							got := colltest.I64(buf[q*8:])[0]
+							if q == bad && tt.level == "1" && got != colltest.I64([]byte{fill, fill, fill, fill, fill, fill, fill, fill})[0] {
+								return fmt.Errorf("round %d: block %d of another call was written", round, q)
+							}
+							if q != bad && tt.level == "1" && got != colltest.Val(q, 0) {
+								return fmt.Errorf("round %d: block %d is %d", round, q, got)
+							}
+						}
+					}
+					// In step: a matching Allreduce and a Bcast from
+					// another root.
+					send, sum := colltest.Ints(r, 1), coll.Buffer(8)
+					if err := c.Run(coll.Sig{Kind: coll.Allreduce, Send: 8, Op: 1}, func(a *coll.Actions) error { return a.Allreduce(c, send, sum, &colltest.Sum) }); err != nil {
+						return fmt.Errorf("round %d: the Allreduce after: %w", round, err)
+					}
+					want0 := int64(0)
+					for q := range n {
+						want0 += colltest.Val(q, 0)
+					}
+					if got := colltest.I64(sum)[0]; got != want0 {
+						return fmt.Errorf("round %d: the Allreduce after: %d, want %d", round, got, want0)
+					}
+					b := coll.Buffer(16)
+					if r == 2 {
+						copy(b, colltest.Ints(2, 2))
+					}
+					if err := c.Run(coll.Sig{Kind: coll.Bcast, Root: 2, Send: 16}, func(a *coll.Actions) error { return a.Bcast(c, b, 2) }); err != nil {
+						return fmt.Errorf("round %d: the Bcast after: %w", round, err)
+					}
+					if got := colltest.I64(b); got[0] != colltest.Val(2, 0) || got[1] != colltest.Val(2, 1) {
+						return fmt.Errorf("round %d: the Bcast after: %v", round, got)
+					}
+				}
+				return nil
+			})
+			w.Check(t, errs)
+		})
+	}
+}
+
+// At coll_base_check=1 a process that only writes returns without waiting
+// for the others: a Bcast's and a Scatter's root, a Gather's other
+// processes finish before the others have called (a wait for them would
+// hang here), three times in a row.
+func TestSentReturns(t *testing.T) {
+	for _, n := range []int{2, 3, 5, 8} {
+		for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+			t.Run(fmt.Sprintf("%s/n=%d", kind, n), func(t *testing.T) {
+				const root, ops = 1, 3 // fewer than the buffers: a writer waits for nobody
+				w := world(t, make([]int32, n))
+				// The area is set up by every process first.
+				comms := make([]*coll.Comm, n)
+				w.Check(t, w.Each(func(r int) error {
+					c := w.Comm(r)
+					comms[r] = c
+					return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
+				}))
+				sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+				errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
+					c := comms[r]
+					for op := range ops {
+						if err := oneRooted(c, kind, root, 8, op); err != nil {
+							return fmt.Errorf("op %d: %w", op, err)
+						}
+					}
+					return nil
+				})
+				w.Check(t, errs)
+			})
+		}
+	}
+}
+
+// val is byte i of process r's data in operation op.
+func val(op, r, i int) byte { return byte(op*131 + r*29 + i*7 + 1) }
+
+// oneRooted runs a Bcast, Gather or Scatter of size bytes per process
+// from root, operation op's data, and checks every byte this process
+// received.
+func oneRooted(c *coll.Comm, kind coll.Kind, root, size, op int) error {
+	n, r := c.Size(), c.Rank()
+	data := func(q, lo int, b []byte) {
+		for i := range b {
+			b[i] = val(op, q, lo+i)
+		}
+	}
+	check := func(what string, q, lo int, b []byte) error {
+		for i, x := range b {
+			if want := val(op, q, lo+i); x != want {
+				return fmt.Errorf("%s root %d size %d: byte %d of process %d's data is %d, want %d", what, root, size, lo+i, q, x, want)
+			}
+		}
+		return nil
+	}
+	sig := coll.Sig{Kind: kind, Root: root, Send: int64(size)}
+	switch kind {
+	case coll.Bcast:
+		buf := coll.Buffer(size)
+		if r == root {
+			data(root, 0, buf)
+		}
+		if err := c.Run(sig, func(a *coll.Actions) error { return a.Bcast(c, buf, root) }); err != nil {
+			return err
+		}
+		return check("bcast", root, 0, buf)
+	case coll.Gather:
+		send := coll.Buffer(size)
+		data(r, 0, send)
+		var recv []byte
+		if r == root {
+			recv = coll.Buffer(n * size)
+		}
+		if err := c.Run(sig, func(a *coll.Actions) error { return a.Gather(c, send, recv, root) }); err != nil {
+			return err
+		}
+		if r == root {
+			for q := range n {
+				if err := check("gather", q, 0, recv[q*size:(q+1)*size]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case coll.Scatter:
+		var send []byte
+		if r == root {
+			send = coll.Buffer(n * size)
+			for q := range n {
+				data(q, 0, send[q*size:(q+1)*size])
+			}
+		}
+		recv := coll.Buffer(size)
+		if err := c.Run(sig, func(a *coll.Actions) error { return a.Scatter(c, send, recv, root) }); err != nil {
+			return err
+		}
+		return check("scatter", r, 0, recv)
+	}
+	return fmt.Errorf("no such rooted collective %s", kind)
+}
+
+// Many rooted collectives back to back, whose writers return at once, of
+// other data, roots and sizes each time (one round, several, or
+// lam_basic's), mixed with Barriers, Allreduces and Allgathers, at 2 to 5
+// processes with the default buffers and with 2 small ones (a writer
+// reuses each every other round), some processes late now and then:
+// every byte every process receives is checked, at coll_base_check=1 and
+// 0.
+func TestSentBackToBack(t *testing.T) {
+	const ops = 400
+	for _, n := range []int{2, 3, 4, 5} {
+		for _, params := range [][]string{nil, {"coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"},
+			{"coll_base_check", "0", "coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"}} {
+			t.Run(fmt.Sprintf("n=%d/%v", n, params), func(t *testing.T) {
+				w := world(t, make([]int32, n), params...)
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					seq := rand.New(rand.NewPCG(uint64(n), 7))              // the same calls on every process
+					late := rand.New(rand.NewPCG(uint64(n), uint64(r)+100)) // this process's delays
+					sizes := []int{1, 8, 24, 200, 700, 2048, 5000}
+					for op := range ops {
+						if late.IntN(8) == 0 {
+							for range late.IntN(50) {
+								runtime.Gosched()
+							}
+						}
+						size, root := sizes[seq.IntN(len(sizes))], seq.IntN(n)
+						var err error
+						switch k := seq.IntN(10); {
+						case k < 3:
+							err = oneRooted(c, coll.Bcast, root, size, op)
+						case k < 5:
+							err = oneRooted(c, coll.Gather, root, size, op)
+						case k < 7:
+							err = oneRooted(c, coll.Scatter, root, size, op)
+						case k == 7:
+							err = c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
+						case k == 8:
+							send, sum := colltest.Ints(r+op, 3), coll.Buffer(24)
+							err = c.Run(coll.Sig{Kind: coll.Allreduce, Send: 24, Op: 1}, func(a *coll.Actions) error { return a.Allreduce(c, send, sum, &colltest.Sum) })
+							for i := 0; err == nil && i < 3; i++ {
+								want := int64(0)
+								for q := range n {
+									want += colltest.Val(q+op, i)
+								}
+								if got := colltest.I64(sum)[i]; got != want {
+									err = fmt.Errorf("allreduce: element %d is %d, want %d", i, got, want)
+								}
+							}
+						default:
+							send, recv := coll.Buffer(size), coll.Buffer(n*size)
+							for i := range send {
+								send[i] = val(op, r, i)
+							}
+							err = c.Run(coll.Sig{Kind: coll.Allgather, Send: int64(size)}, func(a *coll.Actions) error { return a.Allgather(c, send, recv) })
+							for q := 0; err == nil && q < n; q++ {
+								for i := range size {
+									if recv[q*size+i] != val(op, q, i) {
+										err = fmt.Errorf("allgather size %d: byte %d of process %d's block is wrong", size, i, q)
+										break
+									}
+								}
+							}
+						}
+						if err != nil {
+							return fmt.Errorf("op %d: %w", op, err)
+						}
+					}
+					return c.Free()
+				})
+				w.Check(t, errs)
+			})
+		}
+	}
+}
+
+// shmem's collectives that send their call bound the senders through the
+// area (coll.Actions.SentBounded): even with the framework's flow control
+// at every call (coll_base_sent_sync=1) they send no point-to-point
+// message — the C fast path, which runs these rounds without the
+// framework, could not count acknowledgements the way Go does.
+func TestSentNoAcks(t *testing.T) {
+	const n, ops = 4, 50
+	w := world(t, make([]int32, n), "coll_base_sent_sync", "1")
+	var before, after [n]int
+	errs := w.Each(func(r int) error {
+		c := w.Comm(r)
+		if err := oneRooted(c, coll.Bcast, 0, 8, 0); err != nil { // sets the area up
+			return err
+		}
+		if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+			return err
+		}
+		before[r], _ = w.Messages(r)
+		for op := range ops {
+			kind := []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter}[op%3]
+			if err := oneRooted(c, kind, op%n, 8, op+1); err != nil {
+				return fmt.Errorf("op %d (%s): %w", op, kind, err)
+			}
+		}
+		after[r], _ = w.Messages(r)
+		if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+			return err
+		}
+		return c.Free()
+	})
+	w.Check(t, errs)
+	for r := range n {
+		if d := after[r] - before[r]; d != 0 {
+			t.Errorf("rank %d sent %d point-to-point messages in %d small rooted collectives", r, d, ops)
+		}
+	}
+}
