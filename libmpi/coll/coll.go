@@ -187,9 +187,10 @@ type Sharer interface {
 	// PID is the process id of a rank of the local group (0 if unknown),
 	// so that a module can notice a peer that died.
 	PID(rank int) int
-	// NodeProcs is how many processes of the job run on this node (a
-	// waiter that shares the processors with more should not spin).
-	NodeProcs() int
+	// Oversubscribed says that the job's processes of this node
+	// outnumber the processors they may run on (the union of their
+	// affinity masks): a waiter then should not spin.
+	Oversubscribed() bool
 }
 
 // Receiver is implemented by transports with a blocking receive cheaper

@@ -47,7 +47,7 @@ type collState struct {
 func (c *Comm) collComm() *coll.Comm {
 	c.cs.once.Do(func() {
 		t := &colladapter.Transport{Engine: st.engine, Comm: c.view(), Nodes: st.nodes, Label: c.name, Owner: collOwner{c},
-			Shared: st.proc.Shared, PIDs: st.proc.PIDs}
+			Shared: st.proc.Shared, PIDs: st.proc.PIDs, Oversub: st.proc.Oversubscribed}
 		if c.inter != nil {
 			t.Remote = c.inter.remote
 		}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -230,15 +231,16 @@ func (t *transport) SharedPath() string {
 // PID is the pid of every process: they are goroutines of this one.
 func (t *transport) PID(int) int { return os.Getpid() }
 
-// NodeProcs counts the world's processes on this one's node.
-func (t *transport) NodeProcs() int {
+// Oversubscribed says whether the world's processes on this one's node
+// (goroutines of this process) outnumber the processors.
+func (t *transport) Oversubscribed() bool {
 	n := 0
 	for _, node := range t.w.nodes {
 		if node == t.Node(t.rank) {
 			n++
 		}
 	}
-	return n
+	return n > runtime.NumCPU()
 }
 
 func (t *transport) Rank() int          { return t.rank }

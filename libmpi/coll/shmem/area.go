@@ -271,7 +271,7 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 	// round each way), and in a collective every process waits for
 	// others. Others spin a while first. Both sleep after yieldFor.
 	a.spinPolls, a.spinFor, a.yieldFor = 4096, 200*time.Microsecond, 10*time.Millisecond
-	if max(n, sh.NodeProcs()) > runtime.NumCPU() {
+	if sh.Oversubscribed() {
 		a.spinPolls, a.spinFor = 16, 0
 	}
 	return a

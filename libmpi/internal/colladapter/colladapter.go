@@ -38,6 +38,9 @@ type Transport struct {
 	// share ("" outside a job), and PIDs the world ranks' process ids.
 	Shared string
 	PIDs   []int32
+	// Oversub says that the job's processes of this node outnumber the
+	// processors they may run on (wireup.Process.Oversubscribed).
+	Oversub bool
 }
 
 var _ interface {
@@ -78,17 +81,9 @@ func (t *Transport) PID(r int) int {
 	return int(t.PIDs[t.Comm.Group[r]])
 }
 
-// NodeProcs counts the job's processes on this process's node.
-func (t *Transport) NodeProcs() int {
-	me := t.Node(t.Comm.Rank)
-	n := 0
-	for _, node := range t.Nodes {
-		if node == me {
-			n++
-		}
-	}
-	return n
-}
+// Oversubscribed says that the job's processes of this node outnumber
+// the processors they may run on.
+func (t *Transport) Oversubscribed() bool { return t.Oversub }
 
 func (t *Transport) Split(color, key int) (*coll.Comm, error) { return t.Owner.Split(color, key) }
 func (t *Transport) Local() *coll.Comm                        { return t.Owner.Local() }

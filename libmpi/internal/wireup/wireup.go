@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -35,6 +34,10 @@ type Process struct {
 	// process started alone), PIDs the world ranks' process ids.
 	Shared string
 	PIDs   []int32
+	// Oversubscribed says that the job's processes on this node
+	// outnumber the processors they may run on (cpus.go): waiters then
+	// yield at once instead of spinning.
+	Oversubscribed bool
 
 	client    *lamclient.Client // nil for a world of one
 	watch     *lamdWatch        // ends the process if client closes under it
@@ -156,15 +159,16 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, AppNum: appNum(), client: cl, watch: watch, transport: t, job: job,
 		oob: oob, cr: crs, Shared: shared, PIDs: make([]int32, size)}
 	crs.procs, crs.in = table.Procs, make(chan drainMsg, 64)
-	onNode := 0
+	var local []int
 	for i, pr := range table.Procs {
 		peers[i] = rpi.Peer{Rank: i, Node: pr.Node, Addr: pr.Addr}
 		p.Nodes[i] = pr.Node
 		p.PIDs[i] = pr.PID
 		if pr.Node == nodes.Self {
-			onNode++
+			local = append(local, int(pr.PID))
 		}
 	}
+	p.Oversubscribed = len(local) > nodeCPUs(local)
 	links, err := t.Connect(ctx, peers, table.Secret)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the other processes: %w", err)
@@ -173,7 +177,7 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	if pc, ok := t.(rpi.Pacer); ok {
 		cfg.Pace = pc.Pace()
 	}
-	if onNode > runtime.NumCPU() {
+	if p.Oversubscribed {
 		cfg.Pace = cfg.Pace.Oversubscribed()
 	}
 	cfg.Waiter, _ = t.(rpi.Waiter)
