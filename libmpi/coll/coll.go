@@ -683,7 +683,7 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 				if sig.Err != nil {
 					// Nobody waits for a round back from it, but for
 					// the acknowledgement of the flow control.
-					if c.nextSync() {
+					if !c.act.SentBounded && c.nextSync() {
 						c.runAsCheck(sig, func(*Actions) error { return c.syncSent(sig, true) })
 					}
 					return sig.Err

@@ -15,6 +15,7 @@ func TestDtypesLocal(t *testing.T) {
 	for _, args := range [][]string{
 		{"-np", "1"},
 		{"-np", "3"},
+		{"-ssi", "coll_base_check", "2", "-np", "3"},
 		{"-ssi", "rpi", "tcp", "-np", "4"},
 		{"-ssi", "rpi", "lamd", "-np", "2"},
 	} {

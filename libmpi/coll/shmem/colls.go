@@ -60,6 +60,15 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 		return false
 	}
 	b := int(sig.Send)
+	if sig.Err != nil && b <= 0 {
+		// This process's own argument error left its size unknown (a
+		// null datatype): as lam_basic does, take the path of a small
+		// call, so that at coll_base_check=1 a collective that sends its
+		// call returns the error at once (the others do not wait for
+		// this process), and otherwise the process meets the others'
+		// synchronising round with its error.
+		return true
+	}
 	if b <= 0 || a.large(b) {
 		return false
 	}
