@@ -509,7 +509,7 @@ func (c *Comm) runSent(sig Sig, f func(a *Actions) error) error {
 		c.note(sig, WaySent, c.sigDigest(sig))
 	}
 	g := f
-	if !c.act.SentBounded && c.nextSync() {
+	if c.nextSync() {
 		g = func(a *Actions) error {
 			err := f(a)
 			if err2 := c.syncSent(sig, false); err == nil {
@@ -553,10 +553,15 @@ func (c *Comm) runAsCheck(sig Sig, f func(a *Actions) error) (uint8, error) {
 // bytes per process every so many calls.
 
 // nextSync counts a collective that sends its call and reports whether
-// it is one that ends with the acknowledgement. c.mu is held (a view:
-// the nonblocking ones are counted apart, in the order this process
-// starts them, which MPI has every process keep alike).
+// it is one that ends with the acknowledgement; a module whose own
+// collectives bound their senders (Actions.SentBounded) has none, and
+// counts none. c.mu is held (a view: the nonblocking ones are counted
+// apart, in the order this process starts them, which MPI has every
+// process keep alike).
 func (c *Comm) nextSync() bool {
+	if c.act.SentBounded {
+		return false
+	}
 	k := uint64(c.Params.SentSync)
 	if c.nbSent != nil { // a view: a nonblocking collective
 		return k > 0 && c.nbSent.Add(1)%k == 0
@@ -573,36 +578,45 @@ func (c *Comm) nextSync() bool {
 // (own) sends its acknowledgements and waits for none. c.mu is held and
 // c.tag is the collective's.
 func (c *Comm) syncSent(sig Sig, own bool) error {
-	n, r, root := c.Size(), c.Rank(), sig.Root
-	if root < 0 || root >= n {
-		return nil // a bad root: the process's own error
-	}
-	toRoot := sig.Kind == Gather || sig.Kind == Reduce
 	var first error
 	note := func(err error) {
 		if first == nil {
 			first = err
 		}
 	}
+	acks(sig, c.Size(), c.Rank(), own, func(i int) { note(c.Send(nil, i)) }, func(i int) {
+		_, err := c.RecvAny(nil, i)
+		note(err)
+	})
+	return first
+}
+
+// acks calls send for each peer this process (rank r of n) acknowledges
+// to at the end of a collective that sends its call (syncSent), and recv
+// for each it waits for; a process whose own arguments were wrong (own)
+// waits for none, and a bad root makes none.
+func acks(sig Sig, n, r int, own bool, send, recv func(peer int)) {
+	root := sig.Root
+	if root < 0 || root >= n {
+		return // a bad root: the process's own error
+	}
+	toRoot := sig.Kind == Gather || sig.Kind == Reduce
 	switch {
 	case toRoot && r == root:
 		for i := range n {
 			if i != r {
-				note(c.Send(nil, i))
+				send(i)
 			}
 		}
 	case toRoot && !own:
-		_, err := c.RecvAny(nil, root)
-		note(err)
+		recv(root)
 	case !toRoot && r != root:
-		note(c.Send(nil, root))
+		send(root)
 	case !toRoot && !own:
 		for i := range n {
 			if i != r {
-				_, err := c.RecvAny(nil, i)
-				note(err)
+				recv(i)
 			}
 		}
 	}
-	return first
 }

@@ -660,10 +660,7 @@ const UserOp = 31
 // checks the arguments with the other processes (coll_base_check), runs f
 // with the communicator's functions, and reports the first mismatch seen.
 func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
-	if c.Empty(sig) {
-		return nil
-	}
-	if sig.Err == nil && zeroSize(c, sig) { // nothing to move (and the way is being recorded)
+	if sig.Err == nil && zeroSize(c, sig) { // nothing to move (Empty, unless the way is recorded)
 		if c.rec.on.Load() {
 			c.mu.Lock()
 			c.note(sig, WayZero, 0)
@@ -683,7 +680,7 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 				if sig.Err != nil {
 					// Nobody waits for a round back from it, but for
 					// the acknowledgement of the flow control.
-					if !c.act.SentBounded && c.nextSync() {
+					if c.nextSync() {
 						c.runAsCheck(sig, func(*Actions) error { return c.syncSent(sig, true) })
 					}
 					return sig.Err

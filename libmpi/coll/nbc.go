@@ -314,31 +314,12 @@ func (v *Comm) startSent(sig Sig, f func(a *Actions) error, sync bool) {
 // count of the nonblocking collectives that send their call (nextSync).
 // An Iallreduce needs none: every process receives.
 func (v *Comm) syncSentSteps(sig Sig, own bool) {
-	n, r, root := v.Size(), v.Rank(), sig.Root
-	if sig.Kind == Allreduce || root < 0 || root >= n {
+	if sig.Kind == Allreduce || sig.Root < 0 || sig.Root >= v.Size() {
 		return
 	}
 	s := v.sched
 	s.Next()
-	toRoot := sig.Kind == Gather || sig.Kind == Reduce
-	switch {
-	case toRoot && r == root:
-		for i := range n {
-			if i != r {
-				s.Send(v, nil, i)
-			}
-		}
-	case toRoot && !own:
-		s.RecvAny(v, nil, root)
-	case !toRoot && r != root:
-		s.Send(v, nil, root)
-	case !toRoot && !own:
-		for i := range n {
-			if i != r {
-				s.RecvAny(v, nil, i)
-			}
-		}
-	}
+	acks(sig, v.Size(), v.Rank(), own, func(i int) { s.Send(v, nil, i) }, func(i int) { s.RecvAny(v, nil, i) })
 }
 
 // Launch starts the schedule built on the view v: Start's last step,

@@ -113,9 +113,7 @@ func (p *Progress) sync() (live, watched int) {
 // is waiting for (the caller advances them), and parks while every
 // schedule under way has one.
 func (p *Progress) run() {
-	p.mu.Lock()
-	p.sync()
-	p.mu.Unlock()
+	p.resync()
 	for {
 		for _, s := range p.watch {
 			if s.waiters.Load() == 0 {
