@@ -493,7 +493,7 @@ static int fc_sent(const struct lamgo_fcoll_entry *e, int slot, const struct fc_
 			if (judged)
 				continue; /* Go said what differs for the first */
 			judged = 1;
-			if ((first = lamgo_fcoll_judge(slot, fc_call_off(q) + LAMGO_FC_LINE + (int)(s % (uint64_t)a->segs) * LAMGO_FC_CALL_SIZE)) != MPI_SUCCESS)
+			if ((first = lamgo_fcoll_judge(slot, (int)(fc_call(q, s) - a->mem))) != MPI_SUCCESS)
 				continue;
 		}
 		fc_read_sent(c, q, s);
