@@ -104,22 +104,29 @@ func main() {
 		}()
 	}
 	var op func(size int) error
+	// Every byte of every buffer is written before timing: a fresh
+	// allocation's pages are not yet the process's own (each reads as the
+	// kernel's one zero page, always in cache), which would flatter every
+	// collective that reads a buffer it never wrote.
+	var buffers [][]byte
 	n := c.Size()
 	switch mode {
 	case "allreduce":
 		send, recv := make([]float32, *maxSize/4), make([]float32, *maxSize/4)
 		for i := range send {
-			send[i] = float32(rank + i%7)
+			send[i], recv[i] = float32(rank+i%7), -1
 		}
 		op = func(size int) error { return mpi.Allreduce(c, send[:size/4], recv[:size/4], mpi.Sum) }
 	case "bcast":
 		buf := make([]byte, *maxSize)
+		buffers = append(buffers, buf)
 		op = func(size int) error { return mpi.Bcast(c, buf[:size], 0) }
 	case "barrier":
 		sizes = []int{0}
 		op = func(int) error { return mpi.Barrier(c) }
 	case "gather", "scatter":
 		block, all := make([]byte, *maxSize), make([]byte, n**maxSize)
+		buffers = append(buffers, block, all)
 		op = func(size int) error {
 			var whole []byte
 			if rank == 0 {
@@ -132,14 +139,16 @@ func main() {
 		}
 	case "allgather":
 		block, all := make([]byte, *maxSize), make([]byte, n**maxSize)
+		buffers = append(buffers, block, all)
 		op = func(size int) error { return mpi.Allgather(c, block[:size], all[:n*size]) }
 	case "alltoall":
 		send, recv := make([]byte, n**maxSize), make([]byte, n**maxSize)
+		buffers = append(buffers, send, recv)
 		op = func(size int) error { return mpi.Alltoall(c, send[:n*size], recv[:n*size]) }
 	case "iallreduce":
 		send, recv := make([]float32, *maxSize/4), make([]float32, *maxSize/4)
 		for i := range send {
-			send[i] = float32(rank + i%7)
+			send[i], recv[i] = float32(rank+i%7), -1
 		}
 		op = func(size int) error { return wait(mpi.Iallreduce(c, send[:size/4], recv[:size/4], mpi.Sum)) }
 	case "ibarrier":
@@ -148,6 +157,11 @@ func main() {
 	default:
 		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier")
 		mpi.Abort(c, 2)
+	}
+	for _, b := range buffers {
+		for i := range b {
+			b[i] = byte(rank + i%7 + 1)
+		}
 	}
 	if rank == 0 {
 		fmt.Printf("# LAM/Go MPI %s latency test, %d processes, coll module %s\n", mode, c.Size(), c.CollModule())

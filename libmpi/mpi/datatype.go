@@ -378,21 +378,46 @@ func PackSize(count int, d *Datatype) int {
 	return count * d.size
 }
 
-// walk calls fn for each block of count elements of d in buf, checking
-// that every one lies inside buf.
+// walk calls fn for each run of count elements of d in buf, checking that
+// every block lies inside buf. Blocks that follow one another in buf are
+// handed over as one run (all count elements at once for a type without
+// holes, such as Byte), so packing a basic type is one copy.
 func walk(buf []byte, count int, d *Datatype, fn func(b []byte)) error {
 	if err := checkOld(d, count); err != nil {
 		return err
 	}
 	ext := d.Extent()
+	if len(d.blocks) == 1 && d.blocks[0].Off == 0 && d.blocks[0].Len == ext {
+		if count*ext > len(buf) {
+			return errorf(ErrBuffer, "%d elements of %s do not fit in a buffer of %d bytes", count, d.name, len(buf))
+		}
+		if count*ext > 0 {
+			fn(buf[:count*ext])
+		}
+		return nil
+	}
+	start, end := 0, 0 // the run not yet handed to fn
 	for i := 0; i < count; i++ {
 		for _, bl := range d.blocks {
 			off := i*ext + bl.Off
 			if off < 0 || off+bl.Len > len(buf) {
 				return errorf(ErrBuffer, "%d elements of %s do not fit in a buffer of %d bytes", count, d.name, len(buf))
 			}
-			fn(buf[off : off+bl.Len])
+			if bl.Len == 0 {
+				continue
+			}
+			if off == end && end > start {
+				end += bl.Len
+				continue
+			}
+			if end > start {
+				fn(buf[start:end])
+			}
+			start, end = off, off+bl.Len
 		}
+	}
+	if end > start {
+		fn(buf[start:end])
 	}
 	return nil
 }
