@@ -118,9 +118,7 @@ func fcAfter(seq uint64, rc C.int, k fcKey) {
 	if l.Seq != seq+1 {
 		return // not recorded (a way the C path does not take), or another thread's call came between
 	}
-	key := &fcoll.key // not on the stack: a pointer passed to C would move it to the heap
-	C.lamgo_fcoll_key_make(key, C.int(k.kind), k.sbuf, k.scount, k.stype, k.rbuf, k.rcount, k.rtype, k.op, k.root)
-	e := C.struct_lamgo_fcoll_entry{key: *key, digest: C.uint64_t(l.Digest)}
+	e := C.struct_lamgo_fcoll_entry{digest: C.uint64_t(l.Digest)}
 	switch l.Way {
 	case coll.WayZero:
 		e.way = C.LAMGO_FC_ZERO
@@ -154,6 +152,10 @@ func fcAfter(seq uint64, rc C.int, k fcKey) {
 	default:
 		return
 	}
+	// The key is made (a call into C) only for a call the C path can run.
+	key := &fcoll.key // not on the stack: a pointer passed to C would move it to the heap
+	C.lamgo_fcoll_key_make(key, C.int(k.kind), k.sbuf, k.scount, k.stype, k.rbuf, k.rcount, k.rtype, k.op, k.root)
+	e.key = *key
 	slot := C.lamgo_fcoll_slot(key)
 	C.lamgo_fcoll.entries[slot] = e
 	fcoll.sigs[slot] = l.Sig
