@@ -425,7 +425,7 @@ static uint64_t *fc_call_digest(int i, uint64_t s) { return fc_u64(fc_call_off(i
 
 static uint8_t *fc_call(int i, uint64_t s)
 {
-	return lamgo_fcoll.mem + fc_call_off(i) + LAMGO_FC_LINE + (int)(s % (uint64_t)lamgo_fcoll.segs) * LAMGO_FC_CALL_SIZE;
+	return lamgo_fcoll.mem + fc_call_off(i) + lamgo_fcoll.call_first + (int)(s % (uint64_t)lamgo_fcoll.segs) * LAMGO_FC_CALL_SIZE;
 }
 
 /* area.postCall: the digest beside this process's data of round s, and

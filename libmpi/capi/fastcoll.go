@@ -174,7 +174,7 @@ func publishArea(cc *coll.Comm) bool {
 	}
 	f := &C.lamgo_fcoll
 	f.n, f.me, f.chunk, f.segs, f.posts = C.int(o.N), C.int(o.Me), C.int(o.Chunk), C.int(o.Segs), C.int(o.Posts)
-	f.call_at, f.call_stride, f.pools = C.int(o.Calls), C.int(o.CallStride), C.int(o.Pools)
+	f.call_at, f.call_stride, f.call_first, f.pools = C.int(o.Calls), C.int(o.CallStride), C.int(o.CallFirst), C.int(o.Pools)
 	for _, p := range []*uint64{o.Step, o.Syncs, o.LastUse, o.SeenDone} {
 		fcoll.pins.Pin(p)
 	}

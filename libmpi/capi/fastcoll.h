@@ -110,7 +110,7 @@ struct lamgo_fcoll {
 	int32_t *lock; /* the communicator's lock (coll.Comm.LockWord) */
 	uint8_t *mem;
 	int n, me, chunk, segs, posts;
-	int call_at, call_stride, pools; /* shmem.OutsideArea's Calls, CallStride, Pools */
+	int call_at, call_stride, call_first, pools; /* shmem.OutsideArea's Calls, CallStride, CallFirst, Pools */
 	uint64_t *step, *syncs, *last_use, *seen_done;
 	int spin_polls;
 	int64_t spin_ns;

@@ -35,7 +35,7 @@ import (
 //	         sleepers
 //	dones    one line per process: the last round it finished reading,
 //	         and its sleepers
-//	calls    per process, one line of segs digests (one per buffer: the
+//	calls    per process, lines of segs digests (one per buffer: the
 //	         call whose data the buffer holds, at coll_base_check=1),
 //	         then segs calls (coll.CallSize bytes each), the one of each
 //	         digest, written only when the digest changed
@@ -75,9 +75,10 @@ func (g geometry) posts() int       { return (offDigest + 16*g.n + line - 1) / l
 func (g geometry) postAt(i int) int { return g.posts() + i*line }
 func (g geometry) doneAt(i int) int { return g.posts() + (g.n+i)*line }
 
-// callStride is the bytes of one process's calls: a line of digests (at
-// most 16 buffers), then the calls.
-func (g geometry) callStride() int   { return line + (g.segs*coll.CallSize+line-1)/line*line }
+// digestBytes is the bytes of one process's digests (a line holds 16),
+// callStride those of its digests and calls.
+func (g geometry) digestBytes() int  { return (g.segs*8 + line - 1) / line * line }
+func (g geometry) callStride() int   { return g.digestBytes() + (g.segs*coll.CallSize+line-1)/line*line }
 func (g geometry) callsAt(i int) int { return g.posts() + 2*g.n*line + i*g.callStride() }
 func (g geometry) pools() int        { return g.callsAt(g.n) }
 func (g geometry) poolAt(i int) int  { return g.pools() + i*2*g.segs*g.chunk }
@@ -152,7 +153,7 @@ func (a *area) callDigest(i int, s uint64) *atomic.Uint64 {
 }
 
 func (a *area) call(i int, s uint64) []byte {
-	off := a.callsAt(i) + line + int(s%uint64(a.segs))*coll.CallSize
+	off := a.callsAt(i) + a.digestBytes() + int(s%uint64(a.segs))*coll.CallSize
 	return a.mem[off : off+coll.CallSize : off+coll.CallSize]
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -148,5 +149,46 @@ func TestSync(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGeometry checks that no two parts of an area overlap, whatever the
+// number of buffers: each process's digests, calls and buffers lie apart
+// from each other and from every other process's.
+func TestGeometry(t *testing.T) {
+	for _, tt := range []struct{ n, pool, segs int }{
+		{2, 131072, 8}, {3, 4096, 2}, {4, 131072, 1}, {2, 16384 * 16, 16}, {3, 16384 * 17, 17}, {4, 40960, 40}, {5, 1 << 22, maxSegs},
+	} {
+		t.Run(fmt.Sprintf("n=%d/pool=%d/segs=%d", tt.n, tt.pool, tt.segs), func(t *testing.T) {
+			g := newGeometry(tt.n, config{pool: tt.pool, segs: tt.segs})
+			a := &area{geometry: g, mem: make([]byte, g.size())}
+			type part struct {
+				name     string
+				from, to int
+			}
+			var parts []part
+			at := func(b []byte) int { return int(uintptr(unsafe.Pointer(&b[0])) - uintptr(unsafe.Pointer(&a.mem[0]))) }
+			for i := range tt.n {
+				parts = append(parts, part{fmt.Sprintf("post %d", i), g.postAt(i), g.postAt(i) + line},
+					part{fmt.Sprintf("done %d", i), g.doneAt(i), g.doneAt(i) + line})
+				for s := range uint64(tt.segs) {
+					d := int(uintptr(unsafe.Pointer(a.callDigest(i, s))) - uintptr(unsafe.Pointer(&a.mem[0])))
+					parts = append(parts, part{fmt.Sprintf("digest %d/%d", i, s), d, d + 8},
+						part{fmt.Sprintf("call %d/%d", i, s), at(a.call(i, s)), at(a.call(i, s)) + len(a.call(i, s))},
+						part{fmt.Sprintf("in %d/%d", i, s), at(a.in(i, s)), at(a.in(i, s)) + g.chunk},
+						part{fmt.Sprintf("out %d/%d", i, s), at(a.out(i, s)), at(a.out(i, s)) + g.chunk})
+				}
+			}
+			for x, p := range parts {
+				if p.from < g.posts() || p.to > g.size() {
+					t.Fatalf("%s [%d, %d) outside [%d, %d)", p.name, p.from, p.to, g.posts(), g.size())
+				}
+				for _, q := range parts[x+1:] {
+					if p.from < q.to && q.from < p.to {
+						t.Fatalf("%s [%d, %d) overlaps %s [%d, %d)", p.name, p.from, p.to, q.name, q.from, q.to)
+					}
+				}
+			}
+		})
 	}
 }

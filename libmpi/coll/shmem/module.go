@@ -77,7 +77,7 @@ func init() {
 		ssi.Param{Name: "shmem_message_pool_size", Default: "131072", Type: ssi.Size,
 			Help: "Bytes of buffers each process has in a shmem communicator's shared-memory area (more than 1024)"},
 		ssi.Param{Name: "shmem_num_segments", Default: "8", Type: ssi.Int,
-			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined (1 to 16)"},
+			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined and a writer may run that many rounds ahead of its readers (1 to 256)"},
 		ssi.Param{Name: "shmem_large_size", Default: "32768", Type: ssi.Size,
 			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; at least this for Bcast, Allgather, Reduce and Allreduce: coll_base_shmem_copy_size) above which shmem leaves the collective to lam_basic; 0: never"},
 		ssi.Param{Name: "shmem_copy_size", Default: "65536", Type: ssi.Size,
@@ -135,6 +135,11 @@ func (Module) QueryComm(c *coll.Comm) (int, error) {
 	return Priority, nil
 }
 
+// maxSegs is the most buffers a pool may be cut into: how far ahead of
+// its readers a process may write (a rooted collective's root, when each
+// call fits a buffer) is that many rounds.
+const maxSegs = 256
+
 // config is the module's parameters.
 type config struct {
 	pool, segs int
@@ -166,8 +171,8 @@ func readConfig(s *ssi.Settings) (config, error) {
 		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamCopy, cp)
 	case pool <= 1024 || pool > 1<<30:
 		return config{}, fmt.Errorf("%s=%d: must be more than 1024 and at most 1 GiB", ParamPoolSize, pool)
-	case segs < 1 || segs > 16:
-		return config{}, fmt.Errorf("%s=%d: must be 1 to 16", ParamSegments, segs)
+	case segs < 1 || segs > maxSegs:
+		return config{}, fmt.Errorf("%s=%d: must be 1 to %d", ParamSegments, segs, maxSegs)
 	}
 	return config{pool: int(pool), segs: segs, large: int(large), copy: int(cp)}, nil
 }

@@ -18,10 +18,11 @@ type OutsideArea struct {
 	Mem                       unsafe.Pointer
 	N, Me, Chunk, Segs, Posts int // Posts: the offset of the first post line
 	// Calls: the offset of process 0's digests and calls (process i's are
-	// CallStride bytes further each); Pools: of process 0's buffers.
-	Calls, CallStride, Pools int
-	Step, Syncs              *uint64
-	LastUse, SeenDone        *uint64 // arrays of Segs and of N
+	// CallStride bytes further each; its calls CallFirst bytes after its
+	// digests); Pools: of process 0's buffers.
+	Calls, CallStride, CallFirst, Pools int
+	Step, Syncs                         *uint64
+	LastUse, SeenDone                   *uint64 // arrays of Segs and of N
 	// The pace of a wait before outside code hands it to Await: SpinPolls
 	// polls, then polling for SpinFor.
 	SpinPolls int
@@ -36,7 +37,7 @@ func Outside(c *coll.Comm) (OutsideArea, bool) {
 	}
 	return OutsideArea{
 		Mem: unsafe.Pointer(&a.mem[0]), N: a.n, Me: a.me, Chunk: a.chunk, Segs: a.segs, Posts: a.posts(),
-		Calls: a.callsAt(0), CallStride: a.callStride(), Pools: a.pools(),
+		Calls: a.callsAt(0), CallStride: a.callStride(), CallFirst: a.digestBytes(), Pools: a.pools(),
 		Step: &a.step, Syncs: &a.syncs, LastUse: &a.lastUse[0], SeenDone: &a.seenDone[0],
 		SpinPolls: a.spinPolls, SpinFor: a.spinFor,
 	}, true

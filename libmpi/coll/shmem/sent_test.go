@@ -286,7 +286,9 @@ func TestSentBackToBack(t *testing.T) {
 	const ops = 400
 	for _, n := range []int{2, 3, 4, 5} {
 		for _, params := range [][]string{nil, {"coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"},
-			{"coll_base_check", "0", "coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"}} {
+			{"coll_base_check", "0", "coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"},
+			// More buffers than a line of digests holds.
+			{"coll_base_shmem_message_pool_size", "40960", "coll_base_shmem_num_segments", "40"}} {
 			t.Run(fmt.Sprintf("n=%d/%v", n, params), func(t *testing.T) {
 				w := world(t, make([]int32, n), params...)
 				errs := w.Each(func(r int) error {
