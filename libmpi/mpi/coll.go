@@ -9,6 +9,7 @@ import (
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/internal/colladapter"
+	"github.com/lamgo/lam/libmpi/internal/task"
 )
 
 // Collective operations. Each communicator gets a coll module (lam_basic,
@@ -42,6 +43,7 @@ const Root = coll.Root
 type collState struct {
 	once sync.Once
 	c    *coll.Comm
+	mark task.Mark // mpitask's record while a blocking collective waits (collWait)
 }
 
 func (c *Comm) collComm() *coll.Comm {
@@ -52,6 +54,7 @@ func (c *Comm) collComm() *coll.Comm {
 			t.Remote = c.inter.remote
 		}
 		c.cs.c = coll.New(t, st.proc.Settings)
+		c.cs.c.Watch(c.collWait)
 	})
 	return c.cs.c
 }
@@ -240,9 +243,17 @@ func (k *call) run(f func(a *coll.Actions) error) error {
 	if k.cc.Empty(k.sig) {
 		return nil // a call that moves nothing returns at once (MPI's zero-count collectives)
 	}
-	defer enterColl(k).Leave()
-	defer k.putLists()
-	return k.c.collFail(k.cc.Run(k.sig, f))
+	if task.Tracing() {
+		defer enterColl(k).Leave()
+	}
+	err := k.cc.Run(k.sig, f) // which records the call for mpitask while it waits (collWait)
+	if k.lists[0] != nil {
+		k.putLists()
+	}
+	if err != nil {
+		return k.c.collFail(err)
+	}
+	return nil
 }
 
 // n is the size of the group a collective's blocks come from or go to:
