@@ -786,25 +786,27 @@ func (c *Comm) Waiting(begin bool) {
 // nothing (zeroSize), the process's own arguments are right, and nobody
 // records how collectives ran. Run returns nil for it; a caller may skip
 // its own bookkeeping of the call as well.
-func (c *Comm) Empty(sig Sig) bool {
-	return sig.Err == nil && zeroSize(c, sig) && !c.rec.on.Load()
+func (c *Comm) Empty(sig *Sig) bool {
+	// zeroSize, the cheap tests first (Inter asks the transport).
+	return sig.Send == 0 && sig.Err == nil && zeroKind(sig.Kind) && !c.rec.on.Load() && !c.Inter()
 }
 
 // run runs f with the tag of sig. c.mu is held.
 func (c *Comm) run(sig Sig, f func(a *Actions) error) error {
-	t := sig
 	if c.Inter() {
 		// Both groups tag with the root's rank in its group, and the sum
 		// of what a process sends and receives per block, which the two
 		// sides see alike.
+		t := sig
 		if t.Root == Root {
 			t.Root = c.Rank()
 		}
 		t.Send, t.Recv = max(t.Send, 0), max(t.Recv, 0)
+		c.tag = tagOf(t)
 	} else {
-		t.Recv = 0
+		c.tag = tagOfCall(sig.Kind, sig.Root, sig.Op, sig.Send, 0)
 	}
-	c.tag, c.fault = tagOf(t), nil
+	c.fault = nil
 	err := f(&c.act)
 	if err == nil && c.fault != nil {
 		err = c.fault
