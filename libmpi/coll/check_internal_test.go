@@ -80,7 +80,7 @@ func TestEmpty(t *testing.T) {
 		{"intercommunicator", inter, Sig{Kind: Bcast, Send: 0, Recv: -1}, false},
 		{"recorded", recorded, Sig{Kind: Bcast, Send: 0, Recv: -1}, false},
 	} {
-		if got := tc.c.Empty(tc.sig); got != tc.want {
+		if got := tc.c.Empty(&tc.sig); got != tc.want {
 			t.Errorf("%s: Empty = %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -274,6 +274,14 @@ type Actions struct {
 	// run some of those collectives without the framework (the C fast
 	// path) would count them differently.
 	SentBounded bool
+	// ReportsWaits has bit k set when the module's function for the
+	// collective of Kind k (and its Agree, Carries and SendsCall rounds)
+	// tells the communicator when it waits for other processes
+	// (Comm.Waiting), so that a blocking collective is shown as waiting
+	// (Watch) only while it does. It does not fall back to lam_basic's:
+	// a collective whose bit is clear is shown as waiting from start to
+	// end.
+	ReportsWaits uint64
 }
 
 // fill replaces a's nil functions with those of b.
@@ -474,6 +482,7 @@ type Comm struct {
 	lastSig  lastSig // sigDigest's last call
 	sent     uint64  // the collectives run that sent their call (syncSent)
 	rec      recorder
+	watcher
 	nbcState
 }
 
@@ -673,6 +682,30 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 	if err := c.setup(); err != nil {
 		return err
 	}
+	switch {
+	case c.watch == nil:
+	case c.act.ReportsWaits&(1<<sig.Kind) != 0:
+		// The module says when it waits (Waiting).
+		c.watching, c.wkind, c.wroot = true, sig.Kind, sig.Root
+		err := c.runChecked(sig, f)
+		c.watching = false
+		if c.waits > 0 { // a wait the module did not end
+			c.waits = 0
+			c.watch(sig.Kind, sig.Root, false)
+		}
+		return err
+	default:
+		c.watch(sig.Kind, sig.Root, true)
+		err := c.runChecked(sig, f)
+		c.watch(sig.Kind, sig.Root, false)
+		return err
+	}
+	return c.runChecked(sig, f)
+}
+
+// runChecked is Run's check (coll_base_check) and collective. c.mu is
+// held.
+func (c *Comm) runChecked(sig Sig, f func(a *Actions) error) error {
 	if c.Params.Check {
 		if c.act.Carries != nil && !c.Inter() && c.act.Carries(c, sig) {
 			switch {
@@ -702,29 +735,78 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 	return c.run(sig, f)
 }
 
+// watcher is what a communicator tells of the waits of its blocking
+// collectives (Watch).
+type watcher struct {
+	watch    func(kind Kind, root int, begin bool)
+	watching bool // the running collective's module reports its waits
+	wkind    Kind // the running collective's kind and root, while watching
+	wroot    int
+	waits    int // Waiting(true) calls not yet ended
+}
+
+// Watch makes Run tell f when a blocking collective of c waits for other
+// processes (begin true) and when it stops (begin false), with the
+// collective's kind and root: for the whole collective, or, when its
+// module reports its waits (Actions.ReportsWaits), only while it waits
+// beyond a short spin (mpitask shows a process in a collective while it
+// waits there, as in a receive). f runs with c's lock held; call Watch
+// before the first collective.
+func (c *Comm) Watch(f func(kind Kind, root int, begin bool)) {
+	c.mu.Lock()
+	c.watch = f
+	c.mu.Unlock()
+}
+
+// Waiting is what a module whose Actions have ReportsWaits calls when a
+// collective begins (begin true) and ends a wait for other processes, or
+// hands its work to functions that do not report their waits (lam_basic's
+// over point-to-point); calls may nest. c.mu is held (the module runs
+// within Run). A nil c is no communicator: nothing is told.
+func (c *Comm) Waiting(begin bool) {
+	if c == nil || !c.watching {
+		return
+	}
+	if begin {
+		c.waits++
+		if c.waits == 1 {
+			c.watch(c.wkind, c.wroot, true)
+		}
+		return
+	}
+	if c.waits > 0 {
+		c.waits--
+		if c.waits == 0 {
+			c.watch(c.wkind, c.wroot, false)
+		}
+	}
+}
+
 // Empty reports whether a call of sig has nothing to do at all: it moves
 // nothing (zeroSize), the process's own arguments are right, and nobody
 // records how collectives ran. Run returns nil for it; a caller may skip
 // its own bookkeeping of the call as well.
-func (c *Comm) Empty(sig Sig) bool {
-	return sig.Err == nil && zeroSize(c, sig) && !c.rec.on.Load()
+func (c *Comm) Empty(sig *Sig) bool {
+	// zeroSize, the cheap tests first (Inter asks the transport).
+	return sig.Send == 0 && sig.Err == nil && zeroKind(sig.Kind) && !c.rec.on.Load() && !c.Inter()
 }
 
 // run runs f with the tag of sig. c.mu is held.
 func (c *Comm) run(sig Sig, f func(a *Actions) error) error {
-	t := sig
 	if c.Inter() {
 		// Both groups tag with the root's rank in its group, and the sum
 		// of what a process sends and receives per block, which the two
 		// sides see alike.
+		t := sig
 		if t.Root == Root {
 			t.Root = c.Rank()
 		}
 		t.Send, t.Recv = max(t.Send, 0), max(t.Recv, 0)
+		c.tag = tagOf(t)
 	} else {
-		t.Recv = 0
+		c.tag = tagOfCall(sig.Kind, sig.Root, sig.Op, sig.Send, 0)
 	}
-	c.tag, c.fault = tagOf(t), nil
+	c.fault = nil
 	err := f(&c.act)
 	if err == nil && c.fault != nil {
 		err = c.fault

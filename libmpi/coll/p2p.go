@@ -33,13 +33,15 @@ const (
 	fieldMask = 1<<10 - 1
 )
 
-func tagOf(sig Sig) int32 {
-	root := sig.Root
+func tagOf(sig Sig) int32 { return tagOfCall(sig.Kind, sig.Root, sig.Op, sig.Send, sig.Recv) }
+
+// tagOfCall is tagOf of the Sig with these fields.
+func tagOfCall(kind Kind, root, op int, send, recv int64) int32 {
 	if root < 0 {
 		root = 0
 	}
-	return int32(tagMark | int(sig.Kind&31)<<kindShift | (root&fieldMask)<<rootShift | (sig.Op&31)<<opShift |
-		int(sizeDigest(max(sig.Send, 0)+max(sig.Recv, 0))))
+	return int32(tagMark | int(kind&31)<<kindShift | (root&fieldMask)<<rootShift | (op&31)<<opShift |
+		int(sizeDigest(max(send, 0)+max(recv, 0))))
 }
 
 // sizeDigest folds a byte count into the tag's 10 bits.

@@ -102,7 +102,19 @@ func (o *Op) Name() string { return o.name }
 // kindOf is the kernels' name for the element type T.
 func kindOf[T CollElem]() reduce.Kind {
 	var z T
-	switch any(z).(type) {
+	switch any(z).(type) { // the common types without reflect, then by kind
+	case float64:
+		return reduce.Float64
+	case float32:
+		return reduce.Float32
+	case int:
+		return reduce.Int
+	case int32:
+		return reduce.Int32
+	case int64:
+		return reduce.Int64
+	case uint8:
+		return reduce.Uint8
 	case Loc[int16]:
 		return reduce.LocInt16
 	case Loc[int32]:

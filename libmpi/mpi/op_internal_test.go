@@ -14,3 +14,22 @@ func TestLocLayout(t *testing.T) {
 		t.Error("mpi.Loc and reduce.Loc differ")
 	}
 }
+
+// BenchmarkKindOf is the element type's lookup every reduction makes.
+func BenchmarkKindOf(b *testing.B) {
+	type named float32
+	b.Run("float32", func(b *testing.B) {
+		for b.Loop() {
+			if kindOf[float32]() != reduce.Float32 {
+				b.Fatal("wrong kind")
+			}
+		}
+	})
+	b.Run("named", func(b *testing.B) {
+		for b.Loop() {
+			if kindOf[named]() != reduce.Float32 {
+				b.Fatal("wrong kind")
+			}
+		}
+	})
+}

@@ -75,12 +75,35 @@ func enterWaitFor(fn task.Fn, c *Comm, r *core.Request) task.Mark {
 	return enterWait(fn, c)
 }
 
-// enterColl records a blocking collective.
-func enterColl(k *call) task.Mark {
+// enterColl records a blocking collective, for the whole call: while
+// tracing (a trace has every call, waiting or not). Otherwise the coll
+// framework says when the collective waits (collWait).
+func enterColl(k *call) task.Mark { return enterCollOf(k.c, k.sig.Kind, k.sig.Root) }
+
+// enterCollOf records a blocking collective of kind on c, with its root.
+func enterCollOf(c *Comm, kind coll.Kind, root int) task.Mark {
 	p, w := task.NoPeer, int32(-1)
-	if k.sig.Kind == coll.Bcast || k.sig.Kind == coll.Reduce || k.sig.Kind == coll.Gather ||
-		k.sig.Kind == coll.Gatherv || k.sig.Kind == coll.Scatter || k.sig.Kind == coll.Scatterv {
-		p, w = peerOf(k.c, k.sig.Root)
+	switch kind {
+	case coll.Bcast, coll.Reduce, coll.Gather, coll.Gatherv, coll.Scatter, coll.Scatterv:
+		p, w = peerOf(c, root)
 	}
-	return task.Enter(task.FnColl+task.Fn(k.sig.Kind), commKind(k.c), k.c.context, p, w, task.NoTag, 0, task.TypeNone)
+	return task.Enter(task.FnColl+task.Fn(kind), commKind(c), c.context, p, w, task.NoTag, 0, task.TypeNone)
+}
+
+// collWait is told by c's coll framework (coll.Comm.Watch) when a
+// blocking collective of c begins (begin) and ends waiting for other
+// processes: mpitask shows the process in the collective meanwhile, as
+// it shows a receive while it waits. A collective that does not wait
+// records nothing. It runs under the framework's lock, which guards
+// c.cs.mark.
+func (c *Comm) collWait(kind coll.Kind, root int, begin bool) {
+	if !begin {
+		c.cs.mark.Leave()
+		c.cs.mark = task.Mark{}
+		return
+	}
+	if task.Tracing() {
+		return // the call recorded itself (enterColl)
+	}
+	c.cs.mark = enterCollOf(c, kind, root)
 }

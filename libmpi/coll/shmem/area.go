@@ -127,8 +127,9 @@ type area struct {
 	lastOne, lastSent, lastLoop bool
 	lastGroup                   grouping
 
-	inputs [][]byte // a reduction round's inputs, one per process
-	regs   [][]byte // a reduction's scratch registers
+	comm   *coll.Comm // the communicator, told of long waits (Waiting)
+	inputs [][]byte   // a reduction round's inputs, one per process
+	regs   [][]byte   // a reduction's scratch registers
 	name   string
 }
 
@@ -246,7 +247,7 @@ func unmap(mem []byte, path string, remove bool) {
 
 func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *area {
 	n, me := g.n, c.Rank()
-	a := &area{geometry: g, mem: mem, me: me, lastUse: make([]uint64, g.segs), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy,
+	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy,
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), inputs: make([][]byte, n)}
 	a.arrived = a.flagAt(offSync, offSync+8)
@@ -379,6 +380,17 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 			return nil
 		}
 	}
+	// Waiting longer than a short spin: the collective is shown as
+	// waiting (mpitask) until the flag rises.
+	a.comm.Waiting(true)
+	err := a.awaitLong(f, s, who)
+	a.comm.Waiting(false)
+	return err
+}
+
+// awaitLong is await after its first spin: polls for spinFor, yields for
+// yieldFor, then sleeps.
+func (a *area) awaitLong(f flag, s uint64, who int) error {
 	start := time.Now()
 	for a.spinFor > 0 && time.Since(start) < a.spinFor {
 		for range 1024 {

@@ -9,6 +9,15 @@ import (
 // without data, for none: the round still synchronises).
 func rounds(size, per int) int { return max(1, (size+per-1)/per) }
 
+// viaBasic runs f with lam_basic's functions, which do not report their
+// waits: the collective is shown as waiting (coll.Comm.Waiting) meanwhile.
+func viaBasic(c *coll.Comm, f func(fns *coll.Actions) error) error {
+	c.Waiting(true)
+	err := f(basic.Functions(c))
+	c.Waiting(false)
+	return err
+}
+
 // span is round k's part [lo, hi) of size bytes cut in pieces of per.
 func span(k, per, size int) (int, int) { return min(k*per, size), min((k+1)*per, size) }
 
@@ -247,7 +256,7 @@ func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
 	if a.largeCopy(len(buf)) {
-		return basic.Functions(c).Bcast(c, buf, root)
+		return viaBasic(c, func(f *coll.Actions) error { return f.Bcast(c, buf, root) })
 	}
 	if c.SendsCall() {
 		return a.sentRound(c, a.me == root, func(q int) bool { return q == root }, func(in []byte) { copy(in, buf) },
@@ -294,7 +303,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 		m = len(recv) / a.n
 	}
 	if a.large(m) {
-		return basic.Functions(c).Gather(c, send, recv, root)
+		return viaBasic(c, func(f *coll.Actions) error { return f.Gather(c, send, recv, root) })
 	}
 	if c.SendsCall() {
 		if a.me == root && send != nil {
@@ -362,7 +371,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 		m = len(send) / a.n
 	}
 	if a.large(m) {
-		return basic.Functions(c).Scatter(c, send, recv, root)
+		return viaBasic(c, func(f *coll.Actions) error { return f.Scatter(c, send, recv, root) })
 	}
 	per := a.chunk / a.n
 	if c.SendsCall() {
@@ -434,7 +443,7 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
 	if a.largeCopy(m) {
-		return basic.Functions(c).Allgather(c, send, recv)
+		return viaBasic(c, func(f *coll.Actions) error { return f.Allgather(c, send, recv) })
 	}
 	digest, carry, proceed, err := a.carried(c, m <= a.chunk)
 	if !proceed {
@@ -485,7 +494,7 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
 	if a.large(m) {
-		return basic.Functions(c).Alltoall(c, send, recv)
+		return viaBasic(c, func(f *coll.Actions) error { return f.Alltoall(c, send, recv) })
 	}
 	if send == nil {
 		send = recv
@@ -642,7 +651,7 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	case len(mine) == 0:
 		return nil
 	case op.Size > a.chunk || a.largeCopy(len(mine)):
-		return basic.Functions(c).Reduce(c, send, recv, op, root)
+		return viaBasic(c, func(f *coll.Actions) error { return f.Reduce(c, send, recv, op, root) })
 	}
 	var result []byte
 	if c.Rank() == root {
@@ -662,7 +671,7 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	case len(mine) == 0:
 		return nil
 	case op.Size > a.chunk || a.largeCopy(len(mine)):
-		return basic.Functions(c).Allreduce(c, send, recv, op)
+		return viaBasic(c, func(f *coll.Actions) error { return f.Allreduce(c, send, recv, op) })
 	}
 	return reduction(c, mine, recv[:len(mine)], op, 0, true)
 }

@@ -208,6 +208,10 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		// no acknowledgements needed, and the C fast path, which runs
 		// these rounds without the framework, could not count them.
 		SentBounded: true,
+		// Its collectives say when they wait (area.awaitSlow) or hand
+		// the work to lam_basic (viaBasic).
+		ReportsWaits: 1<<coll.Barrier | 1<<coll.Bcast | 1<<coll.Gather | 1<<coll.Scatter | 1<<coll.Allgather |
+			1<<coll.Alltoall | 1<<coll.Reduce | 1<<coll.Allreduce,
 	}, nil
 }
 
