@@ -74,13 +74,13 @@ type Module struct{}
 func init() {
 	coll.Register(Module{})
 	ssi.RegisterParams(ssi.Coll, "base",
-		ssi.Param{Name: "shmem_message_pool_size", Default: "131072", Type: ssi.Size,
+		ssi.Param{Name: "shmem_message_pool_size", Default: "524288", Type: ssi.Size,
 			Help: "Bytes of buffers each process has in a shmem communicator's shared-memory area (more than 1024)"},
 		ssi.Param{Name: "shmem_num_segments", Default: "8", Type: ssi.Int,
 			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined (1 to 16)"},
-		ssi.Param{Name: "shmem_large_size", Default: "32768", Type: ssi.Size,
+		ssi.Param{Name: "shmem_large_size", Default: "1048576", Type: ssi.Size,
 			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; at least this for Bcast, Allgather, Reduce and Allreduce: coll_base_shmem_copy_size) above which shmem leaves the collective to lam_basic; 0: never"},
-		ssi.Param{Name: "shmem_copy_size", Default: "65536", Type: ssi.Size,
+		ssi.Param{Name: "shmem_copy_size", Default: "1048576", Type: ssi.Size,
 			Help: "Bytes per process (Bcast's message, a block of Allgather, Reduce's and Allreduce's input) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; below the shared-memory rpis' ring size (rpi_usysv_maxalloc) they copy a message twice, and these collectives copy less through the area"},
 	)
 }
