@@ -240,6 +240,19 @@ func (a *area) largeCopy(size int) bool {
 	return a.largeSize > 0 && size > max(a.largeSize, a.copySize)
 }
 
+// largeReduce reports whether a Reduce or Allreduce of size bytes per
+// process is lam_basic's (above coll_base_shmem_reduce_size, 64 KiB by
+// default, or above largeCopy's limit if that is less; never when
+// coll_base_shmem_large_size is 0). Through the area an
+// Allreduce copies about 2.25 times its input per process at 4
+// processes against 3 for lam_basic's reduce-scatter and allgather, but
+// every round of a buffer is two waits for flags (inputs posted, slices
+// reduced) for every process; at 1 MiB lam_basic measured faster at 2
+// and 4 processes (docs/coll.md), at 64 KiB the area.
+func (a *area) largeReduce(size int) bool {
+	return a.largeSize > 0 && size > min(a.reduceSz, max(a.largeSize, a.copySize))
+}
+
 // finish ends a data round of this process.
 func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 
@@ -643,7 +656,7 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	switch {
 	case len(mine) == 0:
 		return nil
-	case op.Size > a.chunk || a.largeCopy(len(mine)):
+	case op.Size > a.chunk || a.largeReduce(len(mine)):
 		return basic.Functions(c).Reduce(c, send, recv, op, root)
 	}
 	var result []byte
@@ -663,7 +676,7 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	switch {
 	case len(mine) == 0:
 		return nil
-	case op.Size > a.chunk || a.largeCopy(len(mine)):
+	case op.Size > a.chunk || a.largeReduce(len(mine)):
 		return basic.Functions(c).Allreduce(c, send, recv, op)
 	}
 	return reduction(c, mine, recv[:len(mine)], op, 0, true)
