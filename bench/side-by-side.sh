@@ -42,6 +42,11 @@
 # busy with anything else) makes that run 2-3x slower at 64 KiB and more,
 # which a median of few rounds does not always hide.
 #
+# MEDIAN=1 (coll) has every program time each operation and report the
+# median (its average over the ranks) instead of the mean: steadier when
+# other processes share the processors, as an interrupted operation moves
+# the mean, not the median.
+#
 # ROUNDS (default 3) rounds; ITERS (default 1000) iterations for small
 # messages (a tenth for those above 64 KiB); SIZES (default "1 4096 65536
 # 1048576 4194304") the sizes shown. Run from the repository after
@@ -204,19 +209,19 @@ lamd)
 coll)
 	# NP, OP, SIZES and ITERS are replaced in each run.
 	run="mpirun -ssi rpi usysv -np NP"
-	add "LAM/Go" "$repo/bin/$run $pin$repo/bin/coll -iters ITERS -sizes SIZES OP"
-	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $pin$repo/bin/coll -iters ITERS -sizes SIZES OP"
+	add "LAM/Go" "$repo/bin/$run $pin$repo/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $pin$repo/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
 	if [ -n "${COLL_BASE:-}" ]; then
 		# COLL_BASE=<another checkout, built>: its bench/coll with its
 		# default modules, and its lam_basic, beside ours (before/after
 		# tables; its lamd protocol must be this one's).
-		add "LAM/Go base" "$repo/bin/$run $pin$COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
-		add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $pin$COLL_BASE/bin/coll -iters ITERS -sizes SIZES OP"
+		add "LAM/Go base" "$repo/bin/$run $pin$COLL_BASE/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+		add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $pin$COLL_BASE/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
 	fi
-	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS -sizes SIZES OP"
+	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS MEDFLAG-sizes SIZES OP"
 	if [ "${COLL_EXTRA:-0}" = 1 ]; then
-		$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np NP $work/coll-lam -iters ITERS -sizes SIZES OP'"
-		$ourc && add "LAM/Go C" "$repo/bin/$run $pin$work/coll-lamgo -iters ITERS -sizes SIZES OP"
+		$lam && add "LAM 7.1.4" "as_lamuser 'mpirun.lam -ssi rpi usysv -np NP $work/coll-lam -iters ITERS MEDFLAG-sizes SIZES OP'"
+		$ourc && add "LAM/Go C" "$repo/bin/$run $pin$work/coll-lamgo -iters ITERS MEDFLAG-sizes SIZES OP"
 	fi
 	;;
 esac
@@ -226,12 +231,15 @@ if [ "$set_name" = coll ]; then
 	OPS=${OPS:-"barrier allreduce bcast gather scatter allgather alltoall"}
 	CSIZES=${CSIZES:-"0 8 4096 65536 1048576 4194304"}
 	list=${CSIZES// /,}
+	medflag=
+	if [ "${MEDIAN:-0}" = 1 ]; then medflag="-median "; fi
 	for ((r = 1; r <= ROUNDS; r++)); do
 		for np in $NPS; do
 			for op in $OPS; do
 				for i in "${!names[@]}"; do
 					cmd=${cmds[$i]//ITERS/$ITERS}
 					cmd=${cmd//SIZES/$list}
+					cmd=${cmd//MEDFLAG/$medflag}
 					cmd=${cmd//NP/$np}
 					if ! eval "${cmd//OP/$op}" >"$work/out/$i.$np.$op.$r" 2>"$work/out/$i.$np.$op.$r.err"; then
 						note "${names[$i]} $op on $np failed in round $r: $(tail -n 3 "$work/out/$i.$np.$op.$r.err" | tr '\n' ' ')"
@@ -247,7 +255,9 @@ if [ "$set_name" = coll ]; then
 	for i in "${!names[@]}"; do
 		[ "${names[$i]}" = "Open MPI" ] && ref=$i
 	done
-	echo "Collectives on processes of this host, µs per operation (OSU's average over the ranks), medians of $ROUNDS interleaved rounds; ratio = median of the per-round ratios LAM/Go / Open MPI (lam_basic / Open MPI and lam_basic / base likewise)."
+	what="µs per operation (OSU's average over the ranks)"
+	if [ -n "$medflag" ]; then what="the median operation's µs (averaged over the ranks)"; fi
+	echo "Collectives on processes of this host, $what, medians of $ROUNDS interleaved rounds; ratio = median of the per-round ratios LAM/Go / Open MPI (lam_basic / Open MPI and lam_basic / base likewise)."
 	echo
 	header="| np | operation | bytes |"
 	rule="|---|---|---|"

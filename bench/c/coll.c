@@ -3,12 +3,14 @@
  * the same loops and the same output (OSU's format).
  *
  *   mpicc -O2 -o coll bench/c/coll.c
- *   mpirun -np 4 ./coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] \
+ *   mpirun -np 4 ./coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] \
  *       allreduce|bcast|barrier|gather|scatter|allgather|alltoall
  *
  * For gather, scatter and allgather the size is each rank's block; for
  * alltoall each block. Above 64 KiB a tenth as many iterations run, above
- * 1 MiB a fortieth (at least 5).
+ * 1 MiB a fortieth (at least 5). -median times each operation and prints
+ * the median's average over the ranks instead of the mean (steadier when
+ * other processes share the processors).
  *
  * -align B places both buffers B bytes past a page boundary (posix_memalign
  * plus B) instead of where malloc puts them: glibc gives a buffer of more
@@ -33,12 +35,18 @@ extern unsigned long long lamgo_heap_allocs(void) __attribute__((weak));
  * of any rank's share of the measured calls. */
 extern unsigned long long lamgo_fcoll_calls(void) __attribute__((weak));
 
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", NULL};
 
 int main(int argc, char **argv)
 {
     long min = 4 << 20, max = 4 << 20, sizes[64];
-    int nsizes = 0, iters = 100, m = -1;
+    int nsizes = 0, iters = 100, m = -1, median = 0;
     long align = -1;
     const char *mode = "allreduce";
     int rank, size, i;
@@ -53,6 +61,8 @@ int main(int argc, char **argv)
             max = atol(argv[++i]);
         else if (strcmp(argv[i], "-align") == 0 && i + 1 < argc)
             align = atol(argv[++i]);
+        else if (strcmp(argv[i], "-median") == 0)
+            median = 1;
         else if (strcmp(argv[i], "-iters") == 0 && i + 1 < argc)
             iters = atoi(argv[++i]);
         else if (strcmp(argv[i], "-sizes") == 0 && i + 1 < argc) {
@@ -76,7 +86,7 @@ int main(int argc, char **argv)
             m = i;
     if (m < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] allreduce|bcast|barrier|gather|scatter|allgather|alltoall\n");
+            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] allreduce|bcast|barrier|gather|scatter|allgather|alltoall\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (m == 2) {
@@ -116,6 +126,11 @@ int main(int argc, char **argv)
         printf("# C MPI %s latency test, %d processes\n", mode, size);
         printf("%-10s%20s\n", "# Size", "Avg Latency(us)");
     }
+    double *times = malloc(sizeof(double) * (size_t)(iters > 5 ? iters : 5));
+    if (times == NULL) {
+        fprintf(stderr, "coll: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     for (int k = 0; k < nsizes; k++) {
         long s = sizes[k];
         int n = iters;
@@ -132,6 +147,7 @@ int main(int argc, char **argv)
             unsigned long long c0 = lamgo_fcoll_calls ? lamgo_fcoll_calls() : 0;
             double t0 = MPI_Wtime();
             for (i = 0; i < reps; i++) {
+                double t1 = MPI_Wtime();
                 switch (m) {
                 case 0:
                     MPI_Allreduce(send, recv, (int)(s / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -155,9 +171,15 @@ int main(int argc, char **argv)
                     MPI_Alltoall(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, MPI_COMM_WORLD);
                     break;
                 }
+                if (median)
+                    times[i] = MPI_Wtime() - t1;
             }
             if (pass == 1) {
                 double us = (MPI_Wtime() - t0) * 1e6 / reps, sum = 0;
+                if (median) {
+                    qsort(times, (size_t)reps, sizeof times[0], cmp);
+                    us = times[reps / 2] * 1e6;
+                }
                 double allocs = lamgo_heap_allocs ? (double)(lamgo_heap_allocs() - a0) / reps : 0, most = 0;
                 double inC = lamgo_fcoll_calls ? (double)(lamgo_fcoll_calls() - c0) / reps : 0, least = 0;
                 MPI_Reduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -174,6 +196,7 @@ int main(int argc, char **argv)
             }
         }
     }
+    free(times);
     free(sendmem);
     free(recvmem);
     MPI_Finalize();

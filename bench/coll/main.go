@@ -17,7 +17,9 @@
 // both), or are those of -sizes (a comma-separated list). The latency of a
 // size is the time of -iters operations (a tenth as many above 64 KiB,
 // a fortieth above 1 MiB; a tenth as many unmeasured ones first) divided by
-// their number, averaged over the ranks, as OSU does. Rank 0 also prints
+// their number, averaged over the ranks, as OSU does (with -median, the
+// median of the operations' times, each timed apart, averaged over the
+// ranks: steadier when other processes share the processors). Rank 0 also prints
 // the coll module World got, and after each size's line one that says
 // how many heap objects the measured operations allocated per operation,
 // the most of any rank's ("# allocs/op SIZE N"; bench/c/coll.c prints the
@@ -33,6 +35,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +50,7 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write rank 0's CPU profile to this file")
 	memProfile := flag.String("memprofile", "", "write rank 0's allocation profile (every allocation sampled) to this file")
 	sizeList := flag.String("sizes", "", "comma-separated sizes in bytes (instead of -min and -max)")
+	median := flag.Bool("median", false, "time each operation and print the median's average over the ranks instead of the mean (steadier on a busy machine)")
 	flag.Parse()
 	var sizes []int
 	if *sizeList != "" {
@@ -167,6 +171,7 @@ func main() {
 		fmt.Printf("# LAM/Go MPI %s latency test, %d processes, coll module %s\n", mode, c.Size(), c.CollModule())
 		fmt.Printf("%-10s%20s\n", "# Size", "Avg Latency(us)")
 	}
+	times := make([]time.Duration, max(*iters, 5))
 	runtime.GC()
 	for _, size := range sizes {
 		iters := *iters
@@ -181,11 +186,16 @@ func main() {
 		}
 		must(mpi.Barrier(c))
 		a0 := heapAllocs()
-		start := time.Now()
-		for i := 0; i < iters; i++ {
-			must(op(size))
+		var us []float64
+		if *median {
+			us = []float64{medianOp(op, size, times[:iters])}
+		} else {
+			start := time.Now()
+			for i := 0; i < iters; i++ {
+				must(op(size))
+			}
+			us = []float64{float64(time.Since(start).Nanoseconds()) / 1e3 / float64(iters)}
 		}
-		us := []float64{float64(time.Since(start).Nanoseconds()) / 1e3 / float64(iters)}
 		allocs := []float64{float64(heapAllocs()-a0) / float64(iters)}
 		sum, most := []float64{0}, []float64{0}
 		must(mpi.Reduce(c, us, sum, mpi.Sum, 0))
@@ -195,6 +205,19 @@ func main() {
 			fmt.Printf("# allocs/op %d %.2f\n", size, most[0])
 		}
 	}
+}
+
+// medianOp runs op(size) len(times) times, timing each, and returns the
+// median in µs: an operation that a busy machine's other processes
+// interrupted moves the mean, not the median.
+func medianOp(op func(int) error, size int, times []time.Duration) float64 {
+	for i := range times {
+		start := time.Now()
+		must(op(size))
+		times[i] = time.Since(start)
+	}
+	slices.Sort(times)
+	return float64(times[len(times)/2].Nanoseconds()) / 1e3
 }
 
 // heapAllocs is how many heap objects the process has allocated so far

@@ -34,6 +34,7 @@ var knownParams = []string{
 	"coll_base_shmem_large_size",
 	"coll_base_shmem_message_pool_size",
 	"coll_base_shmem_num_segments",
+	"coll_base_shmem_reduce_size",
 	"coll_base_small",
 	"coll_lam_basic_priority",
 	"coll_shmem_priority",

@@ -105,7 +105,8 @@ type area struct {
 	lastUse   []uint64 // buffer → the last round this process wrote it in
 	seenDone  []uint64 // process → the last round it was seen to have finished
 	largeSize int      // bytes per process above which lam_basic moves the data (0: none)
-	copySize  int      // the same for Bcast, Allgather and the reductions, if larger
+	copySize  int      // the same for Bcast and Allgather, if larger
+	reduceSz  int      // the same for the reductions (when largeSize is not 0)
 
 	// Pace: spinPolls polls and spinFor of polling, then yields for
 	// yieldFor, then sleeps.
@@ -247,7 +248,7 @@ func unmap(mem []byte, path string, remove bool) {
 
 func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *area {
 	n, me := g.n, c.Rank()
-	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy,
+	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy, reduceSz: cfg.reduce,
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), inputs: make([][]byte, n)}
 	a.arrived = a.flagAt(offSync, offSync+8)

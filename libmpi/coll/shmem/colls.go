@@ -224,18 +224,20 @@ func (a *area) sentRound(c *coll.Comm, writes bool, from func(q int) bool, write
 }
 
 // large reports whether a Gather, Scatter or Alltoall moving size bytes
-// per process is lam_basic's. Through the area each copies every byte
-// twice, as the shared-memory rpis do below their single-copy size, but
-// in rounds of a buffer (Scatter's and Alltoall's cut in n pieces), each
-// a wait for flags; over point-to-point, one rendezvous per message (and
-// above the rpi's single-copy size, one copy).
+// per process is lam_basic's (coll_base_shmem_large_size, 1 MiB by
+// default). Through the area each copies every byte twice, as the
+// shared-memory rpis do below their single-copy size, but in rounds of a
+// buffer (Scatter's and Alltoall's cut in n pieces), each a wait for
+// flags; over point-to-point, one rendezvous per message (and above the
+// rpi's single-copy size, one copy). With buffers of 64 KiB the rounds
+// measured faster up to the rpi's single-copy size (docs/coll.md).
 func (a *area) large(size int) bool { return a.largeSize > 0 && size > a.largeSize }
 
 // largeCopy is large for Bcast, Allgather, Reduce and Allreduce, which
 // copy less through the area than over point-to-point below the rpi's
-// single-copy size (coll_base_shmem_copy_size, 64 KiB by default: where
-// the area measured faster on the idle machine at 4 processes and no
-// slower at 2, docs/coll.md): at n processes a Bcast
+// single-copy size (coll_base_shmem_copy_size, 1 MiB by default, the
+// usysv ring's size: with buffers of 64 KiB the area measured faster up
+// to there at 2 and 4 processes, docs/coll.md): at n processes a Bcast
 // copies the message n times through the area (once in, n−1 out), 2(n−1)
 // times through the rings; an Allgather n+1 blocks per process (its
 // own into recv and into the area, the n−1 others out) against 2n−1
@@ -245,6 +247,19 @@ func (a *area) large(size int) bool { return a.largeSize > 0 && size > a.largeSi
 // reduce-scatter and allgather through the rings.
 func (a *area) largeCopy(size int) bool {
 	return a.largeSize > 0 && size > max(a.largeSize, a.copySize)
+}
+
+// largeReduce reports whether a Reduce or Allreduce of size bytes per
+// process is lam_basic's (above coll_base_shmem_reduce_size, 64 KiB by
+// default, or above largeCopy's limit if that is less; never when
+// coll_base_shmem_large_size is 0). Through the area an
+// Allreduce copies about 2.25 times its input per process at 4
+// processes against 3 for lam_basic's reduce-scatter and allgather, but
+// every round of a buffer is two waits for flags (inputs posted, slices
+// reduced) for every process; at 1 MiB lam_basic measured faster at 2
+// and 4 processes (docs/coll.md), at 64 KiB the area.
+func (a *area) largeReduce(size int) bool {
+	return a.largeSize > 0 && size > min(a.reduceSz, max(a.largeSize, a.copySize))
 }
 
 // finish ends a data round of this process.
@@ -650,7 +665,7 @@ func reduce(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	switch {
 	case len(mine) == 0:
 		return nil
-	case op.Size > a.chunk || a.largeCopy(len(mine)):
+	case op.Size > a.chunk || a.largeReduce(len(mine)):
 		return viaBasic(c, func(f *coll.Actions) error { return f.Reduce(c, send, recv, op, root) })
 	}
 	var result []byte
@@ -670,7 +685,7 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	switch {
 	case len(mine) == 0:
 		return nil
-	case op.Size > a.chunk || a.largeCopy(len(mine)):
+	case op.Size > a.chunk || a.largeReduce(len(mine)):
 		return viaBasic(c, func(f *coll.Actions) error { return f.Allreduce(c, send, recv, op) })
 	}
 	return reduction(c, mine, recv[:len(mine)], op, 0, true)

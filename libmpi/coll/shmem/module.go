@@ -17,11 +17,12 @@
 //
 // Barrier, Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and
 // Allreduce are shmem's up to coll_base_shmem_large_size bytes per process
-// (Bcast, Allgather, Reduce and Allreduce up to coll_base_shmem_copy_size
-// if that is more: the shared-memory rpis copy a message once, straight
-// between the processes, only above their ring's size, and below it these
-// copy less through the area than over point-to-point; see large and
-// largeCopy); larger ones, and the other collectives, are lam_basic's. Barrier, the argument check and small
+// (Bcast and Allgather up to coll_base_shmem_copy_size if that is more:
+// the shared-memory rpis copy a message once, straight between the
+// processes, only above their ring's size, and below it these copy less
+// through the area than over point-to-point; Reduce and Allreduce up to
+// coll_base_shmem_reduce_size; see large, largeCopy and largeReduce);
+// larger ones, and the other collectives, are lam_basic's. Barrier, the argument check and small
 // Allreduce are synchronising rounds: every process adds one to a count
 // in the area and waits for the count of all. Reductions
 // are computed in place in the area, each process combining one slice of
@@ -74,14 +75,16 @@ type Module struct{}
 func init() {
 	coll.Register(Module{})
 	ssi.RegisterParams(ssi.Coll, "base",
-		ssi.Param{Name: "shmem_message_pool_size", Default: "131072", Type: ssi.Size,
+		ssi.Param{Name: "shmem_message_pool_size", Default: "524288", Type: ssi.Size,
 			Help: "Bytes of buffers each process has in a shmem communicator's shared-memory area (more than 1024)"},
 		ssi.Param{Name: "shmem_num_segments", Default: "8", Type: ssi.Int,
 			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined and a writer may run that many rounds ahead of its readers (1 to 256)"},
-		ssi.Param{Name: "shmem_large_size", Default: "32768", Type: ssi.Size,
-			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; at least this for Bcast, Allgather, Reduce and Allreduce: coll_base_shmem_copy_size) above which shmem leaves the collective to lam_basic; 0: never"},
-		ssi.Param{Name: "shmem_copy_size", Default: "65536", Type: ssi.Size,
-			Help: "Bytes per process (Bcast's message, a block of Allgather, Reduce's and Allreduce's input) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; below the shared-memory rpis' ring size (rpi_usysv_maxalloc) they copy a message twice, and these collectives copy less through the area"},
+		ssi.Param{Name: "shmem_large_size", Default: "1048576", Type: ssi.Size,
+			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; at least this for Bcast and Allgather: coll_base_shmem_copy_size; Reduce and Allreduce: coll_base_shmem_reduce_size) above which shmem leaves the collective to lam_basic; 0: never"},
+		ssi.Param{Name: "shmem_copy_size", Default: "1048576", Type: ssi.Size,
+			Help: "Bytes per process (Bcast's message, a block of Allgather) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; below the shared-memory rpis' ring size (rpi_usysv_maxalloc) they copy a message twice, and these collectives copy less through the area"},
+		ssi.Param{Name: "shmem_reduce_size", Default: "65536", Type: ssi.Size,
+			Help: "Bytes per process of a Reduce's or Allreduce's input above which shmem leaves it to lam_basic (reduce-scatter by recursive halving: each process combines a share of the data there too, with no round of the area to wait for), or above coll_base_shmem_copy_size if that is less; never if coll_base_shmem_large_size is 0"},
 	)
 }
 
@@ -91,6 +94,7 @@ var (
 	ParamSegments = ssi.FullName(ssi.Coll, "base", "shmem_num_segments")
 	ParamLarge    = ssi.FullName(ssi.Coll, "base", "shmem_large_size")
 	ParamCopy     = ssi.FullName(ssi.Coll, "base", "shmem_copy_size")
+	ParamReduce   = ssi.FullName(ssi.Coll, "base", "shmem_reduce_size")
 )
 
 // SSI describes the module.
@@ -144,7 +148,8 @@ const maxSegs = 256
 type config struct {
 	pool, segs int
 	large      int // 0: no limit
-	copy       int // Bcast's, Allgather's and the reductions' limit, if larger
+	copy       int // Bcast's and Allgather's limit, if larger
+	reduce     int // the reductions' limit
 }
 
 func readConfig(s *ssi.Settings) (config, error) {
@@ -164,17 +169,23 @@ func readConfig(s *ssi.Settings) (config, error) {
 	if err != nil {
 		return config{}, err
 	}
+	red, err := s.Size(ParamReduce)
+	if err != nil {
+		return config{}, err
+	}
 	switch {
 	case large < 0 || large > 1<<40:
 		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamLarge, large)
 	case cp < 0 || cp > 1<<40:
 		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamCopy, cp)
+	case red < 0 || red > 1<<40:
+		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamReduce, red)
 	case pool <= 1024 || pool > 1<<30:
 		return config{}, fmt.Errorf("%s=%d: must be more than 1024 and at most 1 GiB", ParamPoolSize, pool)
 	case segs < 1 || segs > maxSegs:
 		return config{}, fmt.Errorf("%s=%d: must be 1 to %d", ParamSegments, segs, maxSegs)
 	}
-	return config{pool: int(pool), segs: segs, large: int(large), copy: int(cp)}, nil
+	return config{pool: int(pool), segs: segs, large: int(large), copy: int(cp), reduce: int(red)}, nil
 }
 
 // Init makes or maps the communicator's area. If that fails on any

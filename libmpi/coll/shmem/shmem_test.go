@@ -77,9 +77,10 @@ func TestSuite(t *testing.T) {
 		for _, params := range [][]string{nil, {"coll_base_crossover", "1"}, {"coll_base_check", "0"}, {"coll_base_associative", "1"}, small,
 			{"coll_base_shmem_num_segments", "1", "coll_base_shmem_message_pool_size", "4096"},
 			// k=700 crosses to lam_basic, k=70 does not: the two alternate
-			// (Bcast, Allgather and the reductions only with the copy size
-			// as low).
+			// (Bcast and Allgather only with the copy size as low, the
+			// reductions with the copy size or the reduce size).
 			{"coll_base_shmem_large_size", "1000"}, {"coll_base_shmem_large_size", "1000", "coll_base_shmem_copy_size", "1000"},
+			{"coll_base_shmem_reduce_size", "1000"},
 			{"coll_base_shmem_large_size", "0"}} {
 			for _, k := range []int{1, 70, 700} {
 				for _, root := range []int{0, n - 1, 1} {
