@@ -310,6 +310,52 @@ func (a *area) next() uint64 {
 	return a.step
 }
 
+// spanBufs is how many adjacent buffers a round of a collective that
+// needs several rounds takes (Bcast, Gather, Scatter, Allgather and
+// Alltoall past one buffer): an eighth of the pool, so that a process
+// may still write eight such rounds ahead of its readers, as it may
+// write segs rounds of one buffer ahead. More, smaller buffers let a
+// small collective's writer run further ahead (a rooted one's root
+// returns at once while a buffer is free); spans keep the large ones'
+// rounds as large as the pool's eighth.
+func (g geometry) spanBufs() int { return max(1, g.segs/8) }
+
+// spanBytes is the bytes of a span.
+func (g geometry) spanBytes() int { return g.spanBufs() * g.chunk }
+
+// nextSpan begins a data round of spanBufs buffers: it takes as many
+// round numbers, the first of them that of a buffer with spanBufs-1 more
+// after it in the pool (the numbers skipped over name no round), and
+// returns the first and the last. The round is the last's: a writer
+// posts it, readers finish it. Every process takes the same numbers.
+func (a *area) nextSpan() (first, last uint64) {
+	k := uint64(a.spanBufs())
+	first = a.step + 1
+	if r := first % uint64(a.segs); r+k > uint64(a.segs) {
+		first += uint64(a.segs) - r
+	}
+	a.step = first + k - 1
+	return first, a.step
+}
+
+// claimSpan claims the buffers of the span that begins at round first.
+func (a *area) claimSpan(first uint64) error {
+	for j := range uint64(a.spanBufs()) {
+		if err := a.claim(first + j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inSpan is process i's input buffers of the span that begins at round
+// first, as one.
+func (a *area) inSpan(i int, first uint64) []byte {
+	off := a.poolAt(i) + int(first%uint64(a.segs))*a.chunk
+	n := a.spanBytes()
+	return a.mem[off : off+n : off+n]
+}
+
 // claim waits until this process may write its buffers of round s: every
 // process finished the round that last used them.
 func (a *area) claim(s uint64) error {

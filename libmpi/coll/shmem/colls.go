@@ -288,22 +288,22 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 			}
 		})
 	}
-	for k := range rounds(len(buf), a.chunk) {
-		s := a.next()
-		lo, hi := span(k, a.chunk, len(buf))
+	for k := range rounds(len(buf), a.spanBytes()) {
+		first, s := a.nextSpan()
+		lo, hi := span(k, a.spanBytes(), len(buf))
 		if a.me == root {
 			if hi > lo {
-				if err := a.claim(s); err != nil {
+				if err := a.claimSpan(first); err != nil {
 					return err
 				}
-				copy(a.in(a.me, s), buf[lo:hi])
+				copy(a.inSpan(a.me, first), buf[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(buf[lo:hi], a.in(root, s))
+			copy(buf[lo:hi], a.inSpan(root, first))
 		}
 		a.finish(s)
 	}
@@ -350,15 +350,15 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
 	}
-	for k := range rounds(m, a.chunk) {
-		s := a.next()
-		lo, hi := span(k, a.chunk, m)
+	for k := range rounds(m, a.spanBytes()) {
+		first, s := a.nextSpan()
+		lo, hi := span(k, a.spanBytes(), m)
 		if a.me != root {
 			if hi > lo {
-				if err := a.claim(s); err != nil {
+				if err := a.claimSpan(first); err != nil {
 					return err
 				}
-				copy(a.in(a.me, s), send[lo:hi])
+				copy(a.inSpan(a.me, first), send[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
@@ -369,7 +369,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 				if err := a.await(a.posted[q], s, q); err != nil {
 					return err
 				}
-				copy(recv[q*m+lo:q*m+hi], a.in(q, s))
+				copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first))
 			}
 		}
 		a.finish(s)
@@ -425,15 +425,16 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
 	}
+	per = a.spanBytes() / a.n
 	for k := range rounds(m, per) {
-		s := a.next()
+		first, s := a.nextSpan()
 		lo, hi := span(k, per, m)
 		if a.me == root {
 			if hi > lo {
-				if err := a.claim(s); err != nil {
+				if err := a.claimSpan(first); err != nil {
 					return err
 				}
-				b := a.in(a.me, s)
+				b := a.inSpan(a.me, first)
 				for q := range a.n {
 					if q != root {
 						copy(b[q*per:], send[q*m+lo:q*m+hi])
@@ -445,7 +446,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(recv[lo:hi], a.in(root, s)[a.me*per:])
+			copy(recv[lo:hi], a.inSpan(root, first)[a.me*per:])
 		}
 		a.finish(s)
 	}
@@ -479,14 +480,14 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 	} else {
 		copy(recv[a.me*m:(a.me+1)*m], send)
 	}
-	for k := range rounds(m, a.chunk) {
-		s := a.next()
-		lo, hi := span(k, a.chunk, m)
+	for k := range rounds(m, a.spanBytes()) {
+		first, s := a.nextSpan()
+		lo, hi := span(k, a.spanBytes(), m)
 		if hi > lo {
-			if err := a.claim(s); err != nil {
+			if err := a.claimSpan(first); err != nil {
 				return err
 			}
-			copy(a.in(a.me, s), send[lo:hi])
+			copy(a.inSpan(a.me, first), send[lo:hi])
 		}
 		a.publish(a.posted[a.me], s)
 		for i := 1; i < a.n; i++ {
@@ -494,7 +495,7 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 			if err := a.await(a.posted[q], s, q); err != nil {
 				return err
 			}
-			copy(recv[q*m+lo:q*m+hi], a.in(q, s))
+			copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first))
 		}
 		a.finish(s)
 	}
@@ -531,14 +532,15 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 		})
 	}
 	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
+	per = a.spanBytes() / a.n
 	for k := range rounds(m, per) {
-		s := a.next()
+		first, s := a.nextSpan()
 		lo, hi := span(k, per, m)
 		if hi > lo {
-			if err := a.claim(s); err != nil {
+			if err := a.claimSpan(first); err != nil {
 				return err
 			}
-			b := a.in(a.me, s)
+			b := a.inSpan(a.me, first)
 			for q := range a.n {
 				if q != a.me {
 					copy(b[q*per:], send[q*m+lo:q*m+hi])
@@ -551,7 +553,7 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 			if err := a.await(a.posted[q], s, q); err != nil {
 				return err
 			}
-			copy(recv[q*m+lo:q*m+hi], a.in(q, s)[a.me*per:])
+			copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first)[a.me*per:])
 		}
 		a.finish(s)
 	}

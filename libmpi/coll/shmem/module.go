@@ -75,10 +75,10 @@ type Module struct{}
 func init() {
 	coll.Register(Module{})
 	ssi.RegisterParams(ssi.Coll, "base",
-		ssi.Param{Name: "shmem_message_pool_size", Default: "524288", Type: ssi.Size,
+		ssi.Param{Name: "shmem_message_pool_size", Default: "1048576", Type: ssi.Size,
 			Help: "Bytes of buffers each process has in a shmem communicator's shared-memory area (more than 1024)"},
-		ssi.Param{Name: "shmem_num_segments", Default: "8", Type: ssi.Int,
-			Help: "Number of buffers the shmem pool is cut into, so that large messages are pipelined and a writer may run that many rounds ahead of its readers (1 to 256)"},
+		ssi.Param{Name: "shmem_num_segments", Default: "16", Type: ssi.Int,
+			Help: "Number of buffers the shmem pool is cut into: a writer may run that many rounds of one buffer ahead of its readers, and a collective past one buffer moves an eighth of the pool per round (1 to 256)"},
 		ssi.Param{Name: "shmem_large_size", Default: "1048576", Type: ssi.Size,
 			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; at least this for Bcast and Allgather: coll_base_shmem_copy_size; Reduce and Allreduce: coll_base_shmem_reduce_size) above which shmem leaves the collective to lam_basic; 0: never"},
 		ssi.Param{Name: "shmem_copy_size", Default: "1048576", Type: ssi.Size,

@@ -76,6 +76,9 @@ func TestSuite(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 8} {
 		for _, params := range [][]string{nil, {"coll_base_crossover", "1"}, {"coll_base_check", "0"}, {"coll_base_associative", "1"}, small,
 			{"coll_base_shmem_num_segments", "1", "coll_base_shmem_message_pool_size", "4096"},
+			// Rounds of two buffers past one (spans), some skipping the
+			// pool's last buffer.
+			{"coll_base_shmem_num_segments", "20", "coll_base_shmem_message_pool_size", "20480"},
 			// k=700 crosses to lam_basic, k=70 does not: the two alternate
 			// (Bcast and Allgather only with the copy size as low, the
 			// reductions with the copy size or the reduce size).
