@@ -192,3 +192,26 @@ func TestGeometry(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeReduce checks which reductions are lam_basic's: above the
+// reduce size on two processes, above the copy size on more.
+func TestLargeReduce(t *testing.T) {
+	for _, tt := range []struct {
+		n, large, copy, reduce, size int
+		want                         bool
+	}{
+		{2, 1 << 20, 1 << 20, 64 << 10, 64 << 10, false},
+		{2, 1 << 20, 1 << 20, 64 << 10, 64<<10 + 1, true},
+		{3, 1 << 20, 1 << 20, 64 << 10, 64<<10 + 1, false},
+		{8, 1 << 20, 1 << 20, 64 << 10, 1 << 20, false},
+		{8, 1 << 20, 1 << 20, 64 << 10, 1<<20 + 1, true},
+		{2, 32 << 10, 32 << 10, 64 << 10, 32<<10 + 1, true}, // the copy size is less
+		{2, 0, 1 << 20, 64 << 10, 1 << 30, false},           // large size 0: never
+		{4, 0, 1 << 20, 64 << 10, 1 << 30, false},
+	} {
+		a := &area{geometry: geometry{n: tt.n}, largeSize: tt.large, copySize: tt.copy, reduceSz: tt.reduce}
+		if got := a.largeReduce(tt.size); got != tt.want {
+			t.Errorf("n=%d large=%d copy=%d reduce=%d: largeReduce(%d) = %v, want %v", tt.n, tt.large, tt.copy, tt.reduce, tt.size, got, tt.want)
+		}
+	}
+}

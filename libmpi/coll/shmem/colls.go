@@ -250,15 +250,18 @@ func (a *area) largeCopy(size int) bool {
 }
 
 // largeReduce reports whether a Reduce or Allreduce of size bytes per
-// process is lam_basic's (above coll_base_shmem_reduce_size, 64 KiB by
-// default, or above largeCopy's limit if that is less; never when
-// coll_base_shmem_large_size is 0). Through the area an
-// Allreduce copies about 2.25 times its input per process at 4
-// processes against 3 for lam_basic's reduce-scatter and allgather, but
-// every round of a buffer is two waits for flags (inputs posted, slices
-// reduced) for every process; at 1 MiB lam_basic measured faster at 2
-// and 4 processes (docs/coll.md), at 64 KiB the area.
+// process is lam_basic's: at two processes above
+// coll_base_shmem_reduce_size (64 KiB by default), where lam_basic's
+// reduce-scatter and allgather is one exchange each way and measured
+// faster than the area's rounds, each of which waits twice for the other
+// (inputs posted, slices reduced); at more, above largeCopy's limit, as
+// Bcast and Allgather (the area measured faster up to 1 MiB at 4 and 8
+// processes on 2 processors: docs/coll.md). Never when
+// coll_base_shmem_large_size is 0; never above largeCopy's limit.
 func (a *area) largeReduce(size int) bool {
+	if a.n > 2 {
+		return a.largeCopy(size)
+	}
 	return a.largeSize > 0 && size > min(a.reduceSz, max(a.largeSize, a.copySize))
 }
 

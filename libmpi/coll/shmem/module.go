@@ -84,7 +84,7 @@ func init() {
 		ssi.Param{Name: "shmem_copy_size", Default: "1048576", Type: ssi.Size,
 			Help: "Bytes per process (Bcast's message, a block of Allgather) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; below the shared-memory rpis' ring size (rpi_usysv_maxalloc) they copy a message twice, and these collectives copy less through the area"},
 		ssi.Param{Name: "shmem_reduce_size", Default: "65536", Type: ssi.Size,
-			Help: "Bytes per process of a Reduce's or Allreduce's input above which shmem leaves it to lam_basic (reduce-scatter by recursive halving: each process combines a share of the data there too, with no round of the area to wait for), or above coll_base_shmem_copy_size if that is less; never if coll_base_shmem_large_size is 0"},
+			Help: "Bytes per process of a Reduce's or Allreduce's input above which shmem leaves it to lam_basic on a communicator of two processes (reduce-scatter by recursive halving: one exchange, with no round of the area to wait for); with more processes, and if coll_base_shmem_copy_size is less, the copy size applies; never if coll_base_shmem_large_size is 0"},
 	)
 }
 
