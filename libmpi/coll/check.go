@@ -329,14 +329,11 @@ func interRootOK(mine, remote agg) bool {
 // process that gave zero bytes while the others gave more (they wait for
 // it, as under other MPIs). The v-forms (whose counts differ by process),
 // Barrier and intercommunicators always run.
-func zeroSize(c *Comm, sig Sig) bool {
-	return sig.Send == 0 && zeroKind(sig.Kind) && !c.Inter()
-}
-
-// zeroKind reports whether a collective of kind k moves nothing when
-// its block size (Sig.Send) is zero (zeroSize).
-func zeroKind(k Kind) bool {
-	switch k {
+func zeroSize(c *Comm, sig *Sig) bool {
+	if sig.Send != 0 || c.Inter() {
+		return false
+	}
+	switch sig.Kind {
 	case Bcast, Gather, Scatter, Allgather, Alltoall, Reduce, Allreduce, ReduceScatterBlock, Scan, Exscan:
 		return true
 	}

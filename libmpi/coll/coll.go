@@ -669,7 +669,7 @@ const UserOp = 31
 // checks the arguments with the other processes (coll_base_check), runs f
 // with the communicator's functions, and reports the first mismatch seen.
 func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
-	if sig.Err == nil && zeroSize(c, sig) { // nothing to move (Empty, unless the way is recorded)
+	if sig.Err == nil && zeroSize(c, &sig) { // nothing to move (Empty, unless the way is recorded)
 		if c.rec.on.Load() {
 			c.mu.Lock()
 			c.note(sig, WayZero, 0)
@@ -787,8 +787,7 @@ func (c *Comm) Waiting(begin bool) {
 // records how collectives ran. Run returns nil for it; a caller may skip
 // its own bookkeeping of the call as well.
 func (c *Comm) Empty(sig *Sig) bool {
-	// zeroSize, the cheap tests first (Inter asks the transport).
-	return sig.Send == 0 && sig.Err == nil && zeroKind(sig.Kind) && !c.rec.on.Load() && !c.Inter()
+	return sig.Err == nil && !c.rec.on.Load() && zeroSize(c, sig)
 }
 
 // run runs f with the tag of sig. c.mu is held.

@@ -380,22 +380,23 @@ func PackSize(count int, d *Datatype) int {
 
 // walk calls fn for each run of count elements of d in buf, checking that
 // every block lies inside buf. Blocks that follow one another in buf are
-// handed over as one run (all count elements at once for a type without
-// holes, such as Byte), so packing a basic type is one copy.
+// handed over as one run (all count elements at once for a contiguous
+// type, such as Byte), so packing a basic type is one copy.
 func walk(buf []byte, count int, d *Datatype, fn func(b []byte)) error {
 	if err := checkOld(d, count); err != nil {
 		return err
 	}
-	ext := d.Extent()
-	if len(d.blocks) == 1 && d.blocks[0].Off == 0 && d.blocks[0].Len == ext {
-		if count*ext > len(buf) {
+	if d.IsContiguous() {
+		n := count * d.size
+		if n > len(buf) {
 			return errorf(ErrBuffer, "%d elements of %s do not fit in a buffer of %d bytes", count, d.name, len(buf))
 		}
-		if count*ext > 0 {
-			fn(buf[:count*ext])
+		if n > 0 {
+			fn(buf[:n])
 		}
 		return nil
 	}
+	ext := d.Extent()
 	start, end := 0, 0 // the run not yet handed to fn
 	for i := 0; i < count; i++ {
 		for _, bl := range d.blocks {
