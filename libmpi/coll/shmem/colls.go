@@ -259,10 +259,10 @@ func (a *area) largeCopy(size int) bool {
 // processes on 2 processors: docs/coll.md). Never when
 // coll_base_shmem_large_size is 0; never above largeCopy's limit.
 func (a *area) largeReduce(size int) bool {
-	if a.n > 2 {
-		return a.largeCopy(size)
+	if a.n == 2 && a.largeSize > 0 && size > a.reduceSz {
+		return true
 	}
-	return a.largeSize > 0 && size > min(a.reduceSz, max(a.largeSize, a.copySize))
+	return a.largeCopy(size)
 }
 
 // finish ends a data round of this process.
@@ -428,10 +428,10 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
 	}
-	per = a.spanBytes() / a.n
-	for k := range rounds(m, per) {
+	piece := a.spanBytes() / a.n // each process's part of a round's span
+	for k := range rounds(m, piece) {
 		first, s := a.nextSpan()
-		lo, hi := span(k, per, m)
+		lo, hi := span(k, piece, m)
 		if a.me == root {
 			if hi > lo {
 				if err := a.claimSpan(first); err != nil {
@@ -440,7 +440,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 				b := a.inSpan(a.me, first)
 				for q := range a.n {
 					if q != root {
-						copy(b[q*per:], send[q*m+lo:q*m+hi])
+						copy(b[q*piece:], send[q*m+lo:q*m+hi])
 					}
 				}
 			}
@@ -449,7 +449,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(recv[lo:hi], a.inSpan(root, first)[a.me*per:])
+			copy(recv[lo:hi], a.inSpan(root, first)[a.me*piece:])
 		}
 		a.finish(s)
 	}
@@ -535,10 +535,10 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 		})
 	}
 	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
-	per = a.spanBytes() / a.n
-	for k := range rounds(m, per) {
+	piece := a.spanBytes() / a.n // each process's part of a round's span
+	for k := range rounds(m, piece) {
 		first, s := a.nextSpan()
-		lo, hi := span(k, per, m)
+		lo, hi := span(k, piece, m)
 		if hi > lo {
 			if err := a.claimSpan(first); err != nil {
 				return err
@@ -546,7 +546,7 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 			b := a.inSpan(a.me, first)
 			for q := range a.n {
 				if q != a.me {
-					copy(b[q*per:], send[q*m+lo:q*m+hi])
+					copy(b[q*piece:], send[q*m+lo:q*m+hi])
 				}
 			}
 		}
@@ -556,7 +556,7 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 			if err := a.await(a.posted[q], s, q); err != nil {
 				return err
 			}
-			copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first)[a.me*per:])
+			copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first)[a.me*piece:])
 		}
 		a.finish(s)
 	}

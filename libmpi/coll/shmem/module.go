@@ -20,8 +20,9 @@
 // (Bcast and Allgather up to coll_base_shmem_copy_size if that is more:
 // the shared-memory rpis copy a message once, straight between the
 // processes, only above their ring's size, and below it these copy less
-// through the area than over point-to-point; Reduce and Allreduce up to
-// coll_base_shmem_reduce_size; see large, largeCopy and largeReduce);
+// through the area than over point-to-point; Reduce and Allreduce as
+// Bcast, but on two processes up to coll_base_shmem_reduce_size; see
+// large, largeCopy and largeReduce);
 // larger ones, and the other collectives, are lam_basic's. Barrier, the argument check and small
 // Allreduce are synchronising rounds: every process adds one to a count
 // in the area and waits for the count of all. Reductions
