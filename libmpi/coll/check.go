@@ -158,13 +158,13 @@ func digest(v []byte) uint64 {
 // sigDigest is digest(c.sigVector(sig)), kept for the last call without
 // an argument error: a program calls the same collective with the same
 // arguments again and again. c.mu is held.
-func (c *Comm) sigDigest(sig Sig) uint64 {
-	if sig.Err == nil && c.lastSig.ok && sig == c.lastSig.sig {
+func (c *Comm) sigDigest(sig *Sig) uint64 {
+	if sig.Err == nil && c.lastSig.ok && sig.same(&c.lastSig.sig) {
 		return c.lastSig.digest
 	}
-	h := digest(c.sigVector(sig))
+	h := digest(c.sigVector(*sig))
 	if sig.Err == nil {
-		c.lastSig = lastSig{sig: sig, digest: h, ok: true}
+		c.lastSig = lastSig{sig: *sig, digest: h, ok: true}
 	}
 	return h
 }
@@ -174,6 +174,7 @@ type lastSig struct {
 	sig    Sig
 	digest uint64
 	ok     bool
+	way    uint8 // how runChecked runs it (checkWay), once it has asked
 }
 
 // agree runs the argument check. c.mu is held.
@@ -191,7 +192,7 @@ func (c *Comm) agree(sig Sig) error {
 		// one small message. Otherwise, the signatures themselves, to say
 		// what differs.
 		d := c.Scratch(ScratchDigest, 32)
-		h := c.sigDigest(sig)
+		h := c.sigDigest(&sig)
 		var same bool
 		var err error
 		if c.act.Agree != nil {
@@ -387,9 +388,9 @@ func (c *Comm) Carried(same bool) {
 // ends, and they reduce the signatures themselves to say what differs, as
 // agree does (the receive buffers may have been written by then). c.mu is
 // held.
-func (c *Comm) runCarried(sig Sig, f func(a *Actions) error) error {
-	c.carry = carry{digest: c.sigDigest(sig), state: carryPending}
-	c.note(sig, WayCarried, c.carry.digest)
+func (c *Comm) runCarried(sig *Sig, digest uint64, f func(a *Actions) error) error {
+	c.carry = carry{digest: digest, state: carryPending}
+	c.note(*sig, WayCarried, digest)
 	state, err := c.runAsCheck(sig, f)
 	switch state {
 	case carrySame:
@@ -400,7 +401,7 @@ func (c *Comm) runCarried(sig Sig, f func(a *Actions) error) error {
 		}
 		return Errorf(ErrIntern, "%s: %s: the module did not carry the argument check", c.T.Name(), sig.Kind)
 	}
-	return c.differ(sig)
+	return c.differ(*sig)
 }
 
 // differ compares the calls of a collective whose carried check found
@@ -475,7 +476,7 @@ func CallOp() *Op { return &minOp }
 // digests, and the calls (JudgeCall) only when those differ.
 func (c *Comm) SentDigest() uint64 {
 	c.carry.state = carrySentOut
-	return c.sigDigest(c.carry.sig)
+	return c.carry.digest
 }
 
 // JudgeCall compares the call in front of a message (b, the CallSize
@@ -503,13 +504,12 @@ func (c *Comm) judgeCall(sig Sig, b []byte, whole bool) error {
 // runSent runs a collective that sends its call with its data
 // (Actions.SendsCall). Its messages are tagged as the check's, as those of a
 // carried check are. c.mu is held.
-func (c *Comm) runSent(sig Sig, f func(a *Actions) error) error {
-	c.carry = carry{state: carrySent, sig: sig}
-	if c.rec.on.Load() {
-		c.note(sig, WaySent, c.sigDigest(sig))
-	}
+func (c *Comm) runSent(sig *Sig, digest uint64, f func(a *Actions) error) error {
+	c.carry = carry{state: carrySent, sig: *sig, digest: digest}
+	c.note(*sig, WaySent, digest)
 	g := f
 	if c.nextSync() {
+		sig := *sig
 		g = func(a *Actions) error {
 			err := f(a)
 			if err2 := c.syncSent(sig, false); err == nil {
@@ -525,15 +525,16 @@ func (c *Comm) runSent(sig Sig, f func(a *Actions) error) error {
 	return err
 }
 
+// checkTag is the tag of the argument check's messages (Sig{Kind:
+// Check}'s), which a collective that carries the check or sends its call
+// uses too.
+var checkTag = tagOf(Sig{Kind: Check})
+
 // runAsCheck runs f for sig with its messages tagged as the check's, and
 // returns how the carried check ended (c.carry, which it clears) and f's
 // error. c.mu is held.
-func (c *Comm) runAsCheck(sig Sig, f func(a *Actions) error) (uint8, error) {
-	checkTag := tagOf(Sig{Kind: Check})
-	err := c.run(sig, func(a *Actions) error {
-		c.tag = checkTag
-		return f(a)
-	})
+func (c *Comm) runAsCheck(sig *Sig, f func(a *Actions) error) (uint8, error) {
+	err := c.runTagged(sig, checkTag, f)
 	state := c.carry.state
 	c.carry = carry{}
 	return state, err

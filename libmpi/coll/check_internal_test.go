@@ -2,6 +2,7 @@ package coll
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -42,7 +43,7 @@ func TestSigDigest(t *testing.T) {
 	seen := map[uint64]Sig{}
 	for i, s := range sigs {
 		want := digest(c.sigVector(s))
-		if got := c.sigDigest(s); got != want {
+		if got := c.sigDigest(&s); got != want {
 			t.Errorf("call %d %+v: sigDigest %#x, digest of the vector %#x", i, s, got, want)
 		}
 		if s.Err != nil && c.lastSig.ok && c.lastSig.sig.Err != nil {
@@ -52,6 +53,70 @@ func TestSigDigest(t *testing.T) {
 			t.Errorf("calls %+v and %+v have one digest", o, s)
 		}
 		seen[want] = s
+	}
+}
+
+// Sig.same must tell apart two calls that differ in any one field, or
+// the kept digest and way (sigDigest, checkWay) would serve another call:
+// a field added to Sig and not to same fails here.
+func TestSigSame(t *testing.T) {
+	base := Sig{Kind: Bcast, Root: 1, Send: 8, Recv: -1, Op: 2, Type: 3, Counts: 4, Err: nil}
+	if !base.same(&base) {
+		t.Fatal("a call is not the same as itself")
+	}
+	v := reflect.ValueOf(&base).Elem()
+	for i := range v.NumField() {
+		other := base
+		f := reflect.ValueOf(&other).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64:
+			f.SetInt(f.Int() + 1)
+		case reflect.Uint8, reflect.Uint64:
+			f.SetUint(f.Uint() + 1)
+		case reflect.Pointer:
+			f.Set(reflect.ValueOf(&Error{Class: ErrCount}))
+		default:
+			t.Fatalf("field %s of kind %s: teach this test to change it", v.Type().Field(i).Name, f.Kind())
+		}
+		if base.same(&other) || other.same(&base) {
+			t.Errorf("calls that differ in %s are the same", v.Type().Field(i).Name)
+		}
+	}
+}
+
+// checkWay asks the module (Carries, SendsCall) once per distinct call,
+// and again after another call came between; a call with an argument
+// error is asked every time and never kept.
+func TestCheckWay(t *testing.T) {
+	c := New(stubT{rank: 0, size: 3}, nil)
+	asked := 0
+	c.act.Carries = func(_ *Comm, sig Sig) bool { asked++; return sig.Kind != Allreduce }
+	c.act.SendsCall = func(_ *Comm, sig Sig) bool { return sig.Kind == Bcast }
+	bad := Errorf(ErrType, "bad type")
+	for i, tc := range []struct {
+		sig   Sig
+		way   uint8
+		asked int
+	}{
+		{Sig{Kind: Bcast, Send: 8, Recv: -1}, waySent, 1},
+		{Sig{Kind: Bcast, Send: 8, Recv: -1}, waySent, 1},
+		{Sig{Kind: Gather, Send: 8, Recv: -1}, wayCarried, 2},
+		{Sig{Kind: Gather, Send: 8, Recv: -1}, wayCarried, 2},
+		{Sig{Kind: Bcast, Send: 8, Recv: -1}, waySent, 3},
+		{Sig{Kind: Allreduce, Send: 8, Recv: -1, Op: 1, Type: 2}, wayAgree, 4},
+		{Sig{Kind: Allreduce, Send: 8, Recv: -1, Op: 1, Type: 2}, wayAgree, 4},
+		{Sig{Kind: Gather, Send: 8, Recv: -1, Err: bad}, wayAgree, 5},
+		{Sig{Kind: Gather, Send: 8, Recv: -1, Err: bad}, wayAgree, 6},
+		{Sig{Kind: Bcast, Send: 8, Recv: -1, Err: bad}, waySent, 7},
+		{Sig{Kind: Allreduce, Send: 8, Recv: -1, Op: 1, Type: 2}, wayAgree, 7},
+	} {
+		way, d := c.checkWay(&tc.sig)
+		if way != tc.way || asked != tc.asked {
+			t.Errorf("call %d %+v: way %d after %d questions, want %d after %d", i, tc.sig, way, asked, tc.way, tc.asked)
+		}
+		if want := digest(c.sigVector(tc.sig)); tc.sig.Err == nil && d != want {
+			t.Errorf("call %d: digest %#x, want %#x", i, d, want)
+		}
 	}
 }
 

@@ -662,6 +662,13 @@ type Sig struct {
 	Err *Error
 }
 
+// same reports whether s and t are the same call, field by field (a
+// struct's == calls memequal, several times the cost here).
+func (s *Sig) same(t *Sig) bool {
+	return s.Kind == t.Kind && s.Root == t.Root && s.Send == t.Send && s.Recv == t.Recv &&
+		s.Op == t.Op && s.Type == t.Type && s.Counts == t.Counts && s.Err == t.Err
+}
+
 // UserOp is the Op of a Sig for every user-defined op.
 const UserOp = 31
 
@@ -687,7 +694,7 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 	case c.act.ReportsWaits&(1<<sig.Kind) != 0:
 		// The module says when it waits (Waiting).
 		c.watching, c.wkind, c.wroot = true, sig.Kind, sig.Root
-		err := c.runChecked(sig, f)
+		err := c.runChecked(&sig, f)
 		c.watching = false
 		if c.waits > 0 { // a wait the module did not end
 			c.waits = 0
@@ -696,34 +703,33 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 		return err
 	default:
 		c.watch(sig.Kind, sig.Root, true)
-		err := c.runChecked(sig, f)
+		err := c.runChecked(&sig, f)
 		c.watch(sig.Kind, sig.Root, false)
 		return err
 	}
-	return c.runChecked(sig, f)
+	return c.runChecked(&sig, f)
 }
 
 // runChecked is Run's check (coll_base_check) and collective. c.mu is
 // held.
-func (c *Comm) runChecked(sig Sig, f func(a *Actions) error) error {
+func (c *Comm) runChecked(sig *Sig, f func(a *Actions) error) error {
 	if c.Params.Check {
-		if c.act.Carries != nil && !c.Inter() && c.act.Carries(c, sig) {
-			switch {
-			case !c.Params.CheckAll && c.act.SendsCall != nil && c.act.SendsCall(c, sig):
-				if sig.Err != nil {
-					// Nobody waits for a round back from it, but for
-					// the acknowledgement of the flow control.
-					if c.nextSync() {
-						c.runAsCheck(sig, func(*Actions) error { return c.syncSent(sig, true) })
-					}
-					return sig.Err
+		switch way, digest := c.checkWay(sig); way {
+		case waySent:
+			if sig.Err != nil {
+				// Nobody waits for a round back from it, but for the
+				// acknowledgement of the flow control.
+				if c.nextSync() {
+					s := *sig
+					c.runAsCheck(sig, func(*Actions) error { return c.syncSent(s, true) })
 				}
-				return c.runSent(sig, f)
-			case sig.Err == nil:
-				return c.runCarried(sig, f)
+				return sig.Err
 			}
+			return c.runSent(sig, digest, f)
+		case wayCarried:
+			return c.runCarried(sig, digest, f)
 		}
-		if err := c.agree(sig); err != nil {
+		if err := c.agree(*sig); err != nil {
 			return err
 		}
 		if sig.Kind == Barrier {
@@ -732,7 +738,40 @@ func (c *Comm) runChecked(sig Sig, f func(a *Actions) error) error {
 	} else if sig.Err != nil {
 		return sig.Err
 	}
-	return c.run(sig, f)
+	return c.run(*sig, f)
+}
+
+// The ways runChecked runs a call at coll_base_check ≥ 1.
+const (
+	wayAsk     = iota // not known yet (lastSig.way)
+	wayAgree          // the check (agree), then the collective
+	wayCarried        // the collective carries the check (runCarried)
+	waySent           // the collective sends its call with its data (runSent)
+)
+
+// checkWay returns how runChecked runs sig, and sig's digest (unless it
+// has an argument error). The way of the last call without an argument
+// error is kept with its digest (lastSig): what the module answers
+// (Carries, SendsCall) depends on the call alone.
+func (c *Comm) checkWay(sig *Sig) (way uint8, digest uint64) {
+	if sig.Err == nil && c.lastSig.ok && c.lastSig.way != wayAsk && sig.same(&c.lastSig.sig) {
+		return c.lastSig.way, c.lastSig.digest
+	}
+	way = wayAgree
+	if c.act.Carries != nil && !c.Inter() && c.act.Carries(c, *sig) {
+		switch {
+		case !c.Params.CheckAll && c.act.SendsCall != nil && c.act.SendsCall(c, *sig):
+			way = waySent
+		case sig.Err == nil:
+			way = wayCarried
+		}
+	}
+	if sig.Err != nil {
+		return way, 0
+	}
+	digest = c.sigDigest(sig)
+	c.lastSig.way = way
+	return way, digest
 }
 
 // watcher is what a communicator tells of the waits of its blocking
@@ -801,10 +840,14 @@ func (c *Comm) run(sig Sig, f func(a *Actions) error) error {
 			t.Root = c.Rank()
 		}
 		t.Send, t.Recv = max(t.Send, 0), max(t.Recv, 0)
-		c.tag = tagOf(t)
-	} else {
-		c.tag = tagOfCall(sig.Kind, sig.Root, sig.Op, sig.Send, 0)
+		return c.runTagged(&sig, tagOf(t), f)
 	}
+	return c.runTagged(&sig, tagOfCall(sig.Kind, sig.Root, sig.Op, sig.Send, 0), f)
+}
+
+// runTagged runs f for sig with its messages tagged tag. c.mu is held.
+func (c *Comm) runTagged(sig *Sig, tag int32, f func(a *Actions) error) error {
+	c.tag = tag
 	c.fault = nil
 	err := f(&c.act)
 	if err == nil && c.fault != nil {
