@@ -77,18 +77,11 @@ struct fc_flag {
 
 static uint64_t *fc_u64(int off) { return (uint64_t *)(lamgo_fcoll.mem + off); }
 
+static struct fc_flag fc_arrived(void) { return (struct fc_flag){LAMGO_FC_OFF_SYNC, LAMGO_FC_OFF_SYNC + 8}; }
+
 static struct fc_flag fc_done(int i)
 {
 	int off = lamgo_fcoll.posts + (lamgo_fcoll.n + i) * LAMGO_FC_LINE;
-	return (struct fc_flag){off, off + LAMGO_FC_OFF_SLEEP};
-}
-
-/* area.arrivals */
-static int fc_arrive_at(int i) { return lamgo_fcoll.posts + (2 * lamgo_fcoll.n + i) * LAMGO_FC_LINE; }
-
-static struct fc_flag fc_arrival(int i)
-{
-	int off = fc_arrive_at(i);
 	return (struct fc_flag){off, off + LAMGO_FC_OFF_SLEEP};
 }
 
@@ -169,24 +162,19 @@ static int fc_claim(uint64_t s)
 	return MPI_SUCCESS;
 }
 
-static uint64_t *fc_digest(int i, uint64_t k) { return fc_u64(fc_arrive_at(i) + LAMGO_FC_OFF_DIGEST + 8 * (int)(k & 1)); }
-
-static void fc_publish(struct fc_flag f, uint64_t s);
+static uint64_t *fc_digest(int i, uint64_t k) { return fc_u64(LAMGO_FC_OFF_DIGEST + 8 * ((int)(k & 1) * lamgo_fcoll.n + i)); }
 
 /* area.sync: a synchronising round; k is its number. */
 static int fc_sync(uint64_t *k)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
 	*k = ++*a->syncs;
-	fc_publish(fc_arrival(a->me), *k);
-	for (int q = 0; q < a->n; q++) {
-		if (q == a->me)
-			continue;
-		int rc = fc_await(fc_arrival(q), *k, q);
-		if (rc != MPI_SUCCESS)
-			return rc;
+	uint64_t all = *k * (uint64_t)a->n;
+	if (__atomic_add_fetch(fc_u64(LAMGO_FC_OFF_SYNC), 1, __ATOMIC_SEQ_CST) == all) {
+		fc_wake(fc_arrived());
+		return MPI_SUCCESS;
 	}
-	return MPI_SUCCESS;
+	return fc_await(fc_arrived(), all, -1);
 }
 
 /* area.arrive: a synchronising round that compares digests. */

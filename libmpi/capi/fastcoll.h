@@ -25,12 +25,11 @@
 #include <stdint.h>
 #include "mpi.h"
 
-/* The area's layout (shmem's line, offDigest, offReduce, offSleep): a
- * post line holds posted, reduced and their sleepers; a done line done
- * and its sleepers; an arrival line (one per process after the dones)
- * the arrival, its sleepers and the two digest slots. */
+/* The area's layout (shmem's line, offSync, offDigest, offReduce,
+ * offSleep). */
 #define LAMGO_FC_LINE 128
-#define LAMGO_FC_OFF_DIGEST 24
+#define LAMGO_FC_OFF_SYNC 128
+#define LAMGO_FC_OFF_DIGEST (LAMGO_FC_OFF_SYNC + 16)
 #define LAMGO_FC_OFF_SLEEP 16
 #define LAMGO_FC_OFF_REDUCE 8
 /* coll.CallSize: the call a collective sends with its data at

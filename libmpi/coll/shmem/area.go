@@ -24,20 +24,17 @@ import (
 //
 //	header   magic, process count, buffer size, buffer count, a digest
 //	         of the processes (their pids in rank order)
+//	sync     the count of arrivals at the synchronising rounds (Barrier,
+//	         the argument check, small Allreduce), its sleepers, and two
+//	         slots (used in turn) of every process's digest for the
+//	         argument check: one line up to 7 processes. The line every
+//	         arrival writes carries the digests, so reading them after
+//	         the round costs no more transfers between caches.
 //	posts    one line per process: the last round whose input it posted,
 //	         the last whose reduced slice it posted, the two flags'
 //	         sleepers
 //	dones    one line per process: the last round it finished reading,
 //	         and its sleepers
-//	arrivals one line per process: the last synchronising round (Barrier,
-//	         the argument check, the rounds of a collective of one round)
-//	         it arrived at, its sleepers, and two slots (used in turn) of
-//	         its digest for the argument check. Each process raises its
-//	         own and reads the others': no line is written by two
-//	         processes, so at two processes a round costs one transfer
-//	         between caches each way, side by side (a shared count of
-//	         arrivals took one per process in turn, then one back), and
-//	         the digests come with the arrivals.
 //	calls    per process, lines of segs digests (one per buffer: the
 //	         call whose data the buffer holds, at coll_base_check=1),
 //	         then segs calls (coll.CallSize bytes each), the one of each
@@ -50,15 +47,16 @@ import (
 // a write wakes exactly the processes waiting for that flag.
 const (
 	line      = 128
-	magic     = 0x4c414d434f4c4c34 // "LAMCOLL4"
+	magic     = 0x4c414d434f4c4c33 // "LAMCOLL3"
 	offMagic  = 0
 	offN      = 8
 	offChunk  = 16
 	offSegs   = 24
 	offGroup  = 32
-	offReduce = 8  // within a post line
-	offSleep  = 16 // within a post line: the sleepers of posted, then of reduced; of done in a done line; of the arrival in an arrival line
-	offDigest = 24 // within an arrival line: the digests' two slots
+	offSync   = line
+	offDigest = offSync + 16 // the digests' slots
+	offReduce = 8            // within a post line
+	offSleep  = 16           // within a post line: the sleepers of posted, then of reduced; of done in a done line
 )
 
 type geometry struct {
@@ -73,16 +71,15 @@ func newGeometry(n int, cfg config) geometry {
 	return geometry{n: n, chunk: chunk, segs: cfg.segs}
 }
 
-func (g geometry) posts() int         { return line }
-func (g geometry) postAt(i int) int   { return g.posts() + i*line }
-func (g geometry) doneAt(i int) int   { return g.posts() + (g.n+i)*line }
-func (g geometry) arriveAt(i int) int { return g.posts() + (2*g.n+i)*line }
+func (g geometry) posts() int       { return (offDigest + 16*g.n + line - 1) / line * line }
+func (g geometry) postAt(i int) int { return g.posts() + i*line }
+func (g geometry) doneAt(i int) int { return g.posts() + (g.n+i)*line }
 
 // digestBytes is the bytes of one process's digests (a line holds 16),
 // callStride those of its digests and calls.
 func (g geometry) digestBytes() int  { return (g.segs*8 + line - 1) / line * line }
 func (g geometry) callStride() int   { return g.digestBytes() + (g.segs*coll.CallSize+line-1)/line*line }
-func (g geometry) callsAt(i int) int { return g.posts() + 3*g.n*line + i*g.callStride() }
+func (g geometry) callsAt(i int) int { return g.posts() + 2*g.n*line + i*g.callStride() }
 func (g geometry) pools() int        { return g.callsAt(g.n) }
 func (g geometry) poolAt(i int) int  { return g.pools() + i*2*g.segs*g.chunk }
 func (g geometry) size() int         { return g.poolAt(g.n) }
@@ -102,7 +99,7 @@ type area struct {
 	posted    []flag   // process → last round it posted input for
 	reduced   []flag   // process → last round it posted a reduced slice for
 	done      []flag   // process → last round it finished
-	arrivals  []flag   // process → last synchronising round it arrived at
+	arrived   flag     // arrivals at synchronising rounds, over all of them
 	step      uint64   // the last data round begun (the same on every process)
 	syncs     uint64   // the synchronising rounds begun (the same on every process)
 	lastUse   []uint64 // buffer → the last round this process wrote it in
@@ -252,9 +249,13 @@ func unmap(mem []byte, path string, remove bool) {
 func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *area {
 	n, me := g.n, c.Rank()
 	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy, reduceSz: cfg.reduce,
+		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), inputs: make([][]byte, n)}
-	a.makeFlags()
+	a.arrived = a.flagAt(offSync, offSync+8)
 	for i := range n {
+		a.posted[i] = a.flagAt(g.postAt(i), g.postAt(i)+offSleep)
+		a.reduced[i] = a.flagAt(g.postAt(i)+offReduce, g.postAt(i)+offSleep+4)
+		a.done[i] = a.flagAt(g.doneAt(i), g.doneAt(i)+offSleep)
 		a.pidfds[i] = -1
 		if pid := sh.PID(i); i != me && pid == os.Getpid() {
 			a.siblings = true
@@ -277,17 +278,6 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 		a.spinPolls, a.spinFor = 16, 0
 	}
 	return a
-}
-
-// makeFlags finds every process's flags in the area.
-func (a *area) makeFlags() {
-	a.posted, a.reduced, a.done, a.arrivals = make([]flag, a.n), make([]flag, a.n), make([]flag, a.n), make([]flag, a.n)
-	for i := range a.n {
-		a.posted[i] = a.flagAt(a.postAt(i), a.postAt(i)+offSleep)
-		a.reduced[i] = a.flagAt(a.postAt(i)+offReduce, a.postAt(i)+offSleep+4)
-		a.done[i] = a.flagAt(a.doneAt(i), a.doneAt(i)+offSleep)
-		a.arrivals[i] = a.flagAt(a.arriveAt(i), a.arriveAt(i)+offSleep)
-	}
 }
 
 // flagAt is the flag at offset off whose sleepers are counted at offset
@@ -386,30 +376,26 @@ func (a *area) claim(s uint64) error {
 	return nil
 }
 
-// digest is process i's digest slot for synchronising round k, in its
-// arrival line. A slot is written again two synchronising rounds later,
-// when every process has arrived at the round between and so read it.
+// digest is process i's digest slot for synchronising round k. A slot is
+// written again two synchronising rounds later, when every process has
+// arrived at the round between and so read it.
 func (a *area) digest(i int, k uint64) *atomic.Uint64 {
-	return a.u64(a.arriveAt(i) + offDigest + 8*int(k&1))
+	return a.u64(offDigest + 8*(int(k&1)*a.n+i))
 }
 
-// sync is a synchronising round: this process arrives (raises its
-// arrival flag to the round's number, waking whoever sleeps on it), and
-// waits until every other process has. It returns the round's number. A
-// process has done with whatever it wrote for round k-1 once round k
-// completes.
+// sync is a synchronising round: this process arrives, and waits until
+// every process has. It returns the round's number. Whoever arrives last
+// wakes the sleepers; a process has done with whatever it wrote for round
+// k-1 once round k completes.
 func (a *area) sync() (uint64, error) {
 	a.syncs++
 	k := a.syncs
-	a.publish(a.arrivals[a.me], k)
-	for q := range a.n {
-		if q != a.me {
-			if err := a.await(a.arrivals[q], k, q); err != nil {
-				return k, err
-			}
-		}
+	all := k * uint64(a.n)
+	if a.arrived.v.Add(1) == all {
+		a.arrived.wake()
+		return k, nil
 	}
-	return k, nil
+	return k, a.await(a.arrived, all, -1)
 }
 
 // publish raises flag f of this process to round s and wakes its

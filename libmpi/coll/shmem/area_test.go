@@ -46,8 +46,8 @@ func TestAwait(t *testing.T) {
 			mem := make([]byte, g.size())
 			a := &area{geometry: g, mem: mem, pidfds: []int{-1, fd},
 				spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor, siblings: true, name: "test"}
-			a.makeFlags()
-			flag := a.posted[1]
+			flag := a.flagAt(a.postAt(1), a.postAt(1)+offSleep)
+			a.arrived = a.flagAt(offSync, offSync+8)
 
 			// Late but alive: the writer wakes a sleeper.
 			go func() {
@@ -106,7 +106,7 @@ func TestSync(t *testing.T) {
 					for q := range n {
 						a.pidfds[q] = -1
 					}
-					a.makeFlags()
+					a.arrived = a.flagAt(offSync, offSync+8)
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
@@ -170,8 +170,7 @@ func TestGeometry(t *testing.T) {
 			at := func(b []byte) int { return int(uintptr(unsafe.Pointer(&b[0])) - uintptr(unsafe.Pointer(&a.mem[0]))) }
 			for i := range tt.n {
 				parts = append(parts, part{fmt.Sprintf("post %d", i), g.postAt(i), g.postAt(i) + line},
-					part{fmt.Sprintf("done %d", i), g.doneAt(i), g.doneAt(i) + line},
-					part{fmt.Sprintf("arrival %d", i), g.arriveAt(i), g.arriveAt(i) + line})
+					part{fmt.Sprintf("done %d", i), g.doneAt(i), g.doneAt(i) + line})
 				for s := range uint64(tt.segs) {
 					d := int(uintptr(unsafe.Pointer(a.callDigest(i, s))) - uintptr(unsafe.Pointer(&a.mem[0])))
 					parts = append(parts, part{fmt.Sprintf("digest %d/%d", i, s), d, d + 8},
@@ -181,7 +180,7 @@ func TestGeometry(t *testing.T) {
 				}
 			}
 			for x, p := range parts {
-				if p.from < line || p.to > g.size() { // after the header
+				if p.from < g.posts() || p.to > g.size() {
 					t.Fatalf("%s [%d, %d) outside [%d, %d)", p.name, p.from, p.to, g.posts(), g.size())
 				}
 				for _, q := range parts[x+1:] {
