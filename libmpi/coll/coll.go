@@ -266,6 +266,14 @@ type Actions struct {
 	// send return without a round back. It does not fall back to
 	// lam_basic's.
 	SendsCall func(c *Comm, sig Sig) bool
+	// SentOwnError, if a module has it, is what a process whose own
+	// arguments were wrong (sig.Err) does in place of a collective that
+	// sends its call (SendsCall): it takes its part without data, so that
+	// the processes stay in step, and tells whoever waits for its data
+	// (PutCall or SentDigest give its call, with the error). Without it
+	// the process returns its error and takes no part, as lam_basic's
+	// senders do (its receivers then wait for a message not sent).
+	SentOwnError func(c *Comm, sig Sig)
 	// SentBounded says that the module's collectives that send their
 	// call bound by themselves how far the senders run ahead of the
 	// receivers (shmem: a writer waits for its buffer to be read before
@@ -717,6 +725,11 @@ func (c *Comm) runChecked(sig *Sig, f func(a *Actions) error) error {
 		switch way, digest := c.checkWay(sig); way {
 		case waySent:
 			if sig.Err != nil {
+				if c.act.SentOwnError != nil {
+					c.carry = carry{state: carrySent, sig: *sig, digest: c.sigDigest(sig)}
+					c.act.SentOwnError(c, *sig)
+					c.carry = carry{}
+				}
 				// Nobody waits for a round back from it, but for the
 				// acknowledgement of the flow control.
 				if c.nextSync() {

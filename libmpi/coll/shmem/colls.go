@@ -161,6 +161,29 @@ func sendsCall(_ *coll.Comm, sig coll.Sig) bool {
 	return false
 }
 
+// sentOwnError is shmem's coll.Actions.SentOwnError: a process whose own
+// arguments were wrong at coll_base_check=1 still takes its round of a
+// Bcast, Gather or Scatter, without data, so that every process numbers
+// its rounds alike and later collectives read the right buffers. As a
+// writer (a Bcast's or Scatter's root, a Gather's other processes; root
+// 0 if its root is what was wrong) it posts its call, the error in it,
+// so that its readers return an error that says so instead of waiting
+// for ever; as a reader it finishes the round without reading.
+func sentOwnError(c *coll.Comm, sig coll.Sig) {
+	a := c.Data.(*area)
+	a.lastOne, a.lastSent = false, false
+	s := a.next()
+	root := sig.Root
+	if root < 0 || root >= a.n {
+		root = 0
+	}
+	if writes := (sig.Kind == coll.Gather) != (a.me == root); writes && a.claim(s) == nil {
+		a.postCall(c, s)
+		a.publish(a.posted[a.me], s)
+	}
+	a.finish(s)
+}
+
 // postCall writes this process's call beside its data of round s (its
 // buffer claimed): the digest, and the call when the digest there is
 // another (the call of a digest never changes, so a repeated call writes

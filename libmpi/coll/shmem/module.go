@@ -216,6 +216,8 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Agree:     agree,
 		Carries:   carries,
 		SendsCall: sendsCall,
+		// A process whose own arguments were wrong still takes its round.
+		SentOwnError: sentOwnError,
 		// A writer claims its buffer before it writes (the done flags):
 		// no acknowledgements needed, and the C fast path, which runs
 		// these rounds without the framework, could not count them.

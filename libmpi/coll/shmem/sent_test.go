@@ -97,12 +97,69 @@ func TestMismatchSent(t *testing.T) {
 		}
 		return recv, c.Run(s, func(a *coll.Actions) error { return a.Scatter(c, send, recv, 0) })
 	}
+	// ownError: rank who's own arguments are wrong (a null datatype:
+	// its size unknown) in a Bcast, Gather or Scatter from rank 0.
+	ownError := func(kind coll.Kind, who int) func(c *coll.Comm) ([]byte, error) {
+		return func(c *coll.Comm) ([]byte, error) {
+			r := c.Rank()
+			sig := coll.Sig{Kind: kind, Send: 8}
+			if r == who {
+				sig.Send, sig.Err = -1, &coll.Error{Class: coll.ErrType, Msg: "a null datatype"}
+			}
+			buf := coll.Buffer(8)
+			var whole []byte
+			if r == 0 {
+				whole = colltest.Ints(0, n)
+				if kind == coll.Gather {
+					whole = coll.Buffer(n * 8)
+					for i := range whole {
+						whole[i] = fill
+					}
+				}
+			}
+			for i := range buf {
+				buf[i] = fill
+			}
+			if r == 0 && kind == coll.Bcast {
+				copy(buf, colltest.Ints(0, 1))
+			}
+			if kind == coll.Gather {
+				copy(buf, colltest.Ints(r, 1))
+			}
+			err := c.Run(sig, func(a *coll.Actions) error {
+				switch kind {
+				case coll.Gather:
+					return a.Gather(c, buf, whole, 0)
+				case coll.Scatter:
+					return a.Scatter(c, whole, buf, 0)
+				}
+				return a.Bcast(c, buf, 0)
+			})
+			if kind == coll.Gather {
+				return whole, err // a sender has no receive buffer
+			}
+			return buf, err
+		}
+	}
 	for _, tt := range []struct {
 		name  string
 		level string
 		call  func(c *coll.Comm) ([]byte, error)
 		want  func(r int) coll.Class // -1: no error
 	}{
+		// A process whose own arguments are wrong takes its round: a
+		// writer's readers return an error (not wait for ever), a
+		// reader's writer goes on, and the calls after are in step.
+		{"bcast root's own error", "1", ownError(coll.Bcast, 0), every(coll.ErrType)},
+		{"bcast reader's own error", "1", ownError(coll.Bcast, bad), only(bad, coll.ErrType)},
+		{"scatter root's own error", "1", ownError(coll.Scatter, 0), every(coll.ErrType)},
+		{"gather sender's own error", "1", ownError(coll.Gather, bad), func(r int) coll.Class {
+			if r == 0 || r == bad {
+				return coll.ErrType
+			}
+			return -1
+		}},
+		{"gather root's own error", "1", ownError(coll.Gather, 0), only(0, coll.ErrType)},
 		{"bcast size", "1", bcast(badSize, always(coll.Bcast)), only(bad, coll.ErrCount)},
 		{"bcast size", "2", bcast(badSize, always(coll.Bcast)), every(coll.ErrCount)},
 		{"bcast or scatter", "1", bcast(eight, badKind), only(bad, coll.ErrOther)},
@@ -132,7 +189,7 @@ func TestMismatchSent(t *testing.T) {
 								return fmt.Errorf("round %d: the failed call wrote byte %d of its buffer", round, i)
 							}
 						}
-					case tt.name == "gather size" && r == 0:
+					case (tt.name == "gather size" || tt.name == "gather sender's own error") && r == 0:
 						// The root has the blocks of the calls that agreed.
 						for q := range n {
 							got := colltest.I64(buf[q*8:])[0]
