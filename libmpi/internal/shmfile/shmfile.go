@@ -2,12 +2,18 @@
 // processes of one node share (the usysv/sysv rpi segment, the shmem coll
 // module's areas): owner-only regular files in /dev/shm, created
 // exclusively, refused when another user could have made or changed them.
+//
+// Create reserves every page of the file before anyone maps it, so a file
+// that does not fit in the file system's free space fails there, with
+// ENOSPC, instead of killing with SIGBUS the first process to touch a
+// page the file system cannot give.
 package shmfile
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,8 +22,10 @@ import (
 // still being sized by its creator.
 var ErrNotYet = errors.New("not there yet")
 
-// Create makes the file at path, of size bytes, owner-only, and maps it.
-// It fails if the file exists. On failure nothing is left behind.
+// Create makes the file at path, of size bytes, owner-only, reserves its
+// pages and maps it. It fails if the file exists, or (with an error that
+// wraps unix.ENOSPC) if the file system cannot hold size bytes more. On
+// failure nothing is left behind.
 func Create(path string, size int) ([]byte, error) {
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
@@ -28,8 +36,11 @@ func Create(path string, size int) ([]byte, error) {
 		unix.Unlink(path)
 		return nil, fmt.Errorf("shared segment %s: %w", path, err)
 	}
-	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+	if err := reserve(fd, int64(size)); err != nil {
 		unix.Unlink(path)
+		if errors.Is(err, unix.ENOSPC) {
+			return nil, fmt.Errorf("shared segment %s: %d bytes do not fit in the free space of %s: %w", path, size, filepath.Dir(path), err)
+		}
 		return nil, fmt.Errorf("size shared segment %s (%d bytes): %w", path, size, err)
 	}
 	mem, err := mapFd(fd, path, size)
@@ -65,6 +76,33 @@ func Open(path string, size int) ([]byte, error) {
 		return nil, fmt.Errorf("shared segment %s: %d bytes, expected %d (do the processes of the node disagree on the parameters?)", path, st.Size, size)
 	}
 	return mapFd(fd, path, size)
+}
+
+// reserveStep is how much of the file one fallocate call reserves: a
+// signal interrupts the call with EINTR and tmpfs then gives back what that
+// call had reserved, so the steps are short enough for the retry to end.
+const reserveStep = 4 << 20
+
+// reserve sizes the file to size bytes with every page allocated
+// (fallocate(2); on tmpfs the pages are zeroed and counted against the
+// file system's size and the memory limits now, not at first touch). A
+// file system without fallocate gets the size alone (ftruncate), as
+// before: its pages are allocated when first touched.
+func reserve(fd int, size int64) error {
+	for off := int64(0); off < size; {
+		n := min(reserveStep, size-off)
+		err := unix.Fallocate(fd, 0, off, n)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case off == 0 && (err == unix.EOPNOTSUPP || err == unix.ENOSYS):
+			return unix.Ftruncate(fd, size)
+		case err != nil:
+			return fmt.Errorf("reserve bytes %d to %d: %w", off, off+n, err)
+		}
+		off += n
+	}
+	return nil
 }
 
 func mapFd(fd int, path string, size int) ([]byte, error) {
