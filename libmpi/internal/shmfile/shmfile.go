@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,11 +23,15 @@ import (
 // still being sized by its creator.
 var ErrNotYet = errors.New("not there yet")
 
+// A Span is a range of bytes of a file.
+type Span struct{ Off, Len int }
+
 // Create makes the file at path, of size bytes, owner-only, reserves its
-// pages and maps it. It fails if the file exists, or (with an error that
-// wraps unix.ENOSPC) if the file system cannot hold size bytes more. On
-// failure nothing is left behind.
-func Create(path string, size int) ([]byte, error) {
+// pages and maps it. Pages wholly in the spans of skip, which the file's
+// users never touch, are not reserved. It fails if the file exists, or
+// (with an error that wraps unix.ENOSPC) if the file system cannot hold
+// the pages. On failure nothing is left behind.
+func Create(path string, size int, skip ...Span) ([]byte, error) {
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create shared segment %s: %w", path, err)
@@ -36,7 +41,7 @@ func Create(path string, size int) ([]byte, error) {
 		unix.Unlink(path)
 		return nil, fmt.Errorf("shared segment %s: %w", path, err)
 	}
-	if err := reserve(fd, int64(size)); err != nil {
+	if err := reserve(fd, int64(size), skip); err != nil {
 		unix.Unlink(path)
 		if errors.Is(err, unix.ENOSPC) {
 			return nil, fmt.Errorf("shared segment %s: %d bytes do not fit in the free space of %s: %w", path, size, filepath.Dir(path), err)
@@ -83,26 +88,42 @@ func Open(path string, size int) ([]byte, error) {
 // call had reserved, so the steps are short enough for the retry to end.
 const reserveStep = 4 << 20
 
-// reserve sizes the file to size bytes with every page allocated
-// (fallocate(2); on tmpfs the pages are zeroed and counted against the
-// file system's size and the memory limits now, not at first touch). A
-// file system without fallocate gets the size alone (ftruncate), as
-// before: its pages are allocated when first touched.
-func reserve(fd int, size int64) error {
+// reserve gives the file size bytes with every page allocated but those
+// only in skip (fallocate(2); on tmpfs the pages count against the file
+// system's size and the memory limits now, not at first touch), then sets
+// its size, so that a file that has its size has its pages. A file system
+// without fallocate gets the size alone (ftruncate), as before: its pages
+// are allocated when first touched.
+func reserve(fd int, size int64, skip []Span) error {
+	skip = slices.Clone(skip)
+	slices.SortFunc(skip, func(a, b Span) int { return a.Off - b.Off })
+	first := true
 	for off := int64(0); off < size; {
-		n := min(reserveStep, size-off)
-		err := unix.Fallocate(fd, 0, off, n)
+		end := size
+		for len(skip) > 0 && int64(skip[0].Off+skip[0].Len) <= off {
+			skip = skip[1:]
+		}
+		if len(skip) > 0 && int64(skip[0].Off) <= off {
+			off = int64(skip[0].Off + skip[0].Len)
+			continue
+		}
+		if len(skip) > 0 {
+			end = min(end, int64(skip[0].Off))
+		}
+		n := min(reserveStep, end-off)
+		err := unix.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, off, n)
 		switch {
 		case err == unix.EINTR:
 			continue
-		case off == 0 && (err == unix.EOPNOTSUPP || err == unix.ENOSYS):
+		case first && (err == unix.EOPNOTSUPP || err == unix.ENOSYS):
 			return unix.Ftruncate(fd, size)
 		case err != nil:
 			return fmt.Errorf("reserve bytes %d to %d: %w", off, off+n, err)
 		}
+		first = false
 		off += n
 	}
-	return nil
+	return unix.Ftruncate(fd, size)
 }
 
 func mapFd(fd int, path string, size int) ([]byte, error) {

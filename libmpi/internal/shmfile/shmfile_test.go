@@ -31,17 +31,23 @@ func smallTmpfs(t *testing.T, size int) string {
 	return dir
 }
 
-// touch writes every page of mem, and reports the fault a page the file
-// system could not give raises (SIGBUS, which would otherwise kill the
-// test binary).
-func touch(mem []byte) (err error) {
+// touch writes every page of mem but those in skip, and reports the fault
+// a page the file system could not give raises (SIGBUS, which would
+// otherwise kill the test binary).
+func touch(mem []byte, skip ...Span) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("fault touching the mapping: %v", r)
 		}
 	}()
+next:
 	for i := 0; i < len(mem); i += os.Getpagesize() {
+		for _, sp := range skip {
+			if i >= sp.Off && i < sp.Off+sp.Len {
+				continue next
+			}
+		}
 		mem[i] = 1
 	}
 	return nil
@@ -64,15 +70,20 @@ func TestCreateReserves(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		fs    int
-		files []int // made in turn; the last fails if fail
+		files []int  // made in turn; the last fails if fail
+		skip  []Span // what the last leaves unreserved
 		fail  bool
 	}{
-		{"fits", mib, []int{mib / 2}, false},
-		{"fills it", mib, []int{mib}, false},
-		{"too big", mib, []int{2 * mib}, true},
-		{"second does not fit", mib, []int{640 << 10, 640 << 10}, true},
-		{"several steps", 10 * mib, []int{9 * mib}, false},
-		{"fails past the first step", 10 * mib, []int{3 * mib, 9 * mib}, true},
+		{"fits", mib, []int{mib / 2}, nil, false},
+		{"fills it", mib, []int{mib}, nil, false},
+		{"too big", mib, []int{2 * mib}, nil, true},
+		{"second does not fit", mib, []int{640 << 10, 640 << 10}, nil, true},
+		{"several steps", 10 * mib, []int{9 * mib}, nil, false},
+		{"fails past the first step", 10 * mib, []int{3 * mib, 9 * mib}, nil, true},
+		{"fits without its unused spans", 2 * mib, []int{4 * mib}, []Span{{3 * mib, mib}, {mib, mib}}, false},
+		{"unaligned unused spans", 2 * mib, []int{4 * mib}, []Span{{100, mib}, {2*mib + 100, 2*mib - 100}}, false},
+		{"unused spans not enough", mib, []int{3 * mib}, []Span{{mib, mib - 4096}}, true},
+		{"unused spans past the first step", 5 * mib, []int{11 * mib}, []Span{{2 * mib, 6 * mib}}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := smallTmpfs(t, tt.fs)
@@ -80,11 +91,15 @@ func TestCreateReserves(t *testing.T) {
 			var kept []string
 			for i, size := range tt.files {
 				path := filepath.Join(dir, fmt.Sprint("seg", i))
-				mem, err := Create(path, size)
+				var skip []Span
+				if i == len(tt.files)-1 {
+					skip = tt.skip
+				}
+				mem, err := Create(path, size, skip...)
 				if tt.fail && i == len(tt.files)-1 {
 					if err == nil {
 						free := freeBytes(t, dir)
-						terr := touch(mem)
+						terr := touch(mem, skip...)
 						unix.Munmap(mem)
 						t.Fatalf("Create of %d bytes in a %d-byte tmpfs with %d free succeeded (then touching every page: %v)", size, tt.fs, free, terr)
 					}
@@ -99,7 +114,7 @@ func TestCreateReserves(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Create of %d bytes: %v", size, err)
 				}
-				if err := touch(mem); err != nil {
+				if err := touch(mem, skip...); err != nil {
 					t.Error(err)
 				}
 				unix.Munmap(mem)
@@ -107,7 +122,7 @@ func TestCreateReserves(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Open: %v", err)
 				}
-				if err := touch(other); err != nil {
+				if err := touch(other, skip...); err != nil {
 					t.Error(err)
 				}
 				unix.Munmap(other)
@@ -183,7 +198,7 @@ func BenchmarkCreate(b *testing.B) {
 		for _, way := range []struct {
 			name   string
 			create func(string, int) ([]byte, error)
-		}{{"reserved", Create}, {"truncated", createTruncated}} {
+		}{{"reserved", func(p string, n int) ([]byte, error) { return Create(p, n) }}, {"truncated", createTruncated}} {
 			for _, touchAll := range []bool{false, true} {
 				name := fmt.Sprintf("%dMiB/%s", size>>20, way.name)
 				if touchAll {
