@@ -43,10 +43,7 @@ func Create(path string, size int, skip ...Span) ([]byte, error) {
 	}
 	if err := reserve(fd, int64(size), skip); err != nil {
 		unix.Unlink(path)
-		if errors.Is(err, unix.ENOSPC) {
-			return nil, fmt.Errorf("shared segment %s: %d bytes do not fit in the free space of %s: %w", path, size, filepath.Dir(path), err)
-		}
-		return nil, fmt.Errorf("size shared segment %s (%d bytes): %w", path, size, err)
+		return nil, notFit(path, size, err)
 	}
 	mem, err := mapFd(fd, path, size)
 	if err != nil {
@@ -83,47 +80,62 @@ func Open(path string, size int) ([]byte, error) {
 	return mapFd(fd, path, size)
 }
 
+// notFit wraps the error of reserving size bytes of the file at path.
+func notFit(path string, size int, err error) error {
+	if errors.Is(err, unix.ENOSPC) {
+		return fmt.Errorf("shared segment %s: %d bytes do not fit in the free space of %s: %w", path, size, filepath.Dir(path), err)
+	}
+	return fmt.Errorf("reserve %d bytes of shared segment %s: %w", size, path, err)
+}
+
 // reserveStep is how much of the file one fallocate call reserves: a
 // signal interrupts the call with EINTR and tmpfs then gives back what that
 // call had reserved, so the steps are short enough for the retry to end.
-const reserveStep = 4 << 20
+const reserveStep = 1 << 20
+
+// errNoFallocate is allocate's answer on a file system without fallocate.
+var errNoFallocate = errors.New("the file system cannot reserve pages")
 
 // reserve gives the file size bytes with every page allocated but those
-// only in skip (fallocate(2); on tmpfs the pages count against the file
-// system's size and the memory limits now, not at first touch), then sets
-// its size, so that a file that has its size has its pages. A file system
-// without fallocate gets the size alone (ftruncate), as before: its pages
-// are allocated when first touched.
+// only in skip, then sets its size, so that a file that has its size has
+// its pages. A file system without fallocate gets the size alone
+// (ftruncate), as before: its pages are allocated when first touched.
 func reserve(fd int, size int64, skip []Span) error {
-	skip = slices.Clone(skip)
+	skip = append(slices.Clone(skip), Span{Off: int(size)})
 	slices.SortFunc(skip, func(a, b Span) int { return a.Off - b.Off })
-	first := true
-	for off := int64(0); off < size; {
-		end := size
-		for len(skip) > 0 && int64(skip[0].Off+skip[0].Len) <= off {
-			skip = skip[1:]
+	off := int64(0)
+	for _, sp := range skip {
+		if end := min(int64(sp.Off), size); off < end {
+			err := allocate(fd, off, end)
+			if err == errNoFallocate {
+				break
+			}
+			if err != nil {
+				return err
+			}
 		}
-		if len(skip) > 0 && int64(skip[0].Off) <= off {
-			off = int64(skip[0].Off + skip[0].Len)
-			continue
-		}
-		if len(skip) > 0 {
-			end = min(end, int64(skip[0].Off))
-		}
-		n := min(reserveStep, end-off)
-		err := unix.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, off, n)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case first && (err == unix.EOPNOTSUPP || err == unix.ENOSYS):
-			return unix.Ftruncate(fd, size)
-		case err != nil:
-			return fmt.Errorf("reserve bytes %d to %d: %w", off, off+n, err)
-		}
-		first = false
-		off += n
+		off = max(off, int64(sp.Off+sp.Len))
 	}
 	return unix.Ftruncate(fd, size)
+}
+
+// allocate reserves the pages of bytes off to end of the file, whose size
+// it leaves (fallocate(2); on tmpfs the pages count against the file
+// system's size and the memory limits from now on, not at first touch).
+func allocate(fd int, off, end int64) error {
+	for off < end {
+		n := min(reserveStep, end-off)
+		switch err := unix.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, off, n); err {
+		case nil:
+			off += n
+		case unix.EINTR:
+		case unix.EOPNOTSUPP, unix.ENOSYS:
+			return errNoFallocate
+		default:
+			return fmt.Errorf("reserve bytes %d to %d: %w", off, off+n, err)
+		}
+	}
+	return nil
 }
 
 func mapFd(fd int, path string, size int) ([]byte, error) {
