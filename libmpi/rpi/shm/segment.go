@@ -72,8 +72,14 @@ func (s *segment) ring(from, to int, producer bool) *ring {
 }
 
 // create makes and maps the segment; the node's first process does this.
+// Its pages are reserved (a segment too big for the free space of
+// /dev/shm fails here, not with a SIGBUS later) but the unused diagonal's.
 func create(path string, l layout) (*segment, error) {
-	mem, err := shmfile.Create(path, l.size())
+	unused := make([]shmfile.Span, l.n)
+	for i := range l.n {
+		unused[i] = shmfile.Span{Off: l.channel(i, i), Len: l.channelSize()}
+	}
+	mem, err := shmfile.Create(path, l.size(), unused...)
 	if err != nil {
 		return nil, err
 	}

@@ -267,6 +267,9 @@ func (t *transport) attach(ctx context.Context, peers []rpi.Peer, local, pids []
 	} else {
 		t.seg, err = open(ctx, path, l)
 	}
+	if errors.Is(err, unix.ENOSPC) {
+		return fmt.Errorf("rpi %s: %w (rpi_%[1]s_poolsize and rpi_%[1]s_maxalloc bound the segment's size; -ssi rpi tcp needs no shared memory)", t.m.name, err)
+	}
 	if err != nil {
 		return fmt.Errorf("rpi %s: %w", t.m.name, err)
 	}
