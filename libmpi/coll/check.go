@@ -178,7 +178,7 @@ type lastSig struct {
 }
 
 // agree runs the argument check. c.mu is held.
-func (c *Comm) agree(sig Sig) error {
+func (c *Comm) agree(sig *Sig) error {
 	if !c.Inter() && c.Size() == 1 {
 		if sig.Err != nil {
 			return sig.Err
@@ -191,8 +191,7 @@ func (c *Comm) agree(sig Sig) error {
 		// this one is the reduction; a digest and its complement fit in
 		// one small message. Otherwise, the signatures themselves, to say
 		// what differs.
-		d := c.Scratch(ScratchDigest, 32)
-		h := c.sigDigest(&sig)
+		h := c.sigDigest(sig)
 		var same bool
 		var err error
 		if c.act.Agree != nil {
@@ -204,6 +203,7 @@ func (c *Comm) agree(sig Sig) error {
 				return err
 			})
 		} else {
+			d := c.Scratch(ScratchDigest, 32)
 			binary.LittleEndian.PutUint64(d, h)
 			binary.LittleEndian.PutUint64(d[8:], ^h)
 			err = c.checkRun(func(a *Actions) error { return a.Allreduce(c, d[:16], d[16:], &minOp) })
@@ -228,15 +228,15 @@ func (c *Comm) agree(sig Sig) error {
 			}
 			return nil
 		}
-		v := c.sigVector(sig)
+		v := c.sigVector(*sig)
 		mine := c.Scratch(ScratchCheck2, len(v))
 		err = c.checkRun(func(a *Actions) error { return a.Allreduce(c, v, mine, &minOp) })
 		if err != nil {
 			return err
 		}
-		return c.judge(sig, decodeAgg(mine), nil)
+		return c.judge(*sig, decodeAgg(mine), nil)
 	}
-	v := c.sigVector(sig)
+	v := c.sigVector(*sig)
 	mine := c.Scratch(ScratchCheck2, len(v))
 	local := c.T.Local()
 	remote := Buffer(len(v))
@@ -255,7 +255,7 @@ func (c *Comm) agree(sig Sig) error {
 		return err
 	}
 	r := decodeAgg(remote)
-	return c.judge(sig, decodeAgg(mine), &r)
+	return c.judge(*sig, decodeAgg(mine), &r)
 }
 
 // judge turns the reduced vectors (of this process's group, and of the
@@ -390,7 +390,7 @@ func (c *Comm) Carried(same bool) {
 // held.
 func (c *Comm) runCarried(sig *Sig, digest uint64, f func(a *Actions) error) error {
 	c.carry = carry{digest: digest, state: carryPending}
-	c.note(*sig, WayCarried, digest)
+	c.note(sig, WayCarried, digest)
 	state, err := c.runAsCheck(sig, f)
 	switch state {
 	case carrySame:
@@ -505,8 +505,9 @@ func (c *Comm) judgeCall(sig Sig, b []byte, whole bool) error {
 // (Actions.SendsCall). Its messages are tagged as the check's, as those of a
 // carried check are. c.mu is held.
 func (c *Comm) runSent(sig *Sig, digest uint64, f func(a *Actions) error) error {
-	c.carry = carry{state: carrySent, sig: *sig, digest: digest}
-	c.note(*sig, WaySent, digest)
+	c.carry = carry{state: carrySent, digest: digest}
+	c.carry.sig.set(sig)
+	c.note(sig, WaySent, digest)
 	g := f
 	if c.nextSync() {
 		sig := *sig

@@ -670,6 +670,13 @@ type Sig struct {
 	Err *Error
 }
 
+// set makes s a copy of t, field by field: t was just written so (the
+// mpi package fills a call's Sig one field at a time), and a whole-struct
+// copy would read it in 16-byte moves that wait for those stores.
+func (s *Sig) set(t *Sig) {
+	s.Kind, s.Root, s.Send, s.Recv, s.Op, s.Type, s.Counts, s.Err = t.Kind, t.Root, t.Send, t.Recv, t.Op, t.Type, t.Counts, t.Err
+}
+
 // same reports whether s and t are the same call, field by field (a
 // struct's == calls memequal, several times the cost here).
 func (s *Sig) same(t *Sig) bool {
@@ -683,8 +690,14 @@ const UserOp = 31
 // Run runs a collective: it chooses and readies the module if need be,
 // checks the arguments with the other processes (coll_base_check), runs f
 // with the communicator's functions, and reports the first mismatch seen.
-func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
-	if sig.Err == nil && zeroSize(c, &sig) { // nothing to move (Empty, unless the way is recorded)
+func (c *Comm) Run(sig Sig, f func(a *Actions) error) error { return c.RunCall(&sig, f) }
+
+// RunCall is Run for the call *sig, which it does not keep: a caller
+// that builds the Sig field by field passes it without a copy (a Sig
+// copied whole right after is read in 16-byte moves, each of which waits
+// for the 8-byte stores it spans to reach the cache).
+func (c *Comm) RunCall(sig *Sig, f func(a *Actions) error) error {
+	if sig.Err == nil && zeroSize(c, sig) { // nothing to move (Empty, unless the way is recorded)
 		if c.rec.on.Load() {
 			c.mu.Lock()
 			c.note(sig, WayZero, 0)
@@ -702,7 +715,7 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 	case c.act.ReportsWaits&(1<<sig.Kind) != 0:
 		// The module says when it waits (Waiting).
 		c.watching, c.wkind, c.wroot = true, sig.Kind, sig.Root
-		err := c.runChecked(&sig, f)
+		err := c.runChecked(sig, f)
 		c.watching = false
 		if c.waits > 0 { // a wait the module did not end
 			c.waits = 0
@@ -711,11 +724,11 @@ func (c *Comm) Run(sig Sig, f func(a *Actions) error) error {
 		return err
 	default:
 		c.watch(sig.Kind, sig.Root, true)
-		err := c.runChecked(&sig, f)
+		err := c.runChecked(sig, f)
 		c.watch(sig.Kind, sig.Root, false)
 		return err
 	}
-	return c.runChecked(&sig, f)
+	return c.runChecked(sig, f)
 }
 
 // runChecked is Run's check (coll_base_check) and collective. c.mu is
@@ -742,7 +755,7 @@ func (c *Comm) runChecked(sig *Sig, f func(a *Actions) error) error {
 		case wayCarried:
 			return c.runCarried(sig, digest, f)
 		}
-		if err := c.agree(*sig); err != nil {
+		if err := c.agree(sig); err != nil {
 			return err
 		}
 		if sig.Kind == Barrier {
@@ -751,7 +764,7 @@ func (c *Comm) runChecked(sig *Sig, f func(a *Actions) error) error {
 	} else if sig.Err != nil {
 		return sig.Err
 	}
-	return c.run(*sig, f)
+	return c.run(sig, f)
 }
 
 // The ways runChecked runs a call at coll_base_check ≥ 1.
@@ -843,19 +856,19 @@ func (c *Comm) Empty(sig *Sig) bool {
 }
 
 // run runs f with the tag of sig. c.mu is held.
-func (c *Comm) run(sig Sig, f func(a *Actions) error) error {
+func (c *Comm) run(sig *Sig, f func(a *Actions) error) error {
 	if c.Inter() {
 		// Both groups tag with the root's rank in its group, and the sum
 		// of what a process sends and receives per block, which the two
 		// sides see alike.
-		t := sig
+		t := *sig
 		if t.Root == Root {
 			t.Root = c.Rank()
 		}
 		t.Send, t.Recv = max(t.Send, 0), max(t.Recv, 0)
-		return c.runTagged(&sig, tagOf(t), f)
+		return c.runTagged(sig, tagOf(t), f)
 	}
-	return c.runTagged(&sig, tagOfCall(sig.Kind, sig.Root, sig.Op, sig.Send, 0), f)
+	return c.runTagged(sig, tagOfCall(sig.Kind, sig.Root, sig.Op, sig.Send, 0), f)
 }
 
 // runTagged runs f for sig with its messages tagged tag. c.mu is held.

@@ -359,7 +359,7 @@ func (v *Comm) RunBuilt(kind Kind) error {
 // checkRun runs a step of the blocking argument check, tagged as a
 // Check. c.mu is held.
 func (c *Comm) checkRun(f func(a *Actions) error) error {
-	return c.run(Sig{Kind: Check}, f)
+	return c.run(&Sig{Kind: Check}, f)
 }
 
 // check adds the argument check (coll_base_check) to a view's schedule:

@@ -63,9 +63,9 @@ func (c *Comm) LastSeq() uint64 { return c.rec.seq.Load() }
 func (c *Comm) Last() LastCall { return c.rec.last }
 
 // note records how the running collective runs; c.mu is held.
-func (c *Comm) note(sig Sig, w Way, digest uint64) {
+func (c *Comm) note(sig *Sig, w Way, digest uint64) {
 	if c.rec.on.Load() {
-		c.rec.last = LastCall{Seq: c.rec.seq.Add(1), Sig: sig, Way: w, Digest: digest}
+		c.rec.last = LastCall{Seq: c.rec.seq.Add(1), Sig: *sig, Way: w, Digest: digest}
 	}
 }
 

@@ -250,7 +250,7 @@ func (k *call) run(f func(a *coll.Actions) error) error {
 	if task.Tracing() {
 		defer enterColl(k).Leave()
 	}
-	err := k.cc.Run(k.sig, f) // which records the call for mpitask while it waits (collWait)
+	err := k.cc.RunCall(&k.sig, f) // which records the call for mpitask while it waits (collWait)
 	if k.lists[0] != nil {
 		k.putLists()
 	}
