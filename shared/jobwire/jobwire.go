@@ -103,6 +103,30 @@ type Init struct {
 	// (e.g. "rpi lamd cannot be checkpointed"); mpirun refuses a job
 	// started with a cr module when a rank says so (no-cr-support).
 	NoCR string
+	// Where is the processors the rank may run on (Where).
+	Where Where
+}
+
+// Where is the processors a process may run on: its machine (the
+// kernel's boot id: LAM nodes that are namespaces or containers of one
+// machine share its processors) and its affinity mask (a bit per
+// processor, little-endian), so that every process can tell whether the
+// job's processes of its machine outnumber their processors.
+type Where struct {
+	Machine string
+	CPUs    []byte
+}
+
+// MaxCPUMask is the longest affinity mask a Where carries (1024
+// processors).
+const MaxCPUMask = 128
+
+func (w *Where) fields(c *wire.Codec) {
+	c.String(&w.Machine, "machine", 64)
+	c.Blob(&w.CPUs, "processor mask", MaxCPUMask)
+	if c.Checking() && len(w.CPUs) == 0 {
+		w.CPUs = nil // none given, as before encoding
+	}
 }
 
 func (m *Init) fields(c *wire.Codec) {
@@ -112,6 +136,7 @@ func (m *Init) fields(c *wire.Codec) {
 	c.String(&m.RPI, "rpi", maxString)
 	c.String(&m.Addr, "address", maxString)
 	c.String(&m.NoCR, "checkpoint refusal", maxString)
+	m.Where.fields(c)
 }
 
 // Encode returns the message's bytes.
@@ -122,15 +147,17 @@ func DecodeInit(b []byte) (*Init, error) { return decode[Init](b) }
 
 // Proc is one rank in the table.
 type Proc struct {
-	Node int32
-	PID  int32
-	Addr string
+	Node  int32
+	PID   int32
+	Addr  string
+	Where Where
 }
 
 func (p *Proc) fields(c *wire.Codec) {
 	node(c, &p.Node)
 	pid(c, &p.PID)
 	c.String(&p.Addr, "address", maxString)
+	p.Where.fields(c)
 }
 
 // Table is what every rank gets back: the whole job.
@@ -143,7 +170,7 @@ type Table struct {
 func (m *Table) fields(c *wire.Codec) {
 	c.String(&m.RPI, "rpi", maxString)
 	c.Blob(&m.Secret, "secret", 256)
-	wire.List(c, &m.Procs, "ranks", MaxRanks, 12, (*Proc).fields)
+	wire.List(c, &m.Procs, "ranks", MaxRanks, 20, (*Proc).fields)
 	if c.Checking() && len(m.Procs) == 0 {
 		c.Fail("empty table")
 	}

@@ -16,7 +16,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(in, out) {
 		t.Errorf("Init: %+v %v", out, err)
 	}
-	tab := &Table{RPI: "tcp 0.1", Secret: []byte("0123456789abcdef"), Procs: []Proc{{0, 10, "a:1"}, {1, 11, "b:2"}}}
+	tab := &Table{RPI: "tcp 0.1", Secret: []byte("0123456789abcdef"), Procs: []Proc{{Node: 0, PID: 10, Addr: "a:1"}, {Node: 1, PID: 11, Addr: "b:2", Where: Where{Machine: "m", CPUs: []byte{3}}}}}
 	got, err := DecodeTable(tab.Encode())
 	if err != nil || !reflect.DeepEqual(tab, got) {
 		t.Errorf("Table: %+v %v", got, err)
@@ -40,7 +40,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	f.Add((&Table{RPI: "tcp", Procs: []Proc{{0, 1, "x"}}}).Encode())
+	f.Add((&Table{RPI: "tcp", Procs: []Proc{{Node: 0, PID: 1, Addr: "x"}}}).Encode())
 	f.Add((&Init{Rank: 1, PID: 2, RPI: "tcp"}).Encode())
 	f.Add((&Abort{Rank: 1, Code: 3, Msg: "x"}).Encode())
 	f.Add(EncodeRank(4))
@@ -79,7 +79,7 @@ func FuzzDecode(f *testing.F) {
 
 func TestMalformed(t *testing.T) {
 	in := (&Init{Rank: 1, PID: 2, RPI: "tcp"}).Encode()
-	tab := (&Table{RPI: "tcp", Procs: []Proc{{0, 1, "x"}}}).Encode()
+	tab := (&Table{RPI: "tcp", Procs: []Proc{{Node: 0, PID: 1, Addr: "x"}}}).Encode()
 	patch := func(b []byte, off int, v ...byte) []byte { c := append([]byte(nil), b...); copy(c[off:], v); return c }
 	tests := []struct {
 		name string

@@ -219,7 +219,7 @@ func (w *wireup) run(ctx context.Context, j *Job) error {
 		if rpiName == "" {
 			rpiName = in.RPI
 		}
-		procs[in.Rank] = jobwire.Proc{Node: in.Node, PID: in.PID, Addr: in.Addr}
+		procs[in.Rank] = jobwire.Proc{Node: in.Node, PID: in.PID, Addr: in.Addr, Where: in.Where}
 		w.record(func() {
 			w.inited[int(in.Rank)] = true
 			w.cr.noCR[int(in.Rank)] = in.NoCR

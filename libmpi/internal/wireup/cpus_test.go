@@ -1,56 +1,73 @@
 package wireup
 
 import (
-	"os"
-	"os/exec"
 	"runtime"
+	"slices"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/shared/jobwire"
 )
 
-// nodeCPUs counts the processors in the union of the processes' masks:
-// two processes bound to different processors have two between them,
-// two bound to the same one have one.
-func TestNodeCPUs(t *testing.T) {
-	var own unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &own); err != nil {
-		t.Fatal(err)
-	}
-	var cpus []int
-	for c := 0; c < len(own)*64; c++ {
-		if own.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
-	bound := func(cpu int) int {
-		cmd := exec.Command("sleep", "30")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+// oversubscribed counts the job's processes of this process's machine
+// (its node where a machine is not known) against the processors in the
+// union of their masks.
+func TestOversubscribed(t *testing.T) {
+	at := func(node int32, machine string, cpus ...int) jobwire.Proc {
 		var set unix.CPUSet
-		set.Set(cpu)
-		if err := unix.SchedSetaffinity(cmd.Process.Pid, &set); err != nil {
-			t.Fatal(err)
+		for _, c := range cpus {
+			set.Set(c)
 		}
-		return cmd.Process.Pid
+		return jobwire.Proc{Node: node, Where: jobwire.Where{Machine: machine, CPUs: maskBytes(&set)}}
 	}
-	if got := nodeCPUs([]int{os.Getpid()}); got != own.Count() {
-		t.Errorf("this process alone: %d processors, want %d", got, own.Count())
+	for _, tt := range []struct {
+		name  string
+		procs []jobwire.Proc
+		me    int
+		want  bool
+	}{
+		{"alone", []jobwire.Proc{at(0, "m", 0, 1)}, 0, false},
+		{"two bound to two processors", []jobwire.Proc{at(0, "m", 0), at(0, "m", 1)}, 0, false},
+		{"two bound to one processor", []jobwire.Proc{at(0, "m", 0), at(0, "m", 0)}, 1, true},
+		{"three on two processors", []jobwire.Proc{at(0, "m", 0, 1), at(0, "m", 0, 1), at(0, "m", 0, 1)}, 2, true},
+		{"2x2: two nodes of one machine", []jobwire.Proc{at(0, "m", 0, 1), at(0, "m", 0, 1), at(1, "m", 0, 1), at(1, "m", 0, 1)}, 0, true},
+		{"2x2: two machines", []jobwire.Proc{at(0, "a", 0, 1), at(0, "a", 0, 1), at(1, "b", 0, 1), at(1, "b", 0, 1)}, 3, false},
+		{"machines unknown: by node", []jobwire.Proc{at(0, "", 0, 1), at(0, "", 0, 1), at(1, "", 0, 1), at(1, "", 0, 1)}, 2, false},
+		{"processor 1000", []jobwire.Proc{at(0, "m", 1000), at(0, "m", 1001)}, 0, false},
+		{"processor 1000 twice", []jobwire.Proc{at(0, "m", 1000), at(0, "m", 1000)}, 0, true},
+	} {
+		if got := oversubscribed(tt.procs, tt.me); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
 	}
-	if got := nodeCPUs([]int{1 << 30}); got != runtime.NumCPU() {
-		t.Errorf("no process readable: %d, want this process's %d", got, runtime.NumCPU())
+	// No mask known: this process's processor count.
+	none := make([]jobwire.Proc, runtime.NumCPU()+1)
+	if !oversubscribed(none, 0) {
+		t.Errorf("%d processes without masks on %d processors: not oversubscribed", len(none), runtime.NumCPU())
 	}
-	a, b := bound(cpus[0]), bound(cpus[0])
-	if got := nodeCPUs([]int{a, b, 1 << 30}); got != 1 {
-		t.Errorf("two processes bound to processor %d: %d processors, want 1", cpus[0], got)
+	if oversubscribed(none[:runtime.NumCPU()], 0) {
+		t.Errorf("%d processes without masks on as many processors: oversubscribed", runtime.NumCPU())
 	}
-	if len(cpus) < 2 {
-		t.Skipf("this test may run on one processor only (%v)", cpus)
+}
+
+// maskBytes is the mask's bits in order, without trailing zero bytes.
+func TestMaskBytes(t *testing.T) {
+	var set unix.CPUSet
+	if got := maskBytes(&set); len(got) != 0 {
+		t.Errorf("empty set: %x", got)
 	}
-	c := bound(cpus[1])
-	if got := nodeCPUs([]int{a, c}); got != 2 {
-		t.Errorf("processes bound to %d and %d: %d processors, want 2", cpus[0], cpus[1], got)
+	set.Set(0)
+	set.Set(9)
+	set.Set(1023)
+	got := maskBytes(&set)
+	want := make([]byte, jobwire.MaxCPUMask)
+	want[0], want[1], want[127] = 0x01, 0x02, 0x80
+	if !slices.Equal(got, want) {
+		t.Errorf("processors 0, 9, 1023: %x", got)
+	}
+	// This process's own, as MPI_Init reports it.
+	if w := here(); len(w.CPUs) == 0 || len(w.Machine) == 0 {
+		t.Errorf("here: %+v", w)
 	}
 }

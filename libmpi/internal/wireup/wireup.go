@@ -34,9 +34,10 @@ type Process struct {
 	// process started alone), PIDs the world ranks' process ids.
 	Shared string
 	PIDs   []int32
-	// Oversubscribed says that the job's processes on this node
-	// outnumber the processors they may run on (cpus.go): waiters then
-	// yield at once instead of spinning.
+	// Oversubscribed says that the job's processes on this machine (this
+	// node, and the nodes that share its processors: namespaces or
+	// containers of one kernel) outnumber the processors they may run on
+	// (cpus.go): waiters then yield at once instead of spinning.
 	Oversubscribed bool
 
 	client    *lamclient.Client // nil for a world of one
@@ -137,7 +138,7 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &jobwire.Init{Rank: int32(rank), PID: int32(pid), Node: nodes.Self, RPI: rpiName, Addr: t.Addr(), NoCR: crs.noCR}
+	in := &jobwire.Init{Rank: int32(rank), PID: int32(pid), Node: nodes.Self, RPI: rpiName, Addr: t.Addr(), NoCR: crs.noCR, Where: here()}
 	if err := cl.Send(ctx, job.Node, job.PID, jobwire.TypeInit, in.Encode()); err != nil {
 		return nil, fmt.Errorf("report to mpirun: %w", err)
 	}
@@ -159,16 +160,12 @@ func join(ctx context.Context, settings *ssi.Settings) (*Process, error) {
 	p := &Process{Rank: rank, Size: size, Nodes: make([]int32, size), Settings: settings, AppNum: appNum(), client: cl, watch: watch, transport: t, job: job,
 		oob: oob, cr: crs, Shared: shared, PIDs: make([]int32, size)}
 	crs.procs, crs.in = table.Procs, make(chan drainMsg, 64)
-	var local []int
 	for i, pr := range table.Procs {
 		peers[i] = rpi.Peer{Rank: i, Node: pr.Node, Addr: pr.Addr}
 		p.Nodes[i] = pr.Node
 		p.PIDs[i] = pr.PID
-		if pr.Node == nodes.Self {
-			local = append(local, int(pr.PID))
-		}
 	}
-	p.Oversubscribed = len(local) > nodeCPUs(local)
+	p.Oversubscribed = oversubscribed(table.Procs, rank)
 	links, err := t.Connect(ctx, peers, table.Secret)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the other processes: %w", err)
