@@ -203,21 +203,9 @@ func (a *area) judgeCall(c *coll.Comm, q int, s uint64) error {
 // which mirrors those alone.
 func (a *area) sentRound(c *coll.Comm, span, writes bool, from func(q int) bool, write func(in []byte), read func(q int, in []byte)) error {
 	a.lastOne, a.lastSent = false, !span
-	var first, s uint64
-	if span {
-		first, s = a.nextSpan()
-	} else {
-		s = a.next()
-		first = s
-	}
+	first, s := a.begin(span)
 	if writes {
-		var err error
-		if span {
-			err = a.claimSpan(first)
-		} else {
-			err = a.claim(s)
-		}
-		if err != nil {
+		if err := a.claimRound(first, span); err != nil {
 			return err
 		}
 		write(a.sentIn(a.me, first, span))
@@ -246,8 +234,26 @@ func (a *area) sentRound(c *coll.Comm, span, writes bool, from func(q int) bool,
 	return firstErr
 }
 
-// sentIn is process i's input of a sent round that begins at round
-// first: its buffer, or its span.
+// begin begins a data round of a span (nextSpan) or of one buffer, and
+// returns its first and last round numbers (one's are the same).
+func (a *area) begin(span bool) (first, last uint64) {
+	if span {
+		return a.nextSpan()
+	}
+	s := a.next()
+	return s, s
+}
+
+// claimRound claims the buffers of the round that begins at first (begin).
+func (a *area) claimRound(first uint64, span bool) error {
+	if span {
+		return a.claimSpan(first)
+	}
+	return a.claim(first)
+}
+
+// sentIn is process i's input of the round that begins at first (begin):
+// its buffer, or its span.
 func (a *area) sentIn(i int, first uint64, span bool) []byte {
 	if span {
 		return a.inSpan(i, first)
@@ -323,22 +329,25 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 			}
 		})
 	}
+	// A call of one buffer takes one (coll_base_check=0: as deep a run
+	// of small calls as sentRound's); larger ones spans.
+	spans := len(buf) > a.chunk
 	for k := range rounds(len(buf), a.spanBytes()) {
-		first, s := a.nextSpan()
+		first, s := a.begin(spans)
 		lo, hi := span(k, a.spanBytes(), len(buf))
 		if a.me == root {
 			if hi > lo {
-				if err := a.claimSpan(first); err != nil {
+				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				copy(a.inSpan(a.me, first), buf[lo:hi])
+				copy(a.sentIn(a.me, first, spans), buf[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(buf[lo:hi], a.inSpan(root, first))
+			copy(buf[lo:hi], a.sentIn(root, first, spans))
 		}
 		a.finish(s)
 	}
@@ -385,15 +394,16 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
 	}
+	spans := m > a.chunk // as bcast's
 	for k := range rounds(m, a.spanBytes()) {
-		first, s := a.nextSpan()
+		first, s := a.begin(spans)
 		lo, hi := span(k, a.spanBytes(), m)
 		if a.me != root {
 			if hi > lo {
-				if err := a.claimSpan(first); err != nil {
+				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				copy(a.inSpan(a.me, first), send[lo:hi])
+				copy(a.sentIn(a.me, first, spans), send[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
@@ -404,7 +414,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 				if err := a.await(a.posted[q], s, q); err != nil {
 					return err
 				}
-				copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first))
+				copy(recv[q*m+lo:q*m+hi], a.sentIn(q, first, spans))
 			}
 		}
 		a.finish(s)
@@ -465,15 +475,19 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 		}
 	}
 	piece := a.spanBytes() / a.n // each process's part of a round's span
+	spans := m > per             // as bcast's
+	if !spans {
+		piece = per
+	}
 	for k := range rounds(m, piece) {
-		first, s := a.nextSpan()
+		first, s := a.begin(spans)
 		lo, hi := span(k, piece, m)
 		if a.me == root {
 			if hi > lo {
-				if err := a.claimSpan(first); err != nil {
+				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				b := a.inSpan(a.me, first)
+				b := a.sentIn(a.me, first, spans)
 				for q := range a.n {
 					if q != root {
 						copy(b[q*piece:], send[q*m+lo:q*m+hi])
@@ -485,7 +499,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(recv[lo:hi], a.inSpan(root, first)[a.me*piece:])
+			copy(recv[lo:hi], a.sentIn(root, first, spans)[a.me*piece:])
 		}
 		a.finish(s)
 	}

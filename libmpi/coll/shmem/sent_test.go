@@ -229,6 +229,34 @@ func TestSentReturns(t *testing.T) {
 	}
 }
 
+// At coll_base_check=0 a writer of calls that fit one buffer runs as far
+// ahead of its readers as at 1: one buffer per call, so the pool's
+// buffers, not its spans (an eighth as many), are the depth. 15 calls
+// before the readers call, with 16 buffers (8 spans).
+func TestUncheckedReturns(t *testing.T) {
+	const n, root, ops = 3, 1, 15
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+		t.Run(kind.String(), func(t *testing.T) {
+			w := world(t, make([]int32, n), "coll_base_check", "0", "coll_base_shmem_message_pool_size", "65536", "coll_base_shmem_num_segments", "16")
+			comms := make([]*coll.Comm, n)
+			w.Check(t, w.Each(func(r int) error {
+				c := w.Comm(r)
+				comms[r] = c
+				return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
+			}))
+			sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+			w.Check(t, w.SendersFirst(sends, 10*time.Second, func(r int) error {
+				for op := range ops {
+					if err := oneRooted(comms[r], kind, root, 8, op); err != nil {
+						return fmt.Errorf("op %d: %w", op, err)
+					}
+				}
+				return nil
+			}))
+		})
+	}
+}
+
 // A sent round in a span judges the calls as one of a buffer does: at
 // coll_base_check=1 the processes that read a post of a call of another
 // size (both spans) return the error, their buffers untouched, the
@@ -383,6 +411,9 @@ func TestSentBackToBack(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5} {
 		for _, params := range [][]string{nil, {"coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"},
 			{"coll_base_check", "0", "coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"},
+			// Spans of 5 buffers (sent ones at 1), and calls of one buffer
+			// and of spans at 0.
+			{"coll_base_check", "0", "coll_base_shmem_message_pool_size", "40960", "coll_base_shmem_num_segments", "40"},
 			// More buffers than a line of digests holds.
 			{"coll_base_shmem_message_pool_size", "40960", "coll_base_shmem_num_segments", "40"}} {
 			t.Run(fmt.Sprintf("n=%d/%v", n, params), func(t *testing.T) {
