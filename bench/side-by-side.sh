@@ -29,7 +29,8 @@
 #                                 LAM/Go C columns; COLL_SHAPES="SEGSxPOOL
 #                                 ..." a LAM/Go column per shmem pool
 #                                 shape (num_segments x message_pool_size);
-#                                 COLL_BASIC=0 leaves lam_basic out. The ratio is the
+#                                 COLL_BASIC=0 leaves the lam_basic
+#                                 columns out. The ratio is the
 #                                 median of the per-round ratios LAM/Go
 #                                 default / Open MPI.
 #
@@ -228,7 +229,9 @@ coll)
 		# default modules, and its lam_basic, beside ours (before/after
 		# tables; its lamd protocol must be this one's).
 		add "LAM/Go base" "$repo/bin/$run $pin$COLL_BASE/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
-		add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $pin$COLL_BASE/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+		if [ "${COLL_BASIC:-1}" = 1 ]; then
+			add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $pin$COLL_BASE/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+		fi
 	fi
 	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS MEDFLAG-sizes SIZES OP"
 	if [ "${COLL_EXTRA:-0}" = 1 ]; then
