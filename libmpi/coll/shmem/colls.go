@@ -208,7 +208,7 @@ func (a *area) sentRound(c *coll.Comm, span, writes bool, from func(q int) bool,
 		if err := a.claimRound(first, span); err != nil {
 			return err
 		}
-		write(a.sentIn(a.me, first, span))
+		write(a.inRound(a.me, first, span))
 		a.postCall(c, s)
 		a.publish(a.posted[a.me], s)
 		a.finish(s)
@@ -228,7 +228,7 @@ func (a *area) sentRound(c *coll.Comm, span, writes bool, from func(q int) bool,
 			}
 			continue
 		}
-		read(q, a.sentIn(q, first, span))
+		read(q, a.inRound(q, first, span))
 	}
 	a.finish(s)
 	return firstErr
@@ -252,9 +252,9 @@ func (a *area) claimRound(first uint64, span bool) error {
 	return a.claim(first)
 }
 
-// sentIn is process i's input of the round that begins at first (begin):
+// inRound is process i's input of the round that begins at first (begin):
 // its buffer, or its span.
-func (a *area) sentIn(i int, first uint64, span bool) []byte {
+func (a *area) inRound(i int, first uint64, span bool) []byte {
 	if span {
 		return a.inSpan(i, first)
 	}
@@ -340,14 +340,14 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				copy(a.sentIn(a.me, first, spans), buf[lo:hi])
+				copy(a.inRound(a.me, first, spans), buf[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(buf[lo:hi], a.sentIn(root, first, spans))
+			copy(buf[lo:hi], a.inRound(root, first, spans))
 		}
 		a.finish(s)
 	}
@@ -403,7 +403,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				copy(a.sentIn(a.me, first, spans), send[lo:hi])
+				copy(a.inRound(a.me, first, spans), send[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
@@ -414,7 +414,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 				if err := a.await(a.posted[q], s, q); err != nil {
 					return err
 				}
-				copy(recv[q*m+lo:q*m+hi], a.sentIn(q, first, spans))
+				copy(recv[q*m+lo:q*m+hi], a.inRound(q, first, spans))
 			}
 		}
 		a.finish(s)
@@ -487,7 +487,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				b := a.sentIn(a.me, first, spans)
+				b := a.inRound(a.me, first, spans)
 				for q := range a.n {
 					if q != root {
 						copy(b[q*piece:], send[q*m+lo:q*m+hi])
@@ -499,7 +499,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(recv[lo:hi], a.sentIn(root, first, spans)[a.me*piece:])
+			copy(recv[lo:hi], a.inRound(root, first, spans)[a.me*piece:])
 		}
 		a.finish(s)
 	}
