@@ -26,7 +26,11 @@
 #                                 and lam_basic, "base lam_basic": before/
 #                                 after columns, run on this build's lamd);
 #                                 COLL_EXTRA=1 adds LAM 7.1.4 and the
-#                                 LAM/Go C columns. The ratio is the
+#                                 LAM/Go C columns; COLL_SHAPES="SEGSxPOOL
+#                                 ..." a LAM/Go column per shmem pool
+#                                 shape (num_segments x message_pool_size);
+#                                 COLL_BASIC=0 leaves the lam_basic
+#                                 columns out. The ratio is the
 #                                 median of the per-round ratios LAM/Go
 #                                 default / Open MPI.
 #
@@ -210,13 +214,24 @@ coll)
 	# NP, OP, SIZES and ITERS are replaced in each run.
 	run="mpirun -ssi rpi usysv -np NP"
 	add "LAM/Go" "$repo/bin/$run $pin$repo/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
-	add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $pin$repo/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+	if [ "${COLL_BASIC:-1}" = 1 ]; then
+		add "LAM/Go lam_basic" "$repo/bin/$run -ssi coll lam_basic,smp $pin$repo/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+	fi
+	# COLL_SHAPES="SEGSxPOOL ...": a LAM/Go column per shmem pool shape
+	# (coll_base_shmem_num_segments buffers in a pool of
+	# coll_base_shmem_message_pool_size bytes), beside the default's.
+	for shape in ${COLL_SHAPES:-}; do
+		segs=${shape%x*} pool=${shape#*x}
+		add "LAM/Go ${segs}x$((pool / segs / 1024))K" "$repo/bin/$run -ssi coll_base_shmem_num_segments $segs -ssi coll_base_shmem_message_pool_size $pool $pin$repo/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+	done
 	if [ -n "${COLL_BASE:-}" ]; then
 		# COLL_BASE=<another checkout, built>: its bench/coll with its
 		# default modules, and its lam_basic, beside ours (before/after
 		# tables; its lamd protocol must be this one's).
 		add "LAM/Go base" "$repo/bin/$run $pin$COLL_BASE/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
-		add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $pin$COLL_BASE/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+		if [ "${COLL_BASIC:-1}" = 1 ]; then
+			add "base lam_basic" "$COLL_BASE/bin/$run -ssi coll lam_basic,smp $pin$COLL_BASE/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+		fi
 	fi
 	$ompi && add "Open MPI" "$ompi_env mpirun -np NP --oversubscribe --mca btl vader,self $work/coll-ompi -iters ITERS MEDFLAG-sizes SIZES OP"
 	if [ "${COLL_EXTRA:-0}" = 1 ]; then
@@ -274,9 +289,10 @@ if [ "$set_name" = coll ]; then
 			[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.4f\n", a / b }'
 		done | med | awk '$1 != "-" { printf "%.2f", $1; next } { print }'
 	}
-	base=-1
+	base=-1 basic=-1
 	for i in "${!names[@]}"; do
 		[ "${names[$i]}" = "base lam_basic" ] && base=$i
+		[ "${names[$i]}" = "LAM/Go lam_basic" ] && basic=$i
 	done
 	header="$header ratio | lam_basic / Open MPI |"
 	rule="$rule---|---|"
@@ -306,8 +322,10 @@ if [ "$set_name" = coll ]; then
 					[ "$ratio" != - ] && ratio=$(printf "%.2f" "$ratio")
 				fi
 				line="$line $ratio |"
-				if [ "$ref" -ge 0 ]; then line="$line $(ratio_of 1 "$ref") |"; else line="$line - |"; fi
-				[ "$base" -ge 0 ] && line="$line $(ratio_of 1 "$base") |"
+				if [ "$ref" -ge 0 ] && [ "$basic" -ge 0 ]; then line="$line $(ratio_of "$basic" "$ref") |"; else line="$line - |"; fi
+				if [ "$base" -ge 0 ]; then
+					if [ "$basic" -ge 0 ]; then line="$line $(ratio_of "$basic" "$base") |"; else line="$line - |"; fi
+				fi
 				echo "$line"
 			done
 		done

@@ -81,11 +81,14 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 	if b <= 0 || a.large(b) {
 		return false
 	}
+	// A Bcast, Gather or Scatter that sends its call (coll_base_check=1)
+	// does so in a span as well (sentRound).
+	sent := !c.Params.CheckAll && sendsCall(c, sig)
 	switch sig.Kind {
 	case coll.Bcast, coll.Gather, coll.Allgather:
-		return b <= a.chunk
+		return b <= a.chunk || sent && b <= a.spanBytes()
 	case coll.Scatter, coll.Alltoall:
-		return b <= a.chunk/a.n
+		return b <= a.chunk/a.n || sent && b <= a.spanBytes()/a.n
 	case coll.Reduce, coll.Allreduce:
 		return b <= min(smallReduce, a.chunk)
 	}
@@ -141,18 +144,19 @@ func (a *area) carriedRound(c *coll.Comm, digest uint64, writes bool, write func
 }
 
 // sendsCall is shmem's coll.Actions.SendsCall: at coll_base_check=1 a
-// Bcast, Gather or Scatter of one round (carries) sends its call with its
-// data. The processes that write (a Bcast's and a Scatter's root, a
-// Gather's others) write their data and the digest of their call beside
-// it (and the call, when the digest there differs) and return; the
-// processes that read wait for those posts, compare the digests with
-// their own, and read the data when they agree, or return the error that
-// says how the calls differ (coll.Comm.JudgeCall, from the call beside
-// the digest), their buffers untouched. No synchronising round: nobody
-// waits for a process that only writes. The buffers' reuse is what makes
-// a writer that returned at once safe: it writes the same buffer again
-// (and its digest and call) only segs rounds later, once every process
-// finished the round that last used it (claim).
+// Bcast, Gather or Scatter of one round (carries: one buffer, or one
+// span) sends its call with its data. The processes that write (a
+// Bcast's and a Scatter's root, a Gather's others) write their data and
+// the digest of their call beside it (and the call, when the digest
+// there differs) and return; the processes that read wait for those
+// posts, compare the digests with their own, and read the data when they
+// agree, or return the error that says how the calls differ
+// (coll.Comm.JudgeCall, from the call beside the digest), their buffers
+// untouched. No synchronising round: nobody waits for a process that only
+// writes. The buffers' reuse is what makes a writer that returned at once
+// safe: it writes the same buffer again (and its digest and call) only
+// segs rounds later, once every process finished the round that last
+// used it (claim).
 func sendsCall(_ *coll.Comm, sig coll.Sig) bool {
 	switch sig.Kind {
 	case coll.Bcast, coll.Gather, coll.Scatter:
@@ -210,23 +214,30 @@ func (a *area) judgeCall(c *coll.Comm, q int, s uint64) error {
 // its data (sendsCall): a process that writes claims the round's buffer,
 // write fills it, it posts the data and its call and returns; the others
 // wait for the posts of the processes from (each that writes, in rank
-// order) and read each one's data (read) whose call agrees with theirs.
-// The first error is returned (a Gather's root reads the blocks whose
-// calls agree).
-func (a *area) sentRound(c *coll.Comm, writes bool, from func(q int) bool, write func(in []byte), read func(q int, s uint64)) error {
-	a.lastOne, a.lastSent = false, true
-	s := a.next()
+// order) and read each one's data (read, given the writer's buffer) whose
+// call agrees with theirs. The first error is returned (a Gather's root
+// reads the blocks whose calls agree).
+//
+// A call larger than a buffer (span) takes a span of buffers instead
+// (nextSpan: the same round numbers on every process whose call is the
+// same size class); its digest and call are those of the span's last
+// buffer, the round its writer posts and its readers wait for and judge.
+// Only a round of one buffer is reported to outside code (lastSent),
+// which mirrors those alone.
+func (a *area) sentRound(c *coll.Comm, span, writes bool, from func(q int) bool, write func(in []byte), read func(q int, in []byte)) error {
+	a.lastOne, a.lastSent = false, !span
+	first, s := a.begin(span)
 	if writes {
-		if err := a.claim(s); err != nil {
+		if err := a.claimRound(first, span); err != nil {
 			return err
 		}
-		write(a.in(a.me, s))
+		write(a.inRound(a.me, first, span))
 		a.postCall(c, s)
 		a.publish(a.posted[a.me], s)
 		a.finish(s)
 		return nil
 	}
-	var first error
+	var firstErr error
 	for q := range a.n {
 		if q == a.me || !from(q) {
 			continue
@@ -235,15 +246,42 @@ func (a *area) sentRound(c *coll.Comm, writes bool, from func(q int) bool, write
 			return err
 		}
 		if err := a.judgeCall(c, q, s); err != nil {
-			if first == nil {
-				first = err
+			if firstErr == nil {
+				firstErr = err
 			}
 			continue
 		}
-		read(q, s)
+		read(q, a.inRound(q, first, span))
 	}
 	a.finish(s)
-	return first
+	return firstErr
+}
+
+// begin begins a data round of a span (nextSpan) or of one buffer, and
+// returns its first and last round numbers (one's are the same).
+func (a *area) begin(span bool) (first, last uint64) {
+	if span {
+		return a.nextSpan()
+	}
+	s := a.next()
+	return s, s
+}
+
+// claimRound claims the buffers of the round that begins at first (begin).
+func (a *area) claimRound(first uint64, span bool) error {
+	if span {
+		return a.claimSpan(first)
+	}
+	return a.claim(first)
+}
+
+// inRound is process i's input of the round that begins at first (begin):
+// its buffer, or its span.
+func (a *area) inRound(i int, first uint64, span bool) []byte {
+	if span {
+		return a.inSpan(i, first)
+	}
+	return a.in(i, first)
 }
 
 // large reports whether a Gather, Scatter or Alltoall moving size bytes
@@ -300,8 +338,8 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Bcast(c, buf, root) })
 	}
 	if c.SendsCall() {
-		return a.sentRound(c, a.me == root, func(q int) bool { return q == root }, func(in []byte) { copy(in, buf) },
-			func(q int, s uint64) { copy(buf, a.in(q, s)) })
+		return a.sentRound(c, len(buf) > a.chunk, a.me == root, func(q int) bool { return q == root }, func(in []byte) { copy(in, buf) },
+			func(_ int, in []byte) { copy(buf, in) })
 	}
 	digest, carry, proceed, err := a.carried(c, len(buf) <= a.chunk)
 	if !proceed {
@@ -314,22 +352,25 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 			}
 		})
 	}
+	// A call of one buffer takes one (coll_base_check=0: as deep a run
+	// of small calls as sentRound's); larger ones spans.
+	spans := len(buf) > a.chunk
 	for k := range rounds(len(buf), a.spanBytes()) {
-		first, s := a.nextSpan()
+		first, s := a.begin(spans)
 		lo, hi := span(k, a.spanBytes(), len(buf))
 		if a.me == root {
 			if hi > lo {
-				if err := a.claimSpan(first); err != nil {
+				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				copy(a.inSpan(a.me, first), buf[lo:hi])
+				copy(a.inRound(a.me, first, spans), buf[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(buf[lo:hi], a.inSpan(root, first))
+			copy(buf[lo:hi], a.inRound(root, first, spans))
 		}
 		a.finish(s)
 	}
@@ -350,8 +391,8 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 		if a.me == root && send != nil {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
-		return a.sentRound(c, a.me != root, func(q int) bool { return q != root }, func(in []byte) { copy(in, send) },
-			func(q int, s uint64) { copy(recv[q*m:(q+1)*m], a.in(q, s)) })
+		return a.sentRound(c, m > a.chunk, a.me != root, func(q int) bool { return q != root }, func(in []byte) { copy(in, send) },
+			func(q int, in []byte) { copy(recv[q*m:(q+1)*m], in) })
 	}
 	digest, carry, proceed, err := a.carried(c, m <= a.chunk)
 	if !proceed {
@@ -376,15 +417,16 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
 	}
+	spans := m > a.chunk // as bcast's
 	for k := range rounds(m, a.spanBytes()) {
-		first, s := a.nextSpan()
+		first, s := a.begin(spans)
 		lo, hi := span(k, a.spanBytes(), m)
 		if a.me != root {
 			if hi > lo {
-				if err := a.claimSpan(first); err != nil {
+				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				copy(a.inSpan(a.me, first), send[lo:hi])
+				copy(a.inRound(a.me, first, spans), send[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
@@ -395,7 +437,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 				if err := a.await(a.posted[q], s, q); err != nil {
 					return err
 				}
-				copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first))
+				copy(recv[q*m+lo:q*m+hi], a.inRound(q, first, spans))
 			}
 		}
 		a.finish(s)
@@ -419,13 +461,17 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 		if a.me == root && recv != nil {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
-		return a.sentRound(c, a.me == root, func(q int) bool { return q == root }, func(in []byte) {
+		span := m > per
+		if span {
+			per = a.spanBytes() / a.n // each process's part of the span
+		}
+		return a.sentRound(c, span, a.me == root, func(q int) bool { return q == root }, func(in []byte) {
 			for q := range a.n {
 				if q != root {
 					copy(in[q*per:], send[q*m:(q+1)*m])
 				}
 			}
-		}, func(q int, s uint64) { copy(recv, a.in(q, s)[a.me*per:a.me*per+m]) })
+		}, func(_ int, in []byte) { copy(recv, in[a.me*per:a.me*per+m]) })
 	}
 	digest, carry, proceed, err := a.carried(c, m <= per)
 	if !proceed {
@@ -452,15 +498,19 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 		}
 	}
 	piece := a.spanBytes() / a.n // each process's part of a round's span
+	spans := m > per             // as bcast's
+	if !spans {
+		piece = per
+	}
 	for k := range rounds(m, piece) {
-		first, s := a.nextSpan()
+		first, s := a.begin(spans)
 		lo, hi := span(k, piece, m)
 		if a.me == root {
 			if hi > lo {
-				if err := a.claimSpan(first); err != nil {
+				if err := a.claimRound(first, spans); err != nil {
 					return err
 				}
-				b := a.inSpan(a.me, first)
+				b := a.inRound(a.me, first, spans)
 				for q := range a.n {
 					if q != root {
 						copy(b[q*piece:], send[q*m+lo:q*m+hi])
@@ -472,7 +522,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(recv[lo:hi], a.inSpan(root, first)[a.me*piece:])
+			copy(recv[lo:hi], a.inRound(root, first, spans)[a.me*piece:])
 		}
 		a.finish(s)
 	}

@@ -38,8 +38,9 @@
 // process writes its part and the digest of its call, arrives at a
 // synchronising round, and then compares the digests and reads; larger
 // ones check first (Agree, a synchronising round). At coll_base_check=1 a
-// Bcast, Gather or Scatter of one round sends its call with its data
-// instead (coll.Actions.SendsCall, sentRound): the writers leave the
+// Bcast, Gather or Scatter of one round (of one buffer, or of a span of
+// them) sends its call with its data instead (coll.Actions.SendsCall,
+// sentRound): the writers leave the
 // digest of their call beside their data and return, and only the readers
 // compare, as lam_basic's receivers do; nobody waits for a process that
 // only writes.

@@ -1,6 +1,7 @@
 package shmem_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/coll/colltest"
+	"github.com/lamgo/lam/libmpi/coll/shmem"
 )
 
 // At coll_base_check=1 a Bcast, Gather or Scatter of one round sends its
@@ -235,33 +237,155 @@ func TestMismatchSent(t *testing.T) {
 // At coll_base_check=1 a process that only writes returns without waiting
 // for the others: a Bcast's and a Scatter's root, a Gather's other
 // processes finish before the others have called (a wait for them would
-// hang here), three times in a row.
+// hang here), three times in a row; in one buffer, and in a span of
+// several (a call larger than a buffer: buffers of 4 KiB, spans of 2).
 func TestSentReturns(t *testing.T) {
+	const chunk = 4096
+	spanParams := []string{"coll_base_shmem_message_pool_size", "65536", "coll_base_shmem_num_segments", "16"}
 	for _, n := range []int{2, 3, 5, 8} {
 		for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
-			t.Run(fmt.Sprintf("%s/n=%d", kind, n), func(t *testing.T) {
-				const root, ops = 1, 3 // fewer than the buffers: a writer waits for nobody
-				w := world(t, make([]int32, n))
-				// The area is set up by every process first.
-				comms := make([]*coll.Comm, n)
-				w.Check(t, w.Each(func(r int) error {
-					c := w.Comm(r)
-					comms[r] = c
-					return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
-				}))
-				sends := func(r int) bool { return r == root != (kind == coll.Gather) }
-				errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
-					c := comms[r]
-					for op := range ops {
-						if err := oneRooted(c, kind, root, 8, op); err != nil {
-							return fmt.Errorf("op %d: %w", op, err)
+			for _, span := range []bool{false, true} {
+				size := 8
+				var params []string
+				if span {
+					params = spanParams
+					size = chunk + chunk/2 // between a buffer and a span
+					if kind == coll.Scatter {
+						size = 3 * chunk / (2 * n) // the same, of each process's piece
+					}
+				}
+				t.Run(fmt.Sprintf("%s/n=%d/size=%d", kind, n, size), func(t *testing.T) {
+					const root, ops = 1, 3 // fewer than the buffers (spans): a writer waits for nobody
+					w := world(t, make([]int32, n), params...)
+					// The area is set up by every process first.
+					comms := make([]*coll.Comm, n)
+					w.Check(t, w.Each(func(r int) error {
+						c := w.Comm(r)
+						comms[r] = c
+						return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
+					}))
+					sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+					errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
+						c := comms[r]
+						for op := range ops {
+							if err := oneRooted(c, kind, root, size, op); err != nil {
+								return fmt.Errorf("op %d: %w", op, err)
+							}
+							// Outside code (the C fast path) mirrors only
+							// rounds of one buffer.
+							if got := shmem.LastRound(c).Sent; got == span {
+								return fmt.Errorf("op %d: LastRound's Sent is %v for a call of %d bytes", op, got, size)
+							}
+						}
+						return nil
+					})
+					w.Check(t, errs)
+				})
+			}
+		}
+	}
+}
+
+// At coll_base_check=0 a writer of calls that fit one buffer runs as far
+// ahead of its readers as at 1: one buffer per call, so the pool's
+// buffers, not its spans (an eighth as many), are the depth. 15 calls
+// before the readers call, with 16 buffers (8 spans).
+func TestUncheckedReturns(t *testing.T) {
+	const n, root, ops = 3, 1, 15
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+		t.Run(kind.String(), func(t *testing.T) {
+			w := world(t, make([]int32, n), "coll_base_check", "0", "coll_base_shmem_message_pool_size", "65536", "coll_base_shmem_num_segments", "16")
+			comms := make([]*coll.Comm, n)
+			w.Check(t, w.Each(func(r int) error {
+				c := w.Comm(r)
+				comms[r] = c
+				return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
+			}))
+			sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+			w.Check(t, w.SendersFirst(sends, 10*time.Second, func(r int) error {
+				for op := range ops {
+					if err := oneRooted(comms[r], kind, root, 8, op); err != nil {
+						return fmt.Errorf("op %d: %w", op, err)
+					}
+				}
+				return nil
+			}))
+		})
+	}
+}
+
+// A sent round in a span judges the calls as one of a buffer does: at
+// coll_base_check=1 the processes that read a post of a call of another
+// size (both spans) return the error, their buffers untouched, the
+// others nil, and the processes stay in step.
+func TestMismatchSentSpan(t *testing.T) {
+	const n, bad, fill = 4, 2, 0x5a
+	const size = 6000 // a buffer is 4 KiB, a span 8
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Gather} {
+		t.Run(kind.String(), func(t *testing.T) {
+			w := world(t, make([]int32, n), "coll_base_shmem_message_pool_size", "65536", "coll_base_shmem_num_segments", "16")
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				for round := range 20 { // the spans' ring turns over
+					m := size
+					if r == bad {
+						m += 8
+					}
+					var err error
+					var got []byte
+					switch kind {
+					case coll.Bcast:
+						got = bytes.Repeat([]byte{fill}, m)
+						if r == 0 {
+							got = bytes.Repeat([]byte{1}, m)
+						}
+						err = c.Run(coll.Sig{Kind: kind, Send: int64(m)}, func(a *coll.Actions) error { return a.Bcast(c, got, 0) })
+					case coll.Gather:
+						send := bytes.Repeat([]byte{byte(r + 1)}, m)
+						if r == 0 {
+							got = bytes.Repeat([]byte{fill}, n*m)
+						}
+						err = c.Run(coll.Sig{Kind: kind, Send: int64(m)}, func(a *coll.Actions) error { return a.Gather(c, send, got, 0) })
+					}
+					// The processes that read another call's post: the
+					// Bcast's process of the other size, the Gather's root.
+					judges := kind == coll.Bcast && r == bad || kind == coll.Gather && r == 0
+					switch {
+					case judges && colltest.ClassOf(err) != coll.ErrCount:
+						return fmt.Errorf("round %d: %v, want class %d", round, err, coll.ErrCount)
+					case !judges && err != nil:
+						return fmt.Errorf("round %d: %w", round, err)
+					case kind == coll.Bcast && r == bad && bytes.Count(got, []byte{fill}) != m:
+						return fmt.Errorf("round %d: the failed call wrote its buffer", round)
+					case kind == coll.Gather && r == 0:
+						for q := 1; q < n; q++ {
+							want := byte(q + 1)
+							if q == bad {
+								want = fill
+							}
+							if b := got[q*m : (q+1)*m]; bytes.Count(b, []byte{want}) != m {
+								return fmt.Errorf("round %d: process %d's block is not all %d", round, q, want)
+							}
 						}
 					}
-					return nil
-				})
-				w.Check(t, errs)
+					if shmem.LastRound(c).Sent {
+						return fmt.Errorf("round %d: a span's round was reported as one buffer's", round)
+					}
+					// In step: matching span and one-buffer Bcasts from
+					// another root.
+					for _, m := range []int{size, 8} {
+						if err := oneRooted(c, coll.Bcast, 3, m, round); err != nil {
+							return fmt.Errorf("round %d: the Bcast after: %w", round, err)
+						}
+					}
+					if !shmem.LastRound(c).Sent {
+						return fmt.Errorf("round %d: a one-buffer sent round not reported", round)
+					}
+				}
+				return c.Free()
 			})
-		}
+			w.Check(t, errs)
+		})
 	}
 }
 
@@ -344,6 +468,9 @@ func TestSentBackToBack(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5} {
 		for _, params := range [][]string{nil, {"coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"},
 			{"coll_base_check", "0", "coll_base_shmem_message_pool_size", "4096", "coll_base_shmem_num_segments", "2"},
+			// Spans of 5 buffers (sent ones at 1), and calls of one buffer
+			// and of spans at 0.
+			{"coll_base_check", "0", "coll_base_shmem_message_pool_size", "40960", "coll_base_shmem_num_segments", "40"},
 			// More buffers than a line of digests holds.
 			{"coll_base_shmem_message_pool_size", "40960", "coll_base_shmem_num_segments", "40"}} {
 			t.Run(fmt.Sprintf("n=%d/%v", n, params), func(t *testing.T) {

@@ -231,8 +231,10 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	/* Ints: 0, 1, 8 and 64 bytes, and 4 KiB (above the one round of
-	 * every collective but Bcast, Gather, Allgather). */
-	int counts[] = {0, 1, 2, 16, 1024};
+	 * every collective but Bcast, Gather, Allgather), and 6 KiB (with
+	 * buffers of 4 KiB a span: a Bcast's and a Gather's round that the C
+	 * path must leave to Go). */
+	int counts[] = {0, 1, 2, 16, 1024, 1536};
 	for (int r0 = 0; r0 < reps; r0++) {
 		int r = r0;
 		CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
