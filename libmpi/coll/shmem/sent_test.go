@@ -257,13 +257,7 @@ func TestSentReturns(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/n=%d/size=%d", kind, n, size), func(t *testing.T) {
 					const root, ops = 1, 3 // fewer than the buffers (spans): a writer waits for nobody
 					w := world(t, make([]int32, n), params...)
-					// The area is set up by every process first.
-					comms := make([]*coll.Comm, n)
-					w.Check(t, w.Each(func(r int) error {
-						c := w.Comm(r)
-						comms[r] = c
-						return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
-					}))
+					comms := setUp(t, w, n)
 					sends := func(r int) bool { return r == root != (kind == coll.Gather) }
 					errs := w.SendersFirst(sends, 10*time.Second, func(r int) error {
 						c := comms[r]
@@ -286,6 +280,19 @@ func TestSentReturns(t *testing.T) {
 	}
 }
 
+// setUp has every process of w set its area up (a Barrier) and returns
+// their communicators.
+func setUp(t *testing.T, w *colltest.World, n int) []*coll.Comm {
+	t.Helper()
+	comms := make([]*coll.Comm, n)
+	w.Check(t, w.Each(func(r int) error {
+		c := w.Comm(r)
+		comms[r] = c
+		return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
+	}))
+	return comms
+}
+
 // At coll_base_check=0 a writer of calls that fit one buffer runs as far
 // ahead of its readers as at 1: one buffer per call, so the pool's
 // buffers, not its spans (an eighth as many), are the depth. 15 calls
@@ -295,12 +302,7 @@ func TestUncheckedReturns(t *testing.T) {
 	for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
 		t.Run(kind.String(), func(t *testing.T) {
 			w := world(t, make([]int32, n), "coll_base_check", "0", "coll_base_shmem_message_pool_size", "65536", "coll_base_shmem_num_segments", "16")
-			comms := make([]*coll.Comm, n)
-			w.Check(t, w.Each(func(r int) error {
-				c := w.Comm(r)
-				comms[r] = c
-				return c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) })
-			}))
+			comms := setUp(t, w, n)
 			sends := func(r int) bool { return r == root != (kind == coll.Gather) }
 			w.Check(t, w.SendersFirst(sends, 10*time.Second, func(r int) error {
 				for op := range ops {
