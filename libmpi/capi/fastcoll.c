@@ -364,28 +364,50 @@ static void fc_read(const struct lamgo_fcoll_entry *e, const struct fc_call *c, 
  * need the result combine the whole piece (small rounds), or each
  * combines one slice into its output buffer and those that need the
  * result copy every slice. */
+/* area.spanBufs: the buffers of a round past one buffer. */
+static int fc_span_bufs(void) { return lamgo_fcoll.segs / 8 > 1 ? lamgo_fcoll.segs / 8 : 1; }
+
+/* area.begin: a data round of bufs adjacent buffers (area.nextSpan: the
+ * first of them with bufs-1 more after it in the pool; the numbers
+ * skipped name no round) or of one; returns its first round number, and
+ * the step is its last. */
+static uint64_t fc_begin(int bufs)
+{
+	struct lamgo_fcoll *a = &lamgo_fcoll;
+	uint64_t first = *a->step + 1, segs = (uint64_t)a->segs;
+	if (bufs > 1 && first % segs + (uint64_t)bufs > segs)
+		first += segs - first % segs;
+	*a->step = first + (uint64_t)bufs - 1;
+	return first;
+}
+
 static int fc_reduction(const struct lamgo_fcoll_entry *e, const struct fc_call *c)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
 	int n = a->n, me = a->me, all = c->kind == LAMGO_FC_ALLREDUCE;
 	int wants = all || me == c->root;
 	int64_t size = c->m, per = a->chunk / c->esize * c->esize;
+	/* More than a buffer: rounds of a span (area.spanBufs buffers). */
+	int spans = size > per, bufs = spans ? fc_span_bufs() : 1;
+	if (spans)
+		per = (int64_t)bufs * a->chunk / c->esize * c->esize;
 	int64_t rounds = size > per ? (size + per - 1) / per : 1;
 	int rc;
 	for (int64_t k = 0; k < rounds; k++) {
-		uint64_t s = ++*a->step;
+		uint64_t first = fc_begin(bufs), s = *a->step;
 		int64_t lo = k * per < size ? k * per : size, hi = (k + 1) * per < size ? (k + 1) * per : size;
 		if (hi > lo) {
-			if ((rc = fc_claim(s)) != MPI_SUCCESS)
-				return rc;
-			memcpy(fc_in(me, s), c->send + lo, (size_t)(hi - lo));
+			for (int j = 0; j < bufs; j++)
+				if ((rc = fc_claim(first + (uint64_t)j)) != MPI_SUCCESS)
+					return rc;
+			memcpy(fc_in(me, first), c->send + lo, (size_t)(hi - lo));
 		}
 		int small = hi - lo <= LAMGO_FC_SMALL_REDUCE;
 		if (small && all) {
 			uint64_t sk;
 			if ((rc = fc_sync(&sk)) != MPI_SUCCESS)
 				return rc;
-			fc_combine(e, s, 0, hi - lo, c->recv + lo);
+			fc_combine(e, first, 0, hi - lo, c->recv + lo);
 			fc_finish(s);
 			continue;
 		}
@@ -396,20 +418,20 @@ static int fc_reduction(const struct lamgo_fcoll_entry *e, const struct fc_call 
 					return rc;
 		if (small) {
 			if (wants)
-				fc_combine(e, s, 0, hi - lo, c->recv + lo);
+				fc_combine(e, first, 0, hi - lo, c->recv + lo);
 			fc_finish(s);
 			continue;
 		}
 		int64_t elems = (hi - lo) / c->esize;
 		int64_t slo = me * elems / n * c->esize, shi = (me + 1) * elems / n * c->esize;
-		fc_combine(e, s, slo, shi, fc_out(me, s) + slo);
+		fc_combine(e, first, slo, shi, fc_out(me, first) + slo);
 		fc_publish(fc_reduced(me), s);
 		if (wants) {
 			for (int q = 0; q < n; q++) {
 				if (q != me && (rc = fc_await(fc_reduced(q), s, q)) != MPI_SUCCESS)
 					return rc;
 				int64_t qlo = q * elems / n * c->esize, qhi = (q + 1) * elems / n * c->esize;
-				memcpy(c->recv + lo + qlo, fc_out(q, s) + qlo, (size_t)(qhi - qlo));
+				memcpy(c->recv + lo + qlo, fc_out(q, first) + qlo, (size_t)(qhi - qlo));
 			}
 		}
 		fc_finish(s);

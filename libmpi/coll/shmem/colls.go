@@ -284,6 +284,18 @@ func (a *area) inRound(i int, first uint64, span bool) []byte {
 	return a.in(i, first)
 }
 
+// outRound is process i's output (a reduction's slices) of the round
+// that begins at first: its output buffer, or the span of them (the
+// output buffers lie in the same order as the input buffers).
+func (a *area) outRound(i int, first uint64, span bool) []byte {
+	if span {
+		off := a.poolAt(i) + (a.segs+int(first%uint64(a.segs)))*a.chunk
+		n := a.spanBytes()
+		return a.mem[off : off+n : off+n]
+	}
+	return a.out(i, first)
+}
+
 // large reports whether a Gather, Scatter or Alltoall moving size bytes
 // per process is lam_basic's (coll_base_shmem_large_size, 1 MiB by
 // default). Through the area each copies every byte twice, as the
@@ -658,22 +670,30 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 	if !proceed {
 		return err
 	}
-	a.lastLoop = !carry
 	if carry {
+		a.lastLoop = false
 		return a.carriedRound(c, digest, true, func(in []byte) { copy(in, mine) }, func(s uint64) {
 			if wants {
-				a.combine(p, s, 0, size, result)
+				a.combine(p, s, false, 0, size, result)
 			}
 		})
 	}
+	// More than a buffer: rounds of a span, as the other collectives'
+	// (fewer rounds, each two waits for flags, for the same pool; the C
+	// fast path's fc_reduction mirrors this).
+	a.lastLoop = true
+	spans := size > per
+	if spans {
+		per = a.spanBytes() / op.Size * op.Size
+	}
 	for k := range rounds(size, per) {
-		s := a.next()
+		first, s := a.begin(spans)
 		lo, hi := span(k, per, size)
 		if hi > lo {
-			if err := a.claim(s); err != nil {
+			if err := a.claimRound(first, spans); err != nil {
 				return err
 			}
-			copy(a.in(a.me, s), mine[lo:hi])
+			copy(a.inRound(a.me, first, spans), mine[lo:hi])
 		}
 		small := hi-lo <= smallReduce
 		if small && all {
@@ -681,7 +701,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 			if _, err := a.sync(); err != nil {
 				return err
 			}
-			a.combine(p, s, 0, hi-lo, result[lo:hi])
+			a.combine(p, first, spans, 0, hi-lo, result[lo:hi])
 			a.finish(s)
 			continue
 		}
@@ -697,7 +717,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 		}
 		if small {
 			if wants {
-				a.combine(p, s, 0, hi-lo, result[lo:hi])
+				a.combine(p, first, spans, 0, hi-lo, result[lo:hi])
 			}
 			a.finish(s)
 			continue
@@ -705,7 +725,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 		// This process's slice of the round, in whole elements.
 		elems := (hi - lo) / op.Size
 		slo, shi := a.me*elems/a.n*op.Size, (a.me+1)*elems/a.n*op.Size
-		a.combine(p, s, slo, shi, a.out(a.me, s)[slo:shi])
+		a.combine(p, first, spans, slo, shi, a.outRound(a.me, first, spans)[slo:shi])
 		a.publish(a.reduced[a.me], s)
 		if wants {
 			for q := range a.n {
@@ -715,7 +735,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 					}
 				}
 				qlo, qhi := q*elems/a.n*op.Size, (q+1)*elems/a.n*op.Size
-				copy(result[lo+qlo:lo+qhi], a.out(q, s)[qlo:qhi])
+				copy(result[lo+qlo:lo+qhi], a.outRound(q, first, spans)[qlo:qhi])
 			}
 		}
 		a.finish(s)
@@ -723,11 +743,11 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 	return nil
 }
 
-// combine reduces bytes [lo, hi) of every process's input of round s
-// into dst.
-func (a *area) combine(p plan, s uint64, lo, hi int, dst []byte) {
+// combine reduces bytes [lo, hi) of every process's input of the round
+// that begins at first (begin: of a span or of one buffer) into dst.
+func (a *area) combine(p plan, first uint64, span bool, lo, hi int, dst []byte) {
 	for q := range a.n {
-		a.inputs[q] = a.in(q, s)[lo:hi]
+		a.inputs[q] = a.inRound(q, first, span)[lo:hi]
 	}
 	e := evaluator{plan: p, x: a.inputs, regs: &a.regs}
 	e.run(dst)

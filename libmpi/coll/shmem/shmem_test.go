@@ -79,6 +79,9 @@ func TestSuite(t *testing.T) {
 			// Rounds of two buffers past one (spans), some skipping the
 			// pool's last buffer.
 			{"coll_base_shmem_num_segments", "20", "coll_base_shmem_message_pool_size", "20480"},
+			// Spans of 8 KiB: a reduction of k=700 takes one, its slices
+			// in the span of output buffers.
+			{"coll_base_shmem_num_segments", "16", "coll_base_shmem_message_pool_size", "65536"},
 			// k=700 crosses to lam_basic, k=70 does not: the two alternate
 			// (Bcast and Allgather only with the copy size as low, the
 			// reductions with the copy size or the reduce size).
