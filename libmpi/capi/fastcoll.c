@@ -359,11 +359,6 @@ static void fc_read(const struct lamgo_fcoll_entry *e, const struct fc_call *c, 
 	}
 }
 
-/* reduction's rounds after a check of its own (colls.go): each round,
- * every process posts its piece of input; then either the processes that
- * need the result combine the whole piece (small rounds), or each
- * combines one slice into its output buffer and those that need the
- * result copy every slice. */
 /* area.spanBufs: the buffers of a round past one buffer. */
 static int fc_span_bufs(void) { return lamgo_fcoll.segs / 8 > 1 ? lamgo_fcoll.segs / 8 : 1; }
 
@@ -381,6 +376,11 @@ static uint64_t fc_begin(int bufs)
 	return first;
 }
 
+/* reduction's rounds after a check of its own (colls.go): each round,
+ * every process posts its piece of input; then either the processes that
+ * need the result combine the whole piece (small rounds), or each
+ * combines one slice into its output buffer and those that need the
+ * result copy every slice. */
 static int fc_reduction(const struct lamgo_fcoll_entry *e, const struct fc_call *c)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;

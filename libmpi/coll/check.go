@@ -505,8 +505,7 @@ func (c *Comm) judgeCall(sig Sig, b []byte, whole bool) error {
 // (Actions.SendsCall). Its messages are tagged as the check's, as those of a
 // carried check are. c.mu is held.
 func (c *Comm) runSent(sig *Sig, digest uint64, f func(a *Actions) error) error {
-	c.carry = carry{state: carrySent, digest: digest}
-	c.carry.sig.set(sig)
+	c.sending(sig, digest)
 	c.note(sig, WaySent, digest)
 	g := f
 	if c.nextSync() {
@@ -524,6 +523,13 @@ func (c *Comm) runSent(sig *Sig, digest uint64, f func(a *Actions) error) error 
 		return Errorf(ErrIntern, "%s: %s: the module did not send the call", c.T.Name(), sig.Kind)
 	}
 	return err
+}
+
+// sending makes sig, of that digest, the running collective that sends
+// its call with its data (SendsCall, PutCall, SentDigest, JudgeCall).
+func (c *Comm) sending(sig *Sig, digest uint64) {
+	c.carry = carry{state: carrySent, digest: digest}
+	c.carry.sig.set(sig)
 }
 
 // checkTag is the tag of the argument check's messages (Sig{Kind:

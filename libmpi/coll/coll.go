@@ -739,7 +739,7 @@ func (c *Comm) runChecked(sig *Sig, f func(a *Actions) error) error {
 		case waySent:
 			if sig.Err != nil {
 				if c.act.SentOwnError != nil {
-					c.carry = carry{state: carrySent, sig: *sig, digest: c.sigDigest(sig)}
+					c.sending(sig, c.sigDigest(sig))
 					c.act.SentOwnError(c, *sig)
 					c.carry = carry{}
 				}

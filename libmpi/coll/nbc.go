@@ -288,7 +288,7 @@ func WithCall(op *Op, size int) *Op {
 // receive (JudgeCall), on messages tagged as the check's. A module that
 // did neither fails the collective.
 func (v *Comm) startSent(sig Sig, f func(a *Actions) error, sync bool) {
-	v.carry = carry{state: carrySent, sig: sig, digest: v.sigDigest(&sig)}
+	v.sending(&sig, v.sigDigest(&sig))
 	if f != nil {
 		v.checkTagged(func() error {
 			if err := f(&v.act); err != nil {

@@ -136,26 +136,31 @@ type area struct {
 
 func (a *area) u64(off int) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&a.mem[off])) }
 
-// in and out are process i's input and output buffers of round s.
-func (a *area) in(i int, s uint64) []byte {
-	off := a.poolAt(i) + int(s%uint64(a.segs))*a.chunk
-	return a.mem[off : off+a.chunk : off+a.chunk]
+// bufs is n adjacent buffers of process i from its b-th, as one: its
+// input buffers are 0 to segs-1, its output buffers (in the same order)
+// segs to 2·segs-1.
+func (a *area) bufs(i, b, n int) []byte {
+	off := a.poolAt(i) + b*a.chunk
+	end := off + n*a.chunk
+	return a.mem[off:end:end]
 }
 
-func (a *area) out(i int, s uint64) []byte {
-	off := a.poolAt(i) + (a.segs+int(s%uint64(a.segs)))*a.chunk
-	return a.mem[off : off+a.chunk : off+a.chunk]
-}
+// buf is round s's buffer's index in a pool.
+func (a *area) buf(s uint64) int { return int(s % uint64(a.segs)) }
+
+// in and out are process i's input and output buffers of round s.
+func (a *area) in(i int, s uint64) []byte  { return a.bufs(i, a.buf(s), 1) }
+func (a *area) out(i int, s uint64) []byte { return a.bufs(i, a.segs+a.buf(s), 1) }
 
 // callDigest and call are process i's digest and call beside its data of
 // round s (coll_base_check=1): written with the data, by the process that
 // claimed round s's buffer, so kept as long as the data are.
 func (a *area) callDigest(i int, s uint64) *atomic.Uint64 {
-	return a.u64(a.callsAt(i) + 8*int(s%uint64(a.segs)))
+	return a.u64(a.callsAt(i) + 8*a.buf(s))
 }
 
 func (a *area) call(i int, s uint64) []byte {
-	off := a.callsAt(i) + a.digestBytes() + int(s%uint64(a.segs))*coll.CallSize
+	off := a.callsAt(i) + a.digestBytes() + a.buf(s)*coll.CallSize
 	return a.mem[off : off+coll.CallSize : off+coll.CallSize]
 }
 
@@ -350,16 +355,12 @@ func (a *area) claimSpan(first uint64) error {
 
 // inSpan is process i's input buffers of the span that begins at round
 // first, as one.
-func (a *area) inSpan(i int, first uint64) []byte {
-	off := a.poolAt(i) + int(first%uint64(a.segs))*a.chunk
-	n := a.spanBytes()
-	return a.mem[off : off+n : off+n]
-}
+func (a *area) inSpan(i int, first uint64) []byte { return a.bufs(i, a.buf(first), a.spanBufs()) }
 
 // claim waits until this process may write its buffers of round s: every
 // process finished the round that last used them.
 func (a *area) claim(s uint64) error {
-	b := int(s % uint64(a.segs))
+	b := a.buf(s)
 	if u := a.lastUse[b]; u > 0 {
 		for q := range a.n {
 			if q != a.me && a.seenDone[q] < u {

@@ -275,25 +275,23 @@ func (a *area) claimRound(first uint64, span bool) error {
 	return a.claim(first)
 }
 
-// inRound is process i's input of the round that begins at first (begin):
-// its buffer, or its span.
+// inRound and outRound are process i's input and output (a reduction's
+// slices) of the round that begins at first (begin): a buffer, or a
+// span of them.
 func (a *area) inRound(i int, first uint64, span bool) []byte {
-	if span {
-		return a.inSpan(i, first)
-	}
-	return a.in(i, first)
+	return a.bufs(i, a.buf(first), a.roundBufs(span))
 }
 
-// outRound is process i's output (a reduction's slices) of the round
-// that begins at first: its output buffer, or the span of them (the
-// output buffers lie in the same order as the input buffers).
 func (a *area) outRound(i int, first uint64, span bool) []byte {
+	return a.bufs(i, a.segs+a.buf(first), a.roundBufs(span))
+}
+
+// roundBufs is how many buffers a round of a span, or of one, takes.
+func (a *area) roundBufs(span bool) int {
 	if span {
-		off := a.poolAt(i) + (a.segs+int(first%uint64(a.segs)))*a.chunk
-		n := a.spanBytes()
-		return a.mem[off : off+n : off+n]
+		return a.spanBufs()
 	}
-	return a.out(i, first)
+	return 1
 }
 
 // large reports whether a Gather, Scatter or Alltoall moving size bytes
