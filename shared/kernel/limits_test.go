@@ -136,7 +136,15 @@ func TestAcceptSurvivesDescriptorExhaustion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !waitFor(5*time.Second, func() bool { _, err := os.Stat(dir.Socket()); return err == nil }) {
+	// Listening, not just bound: the socket's file exists from bind(2),
+	// before listen(2), and a dial between the two is refused.
+	if !waitFor(5*time.Second, func() bool {
+		c, err := net.Dial("unix", dir.Socket())
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}) {
 		t.Fatal("the lamd did not start")
 	}
 
