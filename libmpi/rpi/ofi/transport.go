@@ -56,10 +56,12 @@ type transport struct {
 	sent    atomic.Bool   // data went out since background last looked
 	passes  atomic.Uint64 // progress calls so far
 	wakeups atomic.Uint64 // the background's (tests count them)
-	stop    chan struct{}
-	stopped chan struct{}
-	pidfds  []int // by rank: peers on this node, watched for death; -1 none
-	checked time.Time
+	// backedOff counts the background's wake-ups that chose busyTick.
+	backedOff atomic.Uint64
+	stop      chan struct{}
+	stopped   chan struct{}
+	pidfds    []int // by rank: peers on this node, watched for death; -1 none
+	checked   time.Time
 	// Remote reads (rma.go) and tagged pulls (tagged.go); rc is nil
 	// where the provider has neither.
 	rc      *regCache
@@ -643,6 +645,23 @@ const (
 	idleTick  = 20 * time.Millisecond
 )
 
+// backoff is background's choice of its next wake-up: every is the
+// tick while something was sent in the last idleAfter, idle whether
+// nobody made progress since the last wake-up, sinceSend the time since
+// the last send. It returns the new every and the wait before the next
+// wake-up.
+func backoff(every time.Duration, idle bool, sinceSend time.Duration) (time.Duration, time.Duration) {
+	if idle {
+		every = tick
+	} else {
+		every = min(2*every, busyTick)
+	}
+	if sinceSend > idleAfter {
+		return every, idleTick
+	}
+	return every, every
+}
+
 func (t *transport) background() {
 	defer close(t.stopped)
 	timer := time.NewTimer(tick)
@@ -661,16 +680,12 @@ func (t *transport) background() {
 			lastSend = now
 		}
 		idle := t.passes.Load() == seen // nobody made progress since the last tick
-		if idle {
-			every = tick
-		} else {
-			every = min(2*every, busyTick)
-		}
-		next := every
-		if now.Sub(lastSend) > idleAfter {
-			next = idleTick
-		}
+		var next time.Duration
+		every, next = backoff(every, idle, now.Sub(lastSend))
 		t.wakeups.Add(1)
+		if next == busyTick {
+			t.backedOff.Add(1)
+		}
 		if idle && t.mu.TryLock() {
 			before := t.moved.Load()
 			if t.open > 0 {
