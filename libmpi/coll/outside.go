@@ -55,6 +55,9 @@ type recorder struct {
 // Record makes Run record how it runs each collective (LastCall).
 func (c *Comm) Record() { c.rec.on.Store(true) }
 
+// Records reports whether Run records how it runs each collective.
+func (c *Comm) Records() bool { return c.rec.on.Load() }
+
 // LastSeq is the Seq of the last recorded collective (0: none).
 func (c *Comm) LastSeq() uint64 { return c.rec.seq.Load() }
 

@@ -157,6 +157,30 @@ func collError(err error) error {
 	return fromCore(err)
 }
 
+// zeroCall reports whether a blocking collective that moves nothing at
+// this process (every buffer it passed is empty) may return before its
+// call is built, as the full path would (coll.Comm.Empty): MPI is
+// initialised, c is a valid intracommunicator, root is one of its ranks
+// (0 for a call without one), and the coll framework is not recording
+// c's calls. Any other case takes the full path, which checks every
+// argument and reports what is wrong. (Building the call costs more than
+// the rest of a zero-size collective.) c's coll.Comm is read without
+// collComm's sync.Once, which does not inline: every communicator's
+// maker sets it up (setupColl) before the communicator is handed out.
+func zeroCall(nb *nbRun, c *Comm, root int) bool {
+	if nb != nil || st.engine == nil || c == nil || !c.ready || c.inter != nil || uint(root) >= uint(len(c.group)) {
+		return false
+	}
+	cc := c.cs.c
+	return cc != nil && !cc.Records()
+}
+
+// zeroOp reports whether op is known good for T without building the
+// call: a predefined op already used with T. Others take the full path.
+func zeroOp[T CollElem](op *Op) bool {
+	return op != nil && op.id != 0 && predefinedOps[op.id][kindOf[T]()].Load() != nil
+}
+
 // call is one collective call being prepared.
 type call struct {
 	c   *Comm
@@ -373,6 +397,9 @@ func iBarrier(nb *nbRun, c *Comm) error {
 func Bcast[T CollElem](c *Comm, buf []T, root int) error { return iBcast(nil, c, buf, root) }
 
 func iBcast[T CollElem](nb *nbRun, c *Comm, buf []T, root int) error {
+	if len(buf) == 0 && zeroCall(nb, c, root) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, coll.Bcast); err != nil {
 		return err
@@ -399,6 +426,9 @@ func Gather[T CollElem](c *Comm, send, recv []T, root int) error {
 }
 
 func iGather[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, root) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, coll.Gather); err != nil {
 		return err
@@ -448,6 +478,9 @@ func Scatter[T CollElem](c *Comm, send, recv []T, root int) error {
 }
 
 func iScatter[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, root) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, coll.Scatter); err != nil {
 		return err
@@ -494,6 +527,9 @@ func iScatterv[T CollElem](nb *nbRun, c *Comm, send []T, counts, displs []int, r
 func Allgather[T CollElem](c *Comm, send, recv []T) error { return iAllgather(nil, c, send, recv) }
 
 func iAllgather[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, coll.Allgather); err != nil {
 		return err
@@ -540,6 +576,9 @@ func iAllgatherv[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts, displs 
 func Alltoall[T CollElem](c *Comm, send, recv []T) error { return iAlltoall(nil, c, send, recv) }
 
 func iAlltoall[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, coll.Alltoall); err != nil {
 		return err
@@ -653,6 +692,9 @@ func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
 }
 
 func iReduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op, root int) error {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, root) && zeroOp[T](op) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, coll.Reduce); err != nil {
 		return err
@@ -690,6 +732,9 @@ func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func iAllreduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) && zeroOp[T](op) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, coll.Allreduce); err != nil {
 		return err
@@ -765,6 +810,9 @@ func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func iReduceScatterBlock[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) && zeroOp[T](op) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, coll.ReduceScatterBlock); err != nil {
 		return err
@@ -796,6 +844,9 @@ func scan[T CollElem](kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
 }
 
 func iscan[T CollElem](nb *nbRun, kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) && zeroOp[T](op) {
+		return nil
+	}
 	var k call
 	if err := k.begin(nb, c, kind); err != nil {
 		return err
