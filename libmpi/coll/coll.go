@@ -639,6 +639,9 @@ func (c *Comm) Free() error {
 	defer c.mu.Unlock()
 	c.freed = true
 	c.scratch = [nScratch][]uint64{}
+	c.freeMu.Lock()
+	c.free, c.freeShut = nil, true
+	c.freeMu.Unlock()
 	if !c.ready {
 		return nil
 	}

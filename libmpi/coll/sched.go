@@ -309,6 +309,17 @@ func (s *Schedule) finish() {
 	if s.notify != nil {
 		s.notify(s.named(err))
 	}
+	// The views go back to their communicators for reuse if every
+	// transfer completed (a schedule stopped by an error may leave
+	// receives posted into a view's scratch buffers).
+	views, clean := s.views, s.err == nil
+	s.views, s.owner, s.notify = nil, nil, nil
+	if clean {
+		for _, v := range views {
+			v.recycle()
+		}
+	}
+	clear(s.viewBuf[:])
 	s.done.Store(true)
 }
 
