@@ -235,10 +235,11 @@ func (v *Comm) nbSendsCall(sig Sig) bool {
 	return false
 }
 
-// SentMessage returns a new message of the call of the nonblocking
-// collective being built on the view v (PutCall) and data behind it.
+// SentMessage returns the message of the call of the nonblocking
+// collective being built on the view v (PutCall) and data behind it, in
+// the view's scratch (one per view: its collective's).
 func (v *Comm) SentMessage(data []byte) []byte {
-	m := Buffer(CallSize + len(data))
+	m := v.Scratch(ScratchCall, CallSize+len(data)) // the view's own: it is this collective's
 	v.PutCall(m)
 	copy(m[CallSize:], data)
 	return m
@@ -287,7 +288,7 @@ func (v *Comm) ReduceSent(send, recv []byte, op *Op, root int, reduce func(m, ou
 	m := v.SentMessage(mine)
 	var out []byte
 	if v.Rank() == root {
-		out = Buffer(len(m))
+		out = v.Scratch(ScratchCall2, len(m))
 	}
 	if err := reduce(m, out, WithCall(op, len(mine))); err != nil {
 		return err
@@ -414,11 +415,11 @@ func (v *Comm) check(sig Sig) {
 		return
 	}
 	vec := v.sigVector(sig)
-	mine := Buffer(len(vec))
+	mine := v.Scratch(ScratchCheck2, len(vec)) // the view's own: it is this collective's
 	if !v.Inter() {
 		// The least and greatest digest first; the signatures themselves
 		// only when they differ, to say how.
-		d := Buffer(32)
+		d := v.Scratch(ScratchDigest, 32)
 		h := digest(vec)
 		binary.LittleEndian.PutUint64(d, h)
 		binary.LittleEndian.PutUint64(d[8:], ^h)

@@ -41,9 +41,15 @@ type Schedule struct {
 	waiters atomic.Int32 // callers in Wait, which advance s themselves
 	readyFn func() bool  // readyOrBusy, made once
 
-	// The first rounds and views, in the schedule's own allocation.
-	roundBuf [4]round
-	viewBuf  [2]*Comm
+	// The first rounds, views, transfers and local steps, in the
+	// schedule's own allocation (a small collective's whole schedule);
+	// xferFree and localFree are what is left of xferBuf and localBuf.
+	roundBuf  [4]round
+	viewBuf   [2]*Comm
+	xferBuf   [4]xfer
+	localBuf  [4]local
+	xferFree  []xfer
+	localFree []local
 }
 
 type round struct {
@@ -73,26 +79,41 @@ type local struct {
 func newSchedule(prog *Progress) *Schedule {
 	s := &Schedule{open: -1, fresh: true, prog: prog}
 	s.rounds, s.views = s.roundBuf[:0], s.viewBuf[:0]
+	s.xferFree, s.localFree = s.xferBuf[:], s.localBuf[:]
 	s.readyFn = s.readyOrBusy
 	return s
 }
 
 // addXfer adds x to r. A round's first transfer makes room for as many
-// as a linear algorithm's root has (one per other process, up to 8), so
-// that the round does not grow one append at a time.
-func (r *round) addXfer(x xfer) {
+// as a linear algorithm's root has (one per other process, at least a
+// send and a receive, up to 8), so that the round does not grow one
+// append at a time: in the schedule's own xferBuf while it has room.
+func (s *Schedule) addXfer(r *round, x xfer) {
 	if r.xfers == nil {
-		r.xfers = make([]xfer, 0, min(max(x.t.Size()-1, 1), 8))
+		r.xfers = carve(&s.xferFree, min(max(x.t.Size()-1, 2), 8))
 	}
 	r.xfers = append(r.xfers, x)
 }
 
-// addLocal adds l to r, making room for four local steps at the first.
-func (r *round) addLocal(l local) {
+// addLocal adds l to r, making room for two local steps at the first (in
+// the schedule's own localBuf while it has room), four if it must
+// allocate.
+func (s *Schedule) addLocal(r *round, l local) {
 	if r.local == nil {
-		r.local = make([]local, 0, 4)
+		r.local = carve(&s.localFree, 2)
 	}
 	r.local = append(r.local, l)
+}
+
+// carve returns an empty slice of capacity n from the front of *free,
+// or a new one of capacity max(n, 4) if *free has fewer than n.
+func carve[T any](free *[]T, n int) []T {
+	if len(*free) < n {
+		return make([]T, 0, max(n, 4))
+	}
+	b := (*free)[:0:n]
+	*free = (*free)[n:]
+	return b
 }
 
 // Next ends the round steps are added to: what is added next goes into a
@@ -126,7 +147,7 @@ func (s *Schedule) Recv(c *Comm, buf []byte, peer int) { s.xfer(c, buf, peer, tr
 // sent with the data, JudgeCall).
 func (s *Schedule) RecvAny(c *Comm, buf []byte, peer int) {
 	r := s.openRound(true)
-	r.addXfer(xfer{t: c.T, buf: buf, peer: peer, tag: int(c.tag), recv: true, any: true, name: c.T.Name()})
+	s.addXfer(r, xfer{t: c.T, buf: buf, peer: peer, tag: int(c.tag), recv: true, any: true, name: c.T.Name()})
 }
 
 // SendTagged and RecvTagged are Send and Recv with a tag of the
@@ -143,25 +164,25 @@ func (s *Schedule) xfer(c *Comm, buf []byte, peer int, recv bool) {
 
 func (s *Schedule) add(c *Comm, buf []byte, peer, tag int, recv bool) {
 	r := s.openRound(true)
-	r.addXfer(xfer{t: c.T, buf: buf, peer: peer, tag: tag, recv: recv, name: c.T.Name()})
+	s.addXfer(r, xfer{t: c.T, buf: buf, peer: peer, tag: tag, recv: recv, name: c.T.Name()})
 }
 
 // Copy adds a local step that copies src to dst.
 func (s *Schedule) Copy(dst, src []byte) {
 	r := s.openRound(false)
-	r.addLocal(local{dst: dst, src: src})
+	s.addLocal(r, local{dst: dst, src: src})
 }
 
 // Reduce adds a local step that sets inout to in ∘ inout.
 func (s *Schedule) Reduce(op *Op, in, inout []byte) {
 	r := s.openRound(false)
-	r.addLocal(local{dst: inout, src: in, op: op})
+	s.addLocal(r, local{dst: inout, src: in, op: op})
 }
 
 // Do adds a local step that runs f; an error ends the schedule with it.
 func (s *Schedule) Do(f func() error) {
 	r := s.openRound(false)
-	r.addLocal(local{fn: f})
+	s.addLocal(r, local{fn: f})
 }
 
 // Then adds a local step that runs f, which may add rounds to s: they run
@@ -201,9 +222,18 @@ func (s *Schedule) advance() bool {
 		s.started = false
 	}
 	s.ended = true
-	s.rounds = nil // the buffers are the caller's again
-	clear(s.roundBuf[:])
+	s.drop()
 	return true
+}
+
+// drop forgets the rounds of a schedule that ended: the buffers are the
+// caller's again.
+func (s *Schedule) drop() {
+	s.rounds = nil
+	clear(s.roundBuf[:])
+	clear(s.xferBuf[:])
+	clear(s.localBuf[:])
+	s.xferFree, s.localFree = nil, nil
 }
 
 // start starts a round's transfers.
@@ -392,8 +422,8 @@ func (s *Schedule) abort(err error) {
 		return
 	}
 	s.err = err
-	s.rounds, s.cur = nil, 0
-	clear(s.roundBuf[:])
+	s.cur = 0
+	s.drop()
 	s.ended = true
 	s.mu.Unlock()
 	s.finish()

@@ -59,3 +59,34 @@ func TestViewReuse(t *testing.T) {
 		t.Errorf("a freed communicator kept %d views (%p)", len(base.free), v5)
 	}
 }
+
+// TestScheduleAllocs: a small schedule (a round of a send and a
+// receive, and a local step) allocates the Schedule and its wait
+// condition and nothing else: its view is reused, its transfers and
+// local steps are in the schedule's own arrays.
+func TestScheduleAllocs(t *testing.T) {
+	w := &waitCounter{}
+	p := NewProgress(w.wait, w.wait)
+	r := &pendingRecv{}
+	base := &Comm{T: oneRecv{r: r}}
+	buf, in := make([]byte, 8), make([]byte, 8)
+	step := func() error { return nil }
+	allocs := testing.AllocsPerRun(100, func() {
+		s := newSchedule(p)
+		v := base.viewLocked(7, s)
+		r.done.Store(false)
+		s.Recv(v, in, 0)
+		s.Recv(v, buf, 1)
+		s.Next()
+		s.Copy(buf, in)
+		s.Do(step)
+		v.Launch(Barrier, nil)
+		r.done.Store(true)
+		if err := s.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("%.1f allocations per small schedule, want at most 2 (the Schedule and its wait condition)", allocs)
+	}
+}

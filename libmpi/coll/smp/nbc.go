@@ -162,7 +162,7 @@ func nbAllreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 			mine = recv
 		}
 		m := c.SentMessage(mine[:len(recv)])
-		out := coll.Buffer(len(m))
+		out := c.Scratch(coll.ScratchCall2, len(m))
 		if err := nbAllreduceTree(c, d, l, b, m, out, coll.WithCall(op, len(recv))); err != nil {
 			return err
 		}
