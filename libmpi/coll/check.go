@@ -560,6 +560,46 @@ func (c *Comm) runAsCheck(sig *Sig, f func(a *Actions) error) (uint8, error) {
 // each sender; when the receivers keep up, it costs a message of no
 // bytes per process every so many calls.
 
+// sendsAhead reports whether, at coll_base_check=0, sig is a collective
+// whose processes that only send return before their receivers (eager
+// sends: a small Bcast's or Scatter's root, a small Gather's or Reduce's
+// other processes), which the flow control then bounds as at level 1
+// (nextSync, syncSent). A module whose collectives bound their senders
+// (Actions.SentBounded) has none.
+func (c *Comm) sendsAhead(sig *Sig) bool {
+	if c.Params.Check || c.Params.SentSync == 0 || c.act.SentBounded || c.Inter() || c.Size() < 2 {
+		return false
+	}
+	b := int(sig.Send)
+	switch sig.Kind {
+	case Bcast, Gather, Reduce:
+		return b >= 0 && b <= c.Params.Small
+	case Scatter:
+		return b >= 0 && c.Size()*b <= c.Params.Small
+	}
+	return false
+}
+
+// runSynced runs, at coll_base_check=0, a collective that sends ahead
+// (sendsAhead) and ends with the flow control's acknowledgement, on the
+// check's tag (which level 0 leaves unused): a process whose own
+// arguments were wrong takes no part in the collective but sends its
+// acknowledgements, as at level 1. c.mu is held.
+func (c *Comm) runSynced(sig *Sig, f func(a *Actions) error) error {
+	var err error
+	if sig.Err != nil {
+		err = sig.Err
+	} else {
+		err = c.run(sig, f)
+	}
+	s := *sig
+	_, err2 := c.runAsCheck(sig, func(*Actions) error { return c.syncSent(s, sig.Err != nil) })
+	if err == nil {
+		err = err2
+	}
+	return err
+}
+
 // nextSync counts a collective that sends its call and reports whether
 // it is one that ends with the acknowledgement; a module whose own
 // collectives bound their senders (Actions.SentBounded) has none, and

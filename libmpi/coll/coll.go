@@ -764,8 +764,13 @@ func (c *Comm) runChecked(sig *Sig, f func(a *Actions) error) error {
 		if sig.Kind == Barrier {
 			return nil // the check waited for every process
 		}
-	} else if sig.Err != nil {
-		return sig.Err
+	} else {
+		if c.sendsAhead(sig) && c.nextSync() {
+			return c.runSynced(sig, f)
+		}
+		if sig.Err != nil {
+			return sig.Err
+		}
 	}
 	return c.run(sig, f)
 }

@@ -200,6 +200,20 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 		return
 	case v.Params.Check:
 		v.check(sig)
+	case v.sendsAhead(&sig) && v.nextSync():
+		// coll_base_check=0's flow control (runSynced): the
+		// acknowledgement in a round after the collective's.
+		if sig.Err == nil && f != nil {
+			if err := f(&v.act); err != nil {
+				s.Fail(err)
+			}
+		}
+		v.checkTagged(func() error { v.syncSentSteps(sig, sig.Err != nil); return nil })
+		if sig.Err != nil {
+			s.Fail(sig.Err)
+		}
+		v.Launch(sig.Kind, notify)
+		return
 	case sig.Err != nil:
 		s.Fail(sig.Err)
 	}

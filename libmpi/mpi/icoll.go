@@ -52,9 +52,10 @@ func (k *call) nbStep(f func(a *coll.Actions) error) error {
 		return k.c.collFail(err)
 	}
 	if k.sig.Err != nil {
-		if v.Params.Check {
-			v.Start(k.sig, nil, nil) // the others learn of it in their check
-		}
+		// The others learn of it in their check; at coll_base_check=0
+		// the flow control still counts it and sends its
+		// acknowledgements.
+		v.Start(k.sig, nil, nil)
 		return k.c.collFail(k.sig.Err)
 	}
 	k.cc = v // f's closure reads k.cc

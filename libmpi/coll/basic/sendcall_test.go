@@ -444,7 +444,8 @@ func TestNonblockingReduceCost(t *testing.T) {
 // only send has at most coll_base_sent_sync calls' messages from each of
 // them queued: every so many calls they wait for its acknowledgement.
 // Without it (0) the senders run as far ahead as they like. Blocking and
-// nonblocking.
+// nonblocking, at coll_base_check 1 (the calls sent with the data) and
+// 0 (no check: the senders' eager sends return as soon).
 func TestSentSync(t *testing.T) {
 	const n, root, ops, k = 4, 1, 2000, 16
 	type test struct {
@@ -458,13 +459,15 @@ func TestSentSync(t *testing.T) {
 	tests = append(tests, test{coll.Reduce, true})
 	for _, tt := range tests {
 		kind := tt.kind
-		for _, sync := range []int{k, 0} {
+		for _, c := range []struct{ check, sync int }{{1, k}, {1, 0}, {0, k}, {0, 0}} {
+			sync := c.sync
 			cross := "4"
 			if kind == coll.Bcast && sync > 0 {
 				cross = "1" // down the binomial tree; the others are linear
 			}
-			t.Run(fmt.Sprintf("%s/nonblocking=%v/sync=%d", kind, tt.nb, sync), func(t *testing.T) {
-				w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_sent_sync", fmt.Sprint(sync), "coll_base_crossover", cross)
+			t.Run(fmt.Sprintf("%s/nonblocking=%v/check=%d/sync=%d", kind, tt.nb, c.check, sync), func(t *testing.T) {
+				w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_sent_sync", fmt.Sprint(sync), "coll_base_crossover", cross,
+					"coll_base_check", fmt.Sprint(c.check))
 				defer w.Close()
 				toRoot := kind == coll.Gather || kind == coll.Reduce
 				receives := func(r int) bool { return r == root == toRoot }
