@@ -492,7 +492,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
 	}
-	bufs := a.bufsFor(m * a.n) // as bcast's, for the n pieces
+	bufs := a.bufsFor(m * a.n)    // as bcast's, for the n pieces
 	piece := bufs * a.chunk / a.n // each process's part of a round
 	for k := range rounds(m, piece) {
 		first, s := a.nextSpan(bufs)
