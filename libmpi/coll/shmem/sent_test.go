@@ -575,3 +575,88 @@ func TestSentNoAcks(t *testing.T) {
 		}
 	}
 }
+
+// A Bcast, Gather or Scatter that fits a span takes the buffers it needs
+// (a span sized to its call), not the whole span: with buffers of 4 KiB
+// and spans of 4, calls of 2 buffers are 16 in flight, so their writer
+// returns 15 times before its readers call (with spans of 4 it would
+// wait at the 9th, and the test hang until SendersFirst's limit), at
+// coll_base_check=1 (sent rounds) and 0.
+func TestSentSpanDepth(t *testing.T) {
+	const n, root, ops, chunk = 3, 1, 15, 4096
+	for _, level := range []string{"1", "0"} {
+		for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+			size := 2 * chunk
+			if kind == coll.Scatter {
+				size = 2 * chunk / n // the n pieces in 2 buffers
+			}
+			t.Run(fmt.Sprintf("%s/check=%s", kind, level), func(t *testing.T) {
+				w := world(t, make([]int32, n), "coll_base_check", level, "coll_base_shmem_message_pool_size", "131072", "coll_base_shmem_num_segments", "32")
+				comms := setUp(t, w, n)
+				sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+				w.Check(t, w.SendersFirst(sends, 10*time.Second, func(r int) error {
+					for op := range ops {
+						if err := oneRooted(comms[r], kind, root, size, op); err != nil {
+							return fmt.Errorf("op %d: %w", op, err)
+						}
+					}
+					return nil
+				}))
+			})
+		}
+	}
+}
+
+// Sent rounds of every span size in a row, back to back: calls of one
+// buffer, of 2 to 4 (buffers of 4 KiB, spans of 4), and of more than a
+// span (rounds of a span at coll_base_check=0, the argument check then
+// rounds at 1), Bcasts, Gathers and Scatters from several roots, some
+// processes late now and then, every byte checked. Every process must
+// take the same buffers and round numbers for each call: a reader that
+// sized a span otherwise than its writer reads other buffers or waits for
+// a round that its writer numbers otherwise, and gets wrong data or
+// hangs (the test's timeout).
+func TestSentMixedSpans(t *testing.T) {
+	const ops, chunk = 300, 4096
+	for _, n := range []int{2, 3, 5} {
+		for _, level := range []string{"1", "0"} {
+			t.Run(fmt.Sprintf("n=%d/check=%s", n, level), func(t *testing.T) {
+				w := world(t, make([]int32, n), "coll_base_check", level, "coll_base_shmem_message_pool_size", "131072", "coll_base_shmem_num_segments", "32")
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					seq := rand.New(rand.NewPCG(uint64(n), 24))             // the same calls on every process
+					late := rand.New(rand.NewPCG(uint64(n), uint64(r)+200)) // this process's delays
+					// Bytes through the writer's pool: 1, 2, 3 and 4
+					// buffers, and 2 spans and a piece.
+					sizes := []int{8, chunk, chunk + 8, 2 * chunk, 3*chunk - 8, 3 * chunk, 4 * chunk, 9*chunk + 100}
+					for op := range ops {
+						if late.IntN(8) == 0 {
+							for range late.IntN(50) {
+								runtime.Gosched()
+							}
+						}
+						size, root := sizes[seq.IntN(len(sizes))], seq.IntN(n)
+						kind := []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter}[seq.IntN(3)]
+						if kind == coll.Scatter {
+							size = max(1, size/n) // each process's piece
+						}
+						if err := oneRooted(c, kind, root, size, op); err != nil {
+							return fmt.Errorf("op %d (%s of %d from %d): %w", op, kind, size, root, err)
+						}
+						// Outside code (the C fast path) mirrors only
+						// rounds of one buffer.
+						spanned := size > chunk
+						if kind == coll.Scatter {
+							spanned = size*n > chunk
+						}
+						if spanned && shmem.LastRound(c).Sent {
+							return fmt.Errorf("op %d (%s of %d): a span's round reported as one buffer's", op, kind, size)
+						}
+					}
+					return c.Free()
+				})
+				w.Check(t, errs)
+			})
+		}
+	}
+}
