@@ -2,6 +2,7 @@ package shmem_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -658,5 +659,78 @@ func TestSentMixedSpans(t *testing.T) {
 				w.Check(t, errs)
 			})
 		}
+	}
+}
+
+// A reader whose call takes another number of buffers than its writer's
+// (one against a span, or spans of other sizes) still finds the writer's
+// call of this collective beside the buffer of the round's head, the same
+// for every size, and returns the error instead of reading another
+// call's data or waiting for a round its writer numbers otherwise. (The
+// processes are out of step after it: nothing runs after the call.)
+func TestMismatchSentSpanSizes(t *testing.T) {
+	const n, bad, fill, chunk = 3, 2, 0x5a, 4096
+	for _, tt := range []struct {
+		kind      coll.Kind
+		size, odd int // bytes per process: every process's, and bad's
+	}{
+		{coll.Bcast, 8, 3 * chunk}, {coll.Bcast, 3 * chunk, 8}, {coll.Bcast, 2 * chunk, 4 * chunk}, {coll.Bcast, 4 * chunk, chunk + 8},
+		{coll.Gather, 8, 2 * chunk}, {coll.Gather, 3 * chunk, chunk},
+	} {
+		t.Run(fmt.Sprintf("%s/%d/%d", tt.kind, tt.size, tt.odd), func(t *testing.T) {
+			w := world(t, make([]int32, n), "coll_base_shmem_message_pool_size", "131072", "coll_base_shmem_num_segments", "32")
+			comms := setUp(t, w, n)
+			// Past the pool's first turn, so that stale digests lie
+			// beside every buffer: calls of the odd size among them.
+			w.Check(t, w.Each(func(r int) error {
+				for op := range 40 {
+					if err := oneRooted(comms[r], tt.kind, op%n, []int{tt.size, tt.odd}[op%2], op); err != nil {
+						return fmt.Errorf("op %d: %w", op, err)
+					}
+				}
+				return nil
+			}))
+			w.Check(t, w.Each(func(r int) error {
+				c := comms[r]
+				m := tt.size
+				if r == bad {
+					m = tt.odd
+				}
+				var err error
+				var got []byte
+				switch tt.kind {
+				case coll.Bcast:
+					got = bytes.Repeat([]byte{fill}, m)
+					if r == 0 {
+						got = bytes.Repeat([]byte{1}, m)
+					}
+					err = c.Run(coll.Sig{Kind: tt.kind, Send: int64(m)}, func(a *coll.Actions) error { return a.Bcast(c, got, 0) })
+				case coll.Gather:
+					if r == 0 {
+						got = bytes.Repeat([]byte{fill}, n*m)
+					}
+					err = c.Run(coll.Sig{Kind: tt.kind, Send: int64(m)}, func(a *coll.Actions) error {
+						return a.Gather(c, bytes.Repeat([]byte{byte(r + 1)}, m), got, 0)
+					})
+				}
+				judges := tt.kind == coll.Bcast && r == bad || tt.kind == coll.Gather && r == 0
+				switch {
+				case judges && colltest.ClassOf(err) != coll.ErrCount:
+					return fmt.Errorf("%v, want class %d", err, coll.ErrCount)
+				case !judges && err != nil:
+					return err
+				case tt.kind == coll.Bcast && r == bad && bytes.Count(got, []byte{fill}) != m:
+					return errors.New("the failed call wrote its buffer")
+				case tt.kind == coll.Gather && r == 0:
+					if b := got[bad*m : (bad+1)*m]; bytes.Count(b, []byte{fill}) != m {
+						return errors.New("the root wrote the block of another call")
+					}
+					if b := got[m : 2*m]; bytes.Count(b, []byte{2}) != m {
+						return errors.New("the root did not read the block of a call that agreed")
+					}
+				}
+				return nil
+			}))
+		})
 	}
 }
