@@ -362,10 +362,10 @@ static void fc_read(const struct lamgo_fcoll_entry *e, const struct fc_call *c, 
 /* area.spanBufs: the buffers of a round past one buffer. */
 static int fc_span_bufs(void) { return lamgo_fcoll.segs / 8 > 1 ? lamgo_fcoll.segs / 8 : 1; }
 
-/* area.begin: a data round of bufs adjacent buffers (area.nextSpan: the
- * first of them with bufs-1 more after it in the pool; the numbers
- * skipped name no round) or of one; returns its first round number, and
- * the step is its last. */
+/* area.nextSpan: a data round of bufs adjacent buffers (the first of
+ * them with bufs-1 more after it in the pool; the numbers skipped name no
+ * round) or of one; returns its first round number, and the step is its
+ * last. */
 static uint64_t fc_begin(int bufs)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;

@@ -328,34 +328,40 @@ func (g geometry) spanBufs() int { return max(1, g.segs/8) }
 // spanBytes is the bytes of a span.
 func (g geometry) spanBytes() int { return g.spanBufs() * g.chunk }
 
-// nextSpan begins a data round of spanBufs buffers: it takes as many
-// round numbers, the first of them that of a buffer with spanBufs-1 more
-// after it in the pool (the numbers skipped over name no round), and
-// returns the first and the last. The round is the last's: a writer
-// posts it, readers finish it. Every process takes the same numbers.
-func (a *area) nextSpan() (first, last uint64) {
-	k := uint64(a.spanBufs())
+// bufsFor is how many buffers a Bcast's, Gather's or Scatter's round
+// takes for a call that moves size bytes through a writer's pool (a
+// Scatter's n pieces together): as many as the call needs, one at least,
+// spanBufs at most (a larger call takes rounds of a span). A call that
+// fits in a span takes only the buffers it needs, so that calls of a few
+// buffers are as many in flight as the pool holds of them, not eight.
+// Every process of a call computes the same from the call's size.
+func (g geometry) bufsFor(size int) int {
+	return min(g.spanBufs(), max(1, (size+g.chunk-1)/g.chunk))
+}
+
+// nextSpan begins a data round of k adjacent buffers: it takes as many
+// round numbers, the first of them that of a buffer with k-1 more after
+// it in the pool (the numbers skipped over name no round), and returns
+// the first and the last. The round is the last's: a writer posts it,
+// readers finish it. Every process takes the same numbers for the same k.
+func (a *area) nextSpan(k int) (first, last uint64) {
 	first = a.step + 1
-	if r := first % uint64(a.segs); r+k > uint64(a.segs) {
+	if r := first % uint64(a.segs); r+uint64(k) > uint64(a.segs) {
 		first += uint64(a.segs) - r
 	}
-	a.step = first + k - 1
+	a.step = first + uint64(k) - 1
 	return first, a.step
 }
 
-// claimSpan claims the buffers of the span that begins at round first.
-func (a *area) claimSpan(first uint64) error {
-	for j := range uint64(a.spanBufs()) {
+// claimSpan claims the k buffers of the span that begins at round first.
+func (a *area) claimSpan(first uint64, k int) error {
+	for j := range uint64(k) {
 		if err := a.claim(first + j); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// inSpan is process i's input buffers of the span that begins at round
-// first, as one.
-func (a *area) inSpan(i int, first uint64) []byte { return a.bufs(i, a.buf(first), a.spanBufs()) }
 
 // claim waits until this process may write its buffers of round s: every
 // process finished the round that last used them.

@@ -215,3 +215,44 @@ func TestLargeReduce(t *testing.T) {
 		}
 	}
 }
+
+// TestBufsFor checks the buffers a rooted collective's round takes (a
+// span sized to the call, at most an eighth of the pool), and that spans
+// of mixed sizes in a row number their rounds as they must: each span's
+// buffers adjacent and inside the pool, its first round after the last
+// one taken, none of the pool's buffers skipped but at its end.
+func TestBufsFor(t *testing.T) {
+	for _, tt := range []struct{ pool, segs, size, want int }{
+		{1 << 20, 64, 0, 1}, {1 << 20, 64, 8, 1}, {1 << 20, 64, 16384, 1}, {1 << 20, 64, 16385, 2},
+		{1 << 20, 64, 65536, 4}, {1 << 20, 64, 131072, 8}, {1 << 20, 64, 131073, 8}, {1 << 20, 64, 1 << 20, 8},
+		{1 << 20, 16, 65536, 1}, {1 << 20, 16, 65537, 2}, {1 << 20, 16, 1 << 20, 2},
+		{1 << 20, 32, 65536, 2}, {1 << 20, 32, 98304, 3}, {1 << 20, 32, 98305, 4},
+		{4096, 2, 4096, 1}, {4096, 2, 8192, 1}, // fewer than 8 buffers: spans of one
+	} {
+		g := newGeometry(3, config{pool: tt.pool, segs: tt.segs})
+		if got := g.bufsFor(tt.size); got != tt.want {
+			t.Errorf("%d x %d bytes: bufsFor(%d) = %d, want %d", tt.segs, g.chunk, tt.size, got, tt.want)
+		}
+	}
+	for _, segs := range []int{8, 20, 64} {
+		g := newGeometry(3, config{pool: segs * 1024, segs: segs})
+		a := &area{geometry: g}
+		seq := []int{1, 2, g.spanBufs(), 1, g.spanBufs() - 1, 3, 1, 1, g.spanBufs(), 2}
+		for i := range 200 {
+			k := min(seq[i%len(seq)], g.spanBufs())
+			before := a.step
+			first, last := a.nextSpan(k)
+			b := a.buf(first)
+			switch {
+			case last != first+uint64(k)-1 || last != a.step:
+				t.Fatalf("segs %d, span %d of %d: rounds %d to %d, step %d", segs, i, k, first, last, a.step)
+			case b+k > segs:
+				t.Fatalf("segs %d, span %d of %d: buffers %d to %d past the pool's %d", segs, i, k, b, b+k-1, segs)
+			case first <= before:
+				t.Fatalf("segs %d, span %d: first round %d not after %d", segs, i, first, before)
+			case first != before+1 && a.buf(before+1) == 0:
+				t.Fatalf("segs %d, span %d of %d: skipped from buffer 0", segs, i, k)
+			}
+		}
+	}
+}

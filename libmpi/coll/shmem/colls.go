@@ -211,28 +211,39 @@ func (a *area) judgeCall(c *coll.Comm, q int, s uint64) error {
 }
 
 // sentRound is the one round of a collective that sends its call with
-// its data (sendsCall): a process that writes claims the round's buffer,
-// write fills it, it posts the data and its call and returns; the others
-// wait for the posts of the processes from (each that writes, in rank
-// order) and read each one's data (read, given the writer's buffer) whose
-// call agrees with theirs. The first error is returned (a Gather's root
-// reads the blocks whose calls agree).
+// its data (sendsCall): a process that writes claims the round's k
+// buffers (bufsFor: one, or a span sized to the call), write fills them,
+// it posts the data and its call and returns; the others wait for the
+// posts of the processes from (each that writes, in rank order) and read
+// each one's data (read, given the writer's buffers) whose call agrees
+// with theirs. The first error is returned (a Gather's root reads the
+// blocks whose calls agree).
 //
-// A call larger than a buffer (span) takes a span of buffers instead
-// (nextSpan: the same round numbers on every process whose call is the
-// same size class); its digest and call are those of the span's last
-// buffer, the round its writer posts and its readers wait for and judge.
-// Only a round of one buffer is reported to outside code (lastSent),
-// which mirrors those alone.
-func (a *area) sentRound(c *coll.Comm, span, writes bool, from func(q int) bool, write func(in []byte), read func(q int, in []byte)) error {
-	a.lastOne, a.lastSent = false, !span
-	first, s := a.begin(span)
+// The call's digest and call lie beside the buffer of its head, the
+// round number after the last round begun, whatever k: the same on every
+// process, which a reader waits for (the writer posts the span's last
+// round, which is not before it) and judges. So a reader whose call is
+// of another size, and so of another k, still finds the writer's call of
+// this collective there, and returns the error. A span that skips the
+// pool's last buffers (nextSpan) does not hold its head's buffer: its
+// writer claims that buffer too, for its digest. Only a round of one
+// buffer is reported to outside code (lastSent), which mirrors those
+// alone.
+func (a *area) sentRound(c *coll.Comm, k int, writes bool, from func(q int) bool, write func(in []byte), read func(q int, in []byte)) error {
+	a.lastOne, a.lastSent = false, k == 1
+	head := a.step + 1
+	first, s := a.nextSpan(k)
 	if writes {
-		if err := a.claimRound(first, span); err != nil {
+		if head != first {
+			if err := a.claim(head); err != nil {
+				return err
+			}
+		}
+		if err := a.claimSpan(first, k); err != nil {
 			return err
 		}
-		write(a.inRound(a.me, first, span))
-		a.postCall(c, s)
+		write(a.inRound(a.me, first, k))
+		a.postCall(c, head)
 		a.publish(a.posted[a.me], s)
 		a.finish(s)
 		return nil
@@ -242,56 +253,29 @@ func (a *area) sentRound(c *coll.Comm, span, writes bool, from func(q int) bool,
 		if q == a.me || !from(q) {
 			continue
 		}
-		if err := a.await(a.posted[q], s, q); err != nil {
+		if err := a.await(a.posted[q], head, q); err != nil {
 			return err
 		}
-		if err := a.judgeCall(c, q, s); err != nil {
+		if err := a.judgeCall(c, q, head); err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
 			continue
 		}
-		read(q, a.inRound(q, first, span))
+		read(q, a.inRound(q, first, k))
 	}
 	a.finish(s)
 	return firstErr
 }
 
-// begin begins a data round of a span (nextSpan) or of one buffer, and
-// returns its first and last round numbers (one's are the same).
-func (a *area) begin(span bool) (first, last uint64) {
-	if span {
-		return a.nextSpan()
-	}
-	s := a.next()
-	return s, s
-}
-
-// claimRound claims the buffers of the round that begins at first (begin).
-func (a *area) claimRound(first uint64, span bool) error {
-	if span {
-		return a.claimSpan(first)
-	}
-	return a.claim(first)
-}
-
 // inRound and outRound are process i's input and output (a reduction's
-// slices) of the round that begins at first (begin): a buffer, or a
-// span of them.
-func (a *area) inRound(i int, first uint64, span bool) []byte {
-	return a.bufs(i, a.buf(first), a.roundBufs(span))
+// slices) of the round of k buffers that begins at first (nextSpan).
+func (a *area) inRound(i int, first uint64, k int) []byte {
+	return a.bufs(i, a.buf(first), k)
 }
 
-func (a *area) outRound(i int, first uint64, span bool) []byte {
-	return a.bufs(i, a.segs+a.buf(first), a.roundBufs(span))
-}
-
-// roundBufs is how many buffers a round of a span, or of one, takes.
-func (a *area) roundBufs(span bool) int {
-	if span {
-		return a.spanBufs()
-	}
-	return 1
+func (a *area) outRound(i int, first uint64, k int) []byte {
+	return a.bufs(i, a.segs+a.buf(first), k)
 }
 
 // large reports whether a Gather, Scatter or Alltoall moving size bytes
@@ -348,7 +332,7 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Bcast(c, buf, root) })
 	}
 	if c.SendsCall() {
-		return a.sentRound(c, len(buf) > a.chunk, a.me == root, func(q int) bool { return q == root }, func(in []byte) { copy(in, buf) },
+		return a.sentRound(c, a.bufsFor(len(buf)), a.me == root, func(q int) bool { return q == root }, func(in []byte) { copy(in, buf) },
 			func(_ int, in []byte) { copy(buf, in) })
 	}
 	digest, carry, proceed, err := a.carried(c, len(buf) <= a.chunk)
@@ -362,25 +346,27 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 			}
 		})
 	}
-	// A call of one buffer takes one (coll_base_check=0: as deep a run
-	// of small calls as sentRound's); larger ones spans.
-	spans := len(buf) > a.chunk
-	for k := range rounds(len(buf), a.spanBytes()) {
-		first, s := a.begin(spans)
-		lo, hi := span(k, a.spanBytes(), len(buf))
+	// A call that fits a span takes the buffers it needs, one round
+	// (coll_base_check=0: as deep a run of calls as sentRound's); larger
+	// ones rounds of a span.
+	bufs := a.bufsFor(len(buf))
+	per := bufs * a.chunk
+	for k := range rounds(len(buf), per) {
+		first, s := a.nextSpan(bufs)
+		lo, hi := span(k, per, len(buf))
 		if a.me == root {
 			if hi > lo {
-				if err := a.claimRound(first, spans); err != nil {
+				if err := a.claimSpan(first, bufs); err != nil {
 					return err
 				}
-				copy(a.inRound(a.me, first, spans), buf[lo:hi])
+				copy(a.inRound(a.me, first, bufs), buf[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(buf[lo:hi], a.inRound(root, first, spans))
+			copy(buf[lo:hi], a.inRound(root, first, bufs))
 		}
 		a.finish(s)
 	}
@@ -401,7 +387,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 		if a.me == root && send != nil {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
-		return a.sentRound(c, m > a.chunk, a.me != root, func(q int) bool { return q != root }, func(in []byte) { copy(in, send) },
+		return a.sentRound(c, a.bufsFor(m), a.me != root, func(q int) bool { return q != root }, func(in []byte) { copy(in, send) },
 			func(q int, in []byte) { copy(recv[q*m:(q+1)*m], in) })
 	}
 	digest, carry, proceed, err := a.carried(c, m <= a.chunk)
@@ -427,16 +413,17 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
 	}
-	spans := m > a.chunk // as bcast's
-	for k := range rounds(m, a.spanBytes()) {
-		first, s := a.begin(spans)
-		lo, hi := span(k, a.spanBytes(), m)
+	bufs := a.bufsFor(m) // as bcast's
+	per := bufs * a.chunk
+	for k := range rounds(m, per) {
+		first, s := a.nextSpan(bufs)
+		lo, hi := span(k, per, m)
 		if a.me != root {
 			if hi > lo {
-				if err := a.claimRound(first, spans); err != nil {
+				if err := a.claimSpan(first, bufs); err != nil {
 					return err
 				}
-				copy(a.inRound(a.me, first, spans), send[lo:hi])
+				copy(a.inRound(a.me, first, bufs), send[lo:hi])
 			}
 			a.publish(a.posted[a.me], s)
 		} else {
@@ -447,7 +434,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 				if err := a.await(a.posted[q], s, q); err != nil {
 					return err
 				}
-				copy(recv[q*m+lo:q*m+hi], a.inRound(q, first, spans))
+				copy(recv[q*m+lo:q*m+hi], a.inRound(q, first, bufs))
 			}
 		}
 		a.finish(s)
@@ -471,11 +458,9 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 		if a.me == root && recv != nil {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
-		span := m > per
-		if span {
-			per = a.spanBytes() / a.n // each process's part of the span
-		}
-		return a.sentRound(c, span, a.me == root, func(q int) bool { return q == root }, func(in []byte) {
+		bufs := a.bufsFor(m * a.n)
+		per = bufs * a.chunk / a.n // each process's part of the round
+		return a.sentRound(c, bufs, a.me == root, func(q int) bool { return q == root }, func(in []byte) {
 			for q := range a.n {
 				if q != root {
 					copy(in[q*per:], send[q*m:(q+1)*m])
@@ -507,20 +492,17 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
 	}
-	piece := a.spanBytes() / a.n // each process's part of a round's span
-	spans := m > per             // as bcast's
-	if !spans {
-		piece = per
-	}
+	bufs := a.bufsFor(m * a.n)    // as bcast's, for the n pieces
+	piece := bufs * a.chunk / a.n // each process's part of a round
 	for k := range rounds(m, piece) {
-		first, s := a.begin(spans)
+		first, s := a.nextSpan(bufs)
 		lo, hi := span(k, piece, m)
 		if a.me == root {
 			if hi > lo {
-				if err := a.claimRound(first, spans); err != nil {
+				if err := a.claimSpan(first, bufs); err != nil {
 					return err
 				}
-				b := a.inRound(a.me, first, spans)
+				b := a.inRound(a.me, first, bufs)
 				for q := range a.n {
 					if q != root {
 						copy(b[q*piece:], send[q*m+lo:q*m+hi])
@@ -532,7 +514,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			if err := a.await(a.posted[root], s, root); err != nil {
 				return err
 			}
-			copy(recv[lo:hi], a.inRound(root, first, spans)[a.me*piece:])
+			copy(recv[lo:hi], a.inRound(root, first, bufs)[a.me*piece:])
 		}
 		a.finish(s)
 	}
@@ -567,13 +549,13 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 		copy(recv[a.me*m:(a.me+1)*m], send)
 	}
 	for k := range rounds(m, a.spanBytes()) {
-		first, s := a.nextSpan()
+		first, s := a.nextSpan(a.spanBufs())
 		lo, hi := span(k, a.spanBytes(), m)
 		if hi > lo {
-			if err := a.claimSpan(first); err != nil {
+			if err := a.claimSpan(first, a.spanBufs()); err != nil {
 				return err
 			}
-			copy(a.inSpan(a.me, first), send[lo:hi])
+			copy(a.inRound(a.me, first, a.spanBufs()), send[lo:hi])
 		}
 		a.publish(a.posted[a.me], s)
 		for i := 1; i < a.n; i++ {
@@ -581,7 +563,7 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 			if err := a.await(a.posted[q], s, q); err != nil {
 				return err
 			}
-			copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first))
+			copy(recv[q*m+lo:q*m+hi], a.inRound(q, first, a.spanBufs()))
 		}
 		a.finish(s)
 	}
@@ -620,13 +602,13 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
 	piece := a.spanBytes() / a.n // each process's part of a round's span
 	for k := range rounds(m, piece) {
-		first, s := a.nextSpan()
+		first, s := a.nextSpan(a.spanBufs())
 		lo, hi := span(k, piece, m)
 		if hi > lo {
-			if err := a.claimSpan(first); err != nil {
+			if err := a.claimSpan(first, a.spanBufs()); err != nil {
 				return err
 			}
-			b := a.inSpan(a.me, first)
+			b := a.inRound(a.me, first, a.spanBufs())
 			for q := range a.n {
 				if q != a.me {
 					copy(b[q*piece:], send[q*m+lo:q*m+hi])
@@ -639,7 +621,7 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 			if err := a.await(a.posted[q], s, q); err != nil {
 				return err
 			}
-			copy(recv[q*m+lo:q*m+hi], a.inSpan(q, first)[a.me*piece:])
+			copy(recv[q*m+lo:q*m+hi], a.inRound(q, first, a.spanBufs())[a.me*piece:])
 		}
 		a.finish(s)
 	}
@@ -672,7 +654,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 		a.lastLoop = false
 		return a.carriedRound(c, digest, true, func(in []byte) { copy(in, mine) }, func(s uint64) {
 			if wants {
-				a.combine(p, s, false, 0, size, result)
+				a.combine(p, s, 1, 0, size, result)
 			}
 		})
 	}
@@ -680,18 +662,19 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 	// (fewer rounds, each two waits for flags, for the same pool; the C
 	// fast path's fc_reduction mirrors this).
 	a.lastLoop = true
-	spans := size > per
-	if spans {
+	bufs := 1
+	if size > per {
+		bufs = a.spanBufs()
 		per = a.spanBytes() / op.Size * op.Size
 	}
 	for k := range rounds(size, per) {
-		first, s := a.begin(spans)
+		first, s := a.nextSpan(bufs)
 		lo, hi := span(k, per, size)
 		if hi > lo {
-			if err := a.claimRound(first, spans); err != nil {
+			if err := a.claimSpan(first, bufs); err != nil {
 				return err
 			}
-			copy(a.inRound(a.me, first, spans), mine[lo:hi])
+			copy(a.inRound(a.me, first, bufs), mine[lo:hi])
 		}
 		small := hi-lo <= smallReduce
 		if small && all {
@@ -699,7 +682,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 			if _, err := a.sync(); err != nil {
 				return err
 			}
-			a.combine(p, first, spans, 0, hi-lo, result[lo:hi])
+			a.combine(p, first, bufs, 0, hi-lo, result[lo:hi])
 			a.finish(s)
 			continue
 		}
@@ -715,7 +698,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 		}
 		if small {
 			if wants {
-				a.combine(p, first, spans, 0, hi-lo, result[lo:hi])
+				a.combine(p, first, bufs, 0, hi-lo, result[lo:hi])
 			}
 			a.finish(s)
 			continue
@@ -723,7 +706,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 		// This process's slice of the round, in whole elements.
 		elems := (hi - lo) / op.Size
 		slo, shi := a.me*elems/a.n*op.Size, (a.me+1)*elems/a.n*op.Size
-		a.combine(p, first, spans, slo, shi, a.outRound(a.me, first, spans)[slo:shi])
+		a.combine(p, first, bufs, slo, shi, a.outRound(a.me, first, bufs)[slo:shi])
 		a.publish(a.reduced[a.me], s)
 		if wants {
 			for q := range a.n {
@@ -733,7 +716,7 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 					}
 				}
 				qlo, qhi := q*elems/a.n*op.Size, (q+1)*elems/a.n*op.Size
-				copy(result[lo+qlo:lo+qhi], a.outRound(q, first, spans)[qlo:qhi])
+				copy(result[lo+qlo:lo+qhi], a.outRound(q, first, bufs)[qlo:qhi])
 			}
 		}
 		a.finish(s)
@@ -742,10 +725,10 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 }
 
 // combine reduces bytes [lo, hi) of every process's input of the round
-// that begins at first (begin: of a span or of one buffer) into dst.
-func (a *area) combine(p plan, first uint64, span bool, lo, hi int, dst []byte) {
+// of k buffers that begins at first (nextSpan) into dst.
+func (a *area) combine(p plan, first uint64, k int, lo, hi int, dst []byte) {
 	for q := range a.n {
-		a.inputs[q] = a.inRound(q, first, span)[lo:hi]
+		a.inputs[q] = a.inRound(q, first, k)[lo:hi]
 	}
 	e := evaluator{plan: p, x: a.inputs, regs: &a.regs}
 	e.run(dst)

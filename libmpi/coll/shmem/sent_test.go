@@ -2,6 +2,7 @@ package shmem_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -573,5 +574,163 @@ func TestSentNoAcks(t *testing.T) {
 		if d := after[r] - before[r]; d != 0 {
 			t.Errorf("rank %d sent %d point-to-point messages in %d small rooted collectives", r, d, ops)
 		}
+	}
+}
+
+// A Bcast, Gather or Scatter that fits a span takes the buffers it needs
+// (a span sized to its call), not the whole span: with buffers of 4 KiB
+// and spans of 4, calls of 2 buffers are 16 in flight, so their writer
+// returns 15 times before its readers call (with spans of 4 it would
+// wait at the 9th, and the test hang until SendersFirst's limit), at
+// coll_base_check=1 (sent rounds) and 0.
+func TestSentSpanDepth(t *testing.T) {
+	const n, root, ops, chunk = 3, 1, 15, 4096
+	for _, level := range []string{"1", "0"} {
+		for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+			size := 2 * chunk
+			if kind == coll.Scatter {
+				size = 2 * chunk / n // the n pieces in 2 buffers
+			}
+			t.Run(fmt.Sprintf("%s/check=%s", kind, level), func(t *testing.T) {
+				w := world(t, make([]int32, n), "coll_base_check", level, "coll_base_shmem_message_pool_size", "131072", "coll_base_shmem_num_segments", "32")
+				comms := setUp(t, w, n)
+				sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+				w.Check(t, w.SendersFirst(sends, 10*time.Second, func(r int) error {
+					for op := range ops {
+						if err := oneRooted(comms[r], kind, root, size, op); err != nil {
+							return fmt.Errorf("op %d: %w", op, err)
+						}
+					}
+					return nil
+				}))
+			})
+		}
+	}
+}
+
+// Sent rounds of every span size in a row, back to back: calls of one
+// buffer, of 2 to 4 (buffers of 4 KiB, spans of 4), and of more than a
+// span (rounds of a span at coll_base_check=0, the argument check then
+// rounds at 1), Bcasts, Gathers and Scatters from several roots, some
+// processes late now and then, every byte checked. Every process must
+// take the same buffers and round numbers for each call: a reader that
+// sized a span otherwise than its writer reads other buffers or waits for
+// a round that its writer numbers otherwise, and gets wrong data or
+// hangs (the test's timeout).
+func TestSentMixedSpans(t *testing.T) {
+	const ops, chunk = 300, 4096
+	for _, n := range []int{2, 3, 5} {
+		for _, level := range []string{"1", "0"} {
+			t.Run(fmt.Sprintf("n=%d/check=%s", n, level), func(t *testing.T) {
+				w := world(t, make([]int32, n), "coll_base_check", level, "coll_base_shmem_message_pool_size", "131072", "coll_base_shmem_num_segments", "32")
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					seq := rand.New(rand.NewPCG(uint64(n), 24))             // the same calls on every process
+					late := rand.New(rand.NewPCG(uint64(n), uint64(r)+200)) // this process's delays
+					// Bytes through the writer's pool: 1, 2, 3 and 4
+					// buffers, and 2 spans and a piece.
+					sizes := []int{8, chunk, chunk + 8, 2 * chunk, 3*chunk - 8, 3 * chunk, 4 * chunk, 9*chunk + 100}
+					for op := range ops {
+						if late.IntN(8) == 0 {
+							for range late.IntN(50) {
+								runtime.Gosched()
+							}
+						}
+						size, root := sizes[seq.IntN(len(sizes))], seq.IntN(n)
+						kind := []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter}[seq.IntN(3)]
+						if kind == coll.Scatter {
+							size = max(1, size/n) // each process's piece
+						}
+						if err := oneRooted(c, kind, root, size, op); err != nil {
+							return fmt.Errorf("op %d (%s of %d from %d): %w", op, kind, size, root, err)
+						}
+						// Outside code (the C fast path) mirrors only
+						// rounds of one buffer.
+						spanned := size > chunk
+						if kind == coll.Scatter {
+							spanned = size*n > chunk
+						}
+						if spanned && shmem.LastRound(c).Sent {
+							return fmt.Errorf("op %d (%s of %d): a span's round reported as one buffer's", op, kind, size)
+						}
+					}
+					return c.Free()
+				})
+				w.Check(t, errs)
+			})
+		}
+	}
+}
+
+// A reader whose call takes another number of buffers than its writer's
+// (one against a span, or spans of other sizes) still finds the writer's
+// call of this collective beside the buffer of the round's head, the same
+// for every size, and returns the error instead of reading another
+// call's data or waiting for a round its writer numbers otherwise. (The
+// processes are out of step after it: nothing runs after the call.)
+func TestMismatchSentSpanSizes(t *testing.T) {
+	const n, bad, fill, chunk = 3, 2, 0x5a, 4096
+	for _, tt := range []struct {
+		kind      coll.Kind
+		size, odd int // bytes per process: every process's, and bad's
+	}{
+		{coll.Bcast, 8, 3 * chunk}, {coll.Bcast, 3 * chunk, 8}, {coll.Bcast, 2 * chunk, 4 * chunk}, {coll.Bcast, 4 * chunk, chunk + 8},
+		{coll.Gather, 8, 2 * chunk}, {coll.Gather, 3 * chunk, chunk},
+	} {
+		t.Run(fmt.Sprintf("%s/%d/%d", tt.kind, tt.size, tt.odd), func(t *testing.T) {
+			w := world(t, make([]int32, n), "coll_base_shmem_message_pool_size", "131072", "coll_base_shmem_num_segments", "32")
+			comms := setUp(t, w, n)
+			// Past the pool's first turn, so that stale digests lie
+			// beside every buffer: calls of the odd size among them.
+			w.Check(t, w.Each(func(r int) error {
+				for op := range 40 {
+					if err := oneRooted(comms[r], tt.kind, op%n, []int{tt.size, tt.odd}[op%2], op); err != nil {
+						return fmt.Errorf("op %d: %w", op, err)
+					}
+				}
+				return nil
+			}))
+			w.Check(t, w.Each(func(r int) error {
+				c := comms[r]
+				m := tt.size
+				if r == bad {
+					m = tt.odd
+				}
+				var err error
+				var got []byte
+				switch tt.kind {
+				case coll.Bcast:
+					got = bytes.Repeat([]byte{fill}, m)
+					if r == 0 {
+						got = bytes.Repeat([]byte{1}, m)
+					}
+					err = c.Run(coll.Sig{Kind: tt.kind, Send: int64(m)}, func(a *coll.Actions) error { return a.Bcast(c, got, 0) })
+				case coll.Gather:
+					if r == 0 {
+						got = bytes.Repeat([]byte{fill}, n*m)
+					}
+					err = c.Run(coll.Sig{Kind: tt.kind, Send: int64(m)}, func(a *coll.Actions) error {
+						return a.Gather(c, bytes.Repeat([]byte{byte(r + 1)}, m), got, 0)
+					})
+				}
+				judges := tt.kind == coll.Bcast && r == bad || tt.kind == coll.Gather && r == 0
+				switch {
+				case judges && colltest.ClassOf(err) != coll.ErrCount:
+					return fmt.Errorf("%v, want class %d", err, coll.ErrCount)
+				case !judges && err != nil:
+					return err
+				case tt.kind == coll.Bcast && r == bad && bytes.Count(got, []byte{fill}) != m:
+					return errors.New("the failed call wrote its buffer")
+				case tt.kind == coll.Gather && r == 0:
+					if b := got[bad*m : (bad+1)*m]; bytes.Count(b, []byte{fill}) != m {
+						return errors.New("the root wrote the block of another call")
+					}
+					if b := got[m : 2*m]; bytes.Count(b, []byte{2}) != m {
+						return errors.New("the root did not read the block of a call that agreed")
+					}
+				}
+				return nil
+			}))
+		})
 	}
 }
