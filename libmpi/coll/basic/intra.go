@@ -58,7 +58,7 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 	if _, ok := c.Carry(); ok {
 		return bcastCarried(c, buf, root)
 	}
-	if c.Size() > 2 && len(buf) > c.Params.BcastScatter {
+	if bcastScatters(c, len(buf)) {
 		return bcastScatter(c, buf, root)
 	}
 	if isLinear(c) {
@@ -148,7 +148,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	if _, ok := c.Carry(); ok {
 		return gatherToRootCarried(c, send, recv, root)
 	}
-	if isLinear(c) {
+	if linearRooted(c, blockSize(c, send, recv)) {
 		return gatherLinear(c, send, recv, root)
 	}
 	return gatherLog(c, send, recv, root)
@@ -266,7 +266,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 	if _, ok := c.Carry(); ok {
 		return scatterCarried(c, send, recv, root)
 	}
-	if isLinear(c) {
+	if linearRooted(c, blockSize(c, recv, send)) {
 		return scatterLinear(c, send, recv, root)
 	}
 	return scatterLog(c, send, recv, root)

@@ -1,6 +1,7 @@
 package basic_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"testing"
@@ -21,6 +22,10 @@ func TestSuiteTuned(t *testing.T) {
 		"gather all, no check": {"coll_base_small", "1M", "coll_base_reduce_crossover", "1M",
 			"coll_base_check", "0", "coll_base_bcast_scatter", "0"},
 		"binomial": {"coll_base_crossover", "1", "coll_base_small", "1M", "coll_base_reduce_crossover", "1M"},
+		"whole, linear blocks": {"coll_base_small", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "1",
+			"coll_base_linear_block", "1"},
+		"scatter, binomial blocks": {"coll_base_small", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "0",
+			"coll_base_linear_block", "0"},
 	}
 	for name, params := range sets {
 		for n := 1; n <= 8; n++ {
@@ -180,4 +185,134 @@ func TestZeroSize(t *testing.T) {
 			t.Errorf("rank %d: %v", r, err)
 		}
 	}
+}
+
+// The large-message choices, seen in the messages each process sends
+// (coll_base_check=0: no check's messages): past coll_base_bcast_whole a
+// Bcast sends the message whole, from the root to each process (linear)
+// or along the binomial tree, instead of scattering and ringing it; past
+// coll_base_linear_block the root of a Scatter sends every block itself
+// (each process of a Gather sends its own to the root), at any number of
+// processes; at the thresholds, the algorithms below them.
+func TestLargeChoice(t *testing.T) {
+	const mib = 1 << 20
+	const linearBlock = 4096 // coll_base_linear_block's default
+	tests := []struct {
+		name   string
+		kind   coll.Kind
+		n      int
+		root   int
+		size   int // the message, or a Gather's or Scatter's block
+		params []string
+		sent   func(v, n int) int // messages sent by virtual rank v
+	}{
+		{"bcast whole 8", coll.Bcast, 8, 3, 256<<10 + 1, nil, binomialSends},
+		{"bcast whole 3", coll.Bcast, 3, 0, 4 * mib, nil, rootSends},
+		{"bcast scatter without whole", coll.Bcast, 5, 1, mib + 1, []string{"coll_base_bcast_whole", "0"}, scatterRing},
+		{"bcast whole by parameter", coll.Bcast, 4, 2, 4096, []string{"coll_base_bcast_scatter", "1K", "coll_base_bcast_whole", "2K"}, rootSends},
+		{"bcast scatter by parameter", coll.Bcast, 4, 2, 4096, []string{"coll_base_bcast_scatter", "1K", "coll_base_bcast_whole", "4K"}, scatterRing},
+		{"scatter linear 8", coll.Scatter, 8, 2, linearBlock + 1, nil, rootSends},
+		{"scatter binomial at the threshold", coll.Scatter, 8, 0, linearBlock, nil, binomialSends},
+		{"gather linear 8", coll.Gather, 8, 5, linearBlock + 1, nil, func(v, n int) int { return map[bool]int{true: 0, false: 1}[v == 0] }},
+		{"scatter linear by parameter", coll.Scatter, 6, 1, 100, []string{"coll_base_linear_block", "99"}, rootSends},
+		{"scatter binomial without linear", coll.Scatter, 6, 1, mib, []string{"coll_base_linear_block", "0"}, binomialSends},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			params := append([]string{"coll_base_check", "0"}, tt.params...)
+			w := colltest.NewWorld(oneNode(tt.n), 20*time.Second, params...)
+			n, root, size := tt.n, tt.root, tt.size
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				switch tt.kind {
+				case coll.Bcast:
+					buf := coll.Buffer(size)
+					if r == root {
+						for i := range buf {
+							buf[i] = byte(i * 7)
+						}
+					}
+					if err := c.Run(coll.Sig{Kind: coll.Bcast, Root: root, Send: int64(size)}, func(a *coll.Actions) error { return a.Bcast(c, buf, root) }); err != nil {
+						return err
+					}
+					for i := range buf {
+						if buf[i] != byte(i*7) {
+							return fmt.Errorf("byte %d is %d", i, buf[i])
+						}
+					}
+				case coll.Scatter:
+					var send []byte
+					if r == root {
+						send = coll.Buffer(n * size)
+						for i := range send {
+							send[i] = byte(i / size)
+						}
+					}
+					recv := coll.Buffer(size)
+					if err := c.Run(coll.Sig{Kind: coll.Scatter, Root: root, Send: int64(size)}, func(a *coll.Actions) error { return a.Scatter(c, send, recv, root) }); err != nil {
+						return err
+					}
+					if recv[0] != byte(r) || recv[size-1] != byte(r) {
+						return fmt.Errorf("rank %d got block %d", r, recv[0])
+					}
+				case coll.Gather:
+					var recv []byte
+					if r == root {
+						recv = coll.Buffer(n * size)
+					}
+					send := bytes.Repeat([]byte{byte(r)}, size)
+					if err := c.Run(coll.Sig{Kind: coll.Gather, Root: root, Send: int64(size)}, func(a *coll.Actions) error { return a.Gather(c, send, recv, root) }); err != nil {
+						return err
+					}
+					for i := 0; r == root && i < n; i++ {
+						if recv[i*size] != byte(i) || recv[(i+1)*size-1] != byte(i) {
+							return fmt.Errorf("block %d is rank %d's", i, recv[i*size])
+						}
+					}
+				}
+				return nil
+			})
+			w.Close()
+			for r, err := range errs {
+				if err != nil {
+					t.Fatalf("rank %d: %v", r, err)
+				}
+			}
+			for r := range n {
+				v := (r - root + n) % n
+				if s, _ := w.Messages(r); s != tt.sent(v, n) {
+					t.Errorf("rank %d (virtual %d) sent %d messages, want %d", r, v, s, tt.sent(v, n))
+				}
+			}
+		})
+	}
+}
+
+// rootSends: the root sends to every other process, which sends nothing.
+func rootSends(v, n int) int {
+	if v == 0 {
+		return n - 1
+	}
+	return 0
+}
+
+// scatterRing: the root sends a piece to every other process, then each
+// process passes n-1 pieces around the ring.
+func scatterRing(v, n int) int {
+	if v == 0 {
+		return 2 * (n - 1)
+	}
+	return n - 1
+}
+
+// binomialSends: virtual rank v sends to its children in the binomial
+// tree.
+func binomialSends(v, n int) int {
+	k := 0
+	for m := 1; m < n && v&m == 0; m <<= 1 {
+		if v|m < n {
+			k++
+		}
+	}
+	return k
 }
