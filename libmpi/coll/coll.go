@@ -382,6 +382,8 @@ var (
 	ParamBcastScatter    = ssi.FullName(ssi.Coll, "base", "bcast_scatter")
 	ParamAlltoallPair    = ssi.FullName(ssi.Coll, "base", "alltoall_pairwise")
 	ParamSentSync        = ssi.FullName(ssi.Coll, "base", "sent_sync")
+	ParamBcastWhole      = ssi.FullName(ssi.Coll, "base", "bcast_whole")
+	ParamLinearBlock     = ssi.FullName(ssi.Coll, "base", "linear_block")
 )
 
 func init() {
@@ -402,8 +404,12 @@ func init() {
 			Help: "Bytes above which lam_basic's Bcast to three or more processes scatters the message in n pieces and passes them around a ring, instead of sending it whole along a tree"},
 		ssi.Param{Name: "alltoall_pairwise", Default: "32768", Type: ssi.Size,
 			Help: "Bytes per block above which lam_basic's Alltoall exchanges with one process at a time (n-1 steps), instead of starting every send and receive at once"},
+		ssi.Param{Name: "bcast_whole", Default: "262144", Type: ssi.Size,
+			Help: "Bytes above which lam_basic's Bcast to three or more processes sends the message whole again (linear up to coll_base_crossover processes, a binomial tree above) instead of coll_base_bcast_scatter's scatter and ring, which so takes the sizes between the two (none by default); 0: never"},
+		ssi.Param{Name: "linear_block", Default: "4096", Type: ssi.Size,
+			Help: "Bytes per process above which lam_basic's Gather and Scatter send every block straight between the root's buffer and its process whatever the number of processes, instead of a binomial tree above coll_base_crossover processes; 0: never"},
 		ssi.Param{Name: "sent_sync", Default: "64", Type: ssi.Int,
-			Help: "At coll_base_check=1, every so many collectives that send the call with their data on a communicator (a small Bcast, Gather, Scatter; smp's Reduce; counted apart, the small Ibcast, Igather, Iscatter, Ireduce), the processes that only send wait for an acknowledgement from those that receive, so that a receiver slower than its senders has at most that many calls' messages queued; 0: never"},
+			Help: "At coll_base_check=1, every so many collectives that send the call with their data on a communicator (a small Bcast, Gather, Scatter; smp's Reduce; counted apart, the small Ibcast, Igather, Iscatter, Ireduce), the processes that only send wait for an acknowledgement from those that receive, so that a receiver slower than its senders has at most that many calls' messages queued (at coll_base_check=0, the same for the small Bcast, Gather, Scatter and Reduce whose senders return at once); 0: never"},
 	)
 }
 
@@ -419,6 +425,8 @@ type Params struct {
 	BcastScatter    int
 	AlltoallPair    int
 	SentSync        int // coll_base_sent_sync
+	BcastWhole      int // coll_base_bcast_whole (0: never)
+	LinearBlock     int // coll_base_linear_block (0: never)
 }
 
 // ReadParams reads the framework's parameters.
@@ -450,6 +458,12 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 	errs = append(errs, err)
 	ap, err := s.Size(ParamAlltoallPair)
 	p.AlltoallPair = int(ap)
+	errs = append(errs, err)
+	bw, err := s.Size(ParamBcastWhole)
+	p.BcastWhole = int(bw)
+	errs = append(errs, err)
+	lb, err := s.Size(ParamLinearBlock)
+	p.LinearBlock = int(lb)
 	errs = append(errs, err)
 	p.SentSync, err = s.Int(ParamSentSync)
 	errs = append(errs, err)
