@@ -191,3 +191,63 @@ func TestSplitCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitCopyOneAtATime: a sender with a long send under way marks the
+// rts of its next one flagWhole, and its receiver copies that body whole
+// instead of asking the sender to write half (a Bcast's root sending to
+// many would otherwise copy half of every message itself): of two long
+// messages started back to back, only the first is split.
+func TestSplitCopyOneAtATime(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.SetNonblock(fds[0], true)
+	unix.SetNonblock(fds[1], true)
+	reads, writes := new(int), new(int)
+	a := &writingLink{directLink{sockLink{fds[0]}, false, reads}, false, writes}
+	b := &writingLink{directLink{sockLink{fds[1]}, false, reads}, false, writes}
+	pace := rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond}
+	es := []*Engine{
+		New(Config{Rank: 0, Links: []rpi.Link{nil, a}, Short: 1024, Pace: pace}),
+		New(Config{Rank: 1, Links: []rpi.Link{b, nil}, Short: 1024, Pace: pace}),
+	}
+	defer func() {
+		for _, e := range es {
+			e.Close(t.Context())
+		}
+	}()
+	const size = 1 << 20
+	msgs := [2][]byte{make([]byte, size), make([]byte, size)}
+	for i := range size {
+		msgs[0][i], msgs[1][i] = byte(i*7), byte(i*13)
+	}
+	var sends [2]*Request
+	for i, m := range msgs {
+		sends[i] = es[0].NewSend(m, 1, 1, 0, 3+i, 0, Standard)
+		es[0].Start(sends[i])
+	}
+	sent := make(chan error, 1)
+	go func() { // the sender's progress (its half of a split)
+		var err error
+		for _, r := range sends {
+			if err == nil {
+				err = es[0].Wait(ctx(t), r)
+			}
+		}
+		sent <- err
+	}()
+	for i := range msgs {
+		buf := make([]byte, size)
+		st := wait(t, es[1], irecv(es[1], buf, 0, 3+i))
+		if st.Err != nil || st.Count != size || !bytes.Equal(buf, msgs[i]) {
+			t.Fatalf("message %d: %+v", i, st)
+		}
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if *writes != 1 {
+		t.Errorf("the sender wrote %d parts of its two messages; want 1 (the first split, the second read whole)", *writes)
+	}
+}

@@ -9,7 +9,9 @@ import "encoding/binary"
 //	rts    header                  a longer message is ready (rendezvous);
 //	                               with flagDirect, recvID is the address
 //	                               of the sender's buffer, which the
-//	                               receiver may copy itself (then: sack)
+//	                               receiver may copy itself (then: sack);
+//	                               with flagWhole too, all of it (no split
+//	                               copy: the sender has other long sends)
 //	cts    header                  the receiver matched it: send the body;
 //	                               with flagDirect (split copy), write the
 //	                               first length bytes to the receiver's
@@ -46,6 +48,7 @@ const (
 	flagDirect                // rts: the receiver may read the body from the sender's memory
 	flagPush                  // rts: the body is spread out; the sender can write it into the receiver's buffer (ask with a direct cts and flagAll)
 	flagAll                   // direct cts: write all of the length asked for; the receiver reads none itself
+	flagWhole                 // direct rts: the sender has other long sends under way; read the whole body, ask for no split
 )
 
 const headerSize = 40
