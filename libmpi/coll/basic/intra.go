@@ -61,7 +61,7 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 	if bcastScatters(c, len(buf)) {
 		return bcastScatter(c, buf, root)
 	}
-	if isLinear(c) {
+	if linearBcast(c, len(buf)) {
 		return bcastLinear(c, buf, root)
 	}
 	return bcastLog(c, buf, root)

@@ -189,8 +189,9 @@ func TestZeroSize(t *testing.T) {
 
 // The large-message choices, seen in the messages each process sends
 // (coll_base_check=0: no check's messages): past coll_base_bcast_whole a
-// Bcast sends the message whole, from the root to each process (linear)
-// or along the binomial tree, instead of scattering and ringing it; past
+// Bcast sends the message whole, from the root to each process (linear;
+// on one node at any number of processes) or along the binomial tree
+// (across nodes), instead of scattering and ringing it; past
 // coll_base_linear_block the root of a Scatter sends every block itself
 // (each process of a Gather sends its own to the root), at any number of
 // processes; at the thresholds, the algorithms below them.
@@ -205,22 +206,29 @@ func TestLargeChoice(t *testing.T) {
 		size   int // the message, or a Gather's or Scatter's block
 		params []string
 		sent   func(v, n int) int // messages sent by virtual rank v
+		nodes  []int32            // the processes' nodes (nil: one node)
 	}{
-		{"bcast whole 8", coll.Bcast, 8, 3, 256<<10 + 1, nil, binomialSends},
-		{"bcast whole 3", coll.Bcast, 3, 0, 4 * mib, nil, rootSends},
-		{"bcast scatter without whole", coll.Bcast, 5, 1, mib + 1, []string{"coll_base_bcast_whole", "0"}, scatterRing},
-		{"bcast whole by parameter", coll.Bcast, 4, 2, 4096, []string{"coll_base_bcast_scatter", "1K", "coll_base_bcast_whole", "2K"}, rootSends},
-		{"bcast scatter by parameter", coll.Bcast, 4, 2, 4096, []string{"coll_base_bcast_scatter", "1K", "coll_base_bcast_whole", "4K"}, scatterRing},
-		{"scatter linear 8", coll.Scatter, 8, 2, linearBlock + 1, nil, rootSends},
-		{"scatter binomial at the threshold", coll.Scatter, 8, 0, linearBlock, nil, binomialSends},
-		{"gather linear 8", coll.Gather, 8, 5, linearBlock + 1, nil, func(v, n int) int { return map[bool]int{true: 0, false: 1}[v == 0] }},
-		{"scatter linear by parameter", coll.Scatter, 6, 1, 100, []string{"coll_base_linear_block", "99"}, rootSends},
-		{"scatter binomial without linear", coll.Scatter, 6, 1, mib, []string{"coll_base_linear_block", "0"}, binomialSends},
+		{"bcast whole 8", coll.Bcast, 8, 3, 256<<10 + 1, nil, rootSends, nil},
+		{"bcast whole 8 on two nodes", coll.Bcast, 8, 3, 256<<10 + 1, nil, binomialSends, []int32{0, 0, 0, 0, 1, 1, 1, 1}},
+		{"bcast binomial at the threshold", coll.Bcast, 8, 3, 256 << 10, []string{"coll_base_bcast_scatter", "1M"}, binomialSends, nil},
+		{"bcast whole 3", coll.Bcast, 3, 0, 4 * mib, nil, rootSends, nil},
+		{"bcast scatter without whole", coll.Bcast, 5, 1, mib + 1, []string{"coll_base_bcast_whole", "0"}, scatterRing, nil},
+		{"bcast whole by parameter", coll.Bcast, 4, 2, 4096, []string{"coll_base_bcast_scatter", "1K", "coll_base_bcast_whole", "2K"}, rootSends, nil},
+		{"bcast scatter by parameter", coll.Bcast, 4, 2, 4096, []string{"coll_base_bcast_scatter", "1K", "coll_base_bcast_whole", "4K"}, scatterRing, nil},
+		{"scatter linear 8", coll.Scatter, 8, 2, linearBlock + 1, nil, rootSends, nil},
+		{"scatter binomial at the threshold", coll.Scatter, 8, 0, linearBlock, nil, binomialSends, nil},
+		{"gather linear 8", coll.Gather, 8, 5, linearBlock + 1, nil, func(v, n int) int { return map[bool]int{true: 0, false: 1}[v == 0] }, nil},
+		{"scatter linear by parameter", coll.Scatter, 6, 1, 100, []string{"coll_base_linear_block", "99"}, rootSends, nil},
+		{"scatter binomial without linear", coll.Scatter, 6, 1, mib, []string{"coll_base_linear_block", "0"}, binomialSends, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			params := append([]string{"coll_base_check", "0"}, tt.params...)
-			w := colltest.NewWorld(oneNode(tt.n), 20*time.Second, params...)
+			nodes := tt.nodes
+			if nodes == nil {
+				nodes = oneNode(tt.n)
+			}
+			w := colltest.NewWorld(nodes, 20*time.Second, params...)
 			n, root, size := tt.n, tt.root, tt.size
 			errs := w.Each(func(r int) error {
 				c := w.Comm(r)
