@@ -411,7 +411,7 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 	}
 	blk := func(b []byte, i int) []byte { return b[i*bs : (i+1)*bs] }
 	copy(blk(recv, r), blk(send, r))
-	if bs > c.Params.AlltoallPair {
+	if pairwiseAlltoall(c, bs) {
 		for k := 1; k < n; k++ {
 			dst, src := (r+k)%n, (r-k+n)%n
 			if err := c.Sendrecv(blk(send, dst), dst, blk(recv, src), src); err != nil {

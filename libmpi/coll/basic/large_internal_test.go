@@ -1,0 +1,45 @@
+package basic
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/colltest"
+)
+
+// TestLargeChoiceNodes: the choices that depend on the processes' nodes
+// (one node: the rpis' single copy between their buffers): a large Bcast
+// is linear and a large Alltoall starts every transfer at once on one
+// node, and keep the tree and the pairwise exchange across nodes.
+func TestLargeChoiceNodes(t *testing.T) {
+	const n = 8
+	two := []int32{0, 0, 0, 0, 1, 1, 1, 1}
+	for _, tt := range []struct {
+		nodes            []int32
+		linear, pairwise bool
+	}{
+		{make([]int32, n), true, false},
+		{two, false, true},
+	} {
+		w := colltest.NewWorld(tt.nodes, 5*time.Second)
+		w.Check(t, w.Each(func(r int) error {
+			c := w.Comm(r)
+			// A first collective sets the communicator up (its Params).
+			if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+				return err
+			}
+			if got := linearBcast(c, 4<<20); got != tt.linear {
+				t.Errorf("nodes %v: a 4 MiB Bcast linear %v, want %v", tt.nodes, got, tt.linear)
+			}
+			if got := pairwiseAlltoall(c, 1<<20); got != tt.pairwise {
+				t.Errorf("nodes %v: a 1 MiB-block Alltoall pairwise %v, want %v", tt.nodes, got, tt.pairwise)
+			}
+			if pairwiseAlltoall(c, 1024) || linearBcast(c, 1024) {
+				t.Errorf("nodes %v: small calls took the large choices", tt.nodes)
+			}
+			return nil
+		}))
+		w.Close()
+	}
+}
