@@ -44,15 +44,25 @@ func selfCopy(call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error
 }
 
 func directJob(t *testing.T, refuse bool) ([]*Engine, *int) {
+	fds := sockPair(t)
+	reads := new(int)
+	return pairEngines(t, &directLink{sockLink{fds[0]}, refuse, reads}, &directLink{sockLink{fds[1]}, refuse, reads}), reads
+}
+
+// sockPair is a pair of connected nonblocking Unix sockets.
+func sockPair(t *testing.T) [2]int {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	unix.SetNonblock(fds[0], true)
 	unix.SetNonblock(fds[1], true)
-	reads := new(int)
-	a := &directLink{sockLink{fds[0]}, refuse, reads}
-	b := &directLink{sockLink{fds[1]}, refuse, reads}
+	return [2]int{fds[0], fds[1]}
+}
+
+// pairEngines is a job of two engines, rank 0's link to rank 1 a and
+// rank 1's to rank 0 b, closed when the test ends.
+func pairEngines(t *testing.T, a, b rpi.Link) []*Engine {
 	pace := rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond}
 	es := []*Engine{
 		New(Config{Rank: 0, Links: []rpi.Link{nil, a}, Short: 1024, Pace: pace}),
@@ -63,7 +73,7 @@ func directJob(t *testing.T, refuse bool) ([]*Engine, *int) {
 			e.Close(t.Context())
 		}
 	})
-	return es, reads
+	return es
 }
 
 // Long messages move by a direct read of the sender's buffer where the
@@ -127,6 +137,17 @@ func (l *writingLink) WriteRemote(src []byte, addr uint64) error {
 	return selfCopy(unix.ProcessVMWritev, src, addr)
 }
 
+// splitJob is directJob with writingLinks: two engines whose links can
+// read from and write into the peer's memory (a split copy), or refuse
+// to write; writes counts the writes asked for.
+func splitJob(t *testing.T, refuseWrite bool) ([]*Engine, *int) {
+	fds := sockPair(t)
+	reads, writes := new(int), new(int)
+	a := &writingLink{directLink{sockLink{fds[0]}, false, reads}, refuseWrite, writes}
+	b := &writingLink{directLink{sockLink{fds[1]}, false, reads}, refuseWrite, writes}
+	return pairEngines(t, a, b), writes
+}
+
 // TestSplitCopy: a long message moves in two parts at once, the sender
 // writing the first into the receiver's buffer while the receiver reads
 // the rest; where the link refuses the write, the first part comes as
@@ -134,20 +155,7 @@ func (l *writingLink) WriteRemote(src []byte, addr uint64) error {
 // truncation and synchronous sends as usual.
 func TestSplitCopy(t *testing.T) {
 	for _, refuseWrite := range []bool{false, true} {
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unix.SetNonblock(fds[0], true)
-		unix.SetNonblock(fds[1], true)
-		reads, writes := new(int), new(int)
-		a := &writingLink{directLink{sockLink{fds[0]}, false, reads}, refuseWrite, writes}
-		b := &writingLink{directLink{sockLink{fds[1]}, false, reads}, refuseWrite, writes}
-		pace := rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond}
-		es := []*Engine{
-			New(Config{Rank: 0, Links: []rpi.Link{nil, a}, Short: 1024, Pace: pace}),
-			New(Config{Rank: 1, Links: []rpi.Link{b, nil}, Short: 1024, Pace: pace}),
-		}
+		es, writes := splitJob(t, refuseWrite)
 		for _, size := range []int{splitMin + 100000, 500001, 1<<20 + 3} {
 			msg := make([]byte, size)
 			for i := range msg {
@@ -186,9 +194,6 @@ func TestSplitCopy(t *testing.T) {
 		if *writes == 0 {
 			t.Errorf("refuseWrite=%v: the sender was never asked to write", refuseWrite)
 		}
-		for _, e := range es {
-			e.Close(t.Context())
-		}
 	}
 }
 
@@ -198,25 +203,7 @@ func TestSplitCopy(t *testing.T) {
 // many would otherwise copy half of every message itself): of two long
 // messages started back to back, only the first is split.
 func TestSplitCopyOneAtATime(t *testing.T) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unix.SetNonblock(fds[0], true)
-	unix.SetNonblock(fds[1], true)
-	reads, writes := new(int), new(int)
-	a := &writingLink{directLink{sockLink{fds[0]}, false, reads}, false, writes}
-	b := &writingLink{directLink{sockLink{fds[1]}, false, reads}, false, writes}
-	pace := rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond}
-	es := []*Engine{
-		New(Config{Rank: 0, Links: []rpi.Link{nil, a}, Short: 1024, Pace: pace}),
-		New(Config{Rank: 1, Links: []rpi.Link{b, nil}, Short: 1024, Pace: pace}),
-	}
-	defer func() {
-		for _, e := range es {
-			e.Close(t.Context())
-		}
-	}()
+	es, writes := splitJob(t, false)
 	const size = 1 << 20
 	msgs := [2][]byte{make([]byte, size), make([]byte, size)}
 	for i := range size {

@@ -246,12 +246,7 @@ func (d data) request(e *Engine, r *Request) *Request {
 // layoutJob is two engines over links of the kind named, and a counter
 // of the calls that moved layouts themselves.
 func layoutJob(t *testing.T, kind string) ([]*Engine, *atomic.Int64) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unix.SetNonblock(fds[0], true)
-	unix.SetNonblock(fds[1], true)
+	fds := sockPair(t)
 	calls, reads, writes := new(atomic.Int64), new(int), new(int)
 	var a, b rpi.Link
 	switch kind {
@@ -270,17 +265,7 @@ func layoutJob(t *testing.T, kind string) ([]*Engine, *atomic.Int64) {
 		unix.Close(fds[1])
 		a, b = memPair(1<<16, 64)
 	}
-	pace := rpi.Pace{SpinPolls: 16, Spin: 50 * time.Microsecond, Yield: 100 * time.Microsecond}
-	es := []*Engine{
-		New(Config{Rank: 0, Links: []rpi.Link{nil, a}, Short: 1024, Pace: pace}),
-		New(Config{Rank: 1, Links: []rpi.Link{b, nil}, Short: 1024, Pace: pace}),
-	}
-	t.Cleanup(func() {
-		for _, e := range es {
-			e.Close(t.Context())
-		}
-	})
-	return es, calls
+	return pairEngines(t, a, b), calls
 }
 
 // TestLayouts sends between flat buffers and layouts of every shape, over
