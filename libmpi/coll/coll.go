@@ -399,7 +399,7 @@ func init() {
 		ssi.Param{Name: "small", Default: "512", Type: ssi.Size,
 			Help: "Bytes per process (for Scatter and Alltoall, its n blocks) up to which lam_basic's Bcast, Gather, Scatter, Allgather, Alltoall, Reduce and Allreduce gather every process's part on every process (log2 n exchanges), carrying coll_base_check's digests instead of checking first; Allreduce also without the check. Reductions: at most coll_base_reduce_crossover"},
 		ssi.Param{Name: "allgather_ring", Default: "16384", Type: ssi.Size,
-			Help: "Bytes per process above which lam_basic's Allgather passes the blocks around a ring (n-1 steps) instead of Bruck's algorithm (log2 n steps)"},
+			Help: "Bytes per process above which lam_basic's Allgather passes the blocks around a ring (n-1 steps; on a communicator of one node, every send and receive at once) instead of Bruck's algorithm (log2 n steps)"},
 		ssi.Param{Name: "bcast_scatter", Default: "262144", Type: ssi.Size,
 			Help: "Bytes above which lam_basic's Bcast to three or more processes scatters the message in n pieces and passes them around a ring, instead of sending it whole along a tree"},
 		ssi.Param{Name: "alltoall_pairwise", Default: "32768", Type: ssi.Size,

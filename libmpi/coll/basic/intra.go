@@ -318,6 +318,20 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 		return nil
 	}
 	copy(recv[r*bs:(r+1)*bs], send) // nothing to do in place
+	if oneNode(c) {
+		// Every send and receive at once (as Alltoall on one node): each
+		// process copies every other's block once, straight from its
+		// buffer, instead of n-1 steps that each wait for a neighbour.
+		b := newBatch(c, 2*(n-1))
+		for i := 1; i < n; i++ {
+			src := (r - i + n) % n
+			b.recv(recv[src*bs:(src+1)*bs], src)
+		}
+		for i := 1; i < n; i++ {
+			b.send(recv[r*bs:(r+1)*bs], (r+i)%n)
+		}
+		return b.wait()
+	}
 	right, left := (r+1)%n, (r-1+n)%n
 	for k := range n - 1 {
 		out, in := (r-k+n)%n, (r-k-1+n)%n

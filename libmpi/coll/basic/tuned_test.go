@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,13 @@ func TestSuiteTuned(t *testing.T) {
 			"coll_base_linear_block", "1"},
 		"scatter, binomial blocks": {"coll_base_small", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "0",
 			"coll_base_linear_block", "0"},
+		// Two nodes (the first half, the rest): the choices made
+		// between nodes only (Allgather's ring, Alltoall's pairs, a
+		// large Bcast's tree).
+		"small off, two nodes": {"coll_base_small", "0", "coll_base_allgather_ring", "0",
+			"coll_base_bcast_scatter", "0", "coll_base_alltoall_pairwise", "0"},
+		"whole, two nodes": {"coll_base_small", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "1",
+			"coll_base_crossover", "1"},
 	}
 	for name, params := range sets {
 		for n := 1; n <= 8; n++ {
@@ -39,7 +47,13 @@ func TestSuiteTuned(t *testing.T) {
 						return
 					}
 					t.Run(fmt.Sprintf("%s/n=%d/k=%d/root=%d", name, n, k, root), func(t *testing.T) {
-						w := colltest.NewWorld(oneNode(n), 20*time.Second, params...)
+						nodes := oneNode(n)
+						if strings.HasSuffix(name, "two nodes") {
+							for i := range nodes {
+								nodes[i] = int32(2 * i / n)
+							}
+						}
+						w := colltest.NewWorld(nodes, 20*time.Second, params...)
 						defer w.Close()
 						errs := w.Each(func(r int) error { return colltest.Suite(w.Comm(r), k, root) })
 						for r, err := range errs {
