@@ -538,6 +538,17 @@ func (c *Comm) Size() int { return c.T.Size() }
 // Inter reports whether the communicator is an intercommunicator.
 func (c *Comm) Inter() bool { return c.T.RemoteSize() > 0 }
 
+// OneNode reports whether every process of c is on one node (Node).
+func (c *Comm) OneNode() bool {
+	node := c.T.Node(0)
+	for r := 1; r < c.Size(); r++ {
+		if c.T.Node(r) != node {
+			return false
+		}
+	}
+	return true
+}
+
 // Settings are the SSI settings the communicator was made with.
 func (c *Comm) Settings() *ssi.Settings { return c.settings }
 

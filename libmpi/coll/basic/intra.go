@@ -318,19 +318,12 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 		return nil
 	}
 	copy(recv[r*bs:(r+1)*bs], send) // nothing to do in place
-	if oneNode(c) {
-		// Every send and receive at once (as Alltoall on one node): each
-		// process copies every other's block once, straight from its
-		// buffer, instead of n-1 steps that each wait for a neighbour.
-		b := newBatch(c, 2*(n-1))
-		for i := 1; i < n; i++ {
-			src := (r - i + n) % n
-			b.recv(recv[src*bs:(src+1)*bs], src)
-		}
-		for i := 1; i < n; i++ {
-			b.send(recv[r*bs:(r+1)*bs], (r+i)%n)
-		}
-		return b.wait()
+	if c.OneNode() {
+		// As Alltoall on one node (pairwiseAlltoall): each process copies
+		// every other's block once, straight from its buffer, instead of
+		// n-1 steps that each wait for a neighbour.
+		own := recv[r*bs : (r+1)*bs]
+		return allAtOnce(c, func(src int) []byte { return recv[src*bs : (src+1)*bs] }, func(int) []byte { return own })
 	}
 	right, left := (r+1)%n, (r-1+n)%n
 	for k := range n - 1 {
@@ -434,14 +427,21 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 		}
 		return nil
 	}
+	return allAtOnce(c, func(src int) []byte { return blk(recv, src) }, func(dst int) []byte { return blk(send, dst) })
+}
+
+// allAtOnce starts every receive from and send to the other processes at
+// once (in, out: the buffer for each) and waits for them all.
+func allAtOnce(c *coll.Comm, in, out func(peer int) []byte) error {
+	n, r := c.Size(), c.Rank()
 	b := newBatch(c, 2*(n-1))
 	for i := 1; i < n; i++ {
 		src := (r - i + n) % n
-		b.recv(blk(recv, src), src)
+		b.recv(in(src), src)
 	}
 	for i := 1; i < n; i++ {
 		dst := (r + i) % n
-		b.send(blk(send, dst), dst)
+		b.send(out(dst), dst)
 	}
 	return b.wait()
 }

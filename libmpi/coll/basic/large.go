@@ -48,29 +48,18 @@ func linearBcast(c *coll.Comm, size int) bool {
 	if isLinear(c) {
 		return true
 	}
-	return above(size, c.Params.BcastWhole) && oneNode(c)
-}
-
-// oneNode reports whether c's processes are all on one node, where the
-// shared-memory rpis copy a long message once, straight between the
-// processes' buffers, and nothing is gained by pacing the transfers: an
-// Alltoall then starts every send and receive at once whatever the
-// block's size (coll_base_alltoall_pairwise is for links between nodes;
-// 8 processes on 2 processors, bound: 64 KiB blocks 1.7–2.0 ms against
-// 4.2–5.3 pairwise, 1 MiB 9.3–10.8 against 10.9–14.1, 16 MiB alike).
-func oneNode(c *coll.Comm) bool {
-	node := c.T.Node(0)
-	for r := 1; r < c.Size(); r++ {
-		if c.T.Node(r) != node {
-			return false
-		}
-	}
-	return true
+	return above(size, c.Params.BcastWhole) && c.OneNode()
 }
 
 // pairwiseAlltoall reports whether an Alltoall of blocks of bs bytes
 // exchanges with one process at a time: past coll_base_alltoall_pairwise,
-// between nodes (oneNode).
+// between nodes. On one node, where the shared-memory rpis copy a long
+// message once, straight between the processes' buffers, nothing is
+// gained by pacing the transfers, and an Alltoall (and a large
+// Allgather) starts every send and receive at once (allAtOnce) whatever
+// the block's size (8 processes on 2 processors, bound: 64 KiB blocks
+// 1.7–2.0 ms against 4.2–5.3 pairwise, 1 MiB 9.3–10.8 against 10.9–14.1,
+// 16 MiB alike).
 func pairwiseAlltoall(c *coll.Comm, bs int) bool {
-	return bs > c.Params.AlltoallPair && !oneNode(c)
+	return bs > c.Params.AlltoallPair && !c.OneNode()
 }

@@ -128,11 +128,8 @@ func (Module) QueryComm(c *coll.Comm) (int, error) {
 	if n < 2 {
 		return -1, fmt.Errorf("%s has one process", c.T.Name())
 	}
-	node := c.T.Node(0)
-	for r := 1; r < n; r++ {
-		if c.T.Node(r) != node {
-			return -1, fmt.Errorf("%s spans several nodes", c.T.Name())
-		}
+	if !c.OneNode() {
+		return -1, fmt.Errorf("%s spans several nodes", c.T.Name())
 	}
 	sh, ok := c.T.(coll.Sharer)
 	if !ok || sh.SharedPath() == "" {
