@@ -520,7 +520,7 @@ func (e *Engine) startSend(r *Request) {
 		// stays pinned (and exposed by the link, if it must) until it
 		// says so (a sack) or the send ends otherwise.
 		h.flags |= flagDirect
-		if e.sendingLong() {
+		if e.sendingTo(-1) {
 			h.flags |= flagWhole
 		}
 		h.recvID = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))))
@@ -723,29 +723,20 @@ func (e *Engine) splitCopy(p *peer, r *Request, h *header, n uint64) bool {
 	return true
 }
 
-// sendingLong reports whether a rendezvous send of this process is under
-// way (to any peer): a direct rts then asks its receiver to copy the whole
-// body (flagWhole). A Bcast's or Scatter's root sending one long message
-// to each of n-1 processes would otherwise write half of each itself
-// while they wait (8 processes, 4 MiB on 2 processors: 14 of the 28 MiB
-// copied by the root, about 2x Open MPI's time, whose receivers copy it
-// all); the first of them may still split.
-func (e *Engine) sendingLong() bool {
-	for _, s := range e.sends {
-		if s.size() > e.peers[s.peer].short {
-			return true
-		}
-	}
-	return false
-}
-
-// sendingTo reports whether a rendezvous send to rank is under way: the
-// peer then copies a message of this process's meanwhile (an exchange),
-// and a split copy would only make each wait for the other's half
-// (a 2-process Allreduce of 4 MiB: 740-940 µs whole, 840-1190 split).
+// sendingTo reports whether a rendezvous send to rank (anyone: -1) is
+// under way. To the peer of a long message: the peer then copies a
+// message of this process's meanwhile (an exchange), and a split copy
+// would only make each wait for the other's half (a 2-process Allreduce
+// of 4 MiB: 740-940 µs whole, 840-1190 split). To anyone: a direct rts
+// then asks its receiver to copy the whole body (flagWhole); a Bcast's or
+// Scatter's root sending one long message to each of n-1 processes would
+// otherwise write half of each itself while they wait (8 processes,
+// 4 MiB on 2 processors: 14 of the 28 MiB copied by the root, about 2x
+// Open MPI's time, whose receivers copy it all); the first of them may
+// still split.
 func (e *Engine) sendingTo(rank int) bool {
 	for _, s := range e.sends {
-		if s.peer == rank && s.size() > e.peers[rank].short {
+		if (rank < 0 || s.peer == rank) && s.size() > e.peers[s.peer].short {
 			return true
 		}
 	}
