@@ -183,44 +183,31 @@ func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 // a caller's closure stays on its stack).
 func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 	s := v.sched
-	switch {
-	case v.Params.Check && v.nbSendsCall(sig):
-		sync := v.nextSync()
-		if sig.Err != nil {
-			// Nobody waits for a round back from it, but for the
-			// acknowledgement of the flow control.
-			if sync {
-				v.checkTagged(func() error { v.syncSentSteps(sig, true); return nil })
-			}
-			s.Fail(sig.Err)
-			break
-		}
-		v.startSent(sig, f, sync)
+	sent := v.Params.Check && v.nbSendsCall(sig)
+	if sent && sig.Err == nil {
+		v.startSent(sig, f, v.nextSync())
 		v.Launch(sig.Kind, notify)
 		return
-	case v.Params.Check:
-		v.check(sig)
-	case v.sendsAhead(&sig) && v.nextSync():
-		// coll_base_check=0's flow control (runSynced): the
-		// acknowledgement in a round after the collective's.
-		if sig.Err == nil && f != nil {
-			if err := f(&v.act); err != nil {
-				s.Fail(err)
-			}
-		}
-		v.checkTagged(func() error { v.syncSentSteps(sig, sig.Err != nil); return nil })
-		if sig.Err != nil {
-			s.Fail(sig.Err)
-		}
-		v.Launch(sig.Kind, notify)
-		return
-	case sig.Err != nil:
-		s.Fail(sig.Err)
+	}
+	// The flow control's acknowledgement, in a round after the
+	// collective's: of one that sends its call, from a process whose own
+	// arguments were wrong (nobody waits for a round back from it), or of
+	// one whose senders run ahead at coll_base_check=0 (runSynced).
+	sync := (sent || v.sendsAhead(&sig)) && v.nextSync()
+	checked := v.Params.Check && !sent
+	if checked {
+		v.check(sig) // an own argument error is the check's outcome
 	}
 	if f != nil && sig.Err == nil {
 		if err := f(&v.act); err != nil {
 			s.Fail(err)
 		}
+	}
+	if sync {
+		v.checkTagged(func() error { v.syncSentSteps(sig, sig.Err != nil); return nil })
+	}
+	if sig.Err != nil && !checked {
+		s.Fail(sig.Err)
 	}
 	v.Launch(sig.Kind, notify)
 }
