@@ -198,7 +198,9 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 	if checked {
 		v.check(sig) // an own argument error is the check's outcome
 	}
-	if f != nil && sig.Err == nil {
+	// The check of a Barrier is the barrier (as Run's): its reduction
+	// completes once every process has started.
+	if f != nil && sig.Err == nil && !(checked && sig.Kind == Barrier) {
 		if err := f(&v.act); err != nil {
 			s.Fail(err)
 		}

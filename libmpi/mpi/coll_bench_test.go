@@ -24,6 +24,8 @@ func BenchmarkCollCall(b *testing.B) {
 		{"Allreduce/8", func() error { return mpi.Allreduce(mpi.World, buf, out, mpi.Bor) }},
 		{"Allreduce/0", func() error { return mpi.Allreduce(mpi.World, buf[:0], out[:0], mpi.Bor) }},
 		{"Barrier", func() error { return mpi.Barrier(mpi.World) }},
+		{"Ibarrier", func() error { return wait(mpi.Ibarrier(mpi.World)) }},
+		{"Iallreduce/8", func() error { return wait(mpi.Iallreduce(mpi.World, buf, out, mpi.Bor)) }},
 	} {
 		b.Run(bench.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -34,4 +36,13 @@ func BenchmarkCollCall(b *testing.B) {
 			}
 		})
 	}
+}
+
+// wait waits for the request of a nonblocking call that started.
+func wait(r *mpi.Request, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -407,5 +408,62 @@ func TestNonblockingMany(t *testing.T) {
 				w.Check(t, w.Each(func(r int) error { return colltest.ManyOutstanding(w.Comm(r), r, kinds, fs, false) }))
 			})
 		}
+	}
+}
+
+// A nonblocking Barrier at coll_base_check=1 is its argument check, as
+// the blocking one is: it sends no more messages than the check alone
+// (Start with no collective), and still completes on no process before
+// the last one has started it (that one starts late on purpose).
+func TestNonblockingBarrierIsCheck(t *testing.T) {
+	for _, n := range []int{2, 3, 4, 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			w := colltest.NewWorld(oneNode(n), 20*time.Second)
+			defer w.Close()
+			var lastStarted atomic.Bool
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				barrier := coll.Sig{Kind: coll.Barrier}
+				if err := c.Run(barrier, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+					return err // sets the communicator up
+				}
+				if !c.Params.Check {
+					return errors.New("coll_base_check is off")
+				}
+				s0, _ := w.Messages(r)
+				v, err := c.Reserve(coll.Barrier)
+				if err != nil {
+					return err
+				}
+				if err := v.RunView(barrier, nil); err != nil {
+					return fmt.Errorf("the check alone: %w", err)
+				}
+				s1, _ := w.Messages(r)
+				if r == n-1 {
+					time.Sleep(20 * time.Millisecond)
+					lastStarted.Store(true)
+				}
+				done, err := colltest.Start(c, barrier, func(v *coll.Comm, a *coll.Actions) error { return a.Barrier(v) })
+				if err != nil {
+					return err
+				}
+				if err := <-done; err != nil {
+					return err
+				}
+				if !lastStarted.Load() {
+					return errors.New("the Ibarrier completed before the last process started it")
+				}
+				s2, _ := w.Messages(r)
+				if check, ibarrier := s1-s0, s2-s1; ibarrier > check {
+					return fmt.Errorf("the Ibarrier sent %d messages, its check alone %d", ibarrier, check)
+				}
+				return nil
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Errorf("rank %d: %v", r, err)
+				}
+			}
+		})
 	}
 }
