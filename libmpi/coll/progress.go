@@ -32,10 +32,18 @@ type Progressor interface {
 // itself, as the blocking collectives wait (spinning, then yielding,
 // then asleep), while the goroutine leaves it alone.
 //
-// Nothing on the way of a message allocates or arms a timer: the list
-// of schedules under way keeps its array, the goroutine watches its own
-// copy of it and learns of a new one by a count, and its idle timer is
-// made once per goroutine and looked at only when it fires.
+// A schedule posted while the goroutine is parked does not wake it at
+// once: most are waited for soon after (a caller then advances them),
+// and a wake-up per collective would cost a small one a thread's wake
+// (or, with one processor, its turn). The post arms a nudge instead,
+// nudgeDelay later, unless one is armed already; the goroutine then
+// looks, and advances what nobody waits for. A program that computes
+// while its collectives run loses that delay once per schedule at most.
+//
+// Nothing on the way of a message allocates: the list of schedules under
+// way keeps its array, the goroutine watches its own copy of it and
+// learns of a new one by a count, and its timers (idle, nudge) are made
+// once per goroutine and per process.
 type Progress struct {
 	// wait waits, moving messages, until cond holds, as a goroutine
 	// working behind the program does (it sleeps soon); front waits as
@@ -49,7 +57,10 @@ type Progress struct {
 	list    []*Schedule   // under way (under mu)
 	posted  atomic.Uint64 // how many schedules were ever posted
 	running bool          // the goroutine runs (under mu)
+	parked  bool          // the goroutine parks, or is about to (under mu)
+	nudging bool          // nudge is armed (under mu)
 	wake    chan struct{} // wakes the goroutine when parked
+	nudge   *time.Timer   // wakes it nudgeDelay after a post (stopped when not armed)
 
 	// The goroutine's own.
 	watch []*Schedule // list, as of seen
@@ -63,20 +74,50 @@ type Progress struct {
 // message moves) and with front in a caller's Wait (as the blocking
 // collectives wait: spinning, then yielding, then asleep).
 func NewProgress(behind, front func(cond func() bool) error) *Progress {
-	return &Progress{wait: behind, front: front, wake: make(chan struct{}, 1)}
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &Progress{wait: behind, front: front, wake: make(chan struct{}, 1), nudge: t}
 }
+
+// nudgeDelay is how long a schedule posted while the progress goroutine
+// is parked waits for it at most (if no caller advances it meanwhile).
+const nudgeDelay = 50 * time.Microsecond
 
 // post hands p a schedule that is under way.
 func (p *Progress) post(s *Schedule) {
 	p.mu.Lock()
 	p.list = append(p.list, s)
 	p.posted.Add(1)
-	if !p.running {
+	switch {
+	case !p.running:
 		p.running = true
 		go p.run()
+	case p.parked && !p.nudging:
+		p.nudging = true
+		p.nudge.Reset(nudgeDelay)
 	}
 	p.mu.Unlock()
-	p.kick()
+}
+
+// park parks the goroutine until it is kicked or nudged, or idle (if
+// not nil) fires; it reports whether idle fired. p.mu is held, and is
+// released while parked; it is held again on return.
+func (p *Progress) park(idle <-chan time.Time) (idled bool) {
+	p.parked = true
+	p.mu.Unlock()
+	select {
+	case <-p.wake:
+	case <-p.nudge.C:
+	case <-idle:
+		idled = true
+	}
+	p.mu.Lock()
+	p.parked = false
+	if p.nudging {
+		p.nudge.Stop() // fired, or is not needed now
+		p.nudging = false
+	}
+	return idled
 }
 
 // kick wakes the goroutine if it is parked (a schedule was posted, or a
@@ -123,18 +164,23 @@ func (p *Progress) run() {
 		p.mu.Lock()
 		live, watched := p.sync()
 		if live == 0 {
-			p.mu.Unlock()
 			if !p.linger() {
+				p.mu.Unlock()
 				return
 			}
+			p.sync()
+			p.mu.Unlock()
+			continue
+		}
+		if watched == 0 {
+			// A caller waits for each: until one stops, or one is
+			// posted (nudge).
+			p.park(nil)
+			p.sync()
+			p.mu.Unlock()
 			continue
 		}
 		p.mu.Unlock()
-		if watched == 0 {
-			<-p.wake // a caller waits for each: until one stops, or one is posted
-			p.resync()
-			continue
-		}
 		if err := p.wait(p.ready); err != nil {
 			for _, s := range p.watch {
 				s.abort(err)
@@ -159,26 +205,21 @@ const idleLinger = time.Second
 // linger parks the goroutine while nothing is under way; it reports
 // whether to go on (false: it ended, idleLinger to twice that having
 // passed with nothing posted). Its timer is made once and runs on its
-// own: a collective posted costs no timer.
+// own: a collective posted costs no timer. p.mu is held (released while
+// parked).
 func (p *Progress) linger() bool {
 	if p.idle == nil {
 		p.idle, p.mark = time.NewTimer(idleLinger), p.posted.Load()
 	}
-	select {
-	case <-p.wake:
-		p.resync()
+	if !p.park(p.idle.C) {
 		return true
-	case <-p.idle.C:
 	}
 	p.idle.Reset(idleLinger)
 	if n := p.posted.Load(); n != p.mark {
 		p.mark = n
-		return true // posted meanwhile: park again
+		return true // posted meanwhile: look, then park again
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if len(p.list) > 0 {
-		p.sync()
 		return true
 	}
 	p.idle.Stop()

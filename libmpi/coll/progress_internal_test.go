@@ -131,3 +131,63 @@ func TestProgressLinger(t *testing.T) {
 		}
 	}
 }
+
+// A schedule posted while the goroutine is parked (lingering after an
+// earlier one, or waiting while a caller waits for every schedule) is
+// advanced by it once the nudge fires: nobody kicks it, and nobody waits.
+func TestProgressNudged(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		waited bool // a caller waits for another schedule meanwhile
+	}{
+		{"lingering", false},
+		{"beside a waited one", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var w waitCounter
+			p := NewProgress(w.wait, w.wait)
+			first := &pendingRecv{}
+			s := launchRecv(p, first, nil)
+			if tt.waited {
+				go func() {
+					time.Sleep(20 * time.Millisecond)
+					first.done.Store(true)
+				}()
+				go s.Wait()
+			} else {
+				first.done.Store(true)
+				if err := s.Wait(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			parked := func() bool {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				return p.parked
+			}
+			for end := time.Now().Add(5 * time.Second); !parked(); time.Sleep(time.Millisecond) {
+				if time.Now().After(end) {
+					t.Fatal("the goroutine never parked")
+				}
+			}
+			r := &pendingRecv{}
+			ended := make(chan error, 1)
+			launchRecv(p, r, func(err error) { ended <- err })
+			p.mu.Lock()
+			nudging := p.nudging
+			p.mu.Unlock()
+			if !nudging && parked() {
+				t.Error("a post to the parked goroutine armed no nudge")
+			}
+			r.done.Store(true)
+			select {
+			case err := <-ended:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the schedule nobody waits for never ended")
+			}
+		})
+	}
+}

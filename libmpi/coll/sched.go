@@ -436,12 +436,11 @@ func (s *Schedule) Wait() error {
 	if s.done.Load() {
 		return s.result
 	}
+	// The progress goroutine leaves s alone from now on (it sees the
+	// waiter when it next looks); s is done when this returns, so the
+	// goroutine has nothing to learn from the end either.
 	s.waiters.Add(1)
-	defer func() {
-		s.waiters.Add(-1)
-		s.prog.kick()
-	}()
-	s.prog.kick() // its goroutine may stop watching s
+	defer s.waiters.Add(-1)
 	for !s.done.Load() {
 		s.step(true)
 		if s.done.Load() {
@@ -472,12 +471,15 @@ func Until(ss []*Schedule, cond func() bool) {
 	}
 	p := ss[0].prog
 	defer func() {
+		undone := false
 		for _, s := range ss {
 			s.waiters.Add(-1)
+			undone = undone || !s.done.Load()
 		}
-		p.kick()
+		if undone {
+			p.kick() // the goroutine advances them again
+		}
 	}()
-	p.kick() // its goroutine may stop watching them
 	moved := func() bool {
 		if cond() {
 			return true
