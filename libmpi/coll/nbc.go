@@ -78,7 +78,7 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 	c.nbcSeq++ // under c.mu
 	seq := c.nbcSeq
 	c.nbc.Store(true)
-	v := c.viewLocked(int32(nbcMark|int(seq)&nbcMask), newSchedule(p.Progress()))
+	v := c.viewLocked(int32(nbcMark|int(seq)&nbcMask), nil, p.Progress())
 	c.mu.Unlock()
 	if c.Inter() {
 		// The local group's hidden communicator, which the
@@ -97,14 +97,22 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 	return v, nil
 }
 
-// viewLocked makes a view of c with tag and schedule s. c.mu is held and
-// c is set up.
-func (c *Comm) viewLocked(tag int32, s *Schedule) *Comm {
+// viewLocked makes a view of c with tag on the schedule s, or, if s is
+// nil, on a new schedule of prog (a collective's own view, which lends
+// the schedule its arrays). c.mu is held and c is set up.
+func (c *Comm) viewLocked(tag int32, s *Schedule, prog *Progress) *Comm {
 	v := c.freeView()
-	scratch := v.scratch // a reused view's buffers (Scratch)
+	scratch, bufs := v.scratch, v.bufs // a reused view's buffers (Scratch, Schedule)
 	*v = Comm{T: c.T, Params: c.Params, Data: c.Data, settings: c.settings, module: c.module, act: c.nbAct,
 		ready: true, nbcState: nbcState{exact: true, sched: s, nbSent: &c.nbSentCount, base: c}, selected: c.selected, tag: tag}
-	v.scratch = scratch
+	v.scratch, v.bufs = scratch, bufs
+	if s == nil {
+		if v.bufs == nil {
+			v.bufs = new(scheduleBufs)
+		}
+		s = newSchedule(prog, v.bufs)
+		v.sched = s
+	}
 	s.views = append(s.views, v)
 	return v
 }
@@ -158,7 +166,7 @@ func (v *Comm) View(sub *Comm) (*Comm, error) {
 		return nil, err
 	}
 	sub.nbc.Store(true) // its blocking collectives now receive by exact tag
-	return sub.viewLocked(v.tag, v.sched), nil
+	return sub.viewLocked(v.tag, v.sched, nil), nil
 }
 
 // Schedule is the schedule a view's nonblocking functions add to (nil
@@ -493,10 +501,11 @@ type nbcState struct {
 	nbSentCount atomic.Uint64
 	nbSent      *atomic.Uint64
 
-	base     *Comm      // a view's communicator, which gets it back (recycle)
-	freeMu   sync.Mutex // guards free and freeShut
-	free     []*Comm    // views whose schedules completed, to reuse (freeView)
-	freeShut bool       // the communicator was freed: keep no views
+	base     *Comm         // a view's communicator, which gets it back (recycle)
+	bufs     *scheduleBufs // a collective's own view's: lent to its schedule, kept for reuse
+	freeMu   sync.Mutex    // guards free and freeShut
+	free     []*Comm       // views whose schedules completed, to reuse (freeView)
+	freeShut bool          // the communicator was freed: keep no views
 }
 
 // viewTransport is an intercommunicator's transport as a nonblocking

@@ -50,7 +50,7 @@ func (w *waitCounter) wait(cond func() bool) error {
 // launchRecv starts, on p, a schedule of one receive that completes when
 // r does.
 func launchRecv(p *Progress, r *pendingRecv, notify func(error)) *Schedule {
-	s := newSchedule(p)
+	s := newSchedule(p, nil)
 	v := &Comm{T: oneRecv{r: r}, nbcState: nbcState{sched: s}}
 	s.Recv(v, make([]byte, 8), 0)
 	v.Launch(Barrier, notify)

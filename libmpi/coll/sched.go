@@ -41,15 +41,23 @@ type Schedule struct {
 	waiters atomic.Int32 // callers in Wait, which advance s themselves
 	readyFn func() bool  // readyOrBusy, made once
 
-	// The first rounds, views, transfers and local steps, in the
-	// schedule's own allocation (a small collective's whole schedule);
-	// xferFree and localFree are what is left of xferBuf and localBuf.
-	roundBuf  [4]round
-	viewBuf   [2]*Comm
-	xferBuf   [4]xfer
-	localBuf  [4]local
+	// The first rounds, views, transfers and local steps are in bufs
+	// (a small collective's whole schedule), which belong to the view
+	// the schedule was made on and are reused with it; xferFree and
+	// localFree are what is left of bufs' xfers and locals.
+	bufs      *scheduleBufs
 	xferFree  []xfer
 	localFree []local
+}
+
+// scheduleBufs are the arrays a view lends its schedule (Schedule.bufs):
+// kept with the view for reuse, so that a small nonblocking collective
+// allocates only its Schedule, a few words.
+type scheduleBufs struct {
+	rounds [4]round
+	views  [2]*Comm
+	xfers  [4]xfer
+	locals [4]local
 }
 
 type round struct {
@@ -76,10 +84,15 @@ type local struct {
 	fn       func() error
 }
 
-func newSchedule(prog *Progress) *Schedule {
-	s := &Schedule{open: -1, fresh: true, prog: prog}
-	s.rounds, s.views = s.roundBuf[:0], s.viewBuf[:0]
-	s.xferFree, s.localFree = s.xferBuf[:], s.localBuf[:]
+// newSchedule makes a schedule of prog on the arrays bufs (new ones if
+// nil), which are empty.
+func newSchedule(prog *Progress, bufs *scheduleBufs) *Schedule {
+	if bufs == nil {
+		bufs = new(scheduleBufs)
+	}
+	s := &Schedule{open: -1, fresh: true, prog: prog, bufs: bufs}
+	s.rounds, s.views = bufs.rounds[:0], bufs.views[:0]
+	s.xferFree, s.localFree = bufs.xfers[:], bufs.locals[:]
 	s.readyFn = s.readyOrBusy
 	return s
 }
@@ -87,7 +100,7 @@ func newSchedule(prog *Progress) *Schedule {
 // addXfer adds x to r. A round's first transfer makes room for as many
 // as a linear algorithm's root has (one per other process, at least a
 // send and a receive, up to 8), so that the round does not grow one
-// append at a time: in the schedule's own xferBuf while it has room.
+// append at a time: in the schedule's bufs while they have room.
 func (s *Schedule) addXfer(r *round, x xfer) {
 	if r.xfers == nil {
 		r.xfers = carve(&s.xferFree, min(max(x.t.Size()-1, 2), 8))
@@ -96,8 +109,7 @@ func (s *Schedule) addXfer(r *round, x xfer) {
 }
 
 // addLocal adds l to r, making room for two local steps at the first (in
-// the schedule's own localBuf while it has room), four if it must
-// allocate.
+// the schedule's bufs while they have room), four if it must allocate.
 func (s *Schedule) addLocal(r *round, l local) {
 	if r.local == nil {
 		r.local = carve(&s.localFree, 2)
@@ -227,12 +239,12 @@ func (s *Schedule) advance() bool {
 }
 
 // drop forgets the rounds of a schedule that ended: the buffers are the
-// caller's again.
+// caller's again, and bufs are left empty for the view's next schedule.
 func (s *Schedule) drop() {
 	s.rounds = nil
-	clear(s.roundBuf[:])
-	clear(s.xferBuf[:])
-	clear(s.localBuf[:])
+	clear(s.bufs.rounds[:])
+	clear(s.bufs.xfers[:])
+	clear(s.bufs.locals[:])
 	s.xferFree, s.localFree = nil, nil
 }
 
@@ -341,15 +353,18 @@ func (s *Schedule) finish() {
 	}
 	// The views go back to their communicators for reuse if every
 	// transfer completed (a schedule stopped by an error may leave
-	// receives posted into a view's scratch buffers).
-	views, clean := s.views, s.err == nil
-	s.views, s.owner, s.notify = nil, nil, nil
+	// receives posted into a view's scratch buffers). The list of them
+	// is in a view's bufs: emptied first, since a view given back may be
+	// taken at once.
+	var keep [2]*Comm
+	views, clean := append(keep[:0], s.views...), s.err == nil
+	clear(s.views)
+	s.views, s.owner, s.notify, s.bufs = nil, nil, nil, nil
 	if clean {
 		for _, v := range views {
 			v.recycle()
 		}
 	}
-	clear(s.viewBuf[:])
 	s.done.Store(true)
 }
 

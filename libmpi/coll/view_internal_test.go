@@ -2,6 +2,7 @@ package coll
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 )
 
@@ -17,9 +18,9 @@ func TestViewReuse(t *testing.T) {
 	base := &Comm{T: oneRecv{r: r}}
 	run := func(fail bool) *Comm {
 		t.Helper()
-		s := newSchedule(p)
-		v := base.viewLocked(7, s)
-		if v.sched != s || v.base != base || v.fault != nil || v.tag != 7 {
+		v := base.viewLocked(7, nil, p)
+		s := v.sched
+		if s == nil || v.base != base || v.fault != nil || v.tag != 7 {
 			t.Fatalf("a view made for a schedule: sched %v base %v fault %v tag %d", v.sched == s, v.base == base, v.fault, v.tag)
 		}
 		if fail {
@@ -63,7 +64,7 @@ func TestViewReuse(t *testing.T) {
 // TestScheduleAllocs: a small schedule (a round of a send and a
 // receive, and a local step) allocates the Schedule and its wait
 // condition and nothing else: its view is reused, its transfers and
-// local steps are in the schedule's own arrays.
+// local steps are in arrays its view lends it.
 func TestScheduleAllocs(t *testing.T) {
 	w := &waitCounter{}
 	p := NewProgress(w.wait, w.wait)
@@ -71,9 +72,9 @@ func TestScheduleAllocs(t *testing.T) {
 	base := &Comm{T: oneRecv{r: r}}
 	buf, in := make([]byte, 8), make([]byte, 8)
 	step := func() error { return nil }
-	allocs := testing.AllocsPerRun(100, func() {
-		s := newSchedule(p)
-		v := base.viewLocked(7, s)
+	run := func() {
+		v := base.viewLocked(7, nil, p)
+		s := v.sched
 		r.done.Store(false)
 		s.Recv(v, in, 0)
 		s.Recv(v, buf, 1)
@@ -85,8 +86,21 @@ func TestScheduleAllocs(t *testing.T) {
 		if err := s.Wait(); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}
+	allocs := testing.AllocsPerRun(100, run)
 	if allocs > 2 {
 		t.Errorf("%.1f allocations per small schedule, want at most 2 (the Schedule and its wait condition)", allocs)
+	}
+	// The arrays the steps are in are the view's: the Schedule itself is
+	// a few words.
+	var before, after runtime.MemStats
+	const n = 100
+	runtime.ReadMemStats(&before)
+	for range n {
+		run()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 512 {
+		t.Errorf("%d bytes allocated per small schedule, want at most 512 (its arrays are the view's)", per)
 	}
 }
