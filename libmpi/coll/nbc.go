@@ -102,10 +102,11 @@ func (c *Comm) Reserve(kind Kind) (*Comm, error) {
 // the schedule its arrays). c.mu is held and c is set up.
 func (c *Comm) viewLocked(tag int32, s *Schedule, prog *Progress) *Comm {
 	v := c.freeView()
-	scratch, bufs := v.scratch, v.bufs // a reused view's buffers (Scratch, Schedule)
-	*v = Comm{T: c.T, Params: c.Params, Data: c.Data, settings: c.settings, module: c.module, act: c.nbAct,
-		ready: true, nbcState: nbcState{exact: true, sched: s, nbSent: &c.nbSentCount, base: c}, selected: c.selected, tag: tag}
-	v.scratch, v.bufs = scratch, bufs
+	if v == nil {
+		v = &Comm{settings: c.settings, module: c.module, act: c.nbAct, selected: c.selected,
+			nbcState: nbcState{nbSent: &c.nbSentCount, base: c}}
+	}
+	v.reset(c, tag, s)
 	if s == nil {
 		if v.bufs == nil {
 			v.bufs = new(scheduleBufs)
@@ -117,14 +118,37 @@ func (c *Comm) viewLocked(tag int32, s *Schedule, prog *Progress) *Comm {
 	return v
 }
 
+// reset readies the view v of c for a collective with tag on schedule s:
+// everything a collective may change on a view is set as a new view's;
+// what a view takes from c when it is made (viewKept: the module, its
+// nonblocking functions, c's count of sent calls) is c's for good and
+// is not written again, nor are the view's buffers (Scratch, bufs),
+// which it keeps for reuse. Writing the whole Comm again, a kilobyte of
+// function pointers under the collector's write barriers, cost a small
+// nonblocking collective more than its messages.
+func (v *Comm) reset(c *Comm, tag int32, s *Schedule) {
+	v.T, v.Params, v.Data = c.T, c.Params, c.Data
+	v.ready, v.freed, v.initErr = true, false, nil
+	v.tag, v.fault, v.parent = tag, nil, nil
+	v.carry, v.lastSig, v.sent = carry{}, lastSig{}, 0
+	v.rec.on.Store(false)
+	v.rec.seq.Store(0)
+	v.rec.last = LastCall{}
+	v.watcher = watcher{}
+	v.nbcSeq, v.exact, v.sched = 0, true, s
+	v.nbc.Store(false)
+	v.nbSentCount.Store(0)
+	v.free, v.freeShut = nil, false
+}
+
 // maxFreeViews is how many views of a communicator whose schedules
 // completed it keeps for reuse: a view is a Comm (about a kilobyte),
 // the largest allocation of a small nonblocking collective, and
 // allocating one per call cost a 2-process Ibarrier a fifth of its time.
 const maxFreeViews = 4
 
-// freeView returns a view of c to fill: one whose schedule completed
-// (reuse), or a new one.
+// freeView returns a view of c whose schedule completed, to reuse, or
+// nil.
 func (c *Comm) freeView() *Comm {
 	c.freeMu.Lock()
 	defer c.freeMu.Unlock()
@@ -134,7 +158,7 @@ func (c *Comm) freeView() *Comm {
 		c.free = c.free[:n-1]
 		return v
 	}
-	return new(Comm)
+	return nil
 }
 
 // recycle gives the view v back to its communicator once its schedule

@@ -57,7 +57,7 @@ type scheduleBufs struct {
 	rounds [4]round
 	views  [2]*Comm
 	xfers  [4]xfer
-	locals [4]local
+	locals [6]local
 }
 
 type round struct {
@@ -77,11 +77,13 @@ type xfer struct {
 	req  Request
 }
 
-// local is a local step: a copy, a reduction, or a function.
+// local is a local step: a copy, a reduction, or a function (of the
+// schedule, for Then).
 type local struct {
 	dst, src []byte
 	op       *Op
 	fn       func() error
+	then     func(*Schedule) error
 }
 
 // newSchedule makes a schedule of prog on the arrays bufs (new ones if
@@ -108,11 +110,12 @@ func (s *Schedule) addXfer(r *round, x xfer) {
 	r.xfers = append(r.xfers, x)
 }
 
-// addLocal adds l to r, making room for two local steps at the first (in
-// the schedule's bufs while they have room), four if it must allocate.
+// addLocal adds l to r, making room for three local steps at the first
+// (a reduction, a copy and the step that looks at them; in the
+// schedule's bufs while they have room), four if it must allocate.
 func (s *Schedule) addLocal(r *round, l local) {
 	if r.local == nil {
-		r.local = carve(&s.localFree, 2)
+		r.local = carve(&s.localFree, 3)
 	}
 	r.local = append(r.local, l)
 }
@@ -201,7 +204,8 @@ func (s *Schedule) Do(f func() error) {
 // next, before what is added after this step (which goes into a new
 // round).
 func (s *Schedule) Then(f func(s *Schedule) error) {
-	s.Do(func() error { return f(s) })
+	r := s.openRound(false)
+	s.addLocal(r, local{then: f})
 	s.Next()
 }
 
@@ -321,6 +325,9 @@ func (s *Schedule) runLocal() {
 		case l.fn != nil:
 			s.open, s.fresh = s.cur, true
 			s.err = l.fn()
+		case l.then != nil:
+			s.open, s.fresh = s.cur, true
+			s.err = l.then(s)
 		case l.op != nil:
 			l.op.Apply(l.src, l.dst)
 		default:
