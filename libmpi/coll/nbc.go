@@ -284,14 +284,25 @@ func (v *Comm) SentMessage(data []byte) []byte {
 // call in front of m with this process's (JudgeCall) and copies the
 // data behind it to dst when they agree.
 func (v *Comm) JudgeStep(m, dst []byte) {
-	v.sched.Do(func() error {
-		if err := v.JudgeCall(m, true); err != nil {
+	s := v.sched
+	s.addLocal(s.openRound(false), local{dst: dst, src: m, v: v, check: judgeStep})
+}
+
+// runCheckStep runs l, a step of the argument check on the view v.
+func (v *Comm) runCheckStep(l local) error {
+	switch l.check {
+	case judgeStep:
+		if err := v.JudgeCall(l.src, true); err != nil {
 			v.Judged(err)
 			return nil
 		}
-		copy(dst, m[CallSize:])
-		return nil
-	})
+		copy(l.dst, l.src[CallSize:])
+	case sentOutStep:
+		if v.carry.state != carrySentOut {
+			return Errorf(ErrIntern, "%s: %s: the module did not send the call", v.T.Name(), v.sched.kind)
+		}
+	}
+	return nil
 }
 
 // Judged records the error of a comparison (JudgeCall) in a step of the
@@ -375,12 +386,8 @@ func (v *Comm) startSent(sig Sig, f func(a *Actions) error, sync bool) {
 			return nil
 		})
 	}
-	v.sched.Do(func() error {
-		if v.carry.state != carrySentOut {
-			return Errorf(ErrIntern, "%s: %s: the module did not send the call", v.T.Name(), sig.Kind)
-		}
-		return nil
-	})
+	s := v.sched
+	s.addLocal(s.openRound(false), local{v: v, check: sentOutStep})
 }
 
 // syncSentSteps adds syncSent's acknowledgement to the view v's

@@ -77,14 +77,25 @@ type xfer struct {
 	req  Request
 }
 
-// local is a local step: a copy, a reduction, or a function (of the
-// schedule, for Then).
+// local is a local step: a copy, a reduction, a function (of the
+// schedule, for Then), or a step of the argument check on view v.
 type local struct {
 	dst, src []byte
 	op       *Op
 	fn       func() error
 	then     func(*Schedule) error
+	v        *Comm
+	check    checkStep
 }
+
+// checkStep is a local step of the argument check that sends the call
+// with the data (Comm.runCheckStep).
+type checkStep uint8
+
+const (
+	judgeStep   checkStep = iota + 1 // compare the call in front of src, copy the data behind it to dst
+	sentOutStep                      // fail if the module did not send the call
+)
 
 // newSchedule makes a schedule of prog on the arrays bufs (new ones if
 // nil), which are empty.
@@ -328,6 +339,8 @@ func (s *Schedule) runLocal() {
 		case l.then != nil:
 			s.open, s.fresh = s.cur, true
 			s.err = l.then(s)
+		case l.v != nil:
+			s.err = l.v.runCheckStep(l)
 		case l.op != nil:
 			l.op.Apply(l.src, l.dst)
 		default:

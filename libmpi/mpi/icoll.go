@@ -44,6 +44,14 @@ type nbRun struct {
 	started bool     // nbStep ran
 }
 
+// nbStart is what starting a nonblocking collective allocates: its
+// request, the request's core request, and the nbRun.
+type nbStart struct {
+	req  Request
+	core core.Request
+	nb   nbRun
+}
+
 // nbStep is k.run for a nonblocking collective.
 func (k *call) nbStep(f func(a *coll.Actions) error) error {
 	k.nb.started = true
@@ -90,7 +98,11 @@ func startNB(c *Comm, body func(nb *nbRun) error) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	nb := &nbRun{req: &Request{r: e.NewGeneric(), comm: c}}
+	x := new(nbStart) // the request, its core request and nb in one allocation
+	e.InitGeneric(&x.core)
+	x.req = Request{r: &x.core, comm: c}
+	nb := &x.nb
+	nb.req = &x.req
 	if err := body(nb); err != nil {
 		return nil, err
 	}

@@ -687,7 +687,9 @@ func nbAllreduceExchange(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 		send = recv
 	}
 	send = send[:len(recv)]
-	other := coll.Buffer(len(recv))
+	// A view's scratch is its collective's: the argument check's
+	// exchange and the collective's, rounds apart, may share it.
+	other := c.Scratch(coll.ScratchWindow, len(recv))
 	s := sched(c)
 	s.Send(c, send, 1-c.Rank())
 	s.Recv(c, other, 1-c.Rank())

@@ -295,7 +295,7 @@ func nbAllreduceSent(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	}
 	mine = mine[:len(recv)]
 	m := c.SentMessage(mine)
-	out := coll.Buffer(len(m))
+	out := c.Scratch(coll.ScratchCall2, len(m)) // the view's own: it is this collective's
 	wop := coll.WithCall(op, len(mine))
 	var err error
 	switch {

@@ -4,9 +4,16 @@ package core
 // caller completes it with Finish (generalized requests, and operations
 // that are done at once but must hand back a request).
 func (e *Engine) NewGeneric() *Request {
-	r := &Request{e: e, peer: -1, rank: ProcNull}
-	r.active = true
+	r := new(Request)
+	e.InitGeneric(r)
 	return r
+}
+
+// InitGeneric makes r, a request not in use, what NewGeneric returns: for
+// a caller that keeps the request inside an allocation of its own.
+func (e *Engine) InitGeneric(r *Request) {
+	*r = Request{e: e, peer: -1, rank: ProcNull}
+	r.active = true
 }
 
 // Finish completes a request of NewGeneric's with status s; a request
