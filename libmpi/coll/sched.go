@@ -57,7 +57,7 @@ type scheduleBufs struct {
 	rounds [4]round
 	views  [2]*Comm
 	xfers  [4]xfer
-	locals [6]local
+	locals [8]local
 }
 
 type round struct {
@@ -121,12 +121,12 @@ func (s *Schedule) addXfer(r *round, x xfer) {
 	r.xfers = append(r.xfers, x)
 }
 
-// addLocal adds l to r, making room for three local steps at the first
-// (a reduction, a copy and the step that looks at them; in the
-// schedule's bufs while they have room), four if it must allocate.
+// addLocal adds l to r, making room for four local steps at the first
+// (a reduction, a copy and the argument check's steps that look at them;
+// in the schedule's bufs while they have room).
 func (s *Schedule) addLocal(r *round, l local) {
 	if r.local == nil {
-		r.local = carve(&s.localFree, 3)
+		r.local = carve(&s.localFree, 4)
 	}
 	r.local = append(r.local, l)
 }
