@@ -146,6 +146,8 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Reduce:    reduce,
 		Allreduce: allreduce,
 		Allgather: allgather,
+		Gather:    gather,
+		Scatter:   scatter,
 		Carries:   sendsCall,
 		SendsCall: sendsCall,
 	}, nil
