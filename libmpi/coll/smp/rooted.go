@@ -18,7 +18,8 @@ import "github.com/lamgo/lam/libmpi/coll"
 // Bcast's processes behind such a leader do. Other roots, and every other
 // level, are lam_basic's (linear).
 
-// units is the layout of a node's units: member i's unit is at i*u.
+// unitSize is the size of a unit: a call and a block of bs bytes (a
+// node's units lie in the order of its local ranks, unit i at i*u).
 func unitSize(bs int) int { return coll.CallSize + bs }
 
 // hierarchical reports whether a small rooted call goes through the
