@@ -49,24 +49,31 @@ func rooted(c *coll.Comm, kind coll.Kind, root, size int) error {
 	return nil
 }
 
-// At coll_base_check=1 smp's small Gather and Scatter from a root that
-// leads its node cross between the nodes once per node: the root sends
+// At coll_base_check=1 and 0 smp's small Gather and Scatter from a root
+// that leads its node cross between the nodes once per node: the root sends
 // (Scatter) or receives (Gather) one message per other node and one per
 // other process of its own node; lam_basic's linear ones one per other
 // process. From a root that does not lead its node they are lam_basic's.
 func TestRootedMessages(t *testing.T) {
-	nodes := []int32{0, 0, 1, 1, 1, 2}
+	six, four := []int32{0, 0, 1, 1, 1, 2}, []int32{0, 0, 1, 1}
 	for _, tt := range []struct {
-		kind coll.Kind
-		root int
-		want int // messages the root sends or receives per call
+		level string
+		nodes []int32
+		kind  coll.Kind
+		root  int
+		want  int // messages the root sends or receives per call
 	}{
-		{coll.Gather, 0, 3}, {coll.Scatter, 0, 3},
-		{coll.Gather, 2, 4}, {coll.Scatter, 2, 4}, // 2 leads node 1 (3 processes): 2 members + 2 nodes
-		{coll.Gather, 1, 5}, {coll.Scatter, 1, 5}, // 1 does not lead: linear
+		{"1", six, coll.Gather, 0, 3}, {"1", six, coll.Scatter, 0, 3},
+		{"1", six, coll.Gather, 2, 4}, {"1", six, coll.Scatter, 2, 4}, // 2 leads node 1 (3 processes): 2 members + 2 nodes
+		{"1", six, coll.Gather, 1, 5}, {"1", six, coll.Scatter, 1, 5}, // 1 does not lead: linear
+		// At level 0 lam_basic is linear up to coll_base_crossover (4)
+		// processes.
+		{"0", four, coll.Gather, 0, 2}, {"0", four, coll.Scatter, 0, 2},
+		{"0", four, coll.Gather, 2, 2}, {"0", four, coll.Scatter, 2, 2},
+		{"0", four, coll.Gather, 1, 3}, {"0", four, coll.Scatter, 1, 3},
 	} {
-		t.Run(fmt.Sprintf("%s/root=%d", tt.kind, tt.root), func(t *testing.T) {
-			w := colltest.NewWorld(nodes, 10*time.Second)
+		t.Run(fmt.Sprintf("%v/%s/root=%d/check=%s", tt.nodes, tt.kind, tt.root, tt.level), func(t *testing.T) {
+			w := colltest.NewWorld(tt.nodes, 10*time.Second, "coll_base_check", tt.level)
 			defer w.Close()
 			w.Check(t, w.Each(func(r int) error {
 				c := w.Comm(r)
