@@ -43,7 +43,7 @@ func (k calls) judge(m []byte, ok bool) error {
 }
 
 // hierarchical reports whether a small rooted call of bytes bytes per
-// process (a Scatter's root: all of its blocks) goes through the
+// process (a Scatter: its n blocks) goes through the
 // hierarchy, and with calls or not: at coll_base_check=1 when it sends
 // its call (coll.Comm.SendsCall), at 0 up to coll_base_small bytes, as
 // lam_basic's senders that return at once (and the flow control that
