@@ -132,7 +132,9 @@ func median(v []float64) float64 {
 //
 //	go test ./shared/integration -run '^$' -bench CollHosts -benchtime 3x
 //
-// LAM_BENCH_OPS and LAM_BENCH_SIZES (comma-separated) narrow the table.
+// LAM_BENCH_OPS and LAM_BENCH_SIZES (comma-separated) narrow the table;
+// LAM_BENCH_SSI adds SSI settings to LAM/Go's runs (name=value pairs,
+// space-separated: "coll_base_check=0 rpi_tcp_short=1024").
 // Needs Open MPI (openmpi-bin libopenmpi-dev); its mpirun reaches the
 // second host through the cluster's ssh.
 //
@@ -188,6 +190,14 @@ func BenchmarkCollHosts(b *testing.B) {
 	if s := os.Getenv("LAM_BENCH_SIZES"); s != "" {
 		sizes = s
 	}
+	var extraSSI []string
+	for _, kv := range strings.Fields(os.Getenv("LAM_BENCH_SSI")) {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			b.Fatalf("LAM_BENCH_SSI: %q is not name=value", kv)
+		}
+		extraSSI = append(extraSSI, "-ssi", name, value)
+	}
 	hostList := fmt.Sprintf("%s:%d,%s:%d", h.c.Hosts[0].Name, perHost, h.c.Hosts[1].Name, perHost)
 	for _, op := range ops {
 		b.Run(op, func(b *testing.B) {
@@ -198,7 +208,8 @@ func BenchmarkCollHosts(b *testing.B) {
 			iters := "200"
 			ourT, theirT, ratios := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 			for b.Loop() {
-				args := append([]string{"-ssi", "coll_base_associative", "1"}, layoutArgs([]int{0, 0, 1, 1})...)
+				args := append([]string{"-ssi", "coll_base_associative", "1"}, extraSSI...)
+				args = append(args, layoutArgs([]int{0, 0, 1, 1})...)
 				r := h.run(ctx, 0, "mpirun", append(args, ours, "-iters", iters, "-sizes", opSizes, op)...)
 				mine, err := latencies(r.stdout)
 				if r.code != 0 || err != nil {

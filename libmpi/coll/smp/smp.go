@@ -25,9 +25,12 @@
 //   - Allgather: each node gathers on its leader, the leaders exchange
 //     their nodes' blocks, each leader broadcasts the whole on its node.
 //
-// The other collectives are lam_basic's. At coll_base_check=1 a small
-// Gather or Scatter sends the call with its data, as under lam_basic,
-// and so do the small Bcast and Reduce through the hierarchy (sendsCall).
+// The other collectives are lam_basic's. At coll_base_check=1 the small
+// Bcast, Reduce, Gather and Scatter send the call with their data
+// (sendsCall): the Bcast and Reduce through the hierarchy, the Gather and
+// Scatter too when their root leads its node (rooted.go: one message
+// between the root and each other node's leader), as lam_basic's (on the
+// whole communicator) otherwise.
 package smp
 
 import (
@@ -146,6 +149,8 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Reduce:    reduce,
 		Allreduce: allreduce,
 		Allgather: allgather,
+		Gather:    gather,
+		Scatter:   scatter,
 		Carries:   sendsCall,
 		SendsCall: sendsCall,
 	}, nil
@@ -154,10 +159,10 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 // sendsCall is smp's coll.Actions.Carries and SendsCall: at
 // coll_base_check=1, the small Bcast, Gather, Scatter and Reduce (those
 // lam_basic carries: up to coll_base_small bytes per process, Scatter's
-// n blocks) send the call with their data. lam_basic's Gather and
-// Scatter, which run on the whole communicator, do it as under
-// lam_basic; smp's own Bcast and Reduce carry it through the hierarchy
-// (bcastSent, reduceSent). Their processes that only send return at
+// n blocks) send the call with their data. The Gather and Scatter carry
+// it through the hierarchy when their root leads its node (rooted.go),
+// as under lam_basic on the whole communicator otherwise; the Bcast and
+// Reduce through the hierarchy (bcastSent, reduceSent). Their processes that only send return at
 // once. Every other collective, and every one at coll_base_check=2,
 // checks first through smp's Allreduce.
 func sendsCall(c *coll.Comm, sig coll.Sig) bool {
