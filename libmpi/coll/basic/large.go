@@ -118,12 +118,13 @@ func allreduceDirect(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	if err := b.wait(); err != nil {
 		return err
 	}
-	// The fold writes into its operands; this process's own part is
-	// copied to the slab's free slot first, since mine may be the send
-	// buffer.
-	x[r] = slab[r*w : (r+1)*w]
-	copy(x[r], mine[lo:hi])
-	copy(recv[lo:hi], halvingFold(x, op))
+	// The fold writes into its operands and leaves the result in this
+	// process's own part, which is in place in recv.
+	if send != nil {
+		copy(recv[lo:hi], send[lo:hi])
+	}
+	x[r] = recv[lo:hi]
+	halvingFold(x, r, op)
 	for k := 1; k < n; k++ {
 		b.send(recv[lo:hi], (r+k)%n)
 	}
@@ -134,37 +135,51 @@ func allreduceDirect(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	return b.wait()
 }
 
-// halvingFold combines x (one part per process, overwritten) as
-// rsag.reduceScatter does: over the largest power of two p ≤ n, the first
-// 2(n−p) processes in pairs (x[2i] ∘ x[2i+1]), then the partial results
-// across the highest bit of the new rank first, the lowest last, each as
-// the higher half's ∘ the lower's (shmem's evaluator, in place). It
-// returns the x that holds the result.
-func halvingFold(x [][]byte, op *coll.Op) []byte {
-	f := folder{x: x, op: op, p: 1}
+// halvingFold combines x (one part per process; all but x[home] are
+// scratch) into x[home] in rsag.reduceScatter's grouping: over the
+// largest power of two p ≤ n, the first 2(n−p) processes in pairs, then
+// the partial results across the highest bit of the new rank first, the
+// lowest last (shmem's evaluator). Each step applies the op to two
+// partial results in place, into the one whose subtree holds home (the
+// other way round, the higher half's ∘ the lower's, elsewhere): the op
+// commutes, and reduceScatter itself orders a step's operands as its
+// buffers fall (in place or not), so only the grouping is kept, which is
+// what decides a float sum's bits.
+func halvingFold(x [][]byte, home int, op *coll.Op) {
+	f := folder{x: x, op: op, home: &x[home][0], p: 1}
 	for f.p*2 <= len(x) {
 		f.p *= 2
 	}
 	f.rem = len(x) - f.p
-	return f.fold(1, 0)
+	f.fold(1, 0)
 }
 
 type folder struct {
 	x      [][]byte
 	op     *coll.Op
+	home   *byte
 	p, rem int
+}
+
+// combine applies the op to lo's and hi's partial results, into hi's if
+// it is home's, else into lo's, and returns the one it wrote.
+func (f *folder) combine(lo, hi []byte) []byte {
+	if &hi[0] == f.home {
+		f.op.Apply(lo, hi)
+		return hi
+	}
+	f.op.Apply(hi, lo)
+	return lo
 }
 
 // fold combines the new ranks congruent to base modulo stride.
 func (f *folder) fold(stride, base int) []byte {
 	if stride == f.p {
 		if base < f.rem {
-			f.op.Apply(f.x[2*base], f.x[2*base+1])
-			return f.x[2*base+1]
+			return f.combine(f.x[2*base+1], f.x[2*base])
 		}
 		return f.x[base+f.rem]
 	}
-	out := f.fold(2*stride, base)
-	f.op.Apply(f.fold(2*stride, base+stride), out)
-	return out
+	lo := f.fold(2*stride, base)
+	return f.combine(lo, f.fold(2*stride, base+stride))
 }

@@ -11,7 +11,8 @@ import (
 // TestLargeChoiceNodes: the choices that depend on the processes' nodes
 // (one node: the rpis' single copy between their buffers): a large Bcast
 // is linear, a large Alltoall starts every transfer at once and a large
-// Allreduce reads every input at once on one node, and keep the tree, the
+// Allreduce reads every input at once on one node (when
+// coll_base_allreduce_direct is on), and keep the tree, the
 // pairwise exchange and recursive halving across nodes.
 func TestLargeChoiceNodes(t *testing.T) {
 	const n = 8
@@ -23,7 +24,8 @@ func TestLargeChoiceNodes(t *testing.T) {
 		{make([]int32, n), true, false},
 		{two, false, true},
 	} {
-		w := colltest.NewWorld(tt.nodes, 5*time.Second)
+		// coll_base_allreduce_direct is off by default (docs/coll.md).
+		w := colltest.NewWorld(tt.nodes, 5*time.Second, "coll_base_allreduce_direct", "256K")
 		w.Check(t, w.Each(func(r int) error {
 			c := w.Comm(r)
 			// A first collective sets the communicator up (its Params).
@@ -51,7 +53,7 @@ func TestLargeChoiceNodes(t *testing.T) {
 // TestDirectAllreduceTwo: two processes on one node keep recursive
 // halving, one exchange straight into the receive buffer.
 func TestDirectAllreduceTwo(t *testing.T) {
-	w := colltest.NewWorld(make([]int32, 2), 5*time.Second)
+	w := colltest.NewWorld(make([]int32, 2), 5*time.Second, "coll_base_allreduce_direct", "256K")
 	defer w.Close()
 	w.Check(t, w.Each(func(r int) error {
 		c := w.Comm(r)
