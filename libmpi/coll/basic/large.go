@@ -81,11 +81,12 @@ func directAllreduce(c *coll.Comm, size int) bool {
 // its receives, so that the rpi sees a long send to the peer under way
 // and copies each message whole (core's sendingTo) instead of splitting
 // the copy, which makes two processes exchanging wait on each other's
-// half (2 processes, 4 MiB: 3-4x the time). Two rounds in all,
-// against recursive halving's 2·log2 n exchanges, each waiting on one
-// partner. Each element is combined in recursive halving's grouping and
-// operand order (halvingFold), so the bits are reduceScatter's and
-// shmem's.
+// half (2 processes, 1-4 MiB: 3-4x the time, one loaded run). Two rounds
+// in all, against recursive halving's 2·log2 n exchanges, each waiting
+// on one partner. Each element is combined in recursive halving's
+// grouping (halvingFold), so the bits are reduceScatter's and shmem's.
+// Off by default (coll_base_allreduce_direct 0): measured here, it was
+// not steadily faster (docs/coll.md).
 func allreduceDirect(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	n, r := c.Size(), c.Rank()
 	mine := send
