@@ -29,6 +29,8 @@
 #                                 LAM/Go C columns; COLL_SHAPES="SEGSxPOOL
 #                                 ..." a LAM/Go column per shmem pool
 #                                 shape (num_segments x message_pool_size);
+#                                 COLL_SSI="n=v[:n=v...] ..." a LAM/Go
+#                                 column per set of -ssi parameters;
 #                                 COLL_BASIC=0 leaves the lam_basic
 #                                 columns out. The ratio is the
 #                                 median of the per-round ratios LAM/Go
@@ -223,6 +225,15 @@ coll)
 	for shape in ${COLL_SHAPES:-}; do
 		segs=${shape%x*} pool=${shape#*x}
 		add "LAM/Go ${segs}x$((pool / segs / 1024))K" "$repo/bin/$run -ssi coll_base_shmem_num_segments $segs -ssi coll_base_shmem_message_pool_size $pool $pin$repo/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
+	done
+	# COLL_SSI="name=value[:name=value...] ...": a LAM/Go column per
+	# setting, with those -ssi parameters (e.g.
+	# coll_base_allreduce_direct=0:coll=lam_basic,smp).
+	for set in ${COLL_SSI:-}; do
+		args=
+		IFS=: read -ra kvs <<<"$set"
+		for kv in "${kvs[@]}"; do args="$args-ssi ${kv%%=*} ${kv#*=} "; done
+		add "LAM/Go $set" "$repo/bin/$run $args$pin$repo/bin/coll -iters ITERS MEDFLAG-sizes SIZES OP"
 	done
 	if [ -n "${COLL_BASE:-}" ]; then
 		# COLL_BASE=<another checkout, built>: its bench/coll with its

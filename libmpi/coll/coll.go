@@ -384,6 +384,7 @@ var (
 	ParamSentSync        = ssi.FullName(ssi.Coll, "base", "sent_sync")
 	ParamBcastWhole      = ssi.FullName(ssi.Coll, "base", "bcast_whole")
 	ParamLinearBlock     = ssi.FullName(ssi.Coll, "base", "linear_block")
+	ParamAllreduceDirect = ssi.FullName(ssi.Coll, "base", "allreduce_direct")
 )
 
 func init() {
@@ -408,6 +409,8 @@ func init() {
 			Help: "Bytes above which lam_basic's Bcast to three or more processes sends the message whole again (from the root to each process on one node, whatever their number; across nodes, linear up to coll_base_crossover processes and a binomial tree above) instead of coll_base_bcast_scatter's scatter and ring, which so takes the sizes between the two (none by default); 0: never"},
 		ssi.Param{Name: "linear_block", Default: "4096", Type: ssi.Size,
 			Help: "Bytes per process above which lam_basic's Gather and Scatter send every block straight between the root's buffer and its process whatever the number of processes, instead of a binomial tree above coll_base_crossover processes; 0: never"},
+		ssi.Param{Name: "allreduce_direct", Default: "0", Type: ssi.Size,
+			Help: "Bytes per process above which lam_basic's Allreduce of a commutative op on a communicator of one node has each process read its n-th of every other process's input at once, reduce it, and send the result to every other process at once (two rounds), instead of reduce-scatter and allgather by recursive halving and doubling (2 log2 n exchanges); the same grouping, so the same bits; 0: never"},
 		ssi.Param{Name: "sent_sync", Default: "64", Type: ssi.Int,
 			Help: "At coll_base_check=1, every so many collectives that send the call with their data on a communicator (a small Bcast, Gather, Scatter; smp's Reduce; counted apart, the small Ibcast, Igather, Iscatter, Ireduce), the processes that only send wait for an acknowledgement from those that receive, so that a receiver slower than its senders has at most that many calls' messages queued (at coll_base_check=0, the same for the small Bcast, Gather, Scatter and Reduce whose senders return at once); 0: never"},
 	)
@@ -427,6 +430,7 @@ type Params struct {
 	SentSync        int // coll_base_sent_sync
 	BcastWhole      int // coll_base_bcast_whole (0: never)
 	LinearBlock     int // coll_base_linear_block (0: never)
+	AllreduceDirect int // coll_base_allreduce_direct (0: never)
 }
 
 // ReadParams reads the framework's parameters.
@@ -464,6 +468,9 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 	errs = append(errs, err)
 	lb, err := s.Size(ParamLinearBlock)
 	p.LinearBlock = int(lb)
+	errs = append(errs, err)
+	ad, err := s.Size(ParamAllreduceDirect)
+	p.AllreduceDirect = int(ad)
 	errs = append(errs, err)
 	p.SentSync, err = s.Int(ParamSentSync)
 	errs = append(errs, err)

@@ -23,6 +23,7 @@ var knownParams = []string{
 	"boot_verbose",
 	"coll",
 	"coll_base_allgather_ring",
+	"coll_base_allreduce_direct",
 	"coll_base_alltoall_pairwise",
 	"coll_base_associative",
 	"coll_base_bcast_scatter",

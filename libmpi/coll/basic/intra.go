@@ -788,6 +788,9 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 		return allreduceGather(c, send, recv, op)
 	}
 	if useRSAG(c, op, len(recv)) {
+		if directAllreduce(c, len(recv)) {
+			return allreduceDirect(c, send, recv, op)
+		}
 		s := &rsag{c: c, n: n, op: op}
 		if err := s.reduceScatter(send, recv); err != nil {
 			return err

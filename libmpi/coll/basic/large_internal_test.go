@@ -10,8 +10,10 @@ import (
 
 // TestLargeChoiceNodes: the choices that depend on the processes' nodes
 // (one node: the rpis' single copy between their buffers): a large Bcast
-// is linear and a large Alltoall starts every transfer at once on one
-// node, and keep the tree and the pairwise exchange across nodes.
+// is linear, a large Alltoall starts every transfer at once and a large
+// Allreduce reads every input at once on one node (when
+// coll_base_allreduce_direct is on), and keep the tree, the
+// pairwise exchange and recursive halving across nodes.
 func TestLargeChoiceNodes(t *testing.T) {
 	const n = 8
 	two := []int32{0, 0, 0, 0, 1, 1, 1, 1}
@@ -22,7 +24,8 @@ func TestLargeChoiceNodes(t *testing.T) {
 		{make([]int32, n), true, false},
 		{two, false, true},
 	} {
-		w := colltest.NewWorld(tt.nodes, 5*time.Second)
+		// coll_base_allreduce_direct is off by default (docs/coll.md).
+		w := colltest.NewWorld(tt.nodes, 5*time.Second, "coll_base_allreduce_direct", "256K")
 		w.Check(t, w.Each(func(r int) error {
 			c := w.Comm(r)
 			// A first collective sets the communicator up (its Params).
@@ -35,11 +38,31 @@ func TestLargeChoiceNodes(t *testing.T) {
 			if got := pairwiseAlltoall(c, 1<<20); got != tt.pairwise {
 				t.Errorf("nodes %v: a 1 MiB-block Alltoall pairwise %v, want %v", tt.nodes, got, tt.pairwise)
 			}
-			if pairwiseAlltoall(c, 1024) || linearBcast(c, 1024) {
+			if got := directAllreduce(c, 4<<20); got != tt.linear {
+				t.Errorf("nodes %v: a 4 MiB Allreduce direct %v, want %v", tt.nodes, got, tt.linear)
+			}
+			if pairwiseAlltoall(c, 1024) || linearBcast(c, 1024) || directAllreduce(c, 1024) {
 				t.Errorf("nodes %v: small calls took the large choices", tt.nodes)
 			}
 			return nil
 		}))
 		w.Close()
 	}
+}
+
+// TestDirectAllreduceTwo: two processes on one node keep recursive
+// halving, one exchange straight into the receive buffer.
+func TestDirectAllreduceTwo(t *testing.T) {
+	w := colltest.NewWorld(make([]int32, 2), 5*time.Second, "coll_base_allreduce_direct", "256K")
+	defer w.Close()
+	w.Check(t, w.Each(func(r int) error {
+		c := w.Comm(r)
+		if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+			return err
+		}
+		if directAllreduce(c, 4<<20) {
+			t.Error("2 processes: a 4 MiB Allreduce direct")
+		}
+		return nil
+	}))
 }

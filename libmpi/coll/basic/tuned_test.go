@@ -27,6 +27,7 @@ func TestSuiteTuned(t *testing.T) {
 			"coll_base_linear_block", "1"},
 		"scatter, binomial blocks": {"coll_base_small", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "0",
 			"coll_base_linear_block", "0"},
+		"allreduce direct": {"coll_base_small", "0", "coll_base_reduce_crossover", "0", "coll_base_allreduce_direct", "1"},
 		// Two nodes (the first half, the rest): the choices made
 		// between nodes only (Allgather's ring, Alltoall's pairs, a
 		// large Bcast's tree).
@@ -113,6 +114,48 @@ func TestGatherSameBits(t *testing.T) {
 				if string(results[0]) != string(results[1]) {
 					t.Errorf("n=%d root=%d: gathering changed the bits", n, root)
 				}
+			}
+		}
+	}
+}
+
+// The one-node Allreduce that reads every process's input at once
+// (coll_base_allreduce_direct) gives recursive halving's bits, for a
+// float sum, in place and not, on every process.
+func TestAllreduceDirectSameBits(t *testing.T) {
+	for _, n := range []int{2, 3, 4, 5, 6, 7, 8, 11} {
+		for _, inPlace := range []bool{false, true} {
+			var results [2][]byte
+			for i, direct := range []string{"0", "1"} {
+				const k = 37
+				w := colltest.NewWorld(oneNode(n), 20*time.Second,
+					"coll_base_small", "0", "coll_base_reduce_crossover", "0", "coll_base_allreduce_direct", direct)
+				out := make([][]byte, n)
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					send := colltest.Floats(r, k)
+					out[r] = coll.Buffer(len(send))
+					if inPlace {
+						copy(out[r], send)
+						send = nil
+					}
+					return c.Run(coll.Sig{Kind: coll.Allreduce, Send: int64(len(out[r])), Op: coll.UserOp}, func(a *coll.Actions) error {
+						return a.Allreduce(c, send, out[r], &colltest.FSum)
+					})
+				})
+				w.Close()
+				for r, err := range errs {
+					if err != nil {
+						t.Fatalf("n=%d direct=%s rank %d: %v", n, direct, r, err)
+					}
+					if string(out[r]) != string(out[0]) {
+						t.Fatalf("n=%d direct=%s in place %v: ranks 0 and %d differ", n, direct, inPlace, r)
+					}
+				}
+				results[i] = out[0]
+			}
+			if string(results[0]) != string(results[1]) {
+				t.Errorf("n=%d in place %v: the direct Allreduce changed the bits", n, inPlace)
 			}
 		}
 	}

@@ -97,6 +97,28 @@ type Fn = func(in, inout []byte)
 // if the op does not apply), and whether it is exact (the same bits
 // however the reduction is grouped).
 func Kernel(id int, k Kind) (Fn, bool) {
+	fn, exact := kernel(id, k)
+	if add := vectorSum(k); id == Sum && fn != nil && add != nil {
+		fn = withVector(add, fn)
+	}
+	return fn, exact
+}
+
+// withVector is a kernel that runs add (a vector loop) over inout's
+// whole 64-byte blocks and scalar over the rest. 64 is a multiple of
+// every element's size, so the blocks hold whole elements.
+func withVector(add func(in, inout *byte, n int), scalar Fn) Fn {
+	return func(in, inout []byte) {
+		if n := len(inout) &^ 63; n > 0 {
+			_ = in[n-1] // a short in panics here, as the scalar loop's would
+			add(&in[0], &inout[0], n)
+			in, inout = in[n:], inout[n:]
+		}
+		scalar(in, inout)
+	}
+}
+
+func kernel(id int, k Kind) (Fn, bool) {
 	switch k {
 	case Int8:
 		return intKernel[int8](id), true
