@@ -123,14 +123,15 @@ func (c *Comm) viewLocked(tag int32, s *Schedule, prog *Progress) *Comm {
 // what a view takes from c when it is made (viewKept: the module, its
 // nonblocking functions, c's count of sent calls) is c's for good and
 // is not written again, nor are the view's buffers (Scratch, bufs),
-// which it keeps for reuse. Writing the whole Comm again, a kilobyte of
+// which it keeps for reuse, nor its digest of the last call (lastSig: a
+// function of the call and the communicator, which its views share). Writing the whole Comm again, a kilobyte of
 // function pointers under the collector's write barriers, cost a small
 // nonblocking collective more than its messages.
 func (v *Comm) reset(c *Comm, tag int32, s *Schedule) {
 	v.T, v.Params, v.Data = c.T, c.Params, c.Data
 	v.ready, v.freed, v.initErr = true, false, nil
 	v.tag, v.fault, v.parent = tag, nil, nil
-	v.carry, v.lastSig, v.sent = carry{}, lastSig{}, 0
+	v.carry, v.sent = carry{}, 0
 	v.rec.on.Store(false)
 	v.rec.seq.Store(0)
 	v.rec.last = LastCall{}
@@ -456,13 +457,13 @@ func (v *Comm) check(sig Sig) {
 		}
 		return
 	}
-	vec := v.sigVector(sig)
-	mine := v.Scratch(ScratchCheck2, len(vec)) // the view's own: it is this collective's
 	if !v.Inter() {
-		// The least and greatest digest first; the signatures themselves
-		// only when they differ, to say how.
+		// The least and greatest digest first (the view's digest of the
+		// last call, kept across its reuse: a program starts the same
+		// collective again and again); the signatures themselves only
+		// when they differ, to say how.
 		d := v.Scratch(ScratchDigest, 32)
-		h := digest(vec)
+		h := v.sigDigest(&sig)
 		binary.LittleEndian.PutUint64(d, h)
 		binary.LittleEndian.PutUint64(d[8:], ^h)
 		v.checkTagged(func() error { return v.act.Allreduce(v, d[:16], d[16:], &minOp) })
@@ -473,12 +474,16 @@ func (v *Comm) check(sig Sig) {
 				}
 				return nil
 			}
+			vec := v.sigVector(sig)
+			mine := v.Scratch(ScratchCheck2, len(vec))
 			v.checkTagged(func() error { return v.act.Allreduce(v, vec, mine, &minOp) })
 			s.Then(func(*Schedule) error { return v.judge(sig, decodeAgg(mine), nil) })
 			return nil
 		})
 		return
 	}
+	vec := v.sigVector(sig)
+	mine := v.Scratch(ScratchCheck2, len(vec)) // the view's own: it is this collective's
 	local := v.T.Local()
 	remote := Buffer(len(vec))
 	v.checkTagged(func() error {
