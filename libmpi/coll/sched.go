@@ -256,11 +256,12 @@ func (s *Schedule) advance() bool {
 // drop forgets the rounds of a schedule that ended: the buffers are the
 // caller's again, and bufs are left empty for the view's next schedule.
 func (s *Schedule) drop() {
-	s.rounds = nil
-	clear(s.bufs.rounds[:])
-	clear(s.bufs.xfers[:])
-	clear(s.bufs.locals[:])
-	s.xferFree, s.localFree = nil, nil
+	b := s.bufs
+	clear(b.rounds[:min(len(s.rounds), len(b.rounds))])
+	// Only what was carved (from the front) holds anything.
+	clear(b.xfers[:len(b.xfers)-len(s.xferFree)])
+	clear(b.locals[:len(b.locals)-len(s.localFree)])
+	s.rounds, s.xferFree, s.localFree = nil, nil, nil
 }
 
 // start starts a round's transfers.
