@@ -136,7 +136,7 @@ func (v *Comm) reset(c *Comm, tag int32, s *Schedule) {
 	v.rec.seq.Store(0)
 	v.rec.last = LastCall{}
 	v.watcher = watcher{}
-	v.nbcSeq, v.exact, v.sched = 0, true, s
+	v.nbcSeq, v.exact, v.sched, v.nbSig = 0, true, s, Sig{}
 	v.nbc.Store(false)
 	v.nbSentCount.Store(0)
 	v.free, v.freeShut = nil, false
@@ -292,6 +292,21 @@ func (v *Comm) JudgeStep(m, dst []byte) {
 // runCheckStep runs l, a step of the argument check on the view v.
 func (v *Comm) runCheckStep(l local) error {
 	switch l.check {
+	case digestStep:
+		// The least digest and the complement of the greatest (check):
+		// equal, every process made this call; otherwise the
+		// signatures themselves, in rounds that go next, to say how.
+		d := l.src
+		if lo, notHi := binary.LittleEndian.Uint64(d[16:]), binary.LittleEndian.Uint64(d[24:]); int64(lo) == ^int64(notHi) {
+			if v.nbSig.Err != nil {
+				return v.nbSig.Err
+			}
+			return nil
+		}
+		vec := v.sigVector(v.nbSig)
+		mine := v.Scratch(ScratchCheck2, len(vec))
+		v.checkTagged(func() error { return v.act.Allreduce(v, vec, mine, &minOp) })
+		v.sched.Then(func(*Schedule) error { return v.judge(v.nbSig, decodeAgg(mine), nil) })
 	case judgeStep:
 		if err := v.JudgeCall(l.src, true); err != nil {
 			v.Judged(err)
@@ -467,21 +482,20 @@ func (v *Comm) check(sig Sig) {
 		binary.LittleEndian.PutUint64(d, h)
 		binary.LittleEndian.PutUint64(d[8:], ^h)
 		v.checkTagged(func() error { return v.act.Allreduce(v, d[:16], d[16:], &minOp) })
-		s.Then(func(s *Schedule) error {
-			if lo, notHi := binary.LittleEndian.Uint64(d[16:]), binary.LittleEndian.Uint64(d[24:]); int64(lo) == ^int64(notHi) {
-				if sig.Err != nil {
-					return sig.Err
-				}
-				return nil
-			}
-			vec := v.sigVector(sig)
-			mine := v.Scratch(ScratchCheck2, len(vec))
-			v.checkTagged(func() error { return v.act.Allreduce(v, vec, mine, &minOp) })
-			s.Then(func(*Schedule) error { return v.judge(sig, decodeAgg(mine), nil) })
-			return nil
-		})
+		v.nbSig = sig
+		s.addLocal(s.openRound(false), local{src: d, v: v, check: digestStep})
+		s.Next()
 		return
 	}
+	v.checkInter(sig)
+}
+
+// checkInter is check on an intercommunicator: each group reduces its
+// signatures, the leaders swap the results, each group learns the
+// other's. (A function of its own, so that the closures that keep sig
+// do not move the intracommunicators' sig to the heap.)
+func (v *Comm) checkInter(sig Sig) {
+	s := v.sched
 	vec := v.sigVector(sig)
 	mine := v.Scratch(ScratchCheck2, len(vec)) // the view's own: it is this collective's
 	local := v.T.Local()
@@ -536,6 +550,7 @@ type nbcState struct {
 	// points to its communicator's.
 	nbSentCount atomic.Uint64
 	nbSent      *atomic.Uint64
+	nbSig       Sig // a view's call, which its argument check's steps judge
 
 	base     *Comm         // a view's communicator, which gets it back (recycle)
 	bufs     *scheduleBufs // a collective's own view's: lent to its schedule, kept for reuse

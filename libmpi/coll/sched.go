@@ -95,6 +95,7 @@ type checkStep uint8
 const (
 	judgeStep   checkStep = iota + 1 // compare the call in front of src, copy the data behind it to dst
 	sentOutStep                      // fail if the module did not send the call
+	digestStep                       // compare the reduced digests in src (Comm.check); rounds it adds go next
 )
 
 // newSchedule makes a schedule of prog on the arrays bufs (new ones if
@@ -341,6 +342,7 @@ func (s *Schedule) runLocal() {
 			s.open, s.fresh = s.cur, true
 			s.err = l.then(s)
 		case l.v != nil:
+			s.open, s.fresh = s.cur, true
 			s.err = l.v.runCheckStep(l)
 		case l.op != nil:
 			l.op.Apply(l.src, l.dst)
