@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lamgo/lam/shared/jobwire"
@@ -45,6 +46,7 @@ const DescFile = "job.json"
 const (
 	setPrefix     = "ckpt-"
 	partialPrefix = ".partial-" + setPrefix
+	discardPrefix = ".discard" // before a discarded partial set's name, while it is removed
 )
 
 // maxDesc bounds a description read back (its lines, ranks and
@@ -316,8 +318,33 @@ func Begin(jobDir string, seq int) (*Partial, error) {
 	return &Partial{Dir: dir, jobDir: jobDir, seq: seq}, nil
 }
 
-// Discard removes the partial set.
-func (p *Partial) Discard() error { return os.RemoveAll(p.Dir) }
+// Discard removes the partial set. It renames it out of the way first,
+// to a name no rank writes into, then removes it: a rank whose
+// checkpoint goes on after another's failed may still be creating its
+// file in the set, and removing the directory in place raced with it
+// (the directory not empty when its entries had been removed, the
+// partial set left behind). After the rename a rank's create fails,
+// but one whose path was looked up before it may still land in the
+// renamed directory: the removal is tried again while the directory is
+// not empty, a few times, a millisecond apart (such a create ends within
+// microseconds).
+func (p *Partial) Discard() error {
+	gone := filepath.Join(p.jobDir, discardPrefix+filepath.Base(p.Dir))
+	if err := os.Rename(p.Dir, gone); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	var err error
+	for range 100 {
+		if err = os.RemoveAll(gone); err == nil || !errors.Is(err, syscall.ENOTEMPTY) {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return err
+}
 
 // Commit checks that every rank's file is there with the size the rank
 // reported, writes the description, syncs the files and the directory and

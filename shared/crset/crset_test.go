@@ -325,3 +325,52 @@ func TestListOrder(t *testing.T) {
 		t.Errorf("List(missing) = %v, %v", sets, err)
 	}
 }
+
+// A partial set discarded while a rank still writes into it (a rank whose
+// checkpoint went on after another's failed) is gone afterwards: no
+// entry of it is left in the job's directory, whatever the rank created
+// meanwhile, and the rank can add nothing more to it.
+func TestDiscardWhileWritten(t *testing.T) {
+	jobDir := t.TempDir()
+	for i := range 200 {
+		p, err := Begin(jobDir, i+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		wrote := make(chan struct{})
+		go func() { // the late rank: creates file after file in the set
+			defer close(wrote)
+			for k := 0; ; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if f, err := os.OpenFile(filepath.Join(p.Dir, fmt.Sprintf("rank-%d.ckpt", k)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+					f.Close()
+				}
+			}
+		}()
+		for k := 0; k < 3; k++ { // let it create a few first
+			for {
+				if ents, _ := os.ReadDir(p.Dir); len(ents) > k {
+					break
+				}
+			}
+		}
+		derr := p.Discard()
+		close(stop)
+		<-wrote
+		if derr != nil {
+			t.Fatalf("round %d: Discard: %v", i, derr)
+		}
+		if ents, _ := os.ReadDir(jobDir); len(ents) != 0 {
+			names := []string{}
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Fatalf("round %d: left in the job's directory: %v", i, names)
+		}
+	}
+}
