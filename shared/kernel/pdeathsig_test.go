@@ -26,7 +26,10 @@ func TestSpawnedDieWithLamd(t *testing.T) {
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSpawnedDieWithLamd$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "KERNEL_TEST_LAMD=1")
+	// The helper is killed, so its own cleanups never run: its temporary
+	// files (its universe's) go under this test's directory, which this
+	// test removes.
+	cmd.Env = append(os.Environ(), "KERNEL_TEST_LAMD=1", "TMPDIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
