@@ -142,12 +142,12 @@ static uint8_t *fc_in(int i, uint64_t s)
 	return a->mem + a->pools + (int64_t)i * 2 * a->segs * a->chunk + (int64_t)(s % (uint64_t)a->segs) * a->chunk;
 }
 
-/* area.claim */
-static int fc_claim(uint64_t s)
+/* area.claimOf: waits until every process finished round last[b], then
+ * makes s that round. */
+static int fc_claim_of(uint64_t *last, int b, uint64_t s)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
-	int b = (int)(s % (uint64_t)a->segs);
-	uint64_t u = a->last_use[b];
+	uint64_t u = last[b];
 	if (u > 0) {
 		for (int q = 0; q < a->n; q++) {
 			if (q == a->me || a->seen_done[q] >= u)
@@ -158,9 +158,12 @@ static int fc_claim(uint64_t s)
 			a->seen_done[q] = fc_load(fc_done(q));
 		}
 	}
-	a->last_use[b] = s;
+	last[b] = s;
 	return MPI_SUCCESS;
 }
+
+/* area.claim */
+static int fc_claim(uint64_t s) { return fc_claim_of(lamgo_fcoll.last_use, (int)(s % (uint64_t)lamgo_fcoll.segs), s); }
 
 static uint64_t *fc_digest(int i, uint64_t k) { return fc_u64(LAMGO_FC_OFF_DIGEST + 8 * ((int)(k & 1) * lamgo_fcoll.n + i)); }
 
@@ -439,19 +442,34 @@ static int fc_reduction(const struct lamgo_fcoll_entry *e, const struct fc_call 
 	return MPI_SUCCESS;
 }
 
-/* area.callDigest and area.call: process i's digest and call beside its
- * data of round s. */
+/* area.lane, posting, laneDigest, laneData, callDigest and call:
+ * process i's lane line of round s, the flag in it, the digest and the
+ * data there, and its call of round s with that call's digest. */
 static int fc_call_off(int i) { return lamgo_fcoll.call_at + i * lamgo_fcoll.call_stride; }
 
-static uint64_t *fc_call_digest(int i, uint64_t s) { return fc_u64(fc_call_off(i) + 8 * (int)(s % (uint64_t)lamgo_fcoll.segs)); }
+static int fc_lane(int i, uint64_t s) { return fc_call_off(i) + (int)(s % LAMGO_FC_LANE_SLOTS) * LAMGO_FC_LINE; }
+
+static struct fc_flag fc_posting(int i, uint64_t s) { return (struct fc_flag){fc_lane(i, s), fc_lane(i, s) + LAMGO_FC_LANE_SLEEP}; }
+
+static uint64_t *fc_lane_digest(int i, uint64_t s) { return fc_u64(fc_lane(i, s) + LAMGO_FC_LANE_DIGEST); }
+
+static uint8_t *fc_lane_data(int i, uint64_t s) { return lamgo_fcoll.mem + fc_lane(i, s) + LAMGO_FC_LANE_DATA; }
+
+static uint64_t *fc_call_digest(int i, uint64_t s)
+{
+	return fc_u64(fc_call_off(i) + LAMGO_FC_LANE_SLOTS * LAMGO_FC_LINE + 8 * (int)(s % LAMGO_FC_LANE_SLOTS));
+}
 
 static uint8_t *fc_call(int i, uint64_t s)
 {
-	return lamgo_fcoll.mem + fc_call_off(i) + lamgo_fcoll.call_first + (int)(s % (uint64_t)lamgo_fcoll.segs) * LAMGO_FC_CALL_SIZE;
+	return lamgo_fcoll.mem + fc_call_off(i) + lamgo_fcoll.call_first + (int)(s % LAMGO_FC_LANE_SLOTS) * LAMGO_FC_CALL_SIZE;
 }
 
-/* area.postCall: the digest beside this process's data of round s, and
- * the call when the digest there is another. */
+/* area.claimLane */
+static int fc_claim_lane(uint64_t s) { return fc_claim_of(lamgo_fcoll.last_lane, (int)(s % LAMGO_FC_LANE_SLOTS), s); }
+
+/* area.postCall: the call, when the one kept in its slot is another, the
+ * digest, then the round's number in this process's lane line. */
 static void fc_post_call(const struct lamgo_fcoll_entry *e, uint64_t s)
 {
 	uint64_t *d = fc_call_digest(lamgo_fcoll.me, s);
@@ -459,45 +477,75 @@ static void fc_post_call(const struct lamgo_fcoll_entry *e, uint64_t s)
 		memcpy(fc_call(lamgo_fcoll.me, s), e->call, LAMGO_FC_CALL_SIZE);
 		__atomic_store_n(d, e->digest, __ATOMIC_SEQ_CST);
 	}
+	__atomic_store_n(fc_lane_digest(lamgo_fcoll.me, s), e->digest, __ATOMIC_SEQ_CST);
+	fc_publish(fc_posting(lamgo_fcoll.me, s), s);
+}
+
+/* inLane: whether the writer's bytes of a call (a Scatter's n pieces
+ * together, end to end) move in its lane line. */
+static int fc_in_lane(const struct fc_call *c)
+{
+	int64_t size = c->kind == LAMGO_FC_SCATTER ? c->m * lamgo_fcoll.n : c->m;
+	return size <= LAMGO_FC_LANE_BYTES;
+}
+
+/* sentRound's write closures: in is the lane line's data or the buffer. */
+static void fc_write_sent(const struct fc_call *c, uint8_t *in, int lane)
+{
+	if (c->kind == LAMGO_FC_SCATTER && lane) {
+		for (int q = 0; q < lamgo_fcoll.n; q++)
+			if (q != c->root)
+				memcpy(in + q * c->m, c->send + q * c->m, (size_t)c->m);
+		return;
+	}
+	fc_write(c, in);
 }
 
 /* The part of round s that process q wrote, read by this one (sentRound's
  * read closures). */
-static void fc_read_sent(const struct fc_call *c, int q, uint64_t s)
+static void fc_read_sent(const struct fc_call *c, int q, uint64_t s, int lane)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
 	size_t m = (size_t)c->m;
+	uint8_t *in = lane ? fc_lane_data(q, s) : fc_in(q, s);
+	int64_t per = lane ? c->m : a->chunk / a->n;
 	switch (c->kind) {
 	case LAMGO_FC_BCAST:
-		memcpy(c->recv, fc_in(q, s), m);
+		memcpy(c->recv, in, m);
 		return;
 	case LAMGO_FC_GATHER:
-		memcpy(c->recv + q * m, fc_in(q, s), m);
+		memcpy(c->recv + q * m, in, m);
 		return;
 	case LAMGO_FC_SCATTER:
-		memcpy(c->recv, fc_in(q, s) + (int64_t)a->me * (a->chunk / a->n), m);
+		memcpy(c->recv, in + a->me * per, m);
 		return;
 	}
 }
 
 /* fc_sent runs a call as colls.go's sentRound does (coll_base_check=1): a
- * process that writes claims its buffer, writes, posts its data and its
- * call, and returns; the others wait for the posts, compare the digests
- * and read the data of the calls that agree. The first process whose call
- * differs is judged in Go (lamgo_fcoll_judge: the error and its handler);
- * the caller holds the lock. */
+ * process that writes claims its lane line (and, unless the data fit
+ * there, its buffer), writes, posts its call and the round in the lane
+ * line, and returns; the others wait for the lane lines, compare the
+ * digests and read the data of the calls that agree. The first process
+ * whose call differs is judged in Go (lamgo_fcoll_judge: the error and its
+ * handler); the caller holds the lock. */
 static int fc_sent(const struct lamgo_fcoll_entry *e, int slot, const struct fc_call *c)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
 	uint64_t s = ++*a->step;
-	int rc, me = a->me;
+	int rc, me = a->me, lane = fc_in_lane(c);
 	a->calls++;
 	if (fc_writes(c)) {
-		if ((rc = fc_claim(s)) != MPI_SUCCESS)
+		if ((rc = fc_claim_lane(s)) != MPI_SUCCESS)
 			return rc;
-		fc_write(c, fc_in(me, s));
+		if (lane) {
+			fc_write_sent(c, fc_lane_data(me, s), 1);
+		} else {
+			if ((rc = fc_claim(s)) != MPI_SUCCESS)
+				return rc;
+			fc_write_sent(c, fc_in(me, s), 0);
+		}
 		fc_post_call(e, s);
-		fc_publish(fc_posted(me), s);
 		if (c->kind == LAMGO_FC_SCATTER && c->recv != NULL)
 			memcpy(c->recv, c->send + me * c->m, (size_t)c->m);
 		fc_finish(s);
@@ -509,16 +557,16 @@ static int fc_sent(const struct lamgo_fcoll_entry *e, int slot, const struct fc_
 	for (int q = 0; q < a->n; q++) {
 		if (q == me || (c->kind == LAMGO_FC_GATHER) == (q == c->root))
 			continue;
-		if ((rc = fc_await(fc_posted(q), s, q)) != MPI_SUCCESS)
+		if ((rc = fc_await(fc_posting(q, s), s, q)) != MPI_SUCCESS)
 			return rc;
-		if (__atomic_load_n(fc_call_digest(q, s), __ATOMIC_SEQ_CST) != e->digest) {
+		if (__atomic_load_n(fc_lane_digest(q, s), __ATOMIC_SEQ_CST) != e->digest) {
 			if (judged)
 				continue; /* Go said what differs for the first */
 			judged = 1;
 			if ((first = lamgo_fcoll_judge(slot, (int)(fc_call(q, s) - a->mem))) != MPI_SUCCESS)
 				continue;
 		}
-		fc_read_sent(c, q, s);
+		fc_read_sent(c, q, s, lane);
 	}
 	fc_finish(s);
 	return first;

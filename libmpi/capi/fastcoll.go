@@ -175,11 +175,12 @@ func publishArea(cc *coll.Comm) bool {
 	f := &C.lamgo_fcoll
 	f.n, f.me, f.chunk, f.segs, f.posts = C.int(o.N), C.int(o.Me), C.int(o.Chunk), C.int(o.Segs), C.int(o.Posts)
 	f.call_at, f.call_stride, f.call_first, f.pools = C.int(o.Calls), C.int(o.CallStride), C.int(o.CallFirst), C.int(o.Pools)
-	for _, p := range []*uint64{o.Step, o.Syncs, o.LastUse, o.SeenDone} {
+	for _, p := range []*uint64{o.Step, o.Syncs, o.LastUse, o.LastLane, o.SeenDone} {
 		fcoll.pins.Pin(p)
 	}
 	f.step, f.syncs = (*C.uint64_t)(unsafe.Pointer(o.Step)), (*C.uint64_t)(unsafe.Pointer(o.Syncs))
 	f.last_use, f.seen_done = (*C.uint64_t)(unsafe.Pointer(o.LastUse)), (*C.uint64_t)(unsafe.Pointer(o.SeenDone))
+	f.last_lane = (*C.uint64_t)(unsafe.Pointer(o.LastLane))
 	f.spin_polls, f.spin_ns = C.int(o.SpinPolls), C.int64_t(o.SpinFor.Nanoseconds())
 	f.mem = (*C.uint8_t)(o.Mem) // last: it says the rest is there
 	return true
@@ -270,6 +271,8 @@ func fastCollMirror() map[string]uint64 {
 		"line": C.LAMGO_FC_LINE, "offSync": C.LAMGO_FC_OFF_SYNC, "offDigest": C.LAMGO_FC_OFF_DIGEST,
 		"offSleep": C.LAMGO_FC_OFF_SLEEP, "offReduce": C.LAMGO_FC_OFF_REDUCE, "smallReduce": C.LAMGO_FC_SMALL_REDUCE,
 		"rankOrder": C.LAMGO_FC_RANK_ORDER, "halving": C.LAMGO_FC_HALVING, "callSize": C.LAMGO_FC_CALL_SIZE,
+		"laneSlots": C.LAMGO_FC_LANE_SLOTS, "laneDigest": C.LAMGO_FC_LANE_DIGEST, "laneSleep": C.LAMGO_FC_LANE_SLEEP,
+		"laneData": C.LAMGO_FC_LANE_DATA, "laneBytes": C.LAMGO_FC_LANE_BYTES,
 	}
 }
 

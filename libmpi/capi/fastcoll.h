@@ -38,6 +38,15 @@
 /* colls.go's smallReduce: a reduction round up to this many bytes is
  * combined whole by every process that needs the result. */
 #define LAMGO_FC_SMALL_REDUCE 2048
+/* A process's lane (shmem's laneSlots, laneDigest, laneSleep, laneData):
+ * one line per round of a call sent with its data, s mod the slots: the
+ * round's number once posted, the digest of the call, the number's
+ * sleepers, then up to LAMGO_FC_LANE_BYTES of the data. */
+#define LAMGO_FC_LANE_SLOTS 256
+#define LAMGO_FC_LANE_DIGEST 8
+#define LAMGO_FC_LANE_SLEEP 16
+#define LAMGO_FC_LANE_DATA 24
+#define LAMGO_FC_LANE_BYTES (LAMGO_FC_LINE - LAMGO_FC_LANE_DATA)
 
 /* A reduction's grouping (order.go): rank order, x0 ∘ (x1 ∘ (… ∘ xn-1)),
  * and lam_basic's recursive halving. */
@@ -111,7 +120,7 @@ struct lamgo_fcoll {
 	uint8_t *mem;
 	int n, me, chunk, segs, posts;
 	int call_at, call_stride, call_first, pools; /* shmem.OutsideArea's Calls, CallStride, CallFirst, Pools */
-	uint64_t *step, *syncs, *last_use, *seen_done;
+	uint64_t *step, *syncs, *last_use, *last_lane, *seen_done;
 	int spin_polls;
 	int64_t spin_ns;
 	uint64_t calls; /* collectives the fast path ran (under the lock) */

@@ -35,10 +35,17 @@ import (
 //	         sleepers
 //	dones    one line per process: the last round it finished reading,
 //	         and its sleepers
-//	calls    per process, lines of segs digests (one per buffer: the
-//	         call whose data the buffer holds, at coll_base_check=1),
-//	         then segs calls (coll.CallSize bytes each), the one of each
-//	         digest, written only when the digest changed
+//	calls    per process: its lane, laneSlots lines, one per round
+//	         (round s's is s mod laneSlots) of a collective that sends
+//	         its call with its data (coll_base_check=1): the round's
+//	         number once posted, the digest of the writer's call, the
+//	         sleepers on that number, and up to laneBytes of the data
+//	         (a small Bcast, Gather or Scatter moves its data there, the
+//	         number, digest and data in one line a reader fetches at
+//	         once); then laneSlots digests, the one of each call below,
+//	         which only the writer reads; then laneSlots calls
+//	         (coll.CallSize bytes each), written only when the call
+//	         differs from the one kept in its slot
 //	pools    per process, segs input buffers then segs output buffers
 //
 // Every flag is a 64-bit round number with a count of the processes
@@ -57,6 +64,14 @@ const (
 	offDigest = offSync + 16 // the digests' slots
 	offReduce = 8            // within a post line
 	offSleep  = 16           // within a post line: the sleepers of posted, then of reduced; of done in a done line
+
+	// A lane line: the round number posted, the digest of the call, the
+	// sleepers on the number, the data.
+	laneSlots  = 256
+	laneDigest = 8
+	laneSleep  = 16
+	laneData   = 24
+	laneBytes  = line - laneData // the data a lane line holds
 )
 
 type geometry struct {
@@ -75,11 +90,16 @@ func (g geometry) posts() int       { return (offDigest + 16*g.n + line - 1) / l
 func (g geometry) postAt(i int) int { return g.posts() + i*line }
 func (g geometry) doneAt(i int) int { return g.posts() + (g.n+i)*line }
 
-// digestBytes is the bytes of one process's digests (a line holds 16),
-// callStride those of its digests and calls.
-func (g geometry) digestBytes() int  { return (g.segs*8 + line - 1) / line * line }
-func (g geometry) callStride() int   { return g.digestBytes() + (g.segs*coll.CallSize+line-1)/line*line }
-func (g geometry) callsAt(i int) int { return g.posts() + 2*g.n*line + i*g.callStride() }
+// laneBytesAll is the bytes of one process's lane, callFirst those of
+// its lane and its calls' digests (where its calls begin), callStride
+// those of its lane, digests and calls.
+const (
+	laneBytesAll = laneSlots * line
+	callFirst    = laneBytesAll + (laneSlots*8+line-1)/line*line
+	callStride   = callFirst + (laneSlots*coll.CallSize+line-1)/line*line
+)
+
+func (g geometry) callsAt(i int) int { return g.posts() + 2*g.n*line + i*callStride }
 func (g geometry) pools() int        { return g.callsAt(g.n) }
 func (g geometry) poolAt(i int) int  { return g.pools() + i*2*g.segs*g.chunk }
 func (g geometry) size() int         { return g.poolAt(g.n) }
@@ -103,6 +123,7 @@ type area struct {
 	step      uint64   // the last data round begun (the same on every process)
 	syncs     uint64   // the synchronising rounds begun (the same on every process)
 	lastUse   []uint64 // buffer → the last round this process wrote it in
+	lastLane  []uint64 // lane line → the last round this process posted in it
 	seenDone  []uint64 // process → the last round it was seen to have finished
 	largeSize int      // bytes per process above which lam_basic moves the data (0: none)
 	copySize  int      // the same for Bcast and Allgather, if larger
@@ -152,15 +173,37 @@ func (a *area) buf(s uint64) int { return int(s % uint64(a.segs)) }
 func (a *area) in(i int, s uint64) []byte  { return a.bufs(i, a.buf(s), 1) }
 func (a *area) out(i int, s uint64) []byte { return a.bufs(i, a.segs+a.buf(s), 1) }
 
-// callDigest and call are process i's digest and call beside its data of
-// round s (coll_base_check=1): written with the data, by the process that
-// claimed round s's buffer, so kept as long as the data are.
+// lane is process i's lane line of round s.
+func (a *area) lane(i int, s uint64) int { return a.callsAt(i) + int(s%laneSlots)*line }
+
+// posting is process i's lane flag of round s: the round's number, once
+// its data and call are there.
+func (a *area) posting(i int, s uint64) flag {
+	off := a.lane(i, s)
+	return a.flagAt(off, off+laneSleep)
+}
+
+// laneDigest is the digest of process i's call of round s, in its lane
+// line; laneData the data the line holds.
+func (a *area) laneDigest(i int, s uint64) *atomic.Uint64 {
+	return a.u64(a.lane(i, s) + laneDigest)
+}
+
+func (a *area) laneData(i int, s uint64) []byte {
+	off := a.lane(i, s) + laneData
+	return a.mem[off : off+laneBytes : off+laneBytes]
+}
+
+// callDigest and call are process i's call of round s (coll_base_check=1)
+// and its digest: written with the lane line by the process that claimed
+// it, so kept as long as the line is; the call only when the digest there
+// is another (the digest is read only by the writer).
 func (a *area) callDigest(i int, s uint64) *atomic.Uint64 {
-	return a.u64(a.callsAt(i) + 8*a.buf(s))
+	return a.u64(a.callsAt(i) + laneBytesAll + 8*int(s%laneSlots))
 }
 
 func (a *area) call(i int, s uint64) []byte {
-	off := a.callsAt(i) + a.digestBytes() + a.buf(s)*coll.CallSize
+	off := a.callsAt(i) + callFirst + int(s%laneSlots)*coll.CallSize
 	return a.mem[off : off+coll.CallSize : off+coll.CallSize]
 }
 
@@ -253,7 +296,7 @@ func unmap(mem []byte, path string, remove bool) {
 
 func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *area {
 	n, me := g.n, c.Rank()
-	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy, reduceSz: cfg.reduce,
+	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), lastLane: make([]uint64, laneSlots), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy, reduceSz: cfg.reduce,
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), inputs: make([][]byte, n)}
 	a.arrived = a.flagAt(offSync, offSync+8)
@@ -365,9 +408,15 @@ func (a *area) claimSpan(first uint64, k int) error {
 
 // claim waits until this process may write its buffers of round s: every
 // process finished the round that last used them.
-func (a *area) claim(s uint64) error {
-	b := a.buf(s)
-	if u := a.lastUse[b]; u > 0 {
+func (a *area) claim(s uint64) error { return a.claimOf(a.lastUse, a.buf(s), s) }
+
+// claimLane is claim for this process's lane line of round s.
+func (a *area) claimLane(s uint64) error { return a.claimOf(a.lastLane, int(s%laneSlots), s) }
+
+// claimOf waits until every process finished round last[b], then makes s
+// that round.
+func (a *area) claimOf(last []uint64, b int, s uint64) error {
+	if u := last[b]; u > 0 {
 		for q := range a.n {
 			if q != a.me && a.seenDone[q] < u {
 				if err := a.await(a.done[q], u, q); err != nil {
@@ -379,7 +428,7 @@ func (a *area) claim(s uint64) error {
 			}
 		}
 	}
-	a.lastUse[b] = s
+	last[b] = s
 	return nil
 }
 

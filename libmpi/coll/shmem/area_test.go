@@ -153,8 +153,8 @@ func TestSync(t *testing.T) {
 }
 
 // TestGeometry checks that no two parts of an area overlap, whatever the
-// number of buffers: each process's digests, calls and buffers lie apart
-// from each other and from every other process's.
+// number of buffers: each process's lane lines, digests, calls and
+// buffers lie apart from each other and from every other process's.
 func TestGeometry(t *testing.T) {
 	for _, tt := range []struct{ n, pool, segs int }{
 		{2, 131072, 8}, {3, 4096, 2}, {4, 131072, 1}, {2, 16384 * 16, 16}, {3, 16384 * 17, 17}, {4, 40960, 40}, {5, 1 << 22, maxSegs},
@@ -171,11 +171,18 @@ func TestGeometry(t *testing.T) {
 			for i := range tt.n {
 				parts = append(parts, part{fmt.Sprintf("post %d", i), g.postAt(i), g.postAt(i) + line},
 					part{fmt.Sprintf("done %d", i), g.doneAt(i), g.doneAt(i) + line})
-				for s := range uint64(tt.segs) {
+				for s := range uint64(laneSlots) {
 					d := int(uintptr(unsafe.Pointer(a.callDigest(i, s))) - uintptr(unsafe.Pointer(&a.mem[0])))
-					parts = append(parts, part{fmt.Sprintf("digest %d/%d", i, s), d, d + 8},
-						part{fmt.Sprintf("call %d/%d", i, s), at(a.call(i, s)), at(a.call(i, s)) + len(a.call(i, s))},
-						part{fmt.Sprintf("in %d/%d", i, s), at(a.in(i, s)), at(a.in(i, s)) + g.chunk},
+					l := a.lane(i, s)
+					if ld := at(a.laneData(i, s)); ld != l+laneData || ld+laneBytes != l+line {
+						t.Fatalf("lane %d/%d: data at [%d, %d), the line at [%d, %d)", i, s, ld, ld+laneBytes, l, l+line)
+					}
+					parts = append(parts, part{fmt.Sprintf("lane %d/%d", i, s), l, l + line},
+						part{fmt.Sprintf("digest %d/%d", i, s), d, d + 8},
+						part{fmt.Sprintf("call %d/%d", i, s), at(a.call(i, s)), at(a.call(i, s)) + len(a.call(i, s))})
+				}
+				for s := range uint64(tt.segs) {
+					parts = append(parts, part{fmt.Sprintf("in %d/%d", i, s), at(a.in(i, s)), at(a.in(i, s)) + g.chunk},
 						part{fmt.Sprintf("out %d/%d", i, s), at(a.out(i, s)), at(a.out(i, s)) + g.chunk})
 				}
 			}

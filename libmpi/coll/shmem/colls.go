@@ -181,70 +181,79 @@ func sentOwnError(c *coll.Comm, sig coll.Sig) {
 	if root < 0 || root >= a.n {
 		root = 0
 	}
-	if writes := (sig.Kind == coll.Gather) != (a.me == root); writes && a.claim(s) == nil {
+	if writes := (sig.Kind == coll.Gather) != (a.me == root); writes && a.claimLane(s) == nil {
 		a.postCall(c, s)
-		a.publish(a.posted[a.me], s)
 	}
 	a.finish(s)
 }
 
-// postCall writes this process's call beside its data of round s (its
-// buffer claimed): the digest, and the call when the digest there is
+// postCall posts this process's round s in its lane line (claimed, the
+// data written): the call, when the one kept in the line's slot is
 // another (the call of a digest never changes, so a repeated call writes
-// nothing).
+// nothing), the digest, then the round's number, which a reader waits
+// for.
 func (a *area) postCall(c *coll.Comm, s uint64) {
 	d := c.SentDigest()
 	if slot := a.callDigest(a.me, s); slot.Load() != d || d == 0 {
 		c.PutCall(a.call(a.me, s))
 		slot.Store(d)
 	}
+	a.laneDigest(a.me, s).Store(d)
+	a.publish(a.posting(a.me, s), s)
 }
 
 // judgeCall compares process q's call of round s (posted) with this
 // process's: nil when they agree, else the error that says how they
 // differ.
 func (a *area) judgeCall(c *coll.Comm, q int, s uint64) error {
-	if a.callDigest(q, s).Load() == c.SentDigest() {
+	if a.laneDigest(q, s).Load() == c.SentDigest() {
 		return nil
 	}
 	return c.JudgeCall(a.call(q, s), true)
 }
 
+// inLane reports whether a call whose writer writes size bytes in its
+// round (a Scatter's n pieces together, laid end to end) moves them in
+// its lane line instead of its buffers. Every process of a call decides
+// alike from the call; a reader reads the data only of a writer whose
+// call agrees with its own, so of one that decided as it did.
+func inLane(size int) bool { return size <= laneBytes }
+
 // sentRound is the one round of a collective that sends its call with
-// its data (sendsCall): a process that writes claims the round's k
-// buffers (bufsFor: one, or a span sized to the call), write fills them,
-// it posts the data and its call and returns; the others wait for the
-// posts of the processes from (each that writes, in rank order) and read
-// each one's data (read, given the writer's buffers) whose call agrees
+// its data (sendsCall): a process that writes claims its lane line of
+// the round and, unless the data fit the line (inLane(size)), the
+// round's k buffers (bufsFor: one, or a span sized to the call); write
+// fills them, it posts its call and the round in the lane line and
+// returns; the others wait for the lane lines of the processes from
+// (each that writes, in rank order) and read each one's data (read,
+// given the lane line's data or the writer's buffers) whose call agrees
 // with theirs. The first error is returned (a Gather's root reads the
 // blocks whose calls agree).
 //
-// The call's digest and call lie beside the buffer of its head, the
-// round number after the last round begun, whatever k: the same on every
-// process, which a reader waits for (the writer posts the span's last
-// round, which is not before it) and judges. So a reader whose call is
-// of another size, and so of another k, still finds the writer's call of
-// this collective there, and returns the error. A span that skips the
-// pool's last buffers (nextSpan) does not hold its head's buffer: its
-// writer claims that buffer too, for its digest. Only a round of one
-// buffer is reported to outside code (lastSent), which mirrors those
-// alone.
-func (a *area) sentRound(c *coll.Comm, k int, writes bool, from func(q int) bool, write func(in []byte), read func(q int, in []byte)) error {
+// The lane line is the round's head's, the round number after the last
+// round begun, whatever k: the same on every process, which a reader
+// waits for and judges. So a reader whose call is of another size, and
+// so of another k, still finds the writer's call of this collective
+// there, and returns the error. Only a round of one buffer is reported
+// to outside code (lastSent), which mirrors those alone.
+func (a *area) sentRound(c *coll.Comm, k, size int, writes bool, from func(q int) bool, write func(in []byte), read func(q int, in []byte)) error {
 	a.lastOne, a.lastSent = false, k == 1
 	head := a.step + 1
 	first, s := a.nextSpan(k)
+	lane := inLane(size)
 	if writes {
-		if head != first {
-			if err := a.claim(head); err != nil {
-				return err
-			}
-		}
-		if err := a.claimSpan(first, k); err != nil {
+		if err := a.claimLane(head); err != nil {
 			return err
 		}
-		write(a.inRound(a.me, first, k))
+		if lane {
+			write(a.laneData(a.me, head))
+		} else {
+			if err := a.claimSpan(first, k); err != nil {
+				return err
+			}
+			write(a.inRound(a.me, first, k))
+		}
 		a.postCall(c, head)
-		a.publish(a.posted[a.me], s)
 		a.finish(s)
 		return nil
 	}
@@ -253,7 +262,7 @@ func (a *area) sentRound(c *coll.Comm, k int, writes bool, from func(q int) bool
 		if q == a.me || !from(q) {
 			continue
 		}
-		if err := a.await(a.posted[q], head, q); err != nil {
+		if err := a.await(a.posting(q, head), head, q); err != nil {
 			return err
 		}
 		if err := a.judgeCall(c, q, head); err != nil {
@@ -262,7 +271,11 @@ func (a *area) sentRound(c *coll.Comm, k int, writes bool, from func(q int) bool
 			}
 			continue
 		}
-		read(q, a.inRound(q, first, k))
+		if lane {
+			read(q, a.laneData(q, head))
+		} else {
+			read(q, a.inRound(q, first, k))
+		}
 	}
 	a.finish(s)
 	return firstErr
@@ -332,7 +345,7 @@ func bcast(c *coll.Comm, buf []byte, root int) error {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Bcast(c, buf, root) })
 	}
 	if c.SendsCall() {
-		return a.sentRound(c, a.bufsFor(len(buf)), a.me == root, func(q int) bool { return q == root }, func(in []byte) { copy(in, buf) },
+		return a.sentRound(c, a.bufsFor(len(buf)), len(buf), a.me == root, func(q int) bool { return q == root }, func(in []byte) { copy(in, buf) },
 			func(_ int, in []byte) { copy(buf, in) })
 	}
 	digest, carry, proceed, err := a.carried(c, len(buf) <= a.chunk)
@@ -387,7 +400,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 		if a.me == root && send != nil {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
-		return a.sentRound(c, a.bufsFor(m), a.me != root, func(q int) bool { return q != root }, func(in []byte) { copy(in, send) },
+		return a.sentRound(c, a.bufsFor(m), m, a.me != root, func(q int) bool { return q != root }, func(in []byte) { copy(in, send) },
 			func(q int, in []byte) { copy(recv[q*m:(q+1)*m], in) })
 	}
 	digest, carry, proceed, err := a.carried(c, m <= a.chunk)
@@ -460,7 +473,10 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 		}
 		bufs := a.bufsFor(m * a.n)
 		per = bufs * a.chunk / a.n // each process's part of the round
-		return a.sentRound(c, bufs, a.me == root, func(q int) bool { return q == root }, func(in []byte) {
+		if inLane(m * a.n) {
+			per = m // the pieces end to end in the lane line
+		}
+		return a.sentRound(c, bufs, m*a.n, a.me == root, func(q int) bool { return q == root }, func(in []byte) {
 			for q := range a.n {
 				if q != root {
 					copy(in[q*per:], send[q*m:(q+1)*m])

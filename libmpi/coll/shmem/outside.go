@@ -17,12 +17,13 @@ import (
 type OutsideArea struct {
 	Mem                       unsafe.Pointer
 	N, Me, Chunk, Segs, Posts int // Posts: the offset of the first post line
-	// Calls: the offset of process 0's digests and calls (process i's are
-	// CallStride bytes further each; its calls CallFirst bytes after its
-	// digests); Pools: of process 0's buffers.
+	// Calls: the offset of process 0's lane, its calls' digests and its
+	// calls (process i's are CallStride bytes further each; its calls
+	// CallFirst bytes after its lane, the digests laneSlots lines after
+	// it); Pools: of process 0's buffers.
 	Calls, CallStride, CallFirst, Pools int
 	Step, Syncs                         *uint64
-	LastUse, SeenDone                   *uint64 // arrays of Segs and of N
+	LastUse, LastLane, SeenDone         *uint64 // arrays of Segs, laneSlots and N
 	// The pace of a wait before outside code hands it to Await: SpinPolls
 	// polls, then polling for SpinFor.
 	SpinPolls int
@@ -37,8 +38,8 @@ func Outside(c *coll.Comm) (OutsideArea, bool) {
 	}
 	return OutsideArea{
 		Mem: unsafe.Pointer(&a.mem[0]), N: a.n, Me: a.me, Chunk: a.chunk, Segs: a.segs, Posts: a.posts(),
-		Calls: a.callsAt(0), CallStride: a.callStride(), CallFirst: a.digestBytes(), Pools: a.pools(),
-		Step: &a.step, Syncs: &a.syncs, LastUse: &a.lastUse[0], SeenDone: &a.seenDone[0],
+		Calls: a.callsAt(0), CallStride: callStride, CallFirst: callFirst, Pools: a.pools(),
+		Step: &a.step, Syncs: &a.syncs, LastUse: &a.lastUse[0], LastLane: &a.lastLane[0], SeenDone: &a.seenDone[0],
 		SpinPolls: a.spinPolls, SpinFor: a.spinFor,
 	}, true
 }
@@ -91,6 +92,7 @@ func Mirror() map[string]uint64 {
 	return map[string]uint64{
 		"line": line, "offSync": offSync, "offDigest": offDigest, "offReduce": offReduce, "offSleep": offSleep,
 		"smallReduce": smallReduce, "rankOrder": uint64(rightFold), "halving": uint64(halving),
-		"callSize": coll.CallSize,
+		"callSize":  coll.CallSize,
+		"laneSlots": laneSlots, "laneDigest": laneDigest, "laneSleep": laneSleep, "laneData": laneData, "laneBytes": laneBytes,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -605,6 +606,90 @@ func TestSentSpanDepth(t *testing.T) {
 				}))
 			})
 		}
+	}
+}
+
+// A small Bcast, Gather or Scatter that sends its call moves its data in
+// its writer's lane line, one per round, laneSlots of them: its writer
+// returns laneSlots times before its readers call, with far fewer
+// buffers. With the buffers' depth it would wait at the 17th: the
+// readers then call after a second and the test fails.
+func TestSentLaneDepth(t *testing.T) {
+	const n, root = 3, 1
+	laneSlots, laneBytes := int(shmem.Mirror()["laneSlots"]), int(shmem.Mirror()["laneBytes"])
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+		size := 8
+		if kind == coll.Scatter {
+			size = laneBytes / n // the n pieces together fill the line
+		}
+		t.Run(kind.String(), func(t *testing.T) {
+			w := world(t, make([]int32, n), "coll_base_shmem_num_segments", "16")
+			comms := setUp(t, w, n)
+			sends := func(r int) bool { return r == root != (kind == coll.Gather) }
+			var writers sync.WaitGroup
+			for r := range n {
+				if sends(r) {
+					writers.Add(1)
+				}
+			}
+			written := make(chan struct{})
+			go func() { writers.Wait(); close(written) }()
+			w.Check(t, w.Each(func(r int) error {
+				var late error
+				if sends(r) {
+					defer writers.Done()
+				} else {
+					select {
+					case <-written:
+					case <-time.After(time.Second):
+						// Called anyway, so that the writers end.
+						late = fmt.Errorf("the writers did not return %d times before the readers called", laneSlots)
+					}
+				}
+				for op := range laneSlots {
+					if err := oneRooted(comms[r], kind, root, size, op); err != nil {
+						return fmt.Errorf("op %d: %w", op, err)
+					}
+				}
+				return late
+			}))
+		})
+	}
+}
+
+// A writer that runs more than laneSlots small calls ahead of its readers
+// waits for them before it writes a lane line again: the readers start
+// late and lag now and then, the writer's data differ every call, and
+// every byte is checked (a writer that did not wait would overwrite lines
+// not yet read, whose readers would take a later call's data).
+func TestSentLaneReuse(t *testing.T) {
+	const n, root = 3, 0
+	laneSlots := int(shmem.Mirror()["laneSlots"])
+	ops := 3*laneSlots + 7
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
+		t.Run(kind.String(), func(t *testing.T) {
+			w := world(t, make([]int32, n), "coll_base_shmem_num_segments", "16")
+			comms := setUp(t, w, n)
+			w.Check(t, w.Each(func(r int) error {
+				late := rand.New(rand.NewPCG(uint64(r), 31))
+				if r == root == (kind == coll.Gather) { // the readers start late
+					time.Sleep(20 * time.Millisecond)
+				}
+				for op := range ops {
+					if late.IntN(16) == 0 {
+						for range late.IntN(200) {
+							runtime.Gosched()
+						}
+					}
+					// Data that differ from those of the calls laneSlots
+					// apart, which share the line (val repeats every 256).
+					if err := oneRooted(comms[r], kind, root, 8, op+op/laneSlots); err != nil {
+						return fmt.Errorf("op %d: %w", op, err)
+					}
+				}
+				return nil
+			}))
+		})
 	}
 }
 
