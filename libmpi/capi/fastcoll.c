@@ -195,11 +195,32 @@ static int fc_arrive(uint64_t digest, int *same)
 	return MPI_SUCCESS;
 }
 
-/* area.publish */
+/* area.publish: where this process is registered for membarrier's global
+ * expedited barriers (shmem.OutsideArea.Relaxed, package fence), a plain
+ * store then a load of the sleepers in program order (a waiter's
+ * membarrier orders them before it sleeps); else sequentially
+ * consistent. */
 static void fc_publish(struct fc_flag f, uint64_t s)
 {
+	if (lamgo_fcoll.relaxed) {
+		__atomic_store_n(fc_u64(f.off), s, __ATOMIC_RELEASE);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the load below stays after the store */
+		if (__atomic_load_n((int32_t *)(lamgo_fcoll.mem + f.sleep), __ATOMIC_RELAXED) > 0)
+			syscall(SYS_futex, lamgo_fcoll.mem + f.off, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+		return;
+	}
 	__atomic_store_n(fc_u64(f.off), s, __ATOMIC_SEQ_CST);
 	fc_wake(f);
+}
+
+/* fence.Claim: asks for the line at p for writing (a hint). */
+static void fc_claim_line(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1);
+#endif
 }
 
 /* area.finish */
@@ -475,9 +496,9 @@ static void fc_post_call(const struct lamgo_fcoll_entry *e, uint64_t s)
 	uint64_t *d = fc_call_digest(lamgo_fcoll.me, s);
 	if (__atomic_load_n(d, __ATOMIC_RELAXED) != e->digest || e->digest == 0) {
 		memcpy(fc_call(lamgo_fcoll.me, s), e->call, LAMGO_FC_CALL_SIZE);
-		__atomic_store_n(d, e->digest, __ATOMIC_SEQ_CST);
+		__atomic_store_n(d, e->digest, __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(fc_lane_digest(lamgo_fcoll.me, s), e->digest, __ATOMIC_SEQ_CST);
+	__atomic_store_n(fc_lane_digest(lamgo_fcoll.me, s), e->digest, __ATOMIC_RELEASE);
 	fc_publish(fc_posting(lamgo_fcoll.me, s), s);
 }
 
@@ -546,6 +567,7 @@ static int fc_sent(const struct lamgo_fcoll_entry *e, int slot, const struct fc_
 			fc_write_sent(c, fc_in(me, s), 0);
 		}
 		fc_post_call(e, s);
+		fc_claim_line(a->mem + fc_lane(me, s + 1)); /* as sentRound */
 		if (c->kind == LAMGO_FC_SCATTER && c->recv != NULL)
 			memcpy(c->recv, c->send + me * c->m, (size_t)c->m);
 		fc_finish(s);

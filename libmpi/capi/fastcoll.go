@@ -182,6 +182,10 @@ func publishArea(cc *coll.Comm) bool {
 	f.last_use, f.seen_done = (*C.uint64_t)(unsafe.Pointer(o.LastUse)), (*C.uint64_t)(unsafe.Pointer(o.SeenDone))
 	f.last_lane = (*C.uint64_t)(unsafe.Pointer(o.LastLane))
 	f.spin_polls, f.spin_ns = C.int(o.SpinPolls), C.int64_t(o.SpinFor.Nanoseconds())
+	f.relaxed = 0
+	if o.Relaxed {
+		f.relaxed = 1
+	}
 	f.mem = (*C.uint8_t)(o.Mem) // last: it says the rest is there
 	return true
 }

@@ -123,6 +123,7 @@ struct lamgo_fcoll {
 	uint64_t *step, *syncs, *last_use, *last_lane, *seen_done;
 	int spin_polls;
 	int64_t spin_ns;
+	int relaxed; /* shmem.OutsideArea.Relaxed: flags raised with a plain store */
 	uint64_t calls; /* collectives the fast path ran (under the lock) */
 	struct lamgo_fcoll_entry entries[LAMGO_FC_ENTRIES];
 };

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/coll/basic"
+	"github.com/lamgo/lam/libmpi/internal/fence"
 	"github.com/lamgo/lam/libmpi/internal/futex"
 	"github.com/lamgo/lam/libmpi/internal/shmfile"
 	"github.com/lamgo/lam/libmpi/internal/yield"
@@ -138,7 +139,10 @@ type area struct {
 	// a waiter must let run (runtime.Gosched); a real process does not
 	// call Gosched while it waits, for each call wakes an idle thread of
 	// the Go scheduler, a futex system call and a context switch.
-	siblings  bool
+	siblings bool
+	// relaxed: this process raises its flags with a plain store (package
+	// fence): its waiters then pay for the order, before they sleep.
+	relaxed   bool
 	pidfds    []int // process → pidfd, -1 if none
 	lastCheck time.Time
 
@@ -298,7 +302,7 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 	n, me := g.n, c.Rank()
 	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), lastLane: make([]uint64, laneSlots), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy, reduceSz: cfg.reduce,
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
-		pidfds: make([]int, n), inputs: make([][]byte, n)}
+		pidfds: make([]int, n), inputs: make([][]byte, n), relaxed: fence.Ready()}
 	a.arrived = a.flagAt(offSync, offSync+8)
 	for i := range n {
 		a.posted[i] = a.flagAt(g.postAt(i), g.postAt(i)+offSleep)
@@ -457,8 +461,9 @@ func (a *area) sync() (uint64, error) {
 // publish raises flag f of this process to round s and wakes its
 // sleepers.
 func (a *area) publish(f flag, s uint64) {
-	f.v.Store(s)
-	f.wake()
+	if fence.Raise(a.relaxed, f.v, s, f.sleepers) > 0 {
+		futex.WakeAll(futex.Low32(f.v))
+	}
 }
 
 // wake wakes the processes asleep on f, if any.
@@ -528,6 +533,7 @@ func (a *area) awaitLong(f flag, s uint64, who int) error {
 		// Counted among the sleepers before the last look, so that a
 		// writer that raises the flag after it sees the count.
 		f.sleepers.Add(1)
+		fence.Others() // a writer's plain store of the flag is seen now, or it sees the count
 		v := f.v.Load()
 		if v >= s {
 			f.sleepers.Add(-1)

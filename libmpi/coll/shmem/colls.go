@@ -1,8 +1,11 @@
 package shmem
 
 import (
+	"unsafe"
+
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/coll/basic"
+	"github.com/lamgo/lam/libmpi/internal/fence"
 )
 
 // rounds is how many rounds of at most per bytes move size bytes (one,
@@ -196,9 +199,9 @@ func (a *area) postCall(c *coll.Comm, s uint64) {
 	d := c.SentDigest()
 	if slot := a.callDigest(a.me, s); slot.Load() != d || d == 0 {
 		c.PutCall(a.call(a.me, s))
-		slot.Store(d)
+		fence.Put(a.relaxed, slot, d)
 	}
-	a.laneDigest(a.me, s).Store(d)
+	fence.Put(a.relaxed, a.laneDigest(a.me, s), d)
 	a.publish(a.posting(a.me, s), s)
 }
 
@@ -254,6 +257,13 @@ func (a *area) sentRound(c *coll.Comm, k, size int, writes bool, from func(q int
 			write(a.inRound(a.me, first, k))
 		}
 		a.postCall(c, head)
+		// The next round's lane line, asked for now: its reader fetched
+		// it 256 rounds ago, and taking it back at the next store costs
+		// a wait at the next locked instruction (the communicator's
+		// lock). One line ahead measured best (2 processes bound, 8-byte
+		// Bcast 0.24 → 0.14 µs, Gather 0.21 → 0.17, Scatter 0.26 → 0.14;
+		// two ahead made Gather slower, more ahead less gain).
+		fence.Claim(unsafe.Pointer(&a.mem[a.lane(a.me, head+1)]))
 		a.finish(s)
 		return nil
 	}

@@ -28,6 +28,10 @@ type OutsideArea struct {
 	// polls, then polling for SpinFor.
 	SpinPolls int
 	SpinFor   time.Duration
+	// Relaxed: this process raises its flags with a plain store, then
+	// loads the sleepers' count (package fence); else with sequentially
+	// consistent operations.
+	Relaxed bool
 }
 
 // Outside returns c's area, if c's module is shmem.
@@ -40,7 +44,7 @@ func Outside(c *coll.Comm) (OutsideArea, bool) {
 		Mem: unsafe.Pointer(&a.mem[0]), N: a.n, Me: a.me, Chunk: a.chunk, Segs: a.segs, Posts: a.posts(),
 		Calls: a.callsAt(0), CallStride: callStride, CallFirst: callFirst, Pools: a.pools(),
 		Step: &a.step, Syncs: &a.syncs, LastUse: &a.lastUse[0], LastLane: &a.lastLane[0], SeenDone: &a.seenDone[0],
-		SpinPolls: a.spinPolls, SpinFor: a.spinFor,
+		SpinPolls: a.spinPolls, SpinFor: a.spinFor, Relaxed: a.relaxed,
 	}, true
 }
 
