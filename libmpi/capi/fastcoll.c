@@ -108,6 +108,14 @@ static int64_t fc_now(void)
  * two checks that the peer lives. */
 #define FC_YIELDS 64
 
+/* fence.Pause: the spin-wait hint. */
+static void fc_pause(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#endif
+}
+
 /* area.await: the module's spin here (and, oversubscribed, its first
  * yields), the rest of the wait (yields, sleeps, the check that the
  * process waited for lives) in Go. */
@@ -115,15 +123,19 @@ static int fc_await(struct fc_flag f, uint64_t s, int who)
 {
 	if (fc_load(f) >= s)
 		return MPI_SUCCESS;
-	for (int i = 0; i < lamgo_fcoll.spin_polls; i++)
+	for (int i = 0; i < lamgo_fcoll.spin_polls; i++) {
 		if (fc_load(f) >= s)
 			return MPI_SUCCESS;
+		fc_pause();
+	}
 	if (lamgo_fcoll.spin_ns > 0) {
 		int64_t end = fc_now() + lamgo_fcoll.spin_ns;
 		do {
-			for (int i = 0; i < 1024; i++)
+			for (int i = 0; i < 1024; i++) {
 				if (fc_load(f) >= s)
 					return MPI_SUCCESS;
+				fc_pause();
+			}
 		} while (fc_now() < end);
 	} else {
 		for (int i = 0; i < FC_YIELDS; i++) {

@@ -487,6 +487,7 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 		if f.v.Load() >= s {
 			return nil
 		}
+		fence.Pause()
 	}
 	// Waiting longer than a short spin: the collective is shown as
 	// waiting (mpitask) until the flag rises.
@@ -505,6 +506,7 @@ func (a *area) awaitLong(f flag, s uint64, who int) error {
 			if f.v.Load() >= s {
 				return nil
 			}
+			fence.Pause()
 		}
 		a.letSiblingsRun()
 	}

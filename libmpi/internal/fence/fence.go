@@ -103,3 +103,8 @@ func Put(relaxed bool, p *atomic.Uint64, v uint64) {
 // consistent instruction (a lock's), which waits for its stores. Only a
 // hint: nothing in memory changes.
 func Claim(p unsafe.Pointer) { prefetchW(p) }
+
+// Pause tells the processor that the caller spins on a line another
+// processor will write (PAUSE on amd64): the spinning core then neither
+// floods that line with reads nor pays for a misspeculated exit.
+func Pause() { pause() }

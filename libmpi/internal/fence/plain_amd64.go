@@ -24,3 +24,6 @@ func store(p *atomic.Uint64, v uint64)
 //
 //go:noescape
 func prefetchW(p unsafe.Pointer)
+
+// pause is the spin-wait hint (plain_amd64.s).
+func pause()

@@ -22,3 +22,8 @@ TEXT ·prefetchW(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
 	BYTE $0x0f; BYTE $0x0d; BYTE $0x08 // PREFETCHW (AX)
 	RET
+
+// func pause()
+TEXT ·pause(SB), NOSPLIT, $0-0
+	PAUSE
+	RET

@@ -19,3 +19,5 @@ func storeLoad(p *atomic.Uint64, v uint64, q *atomic.Int32) int32 {
 func store(p *atomic.Uint64, v uint64) { p.Store(v) }
 
 func prefetchW(unsafe.Pointer) {}
+
+func pause() {}
