@@ -266,6 +266,32 @@ static int fc_make_regs(void)
 	return 1;
 }
 
+/* geometry.syncSlot, syncFits and area.syncData: a small reduction's
+ * inputs in the synchronising line beside the digests, each process's
+ * two slots where they lie whatever the size of a call. */
+static int64_t fc_sync_slot(void)
+{
+	int n = lamgo_fcoll.n;
+	int64_t room = LAMGO_FC_LINE - (LAMGO_FC_OFF_DIGEST - LAMGO_FC_OFF_SYNC) - 16 * n;
+	return room > 0 ? room / (2 * n) / 8 * 8 : 0;
+}
+
+static int fc_sync_fits(int64_t m) { return m <= fc_sync_slot(); }
+
+static uint8_t *fc_sync_data(int i, uint64_t k, int64_t m)
+{
+	(void)m;
+	return lamgo_fcoll.mem + LAMGO_FC_OFF_DIGEST + 16 * lamgo_fcoll.n + ((int64_t)(k & 1) * lamgo_fcoll.n + i) * fc_sync_slot();
+}
+
+/* Where fc_combine finds the inputs: round s's buffers, or, while
+ * fc_src_k is a synchronising round's number, that round's inputs of
+ * fc_src_m bytes in the synchronising line (syncedRound). */
+static uint64_t fc_src_k;
+static int64_t fc_src_m;
+
+static uint8_t *fc_input(int q, uint64_t s) { return fc_src_k ? fc_sync_data(q, fc_src_k, fc_src_m) : fc_in(q, s); }
+
 /* evaluator.halving: the new ranks congruent to base modulo stride
  * combined into dst, over bytes [lo, lo+m) of round s's inputs; p is the
  * power of two, rem the pairs. */
@@ -273,11 +299,11 @@ static void fc_halving(int kernel, uint64_t s, int64_t lo, int64_t m, int p, int
 {
 	if (stride == p) {
 		if (base < rem) {
-			memcpy(dst, fc_in(2 * base + 1, s) + lo, (size_t)m);
-			lamgo_fcoll_reduce(kernel, fc_in(2 * base, s) + lo, dst, m);
+			memcpy(dst, fc_input(2 * base + 1, s) + lo, (size_t)m);
+			lamgo_fcoll_reduce(kernel, fc_input(2 * base, s) + lo, dst, m);
 			return;
 		}
-		memcpy(dst, fc_in(base + rem, s) + lo, (size_t)m);
+		memcpy(dst, fc_input(base + rem, s) + lo, (size_t)m);
 		return;
 	}
 	fc_halving(kernel, s, lo, m, p, rem, 2 * stride, base, dst, depth + 1);
@@ -302,9 +328,9 @@ static void fc_combine(const struct lamgo_fcoll_entry *e, uint64_t s, int64_t lo
 		return;
 	}
 	/* rank order: x0 ∘ (x1 ∘ (… ∘ xn-1)) */
-	memcpy(dst, fc_in(n - 1, s) + lo, (size_t)m);
+	memcpy(dst, fc_input(n - 1, s) + lo, (size_t)m);
 	for (int i = n - 2; i >= 0; i--)
-		lamgo_fcoll_reduce(e->kernel, fc_in(i, s) + lo, dst, m);
+		lamgo_fcoll_reduce(e->kernel, fc_input(i, s) + lo, dst, m);
 }
 
 /* One collective's buffers as colls.go has them: send and recv (NULL
@@ -614,15 +640,24 @@ static int fc_round(const struct lamgo_fcoll_entry *e, int slot, const struct fc
 	struct lamgo_fcoll *a = &lamgo_fcoll;
 	uint64_t s = ++*a->step;
 	int rc;
-	if (e->way == LAMGO_FC_CARRIED && fc_writes(c)) {
+	/* syncedRound: a small reduction's inputs in the synchronising line. */
+	int synced = e->way == LAMGO_FC_CARRIED && (c->kind == LAMGO_FC_REDUCE || c->kind == LAMGO_FC_ALLREDUCE) &&
+		     fc_sync_fits(c->m);
+	if (synced) {
+		fc_write(c, fc_sync_data(a->me, *a->syncs + 1, c->m));
+	} else if (e->way == LAMGO_FC_CARRIED && fc_writes(c)) {
 		if ((rc = fc_claim(s)) != MPI_SUCCESS)
 			return rc;
 		fc_write(c, fc_in(a->me, s));
 	}
 	int same = 0;
 	rc = fc_arrive(e->digest, &same);
-	if (rc == MPI_SUCCESS && same && e->way == LAMGO_FC_CARRIED)
+	if (rc == MPI_SUCCESS && same && e->way == LAMGO_FC_CARRIED) {
+		if (synced)
+			fc_src_k = *a->syncs, fc_src_m = c->m;
 		fc_read(e, c, s);
+		fc_src_k = 0;
+	}
 	fc_finish(s);
 	a->calls++;
 	if (rc == MPI_SUCCESS && !same)

@@ -28,9 +28,12 @@ import (
 //	sync     the count of arrivals at the synchronising rounds (Barrier,
 //	         the argument check, small Allreduce), its sleepers, and two
 //	         slots (used in turn) of every process's digest for the
-//	         argument check: one line up to 7 processes. The line every
-//	         arrival writes carries the digests, so reading them after
-//	         the round costs no more transfers between caches.
+//	         argument check: one line up to 7 processes; then, where
+//	         they fit in that line, two slots of every process's input
+//	         of a small reduction (syncData). The line every arrival
+//	         writes carries the digests and those inputs, so reading
+//	         them after the round costs no more transfers between
+//	         caches.
 //	posts    one line per process: the last round whose input it posted,
 //	         the last whose reduced slice it posted, the two flags'
 //	         sleepers
@@ -441,6 +444,28 @@ func (a *area) claimOf(last []uint64, b int, s uint64) error {
 // arrived at the round between and so read it.
 func (a *area) digest(i int, k uint64) *atomic.Uint64 {
 	return a.u64(offDigest + 8*(int(k&1)*a.n+i))
+}
+
+// syncFits reports whether a process's input of size bytes fits in its
+// slot of the synchronising line beside the digests (a small reduction
+// at 2 or 3 processes).
+func (g geometry) syncFits(size int) bool { return size <= g.syncSlot() }
+
+// syncSlot is the bytes of one process's input slot in the synchronising
+// line: the line's room after the digests, cut in two slots (used in
+// turn, as the digests' are) per process, whole words; 0 where there is
+// no room. The slots lie where they do whatever the size of a call, so
+// that a call's input never reaches into the other slot, which a process
+// may be reading.
+func (g geometry) syncSlot() int { return max(0, (line-(offDigest-offSync)-16*g.n)/(2*g.n)/8*8) }
+
+// syncData is process i's input of synchronising round k in the
+// synchronising line (syncFits), written before it arrives at the round
+// and read once the round is complete; the slot is written again two
+// rounds later, as a digest is.
+func (a *area) syncData(i int, k uint64, size int) []byte {
+	off := offDigest + 16*a.n + (int(k&1)*a.n+i)*a.syncSlot()
+	return a.mem[off : off+size : off+size]
 }
 
 // sync is a synchronising round: this process arrives, and waits until

@@ -48,7 +48,7 @@ func (a *area) agree(digest uint64) (bool, error) {
 // arrive is a synchronising round that compares digests: it reports
 // whether every process arrived with this one's.
 func (a *area) arrive(digest uint64) (bool, error) {
-	a.digest(a.me, a.syncs+1).Store(digest)
+	fence.Put(a.relaxed, a.digest(a.me, a.syncs+1), digest)
 	k, err := a.sync()
 	if err != nil {
 		return false, err
@@ -141,6 +141,27 @@ func (a *area) carriedRound(c *coll.Comm, digest uint64, writes bool, write func
 	same, err := a.verdict(c, digest)
 	if same {
 		read(s)
+	}
+	a.finish(s)
+	return err
+}
+
+// syncedRound is carriedRound for a reduction whose inputs all fit in
+// the synchronising line beside the digests (syncFits): each process
+// leaves its input there (syncData) before it arrives, so that once the
+// round is complete every input is in the line it fetched to see that,
+// instead of one more line fetched from every other process's buffer.
+// The processes that want the result combine them in p's grouping.
+func (a *area) syncedRound(c *coll.Comm, digest uint64, p plan, mine, result []byte, wants bool) error {
+	s := a.next()
+	copy(a.syncData(a.me, a.syncs+1, len(mine)), mine)
+	same, err := a.verdict(c, digest)
+	if same && wants {
+		for q := range a.n {
+			a.inputs[q] = a.syncData(q, a.syncs, len(mine))
+		}
+		e := evaluator{plan: p, x: a.inputs, regs: &a.regs}
+		e.run(result)
 	}
 	a.finish(s)
 	return err
@@ -675,6 +696,10 @@ func reduction(c *coll.Comm, mine, result []byte, op *coll.Op, root int, all boo
 	digest, carry, proceed, err := a.carried(c, size <= per && size <= smallReduce)
 	if !proceed {
 		return err
+	}
+	if carry && a.syncFits(size) {
+		a.lastLoop = false
+		return a.syncedRound(c, digest, p, mine, result, wants)
 	}
 	if carry {
 		a.lastLoop = false

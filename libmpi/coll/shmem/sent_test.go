@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/coll/colltest"
@@ -815,6 +817,70 @@ func TestMismatchSentSpanSizes(t *testing.T) {
 					}
 				}
 				return nil
+			}))
+		})
+	}
+}
+
+// A small Reduce or Allreduce whose inputs fit in the synchronising line
+// beside the digests (2 processes up to 16 bytes, 3 up to 8) leaves them
+// there, not in its buffers: no buffer is claimed; larger ones use the
+// buffers. Back to back, from several roots, every result checked (the
+// line's two slots are each written again two rounds later; a Reduce's
+// other processes write the next call's input while its root reads this
+// one's, which calls of other sizes must not reach).
+func TestSyncedReduction(t *testing.T) {
+	for _, tt := range []struct {
+		n, elems int
+		synced   bool
+		mixed    bool // every third call of one element
+	}{{2, 1, true, false}, {2, 2, true, false}, {3, 1, true, false}, {2, 3, false, false}, {3, 2, false, false}, {2, 2, true, true}} {
+		t.Run(fmt.Sprintf("n=%d/bytes=%d/mixed=%v", tt.n, 8*tt.elems, tt.mixed), func(t *testing.T) {
+			w := world(t, make([]int32, tt.n))
+			comms := setUp(t, w, tt.n)
+			w.Check(t, w.Each(func(r int) error {
+				c := comms[r]
+				o, ok := shmem.Outside(c)
+				if !ok {
+					return errors.New("not shmem's")
+				}
+				lastUse := unsafe.Slice(o.LastUse, o.Segs)
+				before := slices.Clone(lastUse)
+				var wrong error // kept, so that every process goes on calling
+				for op := range 40 {
+					elems := tt.elems
+					if tt.mixed && op%3 == 1 {
+						elems = 1 // a smaller call between two: its slot is the other one
+					}
+					size := 8 * elems
+					send, recv := colltest.Ints(r+op, elems), coll.Buffer(size)
+					root := op % tt.n
+					var err error
+					if op%2 == 0 {
+						err = c.Run(coll.Sig{Kind: coll.Allreduce, Send: int64(size), Op: 1}, func(a *coll.Actions) error { return a.Allreduce(c, send, recv, &colltest.Sum) })
+					} else {
+						err = c.Run(coll.Sig{Kind: coll.Reduce, Send: int64(size), Op: 1, Root: root}, func(a *coll.Actions) error { return a.Reduce(c, send, recv, &colltest.Sum, root) })
+					}
+					if err != nil {
+						return fmt.Errorf("op %d: %w", op, err)
+					}
+					if op%2 == 1 && r != root {
+						continue
+					}
+					for i := range elems {
+						want := int64(0)
+						for q := range tt.n {
+							want += colltest.Val(q+op, i)
+						}
+						if got := colltest.I64(recv)[i]; got != want && wrong == nil {
+							wrong = fmt.Errorf("op %d: element %d is %d, want %d", op, i, got, want)
+						}
+					}
+				}
+				if claimed := !slices.Equal(before, lastUse); claimed == tt.synced {
+					return fmt.Errorf("buffers claimed: %v, want %v", claimed, !tt.synced)
+				}
+				return wrong
 			}))
 		})
 	}
