@@ -13,8 +13,9 @@
  * (coll.LastCall): the way (nothing to move, one round carrying the
  * check, a Barrier that is the check) and the check's digest, which C
  * therefore never computes; at coll_base_check=1 a Bcast, Gather or
- * Scatter of one round sends the call with its data (the digest beside the
- * data in the area, the call too when the digest there is another), its
+ * Scatter of one round sends the call with its data (the round's number
+ * and the call's digest in the writer's lane line, with the data when they
+ * fit there, the call too when the one kept in its slot is another), its
  * writers returning at once. Waits longer than the module's spin go back
  * to Go (shmem.AwaitOutside), and so does a check whose digests differ
  * (coll.Comm.Differ, or coll.Comm.JudgeOutside for a call sent with the

@@ -751,7 +751,7 @@ func TestSentMixedSpans(t *testing.T) {
 
 // A reader whose call takes another number of buffers than its writer's
 // (one against a span, or spans of other sizes) still finds the writer's
-// call of this collective beside the buffer of the round's head, the same
+// call of this collective in the lane line of the round's head, the same
 // for every size, and returns the error instead of reading another
 // call's data or waiting for a round its writer numbers otherwise. (The
 // processes are out of step after it: nothing runs after the call.)
