@@ -278,19 +278,17 @@ static int64_t fc_sync_slot(void)
 
 static int fc_sync_fits(int64_t m) { return m <= fc_sync_slot(); }
 
-static uint8_t *fc_sync_data(int i, uint64_t k, int64_t m)
+static uint8_t *fc_sync_data(int i, uint64_t k)
 {
-	(void)m;
 	return lamgo_fcoll.mem + LAMGO_FC_OFF_DIGEST + 16 * lamgo_fcoll.n + ((int64_t)(k & 1) * lamgo_fcoll.n + i) * fc_sync_slot();
 }
 
 /* Where fc_combine finds the inputs: round s's buffers, or, while
- * fc_src_k is a synchronising round's number, that round's inputs of
- * fc_src_m bytes in the synchronising line (syncedRound). */
+ * fc_src_k is a synchronising round's number, that round's inputs in the
+ * synchronising line (syncedRound). */
 static uint64_t fc_src_k;
-static int64_t fc_src_m;
 
-static uint8_t *fc_input(int q, uint64_t s) { return fc_src_k ? fc_sync_data(q, fc_src_k, fc_src_m) : fc_in(q, s); }
+static uint8_t *fc_input(int q, uint64_t s) { return fc_src_k ? fc_sync_data(q, fc_src_k) : fc_in(q, s); }
 
 /* evaluator.halving: the new ranks congruent to base modulo stride
  * combined into dst, over bytes [lo, lo+m) of round s's inputs; p is the
@@ -644,7 +642,7 @@ static int fc_round(const struct lamgo_fcoll_entry *e, int slot, const struct fc
 	int synced = e->way == LAMGO_FC_CARRIED && (c->kind == LAMGO_FC_REDUCE || c->kind == LAMGO_FC_ALLREDUCE) &&
 		     fc_sync_fits(c->m);
 	if (synced) {
-		fc_write(c, fc_sync_data(a->me, *a->syncs + 1, c->m));
+		fc_write(c, fc_sync_data(a->me, *a->syncs + 1));
 	} else if (e->way == LAMGO_FC_CARRIED && fc_writes(c)) {
 		if ((rc = fc_claim(s)) != MPI_SUCCESS)
 			return rc;
@@ -654,7 +652,7 @@ static int fc_round(const struct lamgo_fcoll_entry *e, int slot, const struct fc
 	rc = fc_arrive(e->digest, &same);
 	if (rc == MPI_SUCCESS && same && e->way == LAMGO_FC_CARRIED) {
 		if (synced)
-			fc_src_k = *a->syncs, fc_src_m = c->m;
+			fc_src_k = *a->syncs;
 		fc_read(e, c, s);
 		fc_src_k = 0;
 	}

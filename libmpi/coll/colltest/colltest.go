@@ -462,9 +462,11 @@ func (w *World) Each(f func(r int) error) []error {
 
 // SendersFirst runs f(rank) on every process as Each does, but the
 // processes for which sends(rank) is false call f only once every one
-// for which it is true has returned (at most limit later): a test that
-// the processes of a collective that only send return without waiting
-// for the others (coll_base_check=1) hangs, and fails, if they wait.
+// for which it is true has returned, or limit later: a test that the
+// processes of a collective that only send return without waiting for
+// the others (coll_base_check=1) fails if they wait. After the limit the
+// others call f anyway, so that the senders end, and report the lateness
+// with whatever f returns.
 func (w *World) SendersFirst(sends func(r int) bool, limit time.Duration, f func(r int) error) []error {
 	var senders sync.WaitGroup
 	for r := range w.nodes {
@@ -479,7 +481,7 @@ func (w *World) SendersFirst(sends func(r int) bool, limit time.Duration, f func
 			select {
 			case <-sent:
 			case <-time.After(limit):
-				return errors.New("the senders did not return before the receivers called")
+				return errors.Join(errors.New("the senders did not return before the receivers called"), f(r))
 			}
 			return f(r)
 		}

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -615,7 +614,7 @@ func TestSentSpanDepth(t *testing.T) {
 // its writer's lane line, one per round, laneSlots of them: its writer
 // returns laneSlots times before its readers call, with far fewer
 // buffers. With the buffers' depth it would wait at the 17th: the
-// readers then call after a second and the test fails.
+// readers then call after SendersFirst's limit and the test fails.
 func TestSentLaneDepth(t *testing.T) {
 	const n, root = 3, 1
 	laneSlots, laneBytes := int(shmem.Mirror()["laneSlots"]), int(shmem.Mirror()["laneBytes"])
@@ -628,32 +627,13 @@ func TestSentLaneDepth(t *testing.T) {
 			w := world(t, make([]int32, n), "coll_base_shmem_num_segments", "16")
 			comms := setUp(t, w, n)
 			sends := func(r int) bool { return r == root != (kind == coll.Gather) }
-			var writers sync.WaitGroup
-			for r := range n {
-				if sends(r) {
-					writers.Add(1)
-				}
-			}
-			written := make(chan struct{})
-			go func() { writers.Wait(); close(written) }()
-			w.Check(t, w.Each(func(r int) error {
-				var late error
-				if sends(r) {
-					defer writers.Done()
-				} else {
-					select {
-					case <-written:
-					case <-time.After(time.Second):
-						// Called anyway, so that the writers end.
-						late = fmt.Errorf("the writers did not return %d times before the readers called", laneSlots)
-					}
-				}
+			w.Check(t, w.SendersFirst(sends, time.Second, func(r int) error {
 				for op := range laneSlots {
 					if err := oneRooted(comms[r], kind, root, size, op); err != nil {
 						return fmt.Errorf("op %d: %w", op, err)
 					}
 				}
-				return late
+				return nil
 			}))
 		})
 	}
