@@ -216,6 +216,16 @@ func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 // a caller's closure stays on its stack).
 func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 	s := v.sched
+	if b, ok := v.Data.(Board); ok && !v.Inter() {
+		// Its call on the board, which guards the schedule (board.go).
+		g, err := b.BoardPost(v, &BoardCall{Sig: &sig})
+		if err != nil {
+			s.Fail(err)
+			v.Launch(sig.Kind, notify)
+			return
+		}
+		s.Guard(g)
+	}
 	sent := v.Params.Check && v.nbSendsCall(sig)
 	if sent && sig.Err == nil {
 		v.startSent(sig, f, v.nextSync())

@@ -41,6 +41,16 @@ type Schedule struct {
 	waiters atomic.Int32 // callers in Wait, which advance s themselves
 	readyFn func() bool  // readyOrBusy, made once
 
+	// quick is the module that runs a collective of no rounds (Quick):
+	// Poll and Await move it on, and its end calls Complete. guard, if
+	// set, reports a mismatch the module saw among the processes' calls
+	// (Guard).
+	quick  Quick
+	guard  func() error
+	after  []func() error // a quick one's steps after it (Do)
+	sealed atomic.Bool    // a quick one may complete (seal)
+	late   error          // an error of its start after the module took it
+
 	// The first rounds, views, transfers and local steps are in bufs
 	// (a small collective's whole schedule), which belong to the view
 	// the schedule was made on and are reused with it; xferFree and
@@ -98,6 +108,76 @@ const (
 	digestStep                       // compare the reduced digests in src (Comm.check); rounds it adds go next
 )
 
+// A Quick is a nonblocking collective that a module runs itself,
+// without rounds of messages (shmem's small Ibarrier and Iallreduce,
+// through the shared area): its schedule (NewQuick) has no rounds, the
+// Progress goroutine never sees it, and whoever tests or waits for it
+// moves it on; its end calls Schedule.Complete.
+type Quick interface {
+	// Ready reports whether Poll may complete it now (or it has
+	// completed). It reads atomics only: it is called while the
+	// transport polls, with the transport's lock held.
+	Ready() bool
+	// Poll moves it (and the module's other collectives of the kind) on
+	// as far as it can without waiting.
+	Poll()
+	// Await waits until it has completed, the module's own way (polling,
+	// yielding, then asleep until the other processes write, checking
+	// that they live).
+	Await()
+}
+
+// NewQuick makes the schedule of a nonblocking collective of kind that
+// the module runs itself (Quick) on owner; notify is as Start's. The
+// module calls SetQuick before the collective can complete.
+func NewQuick(owner *Comm, kind Kind, notify func(error)) *Schedule {
+	s := &Schedule{kind: kind, owner: owner, notify: notify, ended: true}
+	if p, ok := owner.T.(Progressor); ok {
+		s.prog = p.Progress()
+	}
+	return s
+}
+
+// SetQuick makes q what moves the schedule (NewQuick's) on.
+func (s *Schedule) SetQuick(q Quick) { s.quick = q }
+
+// seal lets a schedule that NewQuick made complete: its start added
+// every step it has (Do), and late is an error of the start after the
+// module took the collective.
+func (s *Schedule) seal(late error) {
+	s.late = late
+	s.sealed.Store(true)
+}
+
+// Sealed reports whether a schedule that NewQuick made may complete:
+// the module completes it only then.
+func (s *Schedule) Sealed() bool { return s.sealed.Load() }
+
+// Complete ends a schedule that NewQuick made, with err as its outcome
+// (after the steps its start added, if err is nil). The module calls it
+// once, after Sealed.
+func (s *Schedule) Complete(err error) {
+	if err == nil {
+		err = s.late
+	}
+	for _, f := range s.after {
+		if err != nil {
+			break
+		}
+		err = f()
+	}
+	s.after = nil
+	s.err = err
+	s.finish()
+}
+
+// Guard makes f part of the schedule's progress: once f reports an error
+// (a mismatch the module saw among the processes' calls), the schedule
+// ends with it, even while its messages are not done (a process that
+// called another collective never sends them). f reads atomics only, as
+// Quick.Ready does.
+func (s *Schedule) Guard(f func() error) { s.guard = f }
+
 // newSchedule makes a schedule of prog on the arrays bufs (new ones if
 // nil), which are empty.
 func newSchedule(prog *Progress, bufs *scheduleBufs) *Schedule {
@@ -145,7 +225,11 @@ func carve[T any](free *[]T, n int) []T {
 
 // Next ends the round steps are added to: what is added next goes into a
 // new round, which begins once this one is complete.
-func (s *Schedule) Next() { s.fresh = true }
+func (s *Schedule) Next() {
+	if s.quick == nil {
+		s.fresh = true
+	}
+}
 
 // openRound returns the round steps go to, opening one if need be (a
 // transfer never joins a round that has local steps: they run after its
@@ -208,6 +292,10 @@ func (s *Schedule) Reduce(op *Op, in, inout []byte) {
 
 // Do adds a local step that runs f; an error ends the schedule with it.
 func (s *Schedule) Do(f func() error) {
+	if s.quick != nil {
+		s.after = append(s.after, f)
+		return
+	}
 	r := s.openRound(false)
 	s.addLocal(r, local{fn: f})
 }
@@ -235,6 +323,11 @@ func (s *Schedule) advance() bool {
 		return false // finished, or being finished by whoever saw the end
 	}
 	for s.err == nil && s.cur < len(s.rounds) {
+		if s.guard != nil {
+			if s.err = s.guard(); s.err != nil {
+				break
+			}
+		}
 		if !s.started {
 			s.started = true
 			if err := s.start(&s.rounds[s.cur]); err != nil {
@@ -415,6 +508,12 @@ func (s *Schedule) ready(busy bool) bool {
 	if s.done.Load() {
 		return true
 	}
+	if s.quick != nil {
+		return s.quick.Ready()
+	}
+	if s.guard != nil && s.guard() != nil {
+		return true
+	}
 	if !s.mu.TryLock() {
 		return busy
 	}
@@ -435,6 +534,10 @@ func (s *Schedule) ready(busy bool) bool {
 // step advances s once (if nobody else is, unless wait), and finishes it
 // if it is done.
 func (s *Schedule) step(wait bool) {
+	if s.quick != nil {
+		s.quick.Poll()
+		return
+	}
 	if wait {
 		s.mu.Lock()
 	} else if !s.mu.TryLock() {
@@ -454,6 +557,9 @@ func (s *Schedule) locked() bool {
 
 // abort ends s with err (its transport's progress failed).
 func (s *Schedule) abort(err error) {
+	if s.quick != nil {
+		return // it does not move through the transport
+	}
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -472,6 +578,12 @@ func (s *Schedule) abort(err error) {
 // alone, so the rounds follow each other on the caller's thread.
 func (s *Schedule) Wait() error {
 	if s.done.Load() {
+		return s.result
+	}
+	if s.quick != nil {
+		for !s.done.Load() {
+			s.quick.Await()
+		}
 		return s.result
 	}
 	// The progress goroutine leaves s alone from now on (it sees the

@@ -55,6 +55,22 @@ type nbStart struct {
 // nbStep is k.run for a nonblocking collective.
 func (k *call) nbStep(f func(a *coll.Actions) error) error {
 	k.nb.started = true
+	r := k.nb.req.r
+	notify := func(err error) {
+		s := core.Status{Source: AnySource, Tag: AnyTag}
+		if err != nil {
+			s.Err = collError(err)
+		}
+		st.engine.Finish(r, s)
+	}
+	// A collective the module runs itself (shmem's small Ibarrier and
+	// Iallreduce, through its board) needs no view.
+	if s, ok, err := k.cc.StartQuick(k.sig, f, notify); err != nil {
+		return k.c.collFail(err)
+	} else if ok {
+		k.nb.req.sched = s
+		return nil
+	}
 	v, err := k.cc.Reserve(k.sig.Kind) // even after an argument error: the numbers stay alike
 	if err != nil {
 		return k.c.collFail(err)
@@ -68,14 +84,7 @@ func (k *call) nbStep(f func(a *coll.Actions) error) error {
 	}
 	k.cc = v // f's closure reads k.cc
 	k.nb.req.sched = v.Schedule()
-	r := k.nb.req.r
-	v.Start(k.sig, f, func(err error) {
-		s := core.Status{Source: AnySource, Tag: AnyTag}
-		if err != nil {
-			s.Err = collError(err)
-		}
-		st.engine.Finish(r, s)
-	})
+	v.Start(k.sig, f, notify)
 	return nil
 }
 

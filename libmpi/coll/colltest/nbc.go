@@ -12,12 +12,20 @@ import (
 // left to the world's progress) and returns the channel its outcome comes
 // on.
 func Start(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
+	done := make(chan error, 1)
+	notify := func(err error) { done <- err }
+	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify); err != nil {
+		return nil, err
+	} else if ok {
+		// Nothing moves it but its waiter (coll.Quick).
+		go s.Wait()
+		return done, nil
+	}
 	v, err := c.Reserve(sig.Kind)
 	if err != nil {
 		return nil, err
 	}
-	done := make(chan error, 1)
-	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, func(err error) { done <- err })
+	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, notify)
 	return done, nil
 }
 

@@ -51,6 +51,8 @@ import (
 //	         (coll.CallSize bytes each), written only when the call
 //	         differs from the one kept in its slot
 //	pools    per process, segs input buffers then segs output buffers
+//	boards   per process, the board of the nonblocking collectives
+//	         (board.go): boardSlots entry lines, their calls, a done line
 //
 // Every flag is a 64-bit round number with a count of the processes
 // asleep on it beside it; a waiter sleeps on the flag's low 32 bits (a
@@ -58,7 +60,7 @@ import (
 // a write wakes exactly the processes waiting for that flag.
 const (
 	line      = 128
-	magic     = 0x4c414d434f4c4c33 // "LAMCOLL3"
+	magic     = 0x4c414d434f4c4c34 // "LAMCOLL4"
 	offMagic  = 0
 	offN      = 8
 	offChunk  = 16
@@ -106,7 +108,7 @@ const (
 func (g geometry) callsAt(i int) int { return g.posts() + 2*g.n*line + i*callStride }
 func (g geometry) pools() int        { return g.callsAt(g.n) }
 func (g geometry) poolAt(i int) int  { return g.pools() + i*2*g.segs*g.chunk }
-func (g geometry) size() int         { return g.poolAt(g.n) }
+func (g geometry) size() int         { return g.boardAt(g.n) }
 
 // flag is a round number in the area that one process raises and
 // others wait for, with the count of those asleep on it.
@@ -156,6 +158,7 @@ type area struct {
 	lastOne, lastSent, lastLoop bool
 	lastGroup                   grouping
 
+	nb     *board     // its nonblocking collectives (board.go)
 	comm   *coll.Comm // the communicator, told of long waits (Waiting)
 	inputs [][]byte   // a reduction round's inputs, one per process
 	regs   [][]byte   // a reduction's scratch registers
@@ -307,6 +310,7 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), inputs: make([][]byte, n), relaxed: fence.Ready()}
 	a.arrived = a.flagAt(offSync, offSync+8)
+	a.nb = newBoard(a)
 	for i := range n {
 		a.posted[i] = a.flagAt(g.postAt(i), g.postAt(i)+offSleep)
 		a.reduced[i] = a.flagAt(g.postAt(i)+offReduce, g.postAt(i)+offSleep+4)
@@ -352,6 +356,9 @@ func (a *area) close() error {
 	}
 	if a.mem == nil {
 		return nil
+	}
+	if a.nb != nil {
+		a.nb.close()
 	}
 	err := unix.Munmap(a.mem)
 	a.mem = nil
@@ -519,19 +526,21 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 	// Waiting longer than a short spin: the collective is shown as
 	// waiting (mpitask) until the flag rises.
 	a.comm.Waiting(true)
-	err := a.awaitLong(f, s, who)
+	_, err := a.awaitLong(f, s, who, &a.lastCheck, 0)
 	a.comm.Waiting(false)
 	return err
 }
 
 // awaitLong is await after its first spin: polls for spinFor, yields for
-// yieldFor, then sleeps.
-func (a *area) awaitLong(f flag, s uint64, who int) error {
+// yieldFor, then sleeps; lastCheck is the time of the last look at the
+// processes' lives (alive). With a limit, it gives up after that long
+// asleep and reports false.
+func (a *area) awaitLong(f flag, s uint64, who int, lastCheck *time.Time, limit time.Duration) (bool, error) {
 	start := time.Now()
 	for a.spinFor > 0 && time.Since(start) < a.spinFor {
 		for range 1024 {
 			if f.v.Load() >= s {
-				return nil
+				return true, nil
 			}
 			fence.Pause()
 		}
@@ -539,12 +548,12 @@ func (a *area) awaitLong(f flag, s uint64, who int) error {
 	}
 	for i := 0; a.yieldFor > 0; i++ {
 		if f.v.Load() >= s {
-			return nil
+			return true, nil
 		}
 		if i&255 == 255 {
 			now := time.Now()
-			if err := a.alive(who, now); err != nil {
-				return err
+			if err := a.alive(who, now, lastCheck); err != nil {
+				return false, err
 			}
 			if now.Sub(start) >= a.yieldFor {
 				break
@@ -558,6 +567,10 @@ func (a *area) awaitLong(f flag, s uint64, who int) error {
 		yield.OSKeep()
 		a.letSiblingsRun()
 	}
+	nap := 10 * time.Millisecond
+	if limit > 0 {
+		nap = min(nap, limit)
+	}
 	for {
 		// Counted among the sleepers before the last look, so that a
 		// writer that raises the flag after it sees the count.
@@ -566,15 +579,18 @@ func (a *area) awaitLong(f flag, s uint64, who int) error {
 		v := f.v.Load()
 		if v >= s {
 			f.sleepers.Add(-1)
-			return nil
+			return true, nil
 		}
-		futex.Sleep(futex.Low32(f.v), uint32(v), 10*time.Millisecond)
+		futex.Sleep(futex.Low32(f.v), uint32(v), nap)
 		f.sleepers.Add(-1)
 		if f.v.Load() >= s {
-			return nil
+			return true, nil
 		}
-		if err := a.alive(who, time.Now()); err != nil {
-			return err
+		if err := a.alive(who, time.Now(), lastCheck); err != nil {
+			return false, err
+		}
+		if limit > 0 {
+			return false, nil
 		}
 	}
 }
@@ -591,13 +607,13 @@ func (a *area) letSiblingsRun() {
 // died.
 var ErrPeerGone = errors.New("a process of the communicator died")
 
-// alive checks, at most every 50 ms, that process who (every other
-// process if who is -1) has not died.
-func (a *area) alive(who int, now time.Time) error {
-	if now.Sub(a.lastCheck) < 50*time.Millisecond {
+// alive checks, at most every 50 ms (since *lastCheck), that process
+// who (every other process if who is -1) has not died.
+func (a *area) alive(who int, now time.Time, lastCheck *time.Time) error {
+	if now.Sub(*lastCheck) < 50*time.Millisecond {
 		return nil
 	}
-	a.lastCheck = now
+	*lastCheck = now
 	for q, fd := range a.pidfds {
 		if fd < 0 || (who >= 0 && q != who) {
 			continue

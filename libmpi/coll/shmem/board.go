@@ -1,0 +1,458 @@
+package shmem
+
+import (
+	"encoding/binary"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/coll"
+)
+
+// The board (coll.Board): the nonblocking collectives of a communicator
+// on one node.
+//
+// Every nonblocking collective that starts on the communicator takes the
+// next board number (the same on every process: MPI has every process
+// start them in the same order) and posts an entry in its process's
+// board line of that number: the number, the digest of its call, the
+// sleepers on the number, the size of its data and, for a collective
+// shmem runs itself, the data; the call itself beside, for the error
+// that says how two calls differ. An Ibarrier, and an Iallreduce of up to
+// boardBytes, are their entries: once every process has posted its
+// entry, whoever looks compares the digests and, for an Iallreduce,
+// combines the inputs in the grouping lam_basic would use (planFor),
+// with no message and no schedule. Others run as schedules of lam_basic's
+// messages, and their entries only guard them: a process whose call
+// differs ends every process's collective with the error, where the
+// others would wait for messages its call never sends.
+//
+// The entries are read in their numbers' order, by whoever moves the
+// board on (a test or wait of one of its collectives, or a start): a
+// number is read once every process posted it; a process's done line
+// says up to which number it read. An entry line is written again
+// boardSlots numbers later, once every process has read the number that
+// last used it (claim); a start that finds it not yet read moves its own
+// board on and waits for the others'.
+const (
+	boardSlots  = 64
+	boardDigest = 8  // the call's digest
+	boardSleep  = 16 // the sleepers on the number
+	boardSize   = 20 // uint32: the data's bytes + 1; 0 for a collective that runs as a schedule
+	boardData   = 24
+	boardBytes  = line - boardData // the most data an entry holds
+
+	boardCalls  = boardSlots * line                                        // a process's calls, after its entries
+	boardDone   = boardCalls + (boardSlots*coll.CallSize+line-1)/line*line // its done line
+	boardStride = boardDone + line                                         // one process's board
+)
+
+// boardAt is where process i's board begins, after the pools.
+func (g geometry) boardAt(i int) int { return g.poolAt(g.n) + i*boardStride }
+
+// board is this process's side of a communicator's board.
+type board struct {
+	a    *area
+	mu   sync.Mutex
+	next uint64        // the last number posted (under mu)
+	read atomic.Uint64 // every number up to it was read (written under mu)
+	pend [boardSlots]pending
+	seen []uint64 // process → its done, as last seen (claim; under mu)
+	err  error    // a process died: every collective of the board fails (under mu)
+
+	inputs [][]byte // a reduction's inputs, one per process (under mu)
+	regs   [][]byte // its scratch registers (under mu)
+
+	// closed is set when the area is unmapped; readers counts the
+	// guards looking at the area meanwhile (close waits for them).
+	closed  atomic.Bool
+	readers atomic.Int32
+}
+
+// pending is a number posted and not yet read.
+type pending struct {
+	c      *coll.Comm // the communicator (or view) it started on
+	sig    coll.Sig
+	digest uint64
+	quick  *coll.Schedule // shmem runs it: completed when read
+	recv   []byte         // an Iallreduce's result
+	op     *coll.Op
+	size   int
+	g      *guard // it runs as a schedule: its guard
+}
+
+func newBoard(a *area) *board {
+	return &board{a: a, seen: make([]uint64, a.n), inputs: make([][]byte, a.n)}
+}
+
+// entry is where process i's entry of number s lies.
+func (b *board) entry(i int, s uint64) int { return b.a.boardAt(i) + int(s%boardSlots)*line }
+
+// posted is process i's flag of number s.
+func (b *board) posted(i int, s uint64) flag {
+	off := b.entry(i, s)
+	return b.a.flagAt(off, off+boardSleep)
+}
+
+// callOf is process i's call of number s.
+func (b *board) callOf(i int, s uint64) []byte {
+	off := b.a.boardAt(i) + boardCalls + int(s%boardSlots)*coll.CallSize
+	return b.a.mem[off : off+coll.CallSize : off+coll.CallSize]
+}
+
+// done is process i's done flag: the last number it read.
+func (b *board) done(i int) flag {
+	off := b.a.boardAt(i) + boardDone
+	return b.a.flagAt(off, off+boardSleep)
+}
+
+// quickSize is the bytes of data shmem's own collective of k moves, and
+// whether shmem runs it: a Barrier, an Allreduce of up to boardBytes.
+func quickSize(k *coll.BoardCall) (int, bool) {
+	switch k.Sig.Kind {
+	case coll.Barrier:
+		return 0, true
+	case coll.Allreduce:
+		n := len(k.Recv)
+		if k.Send != nil {
+			n = len(k.Send)
+		}
+		return n, k.Op != nil && n <= boardBytes && len(k.Recv) >= n
+	}
+	return 0, false
+}
+
+// BoardQuick is coll.Board's: shmem runs a small Ibarrier or Iallreduce
+// itself.
+func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
+	size, ok := quickSize(k)
+	if !ok {
+		return false, nil
+	}
+	b := a.nb
+	mine := k.Send
+	if mine == nil {
+		mine = k.Recv
+	}
+	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size}
+	k.Sched.SetQuick(quick{b: b, s: k.Sched})
+	return true, b.post(&p, mine[:size], true)
+}
+
+// BoardPost is coll.Board's: the entry of a collective that runs as a
+// schedule, and the guard that ends it if another process's call
+// differs.
+func (a *area) BoardPost(c *coll.Comm, k *coll.BoardCall) (func() error, error) {
+	g := &guard{b: a.nb}
+	p := pending{c: c, sig: *k.Sig, g: g}
+	if err := a.nb.post(&p, nil, false); err != nil {
+		return nil, err
+	}
+	return g.check, nil
+}
+
+// post gives p the next number, waits until its entry line may be
+// written (claim), and posts p's entry: its digest, call and data (quick:
+// shmem runs it).
+func (b *board) post(p *pending, data []byte, quick bool) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return b.err
+	}
+	s := b.next + 1
+	if err := b.claim(s); err != nil {
+		return err
+	}
+	b.next = s
+	a := b.a
+	p.digest = p.c.CallDigest(&p.sig)
+	if p.g != nil {
+		p.g.s, p.g.c, p.g.sig, p.g.digest = s, p.c, p.sig, p.digest
+	}
+	b.pend[s%boardSlots] = *p
+	off := b.entry(a.me, s)
+	a.u64(off + boardDigest).Store(p.digest)
+	n := uint32(0)
+	if quick {
+		n = uint32(len(data)) + 1
+		copy(a.mem[off+boardData:off+boardData+len(data)], data)
+	}
+	binary.LittleEndian.PutUint32(a.mem[off+boardSize:], n)
+	p.c.PutCallOf(&p.sig, b.callOf(a.me, s))
+	a.publish(b.posted(a.me, s), s)
+	return nil
+}
+
+// claim waits until every process has read number s-boardSlots, which
+// last used s's entry lines, moving this process's board on meanwhile
+// (the others may wait for it to read too). b.mu is held; it is released
+// while waiting.
+func (b *board) claim(s uint64) error {
+	if s <= boardSlots {
+		return nil
+	}
+	need := s - boardSlots
+	var lastCheck time.Time
+	for {
+		b.progress()
+		if b.err != nil {
+			return b.err
+		}
+		lag := -1
+		for q := range b.a.n {
+			switch {
+			case q == b.a.me:
+				if b.read.Load() < need {
+					lag = q
+				}
+			case b.seen[q] < need:
+				if b.seen[q] = b.done(q).v.Load(); b.seen[q] < need {
+					lag = q
+				}
+			}
+			if lag >= 0 {
+				break
+			}
+		}
+		if lag < 0 {
+			return nil
+		}
+		// Wait a while for what it lacks (another process's post, or
+		// its reading), then look again.
+		f, who := b.done(lag), lag
+		if lag == b.a.me {
+			r := b.read.Load() + 1
+			who = b.missing(r)
+			if who < 0 {
+				continue
+			}
+			f, need = b.posted(who, r), r
+		}
+		b.mu.Unlock()
+		_, err := b.a.awaitLong(f, need, who, &lastCheck, time.Millisecond)
+		b.mu.Lock()
+		if err != nil {
+			b.fail(err)
+			return err
+		}
+		need = s - boardSlots
+	}
+}
+
+// missing is the first process whose entry of number s is not posted, or
+// -1.
+func (b *board) missing(s uint64) int {
+	for q := range b.a.n {
+		if b.posted(q, s).v.Load() < s {
+			return q
+		}
+	}
+	return -1
+}
+
+// progress reads the numbers posted by every process, in order: it
+// compares their calls, completes the collectives shmem runs and settles
+// the guards. b.mu is held.
+func (b *board) progress() {
+	r := b.read.Load()
+	start := r
+	for r < b.next {
+		s := r + 1
+		p := &b.pend[s%boardSlots]
+		if b.missing(s) >= 0 || (p.quick != nil && !p.quick.Sealed()) {
+			break
+		}
+		b.settle(s, p)
+		*p = pending{}
+		r = s
+		b.read.Store(r)
+	}
+	if r != start {
+		b.a.publish(b.done(b.a.me), r)
+	}
+}
+
+// settle reads number s, which every process posted.
+func (b *board) settle(s uint64, p *pending) {
+	var err error
+	var quick uint32
+	for q := range b.a.n {
+		off := b.entry(q, s)
+		sz := binary.LittleEndian.Uint32(b.a.mem[off+boardSize:])
+		if q == 0 {
+			quick = sz
+		}
+		if b.a.u64(off+boardDigest).Load() != p.digest {
+			err = b.judge(p, q, s)
+			break
+		}
+		if sz != quick {
+			err = &coll.Error{Class: coll.ErrIntern, Msg: p.c.T.Name() + ": " + p.sig.Kind.String() + ": the processes ran the same call in different ways"}
+			break
+		}
+	}
+	if p.g != nil {
+		p.g.settle(err)
+		return
+	}
+	if err == nil && p.size > 0 {
+		for q := range b.a.n {
+			off := b.entry(q, s) + boardData
+			b.inputs[q] = b.a.mem[off : off+p.size : off+p.size]
+		}
+		e := evaluator{plan: planFor(p.c, p.op, p.size, 0), x: b.inputs, regs: &b.regs}
+		e.run(p.recv[:p.size])
+		clear(b.inputs)
+	}
+	p.quick.Complete(err)
+}
+
+// judge is the error of process q's call of number s, which differs
+// from p's.
+func (b *board) judge(p *pending, q int, s uint64) error {
+	var call [coll.CallSize]byte
+	copy(call[:], b.callOf(q, s))
+	return judgeCall(p.c, &p.sig, call[:])
+}
+
+// judgeCall is the error of another process's call, whose digest
+// differs from sig's on c.
+func judgeCall(c *coll.Comm, sig *coll.Sig, call []byte) error {
+	if err := c.JudgeCallOf(sig, call); err != nil {
+		return err
+	}
+	return &coll.Error{Class: coll.ErrOther, Msg: c.T.Name() + ": " + sig.Kind.String() + ": another process started another collective"}
+}
+
+// fail ends every collective under way on the board with err (a process
+// died), and every later one. b.mu is held.
+func (b *board) fail(err error) {
+	b.err = err
+	for s := b.read.Load() + 1; s <= b.next; s++ {
+		p := &b.pend[s%boardSlots]
+		if p.g != nil {
+			p.g.settle(err)
+		} else if p.quick != nil {
+			p.quick.Complete(err)
+		}
+		*p = pending{}
+	}
+	b.read.Store(b.next)
+}
+
+// close ends the collectives under way (the communicator is freed) and
+// waits until no guard looks at the area.
+func (b *board) close() {
+	b.closed.Store(true)
+	b.mu.Lock()
+	if b.err == nil {
+		b.fail(&coll.Error{Class: coll.ErrComm, Msg: b.a.name + ": the communicator was freed with nonblocking collectives under way"})
+	}
+	b.mu.Unlock()
+	for b.readers.Load() > 0 {
+		runtime.Gosched()
+	}
+}
+
+// quick moves a collective shmem runs on (coll.Quick).
+type quick struct {
+	b *board
+	s *coll.Schedule
+}
+
+// Ready: every process posted the number, or it is done.
+func (k quick) Ready() bool {
+	r := k.b.read.Load() + 1
+	return k.s.Done() || k.b.closed.Load() || k.b.missing(r) < 0
+}
+
+// Poll moves the board on, if no other goroutine is.
+func (k quick) Poll() {
+	if k.b.mu.TryLock() {
+		k.b.progress()
+		k.b.mu.Unlock()
+	}
+}
+
+// Await moves the board on until the collective completes, waiting for
+// the first entry not yet posted as the blocking collectives wait for a
+// flag.
+func (k quick) Await() {
+	b := k.b
+	var lastCheck time.Time
+	for !k.s.Done() {
+		b.mu.Lock()
+		b.progress()
+		r := b.read.Load() + 1
+		who := b.missing(r)
+		b.mu.Unlock()
+		if k.s.Done() {
+			return
+		}
+		if who < 0 {
+			// Posted, but the collective whose number it is has not
+			// sealed its start yet (another goroutine is starting it).
+			runtime.Gosched()
+			continue
+		}
+		if _, err := b.a.awaitLong(b.posted(who, r), r, who, &lastCheck, 0); err != nil {
+			b.mu.Lock()
+			b.fail(err)
+			b.mu.Unlock()
+		}
+	}
+}
+
+// guard ends a schedule whose process's call differs from another's
+// (coll.Schedule.Guard).
+type guard struct {
+	b      *board
+	s      uint64
+	c      *coll.Comm
+	sig    coll.Sig
+	digest uint64
+	// verdict, once known: the error (nil: the calls agree).
+	verdict atomic.Pointer[verdict]
+}
+
+type verdict struct{ err error }
+
+func (g *guard) settle(err error) { g.verdict.Store(&verdict{err}) }
+
+// check is the guard: the error, once one process's posted call differs.
+// It reads the entries of the processes that posted its number (each
+// read checked against the number again, since a line may be written
+// again once its number was read everywhere: its verdict is known by
+// then).
+func (g *guard) check() error {
+	if v := g.verdict.Load(); v != nil {
+		return v.err
+	}
+	b := g.b
+	b.readers.Add(1)
+	defer b.readers.Add(-1)
+	if b.closed.Load() {
+		return nil // close settles the guard
+	}
+	for q := range b.a.n {
+		f := b.posted(q, g.s)
+		if f.v.Load() != g.s {
+			continue
+		}
+		d := b.a.u64(b.entry(q, g.s) + boardDigest).Load()
+		if d == g.digest {
+			continue
+		}
+		var call [coll.CallSize]byte
+		copy(call[:], b.callOf(q, g.s))
+		if f.v.Load() != g.s {
+			continue // written again meanwhile: the verdict is known
+		}
+		err := judgeCall(g.c, &g.sig, call[:])
+		g.verdict.CompareAndSwap(nil, &verdict{err})
+		return g.verdict.Load().err
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package shmem_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/colltest"
+)
+
+// quickStart starts a nonblocking collective as the mpi package does, on
+// the board when shmem runs it, and returns its schedule.
+func quickStart(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error, out *error) (*coll.Schedule, error) {
+	notify := func(err error) { *out = err }
+	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify); err != nil || ok {
+		return s, err
+	}
+	v, err := c.Reserve(sig.Kind)
+	if err != nil {
+		return nil, err
+	}
+	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, notify)
+	return v.Schedule(), nil
+}
+
+func BenchmarkIbarrier(b *testing.B) {
+	w := colltest.NewWorld(make([]int32, 2), time.Minute)
+	w.Share(fmt.Sprintf("/dev/shm/lam-bench-%d-", os.Getpid()))
+	defer w.Close()
+	b.ReportAllocs()
+	errs := w.Each(func(r int) error {
+		c := w.Comm(r)
+		sig := coll.Sig{Kind: coll.Barrier}
+		f := func(v *coll.Comm, a *coll.Actions) error { return a.Barrier(v) }
+		var out error
+		if r == 0 {
+			b.ResetTimer()
+		}
+		for range b.N {
+			s, err := quickStart(c, sig, f, &out)
+			if err != nil {
+				return err
+			}
+			s.Wait()
+			if out != nil {
+				return out
+			}
+		}
+		return nil
+	})
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// errHung is wait's error for a collective that did not complete.
+var errHung = errors.New("the collective did not complete")
+
+// wait waits for s and returns its outcome, for at most limit: a
+// collective that never completes fails the test (errHung) instead of
+// hanging it.
+func wait(s *coll.Schedule, limit time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(limit):
+		return errHung
+	}
+}
+
+// Small Ibarriers and Iallreduces run on the board, the others as
+// schedules, interleaved with blocking collectives on other
+// communicators: each gives what its blocking twin gives.
+func TestBoardMany(t *testing.T) {
+	kinds := []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Reduce}
+	fs := func(c *coll.Comm, k int) (map[coll.Kind]colltest.Twin, int) {
+		mine := colltest.Ints(c.Rank(), k)
+		return map[coll.Kind]colltest.Twin{
+			coll.Barrier: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) },
+			coll.Bcast: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+				if c.Rank() == 0 {
+					copy(out, mine)
+				}
+				return a.Bcast(c, out, 0)
+			},
+			coll.Reduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+				return a.Reduce(c, mine, out, &colltest.Sum, c.Size()-1)
+			},
+			coll.Allreduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+				return a.Allreduce(c, mine, out, &colltest.Sum)
+			},
+		}, 8 * k
+	}
+	for _, n := range []int{2, 3, 5} {
+		for _, params := range [][]string{nil, {"coll_base_check", "0"}} {
+			t.Run(fmt.Sprintf("%d/%v", n, params), func(t *testing.T) {
+				w := world(t, make([]int32, n), params...)
+				w.Check(t, w.Each(func(r int) error { return colltest.ManyOutstanding(w.Comm(r), r, kinds, fs, true) }))
+			})
+		}
+	}
+}
+
+// More collectives outstanding than the board has lines: a start waits
+// until every process has read the number that last used its lines,
+// moving its own board on meanwhile. Waited for in reverse order, each
+// gives its sum; in place and not.
+func TestBoardDepth(t *testing.T) {
+	const count = 3*64 + 5
+	for _, n := range []int{2, 3} {
+		for _, inPlace := range []bool{false, true} {
+			w := world(t, make([]int32, n))
+			w.Check(t, w.Each(func(r int) error {
+				c := w.Comm(r)
+				scheds := make([]*coll.Schedule, count)
+				outs := make([][]byte, count)
+				errs := make([]error, count)
+				for i := range count {
+					k := 1 + i%13
+					mine := colltest.Ints(r+i, k)
+					send := mine
+					if inPlace {
+						send = nil
+					}
+					outs[i] = mine
+					if !inPlace {
+						outs[i] = coll.Buffer(len(mine))
+					}
+					sig := coll.Sig{Kind: coll.Allreduce, Send: int64(len(mine)), Op: 1}
+					if i%4 == 3 {
+						sig = coll.Sig{Kind: coll.Barrier}
+					}
+					var err error
+					scheds[i], err = quickStart(c, sig, func(v *coll.Comm, a *coll.Actions) error {
+						if sig.Kind == coll.Barrier {
+							return a.Barrier(v)
+						}
+						return a.Allreduce(v, send, outs[i], &colltest.Sum)
+					}, &errs[i])
+					if err != nil {
+						return fmt.Errorf("start %d: %w", i, err)
+					}
+				}
+				for i := count - 1; i >= 0; i-- {
+					if err := wait(scheds[i], 10*time.Second); err != nil {
+						return fmt.Errorf("collective %d: %w", i, err)
+					}
+					if errs[i] != nil {
+						return fmt.Errorf("collective %d: %w", i, errs[i])
+					}
+					if i%4 == 3 {
+						continue
+					}
+					want := colltest.I64(coll.Buffer(len(outs[i])))
+					for q := range n {
+						for j, v := range colltest.I64(colltest.Ints(q+i, len(want))) {
+							want[j] += v
+						}
+					}
+					if got := colltest.I64(outs[i]); !slices.Equal(got, want) {
+						return fmt.Errorf("collective %d: got %v, want %v", i, got, want)
+					}
+				}
+				return nil
+			}))
+		}
+	}
+}
+
+// A float Iallreduce on the board gives lam_basic's bits (its grouping
+// for the process count), commutative or not.
+func TestBoardSameBits(t *testing.T) {
+	for _, n := range []int{2, 3, 4, 5, 7, 9} {
+		for _, k := range []int{1, 5, 13} {
+			for _, op := range []*coll.Op{&colltest.FSum, &twist} {
+				ref := func() [][]byte {
+					w := colltest.NewWorld(make([]int32, n), 10*time.Second)
+					defer w.Close()
+					return reduced(t, w, n, k, -1, op)
+				}()
+				w := world(t, make([]int32, n))
+				got := make([][]byte, n)
+				w.Check(t, w.Each(func(r int) error {
+					c := w.Comm(r)
+					got[r] = coll.Buffer(8 * k)
+					var out error
+					s, err := quickStart(c, coll.Sig{Kind: coll.Allreduce, Send: int64(8 * k), Op: 3}, func(v *coll.Comm, a *coll.Actions) error {
+						return a.Allreduce(v, colltest.Floats(r, k), got[r], op)
+					}, &out)
+					if err != nil {
+						return err
+					}
+					if s.Wait(); out != nil {
+						return out
+					}
+					return nil
+				}))
+				for r := range n {
+					if !slices.Equal(got[r], ref[r]) {
+						t.Fatalf("n=%d k=%d commutative=%v: rank %d's result differs from lam_basic's", n, k, op.Commutative, r)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Processes that start different nonblocking collectives, or the same
+// with other arguments, all end with an error, whether shmem runs them
+// on the board or as schedules; none waits for the others. (A small
+// Bcast's root may complete first, as its data left: it only sends, and
+// never learns of a mismatch, as under lam_basic: coll.Comm.SendsCall.)
+func TestBoardMismatch(t *testing.T) {
+	type call struct {
+		kind coll.Kind
+		size int
+	}
+	barrier, bcast := call{coll.Barrier, 0}, call{coll.Bcast, 8}
+	small, other, large := call{coll.Allreduce, 8}, call{coll.Allreduce, 16}, call{coll.Allreduce, 800}
+	for _, tt := range []struct {
+		name   string
+		calls  [2]call
+		params []string
+		quiet  int // a process that may complete without an error, or -1
+	}{
+		{"barrier/allreduce", [2]call{barrier, small}, nil, -1},
+		{"sizes", [2]call{small, other}, nil, -1},
+		{"board/schedule", [2]call{small, large}, nil, -1},
+		{"schedule/board", [2]call{large, small}, nil, -1},
+		{"board/schedule unchecked", [2]call{small, large}, []string{"coll_base_check", "0"}, -1},
+		{"barrier/bcast", [2]call{barrier, bcast}, nil, -1},
+		{"bcast/barrier", [2]call{bcast, barrier}, nil, 0},
+		{"bcast/barrier unchecked", [2]call{bcast, barrier}, []string{"coll_base_check", "0"}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n := 3
+			w := world(t, make([]int32, n), tt.params...)
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				k := tt.calls[min(r, 1)]
+				buf, out := coll.Buffer(max(k.size, 8)), coll.Buffer(max(k.size, 8))
+				sig := coll.Sig{Kind: k.kind, Send: int64(k.size), Op: 1}
+				var outcome error
+				s, err := quickStart(c, sig, func(v *coll.Comm, a *coll.Actions) error {
+					switch k.kind {
+					case coll.Barrier:
+						return a.Barrier(v)
+					case coll.Bcast:
+						return a.Bcast(v, buf, 0)
+					}
+					return a.Allreduce(v, buf[:k.size], out[:k.size], &colltest.Sum)
+				}, &outcome)
+				if err != nil {
+					return err
+				}
+				if err := wait(s, 10*time.Second); errors.Is(err, errHung) {
+					return err
+				}
+				if outcome == nil && r != tt.quiet {
+					return errors.New("no error")
+				}
+				var ce *coll.Error
+				if outcome != nil && !errors.As(outcome, &ce) {
+					return fmt.Errorf("not a coll.Error: %v", outcome)
+				}
+				return nil
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Errorf("rank %d: %v", r, err)
+				}
+			}
+		})
+	}
+}
