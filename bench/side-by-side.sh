@@ -317,7 +317,7 @@ if [ "$set_name" = coll ]; then
 	for np in $NPS; do
 		for op in $OPS; do
 			sizes=$CSIZES
-			[ "$op" = barrier ] && sizes=0
+			case $op in barrier | ibarrier) sizes=0 ;; esac
 			for s in $sizes; do
 				line="| $np | $op | $s |"
 				for i in "${!names[@]}"; do

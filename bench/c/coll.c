@@ -4,7 +4,10 @@
  *
  *   mpicc -O2 -o coll bench/c/coll.c
  *   mpirun -np 4 ./coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] \
- *       allreduce|bcast|barrier|gather|scatter|allgather|alltoall
+ *       allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier
+ *
+ * iallreduce and ibarrier start the nonblocking collective and wait for it
+ * (MPI 3: not with LAM 7.1.4).
  *
  * For gather, scatter and allgather the size is each rank's block; for
  * alltoall each block. Above 64 KiB a tenth as many iterations run, above
@@ -41,7 +44,7 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", NULL};
+static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", "iallreduce", "ibarrier", NULL};
 
 int main(int argc, char **argv)
 {
@@ -86,10 +89,10 @@ int main(int argc, char **argv)
             m = i;
     if (m < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] allreduce|bcast|barrier|gather|scatter|allgather|alltoall\n");
+            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    if (m == 2) {
+    if (m == 2 || m == 8) {
         nsizes = 1;
         sizes[0] = max = 0;
     }
@@ -170,6 +173,20 @@ int main(int argc, char **argv)
                 case 6:
                     MPI_Alltoall(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, MPI_COMM_WORLD);
                     break;
+#if MPI_VERSION >= 3 /* LAM 7.1.4 has no nonblocking collectives */
+                case 7: {
+                    MPI_Request q;
+                    MPI_Iallreduce(send, recv, (int)(s / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q);
+                    MPI_Wait(&q, MPI_STATUS_IGNORE);
+                    break;
+                }
+                case 8: {
+                    MPI_Request q;
+                    MPI_Ibarrier(MPI_COMM_WORLD, &q);
+                    MPI_Wait(&q, MPI_STATUS_IGNORE);
+                    break;
+                }
+#endif
                 }
                 if (median)
                     times[i] = MPI_Wtime() - t1;

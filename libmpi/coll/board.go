@@ -21,8 +21,12 @@ type Board interface {
 	// BoardQuick starts k on c itself if the module runs it without
 	// messages, posting its call and data, and makes k.Sched's end the
 	// collective's (Schedule.SetQuick); false: nothing was posted, and
-	// the collective runs as a schedule.
+	// the collective runs as a schedule. It keeps nothing of k but
+	// k.Sched and the buffers.
 	BoardQuick(c *Comm, k *BoardCall) (bool, error)
+	// BoardPublish ends BoardQuick's post, once the caller holds no
+	// lock: it writes what the other processes wait for.
+	BoardPublish()
 	// BoardPost posts the call of a nonblocking collective that runs as
 	// a schedule on c (a view), and returns its guard (Schedule.Guard).
 	BoardPost(c *Comm, k *BoardCall) (func() error, error)
@@ -31,7 +35,7 @@ type Board interface {
 // BoardCall is a nonblocking collective that starts, as a Board sees it.
 type BoardCall struct {
 	Sig        *Sig
-	Sched      *Schedule // BoardQuick's: the collective's schedule (NewQuick)
+	Sched      *Schedule // BoardQuick's: the collective's schedule (StartQuick's)
 	Send, Recv []byte    // Allreduce's buffers (Send nil: in place)
 	Op         *Op
 }
@@ -59,53 +63,91 @@ var errDeclined = errors.New("coll: the board declined the collective")
 // it, Schedule.Do on c.Schedule(), which runs when the collective ends).
 // It returns the collective's schedule, or false: nothing was started,
 // and the caller reserves a view and starts it there (Reserve, Start).
-// notify is as Start's. The collective takes its place in the order of
-// c's nonblocking collectives (Reserve's numbers) as well.
-func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify func(error)) (*Schedule, bool, error) {
+// notify is as Start's. s, a zero Schedule, becomes the collective's
+// schedule (nil: a new one; the mpi package's is in the allocation of
+// the request). The collective takes its place in the order of c's
+// nonblocking collectives (Reserve's numbers) as well.
+func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify func(error), s *Schedule) (*Schedule, bool, error) {
 	if sig.Err != nil || (sig.Kind != Barrier && sig.Kind != Allreduce) {
 		return nil, false, nil
 	}
+	b, s, ok, err := c.startQuick(sig, f, notify, s)
+	if ok {
+		b.BoardPublish() // with c.mu released
+	}
+	return s, ok, err
+}
+
+// startQuick is StartQuick with c.mu held.
+func (c *Comm) startQuick(sig Sig, f func(a *Actions) error, notify func(error), s *Schedule) (Board, *Schedule, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.setup(); err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	b, ok := c.Data.(Board)
 	if !ok || c.Inter() || c.sched != nil {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
-	if _, ok := c.T.(Progressor); !ok {
-		return nil, false, nil
-	}
-	s := NewQuick(c, sig.Kind, notify)
-	k := BoardCall{Sig: &sig, Sched: s}
-	var took bool
-	var rec Actions
-	rec.Barrier = func(*Comm) error {
-		var err error
-		took, err = b.BoardQuick(c, &k)
-		if err == nil && !took {
-			err = errDeclined
+	if c.quick == nil {
+		p, ok := c.T.(Progressor)
+		if !ok {
+			return nil, nil, false, nil
 		}
-		return err
+		q := &quickStart{c: c, prog: p.Progress()}
+		q.rec.Barrier = q.barrier
+		q.rec.Allreduce = q.allreduce
+		c.quick = q
 	}
-	rec.Allreduce = func(_ *Comm, send, recv []byte, op *Op) error {
-		k.Send, k.Recv, k.Op = send, recv, op
-		return rec.Barrier(c)
+	q := c.quick
+	if s == nil {
+		s = new(Schedule)
 	}
+	s.initQuick(c, sig.Kind, notify, q.prog)
+	q.b, q.sig, q.took = b, sig, false
+	q.k = BoardCall{Sig: &q.sig, Sched: s}
 	c.sched = s // what f's steps after the collective go to
-	err := f(&rec)
+	err := f(&q.rec)
 	c.sched = nil
+	took := q.took
+	q.k, q.b = BoardCall{}, nil
 	if !took {
 		if errors.Is(err, errDeclined) {
 			err = nil
 		}
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	// Its place in the order of the nonblocking collectives, as
 	// Reserve's.
 	c.nbcSeq++
 	c.nbc.Store(true)
 	s.seal(err)
-	return s, true, nil
+	return b, s, true, nil
+}
+
+// quickStart is what StartQuick lends f: the functions that hand the
+// collective to the board, kept with the communicator (and used under
+// its lock), so that a start allocates only its schedule.
+type quickStart struct {
+	c    *Comm
+	prog *Progress // the process's
+	b    Board
+	rec  Actions
+	k    BoardCall
+	sig  Sig
+	took bool
+}
+
+func (q *quickStart) barrier(*Comm) error {
+	var err error
+	q.took, err = q.b.BoardQuick(q.c, &q.k)
+	if err == nil && !q.took {
+		err = errDeclined
+	}
+	return err
+}
+
+func (q *quickStart) allreduce(_ *Comm, send, recv []byte, op *Op) error {
+	q.k.Send, q.k.Recv, q.k.Op = send, recv, op
+	return q.barrier(q.c)
 }

@@ -140,6 +140,7 @@ func (v *Comm) reset(c *Comm, tag int32, s *Schedule) {
 	v.nbc.Store(false)
 	v.nbSentCount.Store(0)
 	v.free, v.freeShut = nil, false
+	v.quick = nil // a view's collectives are not StartQuick's
 }
 
 // maxFreeViews is how many views of a communicator whose schedules
@@ -560,7 +561,8 @@ type nbcState struct {
 	// points to its communicator's.
 	nbSentCount atomic.Uint64
 	nbSent      *atomic.Uint64
-	nbSig       Sig // a view's call, which its argument check's steps judge
+	nbSig       Sig         // a view's call, which its argument check's steps judge
+	quick       *quickStart // StartQuick's, made at its first (under mu)
 
 	base     *Comm         // a view's communicator, which gets it back (recycle)
 	bufs     *scheduleBufs // a collective's own view's: lent to its schedule, kept for reuse

@@ -110,38 +110,35 @@ const (
 
 // A Quick is a nonblocking collective that a module runs itself,
 // without rounds of messages (shmem's small Ibarrier and Iallreduce,
-// through the shared area): its schedule (NewQuick) has no rounds, the
+// through the shared area): its schedule (StartQuick) has no rounds, the
 // Progress goroutine never sees it, and whoever tests or waits for it
 // moves it on; its end calls Schedule.Complete.
 type Quick interface {
-	// Ready reports whether Poll may complete it now (or it has
+	// Ready reports whether Poll may complete s now (or it has
 	// completed). It reads atomics only: it is called while the
 	// transport polls, with the transport's lock held.
-	Ready() bool
-	// Poll moves it (and the module's other collectives of the kind) on
+	Ready(s *Schedule) bool
+	// Poll moves s (and the module's other collectives of the kind) on
 	// as far as it can without waiting.
-	Poll()
-	// Await waits until it has completed, the module's own way (polling,
+	Poll(s *Schedule)
+	// Await waits until s has completed, the module's own way (polling,
 	// yielding, then asleep until the other processes write, checking
 	// that they live).
-	Await()
+	Await(s *Schedule)
 }
 
-// NewQuick makes the schedule of a nonblocking collective of kind that
-// the module runs itself (Quick) on owner; notify is as Start's. The
+// initQuick makes s, a zero Schedule, the schedule of a nonblocking
+// collective of kind that the module runs itself (Quick) on owner;
+// notify is as Start's; prog is the process's progress (for Until). The
 // module calls SetQuick before the collective can complete.
-func NewQuick(owner *Comm, kind Kind, notify func(error)) *Schedule {
-	s := &Schedule{kind: kind, owner: owner, notify: notify, ended: true}
-	if p, ok := owner.T.(Progressor); ok {
-		s.prog = p.Progress()
-	}
-	return s
+func (s *Schedule) initQuick(owner *Comm, kind Kind, notify func(error), prog *Progress) {
+	s.kind, s.owner, s.notify, s.ended, s.prog = kind, owner, notify, true, prog
 }
 
-// SetQuick makes q what moves the schedule (NewQuick's) on.
+// SetQuick makes q what moves the schedule (StartQuick's) on.
 func (s *Schedule) SetQuick(q Quick) { s.quick = q }
 
-// seal lets a schedule that NewQuick made complete: its start added
+// seal lets a schedule that StartQuick made complete: its start added
 // every step it has (Do), and late is an error of the start after the
 // module took the collective.
 func (s *Schedule) seal(late error) {
@@ -149,11 +146,11 @@ func (s *Schedule) seal(late error) {
 	s.sealed.Store(true)
 }
 
-// Sealed reports whether a schedule that NewQuick made may complete:
+// Sealed reports whether a schedule that StartQuick made may complete:
 // the module completes it only then.
 func (s *Schedule) Sealed() bool { return s.sealed.Load() }
 
-// Complete ends a schedule that NewQuick made, with err as its outcome
+// Complete ends a schedule that StartQuick made, with err as its outcome
 // (after the steps its start added, if err is nil). The module calls it
 // once, after Sealed.
 func (s *Schedule) Complete(err error) {
@@ -509,7 +506,7 @@ func (s *Schedule) ready(busy bool) bool {
 		return true
 	}
 	if s.quick != nil {
-		return s.quick.Ready()
+		return s.quick.Ready(s)
 	}
 	if s.guard != nil && s.guard() != nil {
 		return true
@@ -535,7 +532,7 @@ func (s *Schedule) ready(busy bool) bool {
 // if it is done.
 func (s *Schedule) step(wait bool) {
 	if s.quick != nil {
-		s.quick.Poll()
+		s.quick.Poll(s)
 		return
 	}
 	if wait {
@@ -582,7 +579,7 @@ func (s *Schedule) Wait() error {
 	}
 	if s.quick != nil {
 		for !s.done.Load() {
-			s.quick.Await()
+			s.quick.Await(s)
 		}
 		return s.result
 	}

@@ -40,16 +40,19 @@ import (
 
 // nbRun is a nonblocking collective being started.
 type nbRun struct {
-	req     *Request // completed when the schedule ends
-	started bool     // nbStep ran
+	req     *Request       // completed when the schedule ends
+	started bool           // nbStep ran
+	quick   *coll.Schedule // where a quick one's schedule goes
 }
 
 // nbStart is what starting a nonblocking collective allocates: its
-// request, the request's core request, and the nbRun.
+// request, the request's core request, the nbRun, and the schedule of a
+// collective the module runs itself (coll.Comm.StartQuick).
 type nbStart struct {
-	req  Request
-	core core.Request
-	nb   nbRun
+	req   Request
+	core  core.Request
+	nb    nbRun
+	quick coll.Schedule
 }
 
 // nbStep is k.run for a nonblocking collective.
@@ -65,7 +68,7 @@ func (k *call) nbStep(f func(a *coll.Actions) error) error {
 	}
 	// A collective the module runs itself (shmem's small Ibarrier and
 	// Iallreduce, through its board) needs no view.
-	if s, ok, err := k.cc.StartQuick(k.sig, f, notify); err != nil {
+	if s, ok, err := k.cc.StartQuick(k.sig, f, notify, k.nb.quick); err != nil {
 		return k.c.collFail(err)
 	} else if ok {
 		k.nb.req.sched = s
@@ -111,7 +114,7 @@ func startNB(c *Comm, body func(nb *nbRun) error) (*Request, error) {
 	e.InitGeneric(&x.core)
 	x.req = Request{r: &x.core, comm: c}
 	nb := &x.nb
-	nb.req = &x.req
+	nb.req, nb.quick = &x.req, &x.quick
 	if err := body(nb); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 func Start(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
 	done := make(chan error, 1)
 	notify := func(err error) { done <- err }
-	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify); err != nil {
+	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify, nil); err != nil {
 		return nil, err
 	} else if ok {
 		// Nothing moves it but its waiter (coll.Quick).

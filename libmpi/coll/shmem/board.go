@@ -6,8 +6,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/fence"
 )
 
 // The board (coll.Board): the nonblocking collectives of a communicator
@@ -53,13 +55,21 @@ func (g geometry) boardAt(i int) int { return g.poolAt(g.n) + i*boardStride }
 
 // board is this process's side of a communicator's board.
 type board struct {
-	a    *area
-	mu   sync.Mutex
-	next uint64        // the last number posted (under mu)
-	read atomic.Uint64 // every number up to it was read (written under mu)
-	pend [boardSlots]pending
-	seen []uint64 // process → its done, as last seen (claim; under mu)
-	err  error    // a process died: every collective of the board fails (under mu)
+	a      *area
+	mu     sync.Mutex
+	next   uint64        // the last number posted (under mu)
+	staged atomic.Uint64 // a number posted whose flag BoardPublish writes
+	read   atomic.Uint64 // every number up to it was read (written under mu)
+	pend   [boardSlots]pending
+	seen   []uint64 // process → its done, as last seen (claim; under mu)
+	// calls: the digest of the call in each of this process's call
+	// slots, which a post writes only when its call's differs (a
+	// program starts the same collective again and again); under mu.
+	calls [boardSlots]struct {
+		digest uint64
+		ok     bool
+	}
+	err error // a process died: every collective of the board fails (under mu)
 
 	inputs [][]byte // a reduction's inputs, one per process (under mu)
 	regs   [][]byte // its scratch registers (under mu)
@@ -136,8 +146,29 @@ func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
 		mine = k.Recv
 	}
 	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size}
-	k.Sched.SetQuick(quick{b: b, s: k.Sched})
-	return true, b.post(&p, mine[:size], true)
+	k.Sched.SetQuick(b)
+	if err := b.post(&p, mine[:size], true); err != nil {
+		return false, err // nothing posted: the start fails
+	}
+	return true, nil
+}
+
+// BoardPublish is coll.Board's: the number of the collective BoardQuick
+// posted, written once the caller holds no lock. The other processes
+// wait for that store; an atomic instruction of this process's (a lock's)
+// right after it would wait until the line it is in came back from the
+// caches of the processes polling it, which the store alone does not:
+// it drains while this process goes on to wait for theirs.
+func (a *area) BoardPublish() {
+	b := a.nb
+	s := b.staged.Swap(0)
+	if s == 0 {
+		return
+	}
+	a.publish(b.posted(a.me, s), s)
+	// Ask now for the line of the next number, as the lane does: taking
+	// it back from the readers' caches overlaps the wait.
+	fence.Claim(unsafe.Pointer(&a.mem[b.entry(a.me, s+1)]))
 }
 
 // BoardPost is coll.Board's: the entry of a collective that runs as a
@@ -180,8 +211,15 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		copy(a.mem[off+boardData:off+boardData+len(data)], data)
 	}
 	binary.LittleEndian.PutUint32(a.mem[off+boardSize:], n)
-	p.c.PutCallOf(&p.sig, b.callOf(a.me, s))
-	a.publish(b.posted(a.me, s), s)
+	if k := &b.calls[s%boardSlots]; !k.ok || k.digest != p.digest {
+		p.c.PutCallOf(&p.sig, b.callOf(a.me, s))
+		k.digest, k.ok = p.digest, true
+	}
+	if quick {
+		b.staged.Store(s) // BoardPublish writes the number
+	} else {
+		a.publish(b.posted(a.me, s), s)
+	}
 	return nil
 }
 
@@ -356,51 +394,54 @@ func (b *board) close() {
 	}
 }
 
-// quick moves a collective shmem runs on (coll.Quick).
-type quick struct {
-	b *board
-	s *coll.Schedule
-}
+// The board moves the collectives shmem runs on (coll.Quick).
 
-// Ready: every process posted the number, or it is done.
-func (k quick) Ready() bool {
-	r := k.b.read.Load() + 1
-	return k.s.Done() || k.b.closed.Load() || k.b.missing(r) < 0
+// Ready: every process posted the first number not yet read, or s is
+// done.
+func (b *board) Ready(s *coll.Schedule) bool {
+	r := b.read.Load() + 1
+	return s.Done() || b.closed.Load() || b.missing(r) < 0
 }
 
 // Poll moves the board on, if no other goroutine is.
-func (k quick) Poll() {
-	if k.b.mu.TryLock() {
-		k.b.progress()
-		k.b.mu.Unlock()
+func (b *board) Poll(*coll.Schedule) {
+	if b.mu.TryLock() {
+		b.progress()
+		b.mu.Unlock()
 	}
 }
 
-// Await moves the board on until the collective completes, waiting for
-// the first entry not yet posted as the blocking collectives wait for a
-// flag.
-func (k quick) Await() {
-	b := k.b
+// Await moves the board on until s completes, waiting for the first
+// entry not yet posted as the blocking collectives wait for a flag: it
+// looks at the entries without the board's lock first, so that the
+// lock's atomic instruction comes only once they are there (see
+// BoardPublish).
+func (b *board) Await(s *coll.Schedule) {
 	var lastCheck time.Time
-	for !k.s.Done() {
+	for !s.Done() {
+		r := b.read.Load() + 1
+		if who := b.missing(r); who >= 0 {
+			f := b.posted(who, r)
+			for i := 0; i < b.a.spinPolls && f.v.Load() < r; i++ {
+				fence.Pause()
+			}
+			if f.v.Load() < r {
+				if _, err := b.a.awaitLong(f, r, who, &lastCheck, 0); err != nil {
+					b.mu.Lock()
+					b.fail(err)
+					b.mu.Unlock()
+				}
+			}
+			continue
+		}
 		b.mu.Lock()
 		b.progress()
-		r := b.read.Load() + 1
-		who := b.missing(r)
+		moved := b.read.Load() >= r
 		b.mu.Unlock()
-		if k.s.Done() {
-			return
-		}
-		if who < 0 {
+		if !moved && !s.Done() {
 			// Posted, but the collective whose number it is has not
 			// sealed its start yet (another goroutine is starting it).
 			runtime.Gosched()
-			continue
-		}
-		if _, err := b.a.awaitLong(b.posted(who, r), r, who, &lastCheck, 0); err != nil {
-			b.mu.Lock()
-			b.fail(err)
-			b.mu.Unlock()
 		}
 	}
 }

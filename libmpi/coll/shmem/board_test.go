@@ -16,7 +16,7 @@ import (
 // the board when shmem runs it, and returns its schedule.
 func quickStart(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error, out *error) (*coll.Schedule, error) {
 	notify := func(err error) { *out = err }
-	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify); err != nil || ok {
+	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify, nil); err != nil || ok {
 		return s, err
 	}
 	v, err := c.Reserve(sig.Kind)

@@ -56,6 +56,11 @@
 // own (tests).
 // It checks that the process it waits for is alive while it yields or
 // sleeps, so a peer that dies makes the collective fail instead of hang.
+//
+// The nonblocking collectives post their calls on the area's board
+// (board.go, coll.Board): shmem runs a small Ibarrier or Iallreduce
+// there itself, and guards the others, which run as lam_basic's
+// schedules.
 package shmem
 
 import (
