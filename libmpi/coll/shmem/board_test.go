@@ -281,3 +281,50 @@ func TestBoardMismatch(t *testing.T) {
 		})
 	}
 }
+
+// A step the start adds after a board collective (a nonblocking
+// reduction over a derived datatype unpacks so) runs once its result is
+// there, before it completes; its error is the outcome.
+func TestBoardAfter(t *testing.T) {
+	w := world(t, make([]int32, 3))
+	w.Check(t, w.Each(func(r int) error {
+		c := w.Comm(r)
+		for i, fail := range []bool{false, true, false} {
+			mine, out := colltest.Ints(r, 2), coll.Buffer(16)
+			var seen []int64
+			var outcome error
+			bad := errors.New("the step failed")
+			s, err := quickStart(c, coll.Sig{Kind: coll.Allreduce, Send: 16, Op: 1}, func(v *coll.Comm, a *coll.Actions) error {
+				if err := a.Allreduce(v, mine, out, &colltest.Sum); err != nil {
+					return err
+				}
+				v.Schedule().Do(func() error {
+					seen = slices.Clone(colltest.I64(out))
+					if fail {
+						return bad
+					}
+					return nil
+				})
+				return nil
+			}, &outcome)
+			if err != nil {
+				return err
+			}
+			if err := wait(s, 10*time.Second); errors.Is(err, errHung) {
+				return err
+			}
+			want := []int64{0, 0}
+			for q := range 3 {
+				want[0] += colltest.Val(q, 0)
+				want[1] += colltest.Val(q, 1)
+			}
+			switch {
+			case !slices.Equal(seen, want):
+				return fmt.Errorf("call %d: the step saw %v, want %v", i, seen, want)
+			case fail != errors.Is(outcome, bad):
+				return fmt.Errorf("call %d: outcome %v", i, outcome)
+			}
+		}
+		return nil
+	}))
+}
