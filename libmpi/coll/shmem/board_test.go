@@ -328,3 +328,55 @@ func TestBoardAfter(t *testing.T) {
 		return nil
 	}))
 }
+
+// One goroutine of a process starts board collectives while another
+// waits for them (MPI_THREAD_MULTIPLE: one thread calls the
+// collectives, others wait): a start that finds its lines unread moves
+// the board on beside the waiter, and each result is right.
+func TestBoardConcurrentWait(t *testing.T) {
+	const count = 300
+	w := world(t, make([]int32, 3))
+	w.Check(t, w.Each(func(r int) error {
+		c := w.Comm(r)
+		type job struct {
+			s       *coll.Schedule
+			out     []byte
+			outcome error
+			i       int
+		}
+		jobs := make(chan *job, count)
+		waited := make(chan error, 1)
+		go func() {
+			for jb := range jobs {
+				if err := wait(jb.s, 10*time.Second); err != nil {
+					waited <- fmt.Errorf("collective %d: %w", jb.i, err)
+					return
+				}
+				var want int64
+				for q := range 3 {
+					want += colltest.Val(q+jb.i, 0)
+				}
+				if got := colltest.I64(jb.out)[0]; got != want {
+					waited <- fmt.Errorf("collective %d: got %d, want %d", jb.i, got, want)
+					return
+				}
+			}
+			waited <- nil
+		}()
+		for i := range count {
+			jb := &job{out: coll.Buffer(8), i: i}
+			mine := colltest.Ints(r+i, 1)
+			var err error
+			jb.s, err = quickStart(c, coll.Sig{Kind: coll.Allreduce, Send: 8, Op: 1}, func(v *coll.Comm, a *coll.Actions) error {
+				return a.Allreduce(v, mine, jb.out, &colltest.Sum)
+			}, &jb.outcome)
+			if err != nil {
+				close(jobs)
+				return err
+			}
+			jobs <- jb
+		}
+		close(jobs)
+		return <-waited
+	}))
+}
