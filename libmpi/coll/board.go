@@ -36,8 +36,9 @@ type Board interface {
 type BoardCall struct {
 	Sig        *Sig
 	Sched      *Schedule // BoardQuick's: the collective's schedule (StartQuick's)
-	Send, Recv []byte    // Allreduce's buffers (Send nil: in place)
+	Send, Recv []byte    // Allreduce's and Reduce's buffers (Send nil: in place); Bcast's in Recv
 	Op         *Op
+	Root       int // Bcast's and Reduce's
 }
 
 // CallDigest is the digest of the call sig on c (as the argument check
@@ -68,7 +69,10 @@ var errDeclined = errors.New("coll: the board declined the collective")
 // the request). The collective takes its place in the order of c's
 // nonblocking collectives (Reserve's numbers) as well.
 func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify func(error), s *Schedule) (*Schedule, bool, error) {
-	if sig.Err != nil || (sig.Kind != Barrier && sig.Kind != Allreduce) {
+	switch {
+	case sig.Err != nil:
+		return nil, false, nil
+	case sig.Kind != Barrier && sig.Kind != Allreduce && sig.Kind != Bcast && sig.Kind != Reduce:
 		return nil, false, nil
 	}
 	b, s, ok, err := c.startQuick(sig, f, notify, s)
@@ -97,6 +101,8 @@ func (c *Comm) startQuick(sig Sig, f func(a *Actions) error, notify func(error),
 		q := &quickStart{c: c, prog: p.Progress()}
 		q.rec.Barrier = q.barrier
 		q.rec.Allreduce = q.allreduce
+		q.rec.Bcast = q.bcast
+		q.rec.Reduce = q.reduce
 		c.quick = q
 	}
 	q := c.quick
@@ -149,5 +155,15 @@ func (q *quickStart) barrier(*Comm) error {
 
 func (q *quickStart) allreduce(_ *Comm, send, recv []byte, op *Op) error {
 	q.k.Send, q.k.Recv, q.k.Op = send, recv, op
+	return q.barrier(q.c)
+}
+
+func (q *quickStart) bcast(_ *Comm, buf []byte, root int) error {
+	q.k.Recv, q.k.Root = buf, root
+	return q.barrier(q.c)
+}
+
+func (q *quickStart) reduce(_ *Comm, send, recv []byte, op *Op, root int) error {
+	q.k.Send, q.k.Recv, q.k.Op, q.k.Root = send, recv, op, root
 	return q.barrier(q.c)
 }

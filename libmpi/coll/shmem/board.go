@@ -86,9 +86,10 @@ type pending struct {
 	sig    coll.Sig
 	digest uint64
 	quick  *coll.Schedule // shmem runs it: completed when read
-	recv   []byte         // an Iallreduce's result
+	recv   []byte         // an Iallreduce's or Ireduce's result, an Ibcast's buffer
 	op     *coll.Op
 	size   int
+	root   int
 	g      *guard // it runs as a schedule: its guard
 }
 
@@ -117,18 +118,23 @@ func (b *board) done(i int) flag {
 	return b.a.flagAt(off, off+boardSleep)
 }
 
-// quickSize is the bytes of data shmem's own collective of k moves, and
-// whether shmem runs it: a Barrier, an Allreduce of up to boardBytes.
-func quickSize(k *coll.BoardCall) (int, bool) {
+// quickSize is the bytes of data each process's entry of k carries, and
+// whether shmem runs it: a Barrier; an Allreduce, Reduce or Bcast of up
+// to boardBytes.
+func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
+	n := len(k.Recv)
+	if k.Send != nil {
+		n = len(k.Send)
+	}
 	switch k.Sig.Kind {
 	case coll.Barrier:
 		return 0, true
 	case coll.Allreduce:
-		n := len(k.Recv)
-		if k.Send != nil {
-			n = len(k.Send)
-		}
 		return n, k.Op != nil && n <= boardBytes && len(k.Recv) >= n
+	case coll.Reduce:
+		return n, k.Op != nil && n <= boardBytes && (c.Rank() != k.Root || len(k.Recv) >= n)
+	case coll.Bcast:
+		return n, n <= boardBytes
 	}
 	return 0, false
 }
@@ -136,7 +142,7 @@ func quickSize(k *coll.BoardCall) (int, bool) {
 // BoardQuick is coll.Board's: shmem runs a small Ibarrier or Iallreduce
 // itself.
 func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
-	size, ok := quickSize(k)
+	size, ok := quickSize(c, k)
 	if !ok {
 		return false, nil
 	}
@@ -145,9 +151,12 @@ func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
 	if mine == nil {
 		mine = k.Recv
 	}
-	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size}
+	if k.Sig.Kind == coll.Bcast && c.Rank() != k.Root {
+		mine = nil // the root's data are the collective's; the others' entries say only their size
+	}
+	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size, root: k.Root}
 	k.Sched.SetQuick(b)
-	if err := b.post(&p, mine[:size], true); err != nil {
+	if err := b.post(&p, mine[:min(size, len(mine))], true); err != nil {
 		return false, err // nothing posted: the start fails
 	}
 	return true, nil
@@ -207,7 +216,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	a.u64(off + boardDigest).Store(p.digest)
 	n := uint32(0)
 	if quick {
-		n = uint32(len(data)) + 1
+		n = uint32(p.size) + 1
 		copy(a.mem[off+boardData:off+boardData+len(data)], data)
 	}
 	binary.LittleEndian.PutUint32(a.mem[off+boardSize:], n)
@@ -336,15 +345,43 @@ func (b *board) settle(s uint64, p *pending) {
 		return
 	}
 	if err == nil && p.size > 0 {
-		for q := range b.a.n {
-			off := b.entry(q, s) + boardData
-			b.inputs[q] = b.a.mem[off : off+p.size : off+p.size]
-		}
-		e := evaluator{plan: planFor(p.c, p.op, p.size, 0), x: b.inputs, regs: &b.regs}
-		e.run(p.recv[:p.size])
-		clear(b.inputs)
+		b.finish(s, p)
 	}
 	p.quick.Complete(err)
+}
+
+// finish moves the data of number s, which shmem runs, once every
+// process posted it and the calls agree: an Ibcast's process copies the
+// root's, an Iallreduce's process and an Ireduce's root combine every
+// process's in the grouping lam_basic would use (planFor).
+func (b *board) finish(s uint64, p *pending) {
+	me := b.a.me
+	data := func(q int) []byte {
+		off := b.entry(q, s) + boardData
+		return b.a.mem[off : off+p.size : off+p.size]
+	}
+	root := p.root
+	switch p.sig.Kind {
+	case coll.Bcast:
+		if me != root {
+			copy(p.recv[:p.size], data(root))
+		}
+		return
+	case coll.Allreduce:
+		root = 0
+	case coll.Reduce:
+		if me != root {
+			return
+		}
+	default:
+		return
+	}
+	for q := range b.a.n {
+		b.inputs[q] = data(q)
+	}
+	e := evaluator{plan: planFor(p.c, p.op, p.size, root), x: b.inputs, regs: &b.regs}
+	e.run(p.recv[:p.size])
+	clear(b.inputs)
 }
 
 // judge is the error of process q's call of number s, which differs

@@ -175,37 +175,46 @@ func TestBoardDepth(t *testing.T) {
 	}
 }
 
-// A float Iallreduce on the board gives lam_basic's bits (its grouping
-// for the process count), commutative or not.
+// A float Iallreduce or Ireduce on the board gives lam_basic's bits (its
+// grouping for the process count and root), commutative or not.
 func TestBoardSameBits(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 7, 9} {
 		for _, k := range []int{1, 5, 13} {
 			for _, op := range []*coll.Op{&colltest.FSum, &twist} {
-				ref := func() [][]byte {
-					w := colltest.NewWorld(make([]int32, n), 10*time.Second)
-					defer w.Close()
-					return reduced(t, w, n, k, -1, op)
-				}()
-				w := world(t, make([]int32, n))
-				got := make([][]byte, n)
-				w.Check(t, w.Each(func(r int) error {
-					c := w.Comm(r)
-					got[r] = coll.Buffer(8 * k)
-					var out error
-					s, err := quickStart(c, coll.Sig{Kind: coll.Allreduce, Send: int64(8 * k), Op: 3}, func(v *coll.Comm, a *coll.Actions) error {
-						return a.Allreduce(v, colltest.Floats(r, k), got[r], op)
-					}, &out)
-					if err != nil {
-						return err
-					}
-					if s.Wait(); out != nil {
-						return out
-					}
-					return nil
-				}))
-				for r := range n {
-					if !slices.Equal(got[r], ref[r]) {
-						t.Fatalf("n=%d k=%d commutative=%v: rank %d's result differs from lam_basic's", n, k, op.Commutative, r)
+				for _, root := range []int{-1, 0, n - 1} {
+					ref := func() [][]byte {
+						w := colltest.NewWorld(make([]int32, n), 10*time.Second)
+						defer w.Close()
+						return reduced(t, w, n, k, root, op)
+					}()
+					w := world(t, make([]int32, n))
+					got := make([][]byte, n)
+					w.Check(t, w.Each(func(r int) error {
+						c := w.Comm(r)
+						got[r] = coll.Buffer(8 * k)
+						sig := coll.Sig{Kind: coll.Allreduce, Send: int64(8 * k), Op: 3}
+						if root >= 0 {
+							sig.Kind, sig.Root = coll.Reduce, root
+						}
+						var out error
+						s, err := quickStart(c, sig, func(v *coll.Comm, a *coll.Actions) error {
+							if root >= 0 {
+								return a.Reduce(v, colltest.Floats(r, k), got[r], op, root)
+							}
+							return a.Allreduce(v, colltest.Floats(r, k), got[r], op)
+						}, &out)
+						if err != nil {
+							return err
+						}
+						if s.Wait(); out != nil {
+							return out
+						}
+						return nil
+					}))
+					for r := range n {
+						if (root < 0 || r == root) && !slices.Equal(got[r], ref[r]) {
+							t.Fatalf("n=%d k=%d root=%d commutative=%v: rank %d's result differs from lam_basic's", n, k, root, op.Commutative, r)
+						}
 					}
 				}
 			}
@@ -222,9 +231,11 @@ func TestBoardMismatch(t *testing.T) {
 	type call struct {
 		kind coll.Kind
 		size int
+		root int
 	}
-	barrier, bcast := call{coll.Barrier, 0}, call{coll.Bcast, 8}
-	small, other, large := call{coll.Allreduce, 8}, call{coll.Allreduce, 16}, call{coll.Allreduce, 800}
+	barrier, bcast, bcast1 := call{coll.Barrier, 0, 0}, call{coll.Bcast, 8, 0}, call{coll.Bcast, 8, 1}
+	bigBcast, reduce := call{coll.Bcast, 800, 0}, call{coll.Reduce, 8, 0}
+	small, other, large := call{coll.Allreduce, 8, 0}, call{coll.Allreduce, 16, 0}, call{coll.Allreduce, 800, 0}
 	for _, tt := range []struct {
 		name   string
 		calls  [2]call
@@ -239,6 +250,9 @@ func TestBoardMismatch(t *testing.T) {
 		{"barrier/bcast", [2]call{barrier, bcast}, nil, -1},
 		{"bcast/barrier", [2]call{bcast, barrier}, nil, 0},
 		{"bcast/barrier unchecked", [2]call{bcast, barrier}, []string{"coll_base_check", "0"}, 0},
+		{"bcast roots", [2]call{bcast, bcast1}, nil, -1},
+		{"bcast/large bcast", [2]call{bcast, bigBcast}, nil, 0},
+		{"reduce/allreduce", [2]call{reduce, small}, nil, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 3
@@ -247,14 +261,16 @@ func TestBoardMismatch(t *testing.T) {
 				c := w.Comm(r)
 				k := tt.calls[min(r, 1)]
 				buf, out := coll.Buffer(max(k.size, 8)), coll.Buffer(max(k.size, 8))
-				sig := coll.Sig{Kind: k.kind, Send: int64(k.size), Op: 1}
+				sig := coll.Sig{Kind: k.kind, Send: int64(k.size), Op: 1, Root: k.root}
 				var outcome error
 				s, err := quickStart(c, sig, func(v *coll.Comm, a *coll.Actions) error {
 					switch k.kind {
 					case coll.Barrier:
 						return a.Barrier(v)
 					case coll.Bcast:
-						return a.Bcast(v, buf, 0)
+						return a.Bcast(v, buf[:k.size], k.root)
+					case coll.Reduce:
+						return a.Reduce(v, buf[:k.size], out[:k.size], &colltest.Sum, k.root)
 					}
 					return a.Allreduce(v, buf[:k.size], out[:k.size], &colltest.Sum)
 				}, &outcome)
