@@ -4,10 +4,10 @@
  *
  *   mpicc -O2 -o coll bench/c/coll.c
  *   mpirun -np 4 ./coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] \
- *       allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier
+ *       allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier|ibcast|ireduce
  *
- * iallreduce and ibarrier start the nonblocking collective and wait for it
- * (MPI 3: not with LAM 7.1.4).
+ * iallreduce, ibarrier, ibcast and ireduce start the nonblocking
+ * collective and wait for it (MPI 3: not with LAM 7.1.4).
  *
  * For gather, scatter and allgather the size is each rank's block; for
  * alltoall each block. Above 64 KiB a tenth as many iterations run, above
@@ -44,7 +44,7 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", "iallreduce", "ibarrier", NULL};
+static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", "iallreduce", "ibarrier", "ibcast", "ireduce", NULL};
 
 int main(int argc, char **argv)
 {
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
             m = i;
     if (m < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier\n");
+            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier|ibcast|ireduce\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (m == 2 || m == 8) {
@@ -183,6 +183,18 @@ int main(int argc, char **argv)
                 case 8: {
                     MPI_Request q;
                     MPI_Ibarrier(MPI_COMM_WORLD, &q);
+                    MPI_Wait(&q, MPI_STATUS_IGNORE);
+                    break;
+                }
+                case 9: {
+                    MPI_Request q;
+                    MPI_Ibcast(send, (int)s, MPI_BYTE, 0, MPI_COMM_WORLD, &q);
+                    MPI_Wait(&q, MPI_STATUS_IGNORE);
+                    break;
+                }
+                case 10: {
+                    MPI_Request q;
+                    MPI_Ireduce(send, recv, (int)(s / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD, &q);
                     MPI_Wait(&q, MPI_STATUS_IGNORE);
                     break;
                 }

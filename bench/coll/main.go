@@ -12,6 +12,8 @@
 //	mpirun C coll alltoall     Alltoall (size: each block)
 //	mpirun C coll iallreduce   Iallreduce then Wait
 //	mpirun C coll ibarrier     Ibarrier then Wait
+//	mpirun C coll ibcast       Ibcast from rank 0 then Wait
+//	mpirun C coll ireduce      Ireduce (float32 sum) to rank 0 then Wait
 //
 // Sizes (bytes) run from -min to -max, doubling (4 MiB by default for
 // both), or are those of -sizes (a comma-separated list). The latency of a
@@ -155,11 +157,21 @@ func main() {
 			send[i], recv[i] = float32(rank+i%7), -1
 		}
 		op = func(size int) error { return wait(mpi.Iallreduce(c, send[:size/4], recv[:size/4], mpi.Sum)) }
+	case "ibcast":
+		buf := make([]byte, *maxSize)
+		buffers = append(buffers, buf)
+		op = func(size int) error { return wait(mpi.Ibcast(c, buf[:size], 0)) }
+	case "ireduce":
+		send, recv := make([]float32, *maxSize/4), make([]float32, *maxSize/4)
+		for i := range send {
+			send[i], recv[i] = float32(rank+i%7), -1
+		}
+		op = func(size int) error { return wait(mpi.Ireduce(c, send[:size/4], recv[:size/4], mpi.Sum, 0)) }
 	case "ibarrier":
 		sizes = []int{0}
 		op = func(int) error { return wait(mpi.Ibarrier(c)) }
 	default:
-		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier")
+		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier|ibcast|ireduce")
 		mpi.Abort(c, 2)
 	}
 	for _, b := range buffers {

@@ -46,6 +46,8 @@ type Schedule struct {
 	// set, reports a mismatch the module saw among the processes' calls
 	// (Guard).
 	quick  Quick
+	qnum   uint64 // the module's number of a quick one, and
+	qroot  int    // a root it waits for alone, or -1 (SetQuick)
 	guard  func() error
 	after  []func() error // a quick one's steps after it (Do)
 	sealed atomic.Bool    // a quick one may complete (seal)
@@ -135,8 +137,12 @@ func (s *Schedule) initQuick(owner *Comm, kind Kind, notify func(error), prog *P
 	s.kind, s.owner, s.notify, s.ended, s.prog = kind, owner, notify, true, prog
 }
 
-// SetQuick makes q what moves the schedule (StartQuick's) on.
-func (s *Schedule) SetQuick(q Quick) { s.quick = q }
+// SetQuick makes q what moves the schedule (StartQuick's) on; n and
+// root are the module's to keep with it (QuickNumber).
+func (s *Schedule) SetQuick(q Quick, n uint64, root int) { s.quick, s.qnum, s.qroot = q, n, root }
+
+// QuickNumber is what SetQuick kept.
+func (s *Schedule) QuickNumber() (uint64, int) { return s.qnum, s.qroot }
 
 // seal lets a schedule that StartQuick made complete: its start added
 // every step it has (Do), and late is an error of the start after the

@@ -59,9 +59,12 @@ type board struct {
 	mu     sync.Mutex
 	next   uint64        // the last number posted (under mu)
 	staged atomic.Uint64 // a number posted whose flag BoardPublish writes
-	read   atomic.Uint64 // every number up to it was read (written under mu)
-	pend   [boardSlots]pending
-	seen   []uint64 // process → its done, as last seen (claim; under mu)
+	// stagedGives: the staged collective is one this process only gives
+	// to (gives); written and read by the goroutine that starts it.
+	stagedGives bool
+	read        atomic.Uint64 // every number up to it was read (written under mu)
+	pend        [boardSlots]pending
+	seen        []uint64 // process → its done, as last seen (claim; under mu)
 	// calls: the digest of the call in each of this process's call
 	// slots, which a post writes only when its call's differs (a
 	// program starts the same collective again and again); under mu.
@@ -90,6 +93,7 @@ type pending struct {
 	op     *coll.Op
 	size   int
 	root   int
+	early  bool   // completed before every process posted (early)
 	g      *guard // it runs as a schedule: its guard
 }
 
@@ -155,7 +159,6 @@ func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
 		mine = nil // the root's data are the collective's; the others' entries say only their size
 	}
 	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size, root: k.Root}
-	k.Sched.SetQuick(b)
 	if err := b.post(&p, mine[:min(size, len(mine))], true); err != nil {
 		return false, err // nothing posted: the start fails
 	}
@@ -178,6 +181,55 @@ func (a *area) BoardPublish() {
 	// Ask now for the line of the next number, as the lane does: taking
 	// it back from the readers' caches overlaps the wait.
 	fence.Claim(unsafe.Pointer(&a.mem[b.entry(a.me, s+1)]))
+	// A process that only gives (an Ibcast's root, an Ireduce's others)
+	// is done once its data are in its entry.
+	if !b.stagedGives {
+		return
+	}
+	b.mu.Lock()
+	p := &b.pend[s%boardSlots]
+	var q *coll.Schedule
+	if b.read.Load() < s && p.quick != nil && !p.early && p.quick.Sealed() {
+		p.early, q = true, p.quick
+	}
+	b.mu.Unlock()
+	if q != nil {
+		q.Complete(nil)
+	}
+}
+
+// gives reports whether this process only gives data to collective p:
+// it is an Ibcast's root or an Ireduce's other process.
+func (b *board) gives(p *pending) bool {
+	switch p.sig.Kind {
+	case coll.Bcast:
+		return b.a.me == p.root
+	case coll.Reduce:
+		return b.a.me != p.root
+	}
+	return false
+}
+
+// early completes the Ibcasts of numbers past the first not yet read
+// whose roots posted: each process takes the root's data once the
+// root's call agrees with its own (as lam_basic's receivers compare the
+// call sent with the data), without waiting for the others. b.mu is held.
+func (b *board) early() {
+	for s := b.read.Load() + 1; s <= b.next; s++ {
+		p := &b.pend[s%boardSlots]
+		if p.quick == nil || p.early || p.sig.Kind != coll.Bcast || !p.quick.Sealed() || b.posted(p.root, s).v.Load() < s {
+			continue
+		}
+		var err error
+		if b.a.u64(b.entry(p.root, s)+boardDigest).Load() != p.digest {
+			err = b.judge(p, p.root, s)
+		} else {
+			off := b.entry(p.root, s) + boardData
+			copy(p.recv[:p.size], b.a.mem[off:off+p.size])
+		}
+		p.early = true
+		p.quick.Complete(err)
+	}
 }
 
 // BoardPost is coll.Board's: the entry of a collective that runs as a
@@ -212,6 +264,13 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		p.g.s, p.g.c, p.g.sig, p.g.digest = s, p.c, p.sig, p.digest
 	}
 	b.pend[s%boardSlots] = *p
+	if p.quick != nil {
+		root := -1
+		if p.sig.Kind == coll.Bcast && a.me != p.root {
+			root = p.root // it waits for the root's entry alone (early)
+		}
+		p.quick.SetQuick(b, s, root)
+	}
 	off := b.entry(a.me, s)
 	a.u64(off + boardDigest).Store(p.digest)
 	n := uint32(0)
@@ -226,6 +285,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	}
 	if quick {
 		b.staged.Store(s) // BoardPublish writes the number
+		b.stagedGives = b.gives(p)
 	} else {
 		a.publish(b.posted(a.me, s), s)
 	}
@@ -319,6 +379,9 @@ func (b *board) progress() {
 	if r != start {
 		b.a.publish(b.done(b.a.me), r)
 	}
+	if r < b.next {
+		b.early()
+	}
 }
 
 // settle reads number s, which every process posted.
@@ -343,6 +406,9 @@ func (b *board) settle(s uint64, p *pending) {
 	if p.g != nil {
 		p.g.settle(err)
 		return
+	}
+	if p.early {
+		return // completed already; a mismatch it did not see stays unseen, as under lam_basic
 	}
 	if err == nil && p.size > 0 {
 		b.finish(s, p)
@@ -409,7 +475,7 @@ func (b *board) fail(err error) {
 		p := &b.pend[s%boardSlots]
 		if p.g != nil {
 			p.g.settle(err)
-		} else if p.quick != nil {
+		} else if p.quick != nil && !p.early {
 			p.quick.Complete(err)
 		}
 		*p = pending{}
@@ -455,9 +521,19 @@ func (b *board) Poll(*coll.Schedule) {
 // BoardPublish).
 func (b *board) Await(s *coll.Schedule) {
 	var lastCheck time.Time
+	k, root := s.QuickNumber()
 	for !s.Done() {
 		r := b.read.Load() + 1
-		if who := b.missing(r); who >= 0 {
+		who := -1
+		if root >= 0 {
+			// An Ibcast's process waits for its root's entry alone.
+			if b.posted(root, k).v.Load() < k {
+				who, r = root, k
+			}
+		} else {
+			who = b.missing(r)
+		}
+		if who >= 0 {
 			f := b.posted(who, r)
 			for i := 0; i < b.a.spinPolls && f.v.Load() < r; i++ {
 				fence.Pause()
