@@ -34,6 +34,28 @@ func Start(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) err
 // (Start) and as a blocking one (Comm.Run), it must give the same.
 type Twin func(c *coll.Comm, a *coll.Actions, out []byte) error
 
+// SumTwins is Barrier, Bcast from rank 0, Reduce to the last rank and
+// Allreduce of rank r's k int64s (Ints) with Sum, as Twins for
+// ManyOutstanding.
+func SumTwins(r, k int) map[coll.Kind]Twin {
+	mine := Ints(r, k)
+	return map[coll.Kind]Twin{
+		coll.Barrier: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) },
+		coll.Bcast: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			if c.Rank() == 0 {
+				copy(out, mine)
+			}
+			return a.Bcast(c, out, 0)
+		},
+		coll.Reduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Reduce(c, mine, out, &Sum, c.Size()-1)
+		},
+		coll.Allreduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
+			return a.Allreduce(c, mine, out, &Sum)
+		},
+	}
+}
+
 // Twins gives the collectives a test starts on c, k int64s a block, and
 // the length of their results in bytes.
 type Twins func(c *coll.Comm, k int) (map[coll.Kind]Twin, int)

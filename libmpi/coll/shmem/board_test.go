@@ -82,22 +82,7 @@ func wait(s *coll.Schedule, limit time.Duration) error {
 func TestBoardMany(t *testing.T) {
 	kinds := []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Reduce}
 	fs := func(c *coll.Comm, k int) (map[coll.Kind]colltest.Twin, int) {
-		mine := colltest.Ints(c.Rank(), k)
-		return map[coll.Kind]colltest.Twin{
-			coll.Barrier: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) },
-			coll.Bcast: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-				if c.Rank() == 0 {
-					copy(out, mine)
-				}
-				return a.Bcast(c, out, 0)
-			},
-			coll.Reduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-				return a.Reduce(c, mine, out, &colltest.Sum, c.Size()-1)
-			},
-			coll.Allreduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-				return a.Allreduce(c, mine, out, &colltest.Sum)
-			},
-		}, 8 * k
+		return colltest.SumTwins(c.Rank(), k), 8 * k
 	}
 	for _, n := range []int{2, 3, 5} {
 		for _, params := range [][]string{nil, {"coll_base_check", "0"}} {

@@ -139,7 +139,9 @@ func TestNonblockingRegrouped(t *testing.T) {
 // nodes; each communicator's module is set up by a blocking Barrier first.
 func TestNonblockingMany(t *testing.T) {
 	kinds := []coll.Kind{coll.Allreduce, coll.Bcast, coll.Barrier, coll.Reduce}
-	fs := func(c *coll.Comm, k int) (map[coll.Kind]colltest.Twin, int) { return smpTwins(c.Rank(), k), 8 * k }
+	fs := func(c *coll.Comm, k int) (map[coll.Kind]colltest.Twin, int) {
+		return colltest.SumTwins(c.Rank(), k), 8 * k
+	}
 	layouts := [][]int32{{0, 0, 1, 1}, {0, 1, 0, 1, 1}}
 	for _, params := range [][]string{nil, {"coll_base_check", "0"}} {
 		for _, nodes := range layouts {
@@ -149,26 +151,5 @@ func TestNonblockingMany(t *testing.T) {
 				w.Check(t, w.Each(func(r int) error { return colltest.ManyOutstanding(w.Comm(r), r, kinds, fs, true) }))
 			})
 		}
-	}
-}
-
-// smpTwins is smp's nonblocking collectives as functions of the
-// communicator and its functions, writing k int64s to out.
-func smpTwins(r, k int) map[coll.Kind]colltest.Twin {
-	mine := colltest.Ints(r, k)
-	return map[coll.Kind]colltest.Twin{
-		coll.Barrier: func(c *coll.Comm, a *coll.Actions, out []byte) error { return a.Barrier(c) },
-		coll.Bcast: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-			if c.Rank() == 0 {
-				copy(out, mine)
-			}
-			return a.Bcast(c, out, 0)
-		},
-		coll.Reduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-			return a.Reduce(c, mine, out, &colltest.Sum, c.Size()-1)
-		},
-		coll.Allreduce: func(c *coll.Comm, a *coll.Actions, out []byte) error {
-			return a.Allreduce(c, mine, out, &colltest.Sum)
-		},
 	}
 }
