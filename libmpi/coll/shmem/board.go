@@ -143,8 +143,8 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
 	return 0, false
 }
 
-// BoardQuick is coll.Board's: shmem runs a small Ibarrier or Iallreduce
-// itself.
+// BoardQuick is coll.Board's: shmem runs an Ibarrier, and a small
+// Iallreduce, Ireduce or Ibcast, itself.
 func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
 	size, ok := quickSize(c, k)
 	if !ok {
@@ -499,11 +499,16 @@ func (b *board) close() {
 
 // The board moves the collectives shmem runs on (coll.Quick).
 
-// Ready: every process posted the first number not yet read, or s is
-// done.
+// Ready: every process posted the first number not yet read (for an
+// Ibcast's process, its root posted its number), or s is done.
 func (b *board) Ready(s *coll.Schedule) bool {
-	r := b.read.Load() + 1
-	return s.Done() || b.closed.Load() || b.missing(r) < 0
+	if s.Done() || b.closed.Load() {
+		return true
+	}
+	if k, root := s.QuickNumber(); root >= 0 {
+		return b.posted(root, k).v.Load() >= k
+	}
+	return b.missing(b.read.Load()+1) < 0
 }
 
 // Poll moves the board on, if no other goroutine is.
