@@ -111,8 +111,8 @@ const (
 )
 
 // A Quick is a nonblocking collective that a module runs itself,
-// without rounds of messages (shmem's small Ibarrier and Iallreduce,
-// through the shared area): its schedule (StartQuick) has no rounds, the
+// without rounds of messages (shmem's Ibarrier and small Iallreduce,
+// Ireduce and Ibcast, through the shared area): its schedule (StartQuick) has no rounds, the
 // Progress goroutine never sees it, and whoever tests or waits for it
 // moves it on; its end calls Schedule.Complete.
 type Quick interface {

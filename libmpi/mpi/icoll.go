@@ -66,8 +66,8 @@ func (k *call) nbStep(f func(a *coll.Actions) error) error {
 		}
 		st.engine.Finish(r, s)
 	}
-	// A collective the module runs itself (shmem's small Ibarrier and
-	// Iallreduce, through its board) needs no view.
+	// A collective the module runs itself (shmem's Ibarrier and small
+	// Iallreduce, Ireduce and Ibcast, through its board) needs no view.
 	if s, ok, err := k.cc.StartQuick(k.sig, f, notify, k.nb.quick); err != nil {
 		return k.c.collFail(err)
 	} else if ok {
