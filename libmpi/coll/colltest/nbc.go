@@ -7,26 +7,37 @@ import (
 	"github.com/lamgo/lam/libmpi/coll"
 )
 
-// Start starts a nonblocking collective as the mpi package does (its view
-// reserved now, its schedule built after the argument check of sig and
-// left to the world's progress) and returns the channel its outcome comes
-// on.
+// Start starts a nonblocking collective as the mpi package does (StartSchedule)
+// and returns the channel its outcome comes on; a collective the module
+// runs itself (coll.Quick) gets a goroutine that waits for it, as
+// nothing else moves it.
 func Start(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
 	done := make(chan error, 1)
-	notify := func(err error) { done <- err }
-	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify, nil); err != nil {
-		return nil, err
-	} else if ok {
-		// Nothing moves it but its waiter (coll.Quick).
-		go s.Wait()
-		return done, nil
-	}
-	v, err := c.Reserve(sig.Kind)
+	s, quick, err := StartSchedule(c, sig, f, func(err error) { done <- err })
 	if err != nil {
 		return nil, err
 	}
-	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, notify)
+	if quick {
+		go s.Wait()
+	}
 	return done, nil
+}
+
+// StartSchedule starts a nonblocking collective as the mpi package does:
+// through the module's board when it runs the collective itself
+// (Comm.StartQuick, quick), otherwise on a view reserved now, its
+// schedule built after the argument check of sig and left to the world's
+// progress. notify gets the outcome.
+func StartSchedule(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error, notify func(error)) (s *coll.Schedule, quick bool, err error) {
+	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify, nil); err != nil || ok {
+		return s, ok, err
+	}
+	v, err := c.Reserve(sig.Kind)
+	if err != nil {
+		return nil, false, err
+	}
+	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, notify)
+	return v.Schedule(), false, nil
 }
 
 // Twin is a collective as a function of the communicator and its

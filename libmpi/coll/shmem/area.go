@@ -517,11 +517,8 @@ func (a *area) await(f flag, s uint64, who int) error {
 }
 
 func (a *area) awaitSlow(f flag, s uint64, who int) error {
-	for i := 0; i < a.spinPolls; i++ {
-		if f.v.Load() >= s {
-			return nil
-		}
-		fence.Pause()
+	if a.spin(f, s) {
+		return nil
 	}
 	// Waiting longer than a short spin: the collective is shown as
 	// waiting (mpitask) until the flag rises.
@@ -529,6 +526,18 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 	_, err := a.awaitLong(f, s, who, &a.lastCheck, 0)
 	a.comm.Waiting(false)
 	return err
+}
+
+// spin polls flag f for the first spin (spinPolls polls, a PAUSE
+// between two) and reports whether it reached s.
+func (a *area) spin(f flag, s uint64) bool {
+	for i := 0; i < a.spinPolls; i++ {
+		if f.v.Load() >= s {
+			return true
+		}
+		fence.Pause()
+	}
+	return f.v.Load() >= s
 }
 
 // awaitLong is await after its first spin: polls for spinFor, yields for

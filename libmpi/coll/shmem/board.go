@@ -55,12 +55,16 @@ func (g geometry) boardAt(i int) int { return g.poolAt(g.n) + i*boardStride }
 
 // board is this process's side of a communicator's board.
 type board struct {
-	a      *area
-	mu     sync.Mutex
-	next   uint64        // the last number posted (under mu)
-	staged atomic.Uint64 // a number posted whose flag BoardPublish writes
-	// stagedGives: the staged collective is one this process only gives
-	// to (gives); written and read by the goroutine that starts it.
+	a    *area
+	mu   sync.Mutex
+	next uint64 // the last number posted (under mu)
+	// staged is a number posted whose flag BoardPublish writes, and
+	// stagedGives whether it is a collective this process only gives to
+	// (gives): both written and read by the goroutine that starts it,
+	// under the communicator's lock then right after it (a plain
+	// handshake: an atomic exchange there would be a locked instruction
+	// on the way of every start).
+	staged      uint64
 	stagedGives bool
 	read        atomic.Uint64 // every number up to it was read (written under mu)
 	pend        [boardSlots]pending
@@ -173,7 +177,8 @@ func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
 // it drains while this process goes on to wait for theirs.
 func (a *area) BoardPublish() {
 	b := a.nb
-	s := b.staged.Swap(0)
+	s := b.staged
+	b.staged = 0
 	if s == 0 {
 		return
 	}
@@ -284,7 +289,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		k.digest, k.ok = p.digest, true
 	}
 	if quick {
-		b.staged.Store(s) // BoardPublish writes the number
+		b.staged = s // BoardPublish writes the number
 		b.stagedGives = b.gives(p)
 	} else {
 		a.publish(b.posted(a.me, s), s)
@@ -539,11 +544,7 @@ func (b *board) Await(s *coll.Schedule) {
 			who = b.missing(r)
 		}
 		if who >= 0 {
-			f := b.posted(who, r)
-			for i := 0; i < b.a.spinPolls && f.v.Load() < r; i++ {
-				fence.Pause()
-			}
-			if f.v.Load() < r {
+			if f := b.posted(who, r); !b.a.spin(f, r) {
 				if _, err := b.a.awaitLong(f, r, who, &lastCheck, 0); err != nil {
 					b.mu.Lock()
 					b.fail(err)

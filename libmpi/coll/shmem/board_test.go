@@ -12,19 +12,12 @@ import (
 	"github.com/lamgo/lam/libmpi/coll/colltest"
 )
 
-// quickStart starts a nonblocking collective as the mpi package does, on
-// the board when shmem runs it, and returns its schedule.
+// quickStart starts a nonblocking collective as the mpi package does
+// (colltest.StartSchedule) and returns its schedule; its outcome goes to
+// *out.
 func quickStart(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error, out *error) (*coll.Schedule, error) {
-	notify := func(err error) { *out = err }
-	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify, nil); err != nil || ok {
-		return s, err
-	}
-	v, err := c.Reserve(sig.Kind)
-	if err != nil {
-		return nil, err
-	}
-	v.Start(sig, func(a *coll.Actions) error { return f(v, a) }, notify)
-	return v.Schedule(), nil
+	s, _, err := colltest.StartSchedule(c, sig, f, func(err error) { *out = err })
+	return s, err
 }
 
 func BenchmarkIbarrier(b *testing.B) {
