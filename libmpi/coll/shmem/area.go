@@ -523,7 +523,7 @@ func (a *area) awaitSlow(f flag, s uint64, who int) error {
 	// Waiting longer than a short spin: the collective is shown as
 	// waiting (mpitask) until the flag rises.
 	a.comm.Waiting(true)
-	_, err := a.awaitLong(f, s, who, &a.lastCheck, 0)
+	err := a.awaitLong(f, s, who, &a.lastCheck, 0)
 	a.comm.Waiting(false)
 	return err
 }
@@ -542,14 +542,14 @@ func (a *area) spin(f flag, s uint64) bool {
 
 // awaitLong is await after its first spin: polls for spinFor, yields for
 // yieldFor, then sleeps; lastCheck is the time of the last look at the
-// processes' lives (alive). With a limit, it gives up after that long
-// asleep and reports false.
-func (a *area) awaitLong(f flag, s uint64, who int, lastCheck *time.Time, limit time.Duration) (bool, error) {
+// processes' lives (alive). With a limit, it returns after that long
+// asleep whether or not the flag rose (the caller looks again).
+func (a *area) awaitLong(f flag, s uint64, who int, lastCheck *time.Time, limit time.Duration) error {
 	start := time.Now()
 	for a.spinFor > 0 && time.Since(start) < a.spinFor {
 		for range 1024 {
 			if f.v.Load() >= s {
-				return true, nil
+				return nil
 			}
 			fence.Pause()
 		}
@@ -557,12 +557,12 @@ func (a *area) awaitLong(f flag, s uint64, who int, lastCheck *time.Time, limit 
 	}
 	for i := 0; a.yieldFor > 0; i++ {
 		if f.v.Load() >= s {
-			return true, nil
+			return nil
 		}
 		if i&255 == 255 {
 			now := time.Now()
 			if err := a.alive(who, now, lastCheck); err != nil {
-				return false, err
+				return err
 			}
 			if now.Sub(start) >= a.yieldFor {
 				break
@@ -588,18 +588,18 @@ func (a *area) awaitLong(f flag, s uint64, who int, lastCheck *time.Time, limit 
 		v := f.v.Load()
 		if v >= s {
 			f.sleepers.Add(-1)
-			return true, nil
+			return nil
 		}
 		futex.Sleep(futex.Low32(f.v), uint32(v), nap)
 		f.sleepers.Add(-1)
 		if f.v.Load() >= s {
-			return true, nil
+			return nil
 		}
 		if err := a.alive(who, time.Now(), lastCheck); err != nil {
-			return false, err
+			return err
 		}
 		if limit > 0 {
-			return false, nil
+			return nil
 		}
 	}
 }

@@ -343,7 +343,7 @@ func (b *board) claim(s uint64) error {
 			f, need = b.posted(who, r), r
 		}
 		b.mu.Unlock()
-		_, err := b.a.awaitLong(f, need, who, &lastCheck, time.Millisecond)
+		err := b.a.awaitLong(f, need, who, &lastCheck, time.Millisecond)
 		b.mu.Lock()
 		if err != nil {
 			b.fail(err)
@@ -545,7 +545,7 @@ func (b *board) Await(s *coll.Schedule) {
 		}
 		if who >= 0 {
 			if f := b.posted(who, r); !b.a.spin(f, r) {
-				if _, err := b.a.awaitLong(f, r, who, &lastCheck, 0); err != nil {
+				if err := b.a.awaitLong(f, r, who, &lastCheck, 0); err != nil {
 					b.mu.Lock()
 					b.fail(err)
 					b.mu.Unlock()
