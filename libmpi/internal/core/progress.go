@@ -140,7 +140,7 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks, behind bo
 		case e.pace.Yield < 0 || spent < e.pace.Spin+e.pace.Yield:
 			switch {
 			case e.pace.YieldOS || yield.FromC:
-				yield.OS() // to other processes too
+				yield.OSKeep() // to other processes too
 			case i&63 == 0:
 				// To the process's other goroutines, now and then:
 				// each Gosched wakes an idle thread of the scheduler

@@ -52,7 +52,10 @@ func OS() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 // processes as OS does, but through a raw system call: the thread keeps
 // the process's Go processor, which the scheduler's monitor would
 // otherwise hand to another thread when yields let other processes run
-// for a while. For waits that yield in a tight loop (shmem's); the core's
-// waits keep OS (a raw yield there was slower in a loaded, unpinned
-// measurement; not yet measured on an idle machine).
+// for a while. For waits that yield in a tight loop: shmem's, and the
+// core's on an oversubscribed node. There the monitor's hand-offs cost a
+// thread wake-up and a context switch per yield: 2 processes per
+// processor on two namespace hosts, 64 KiB Alltoall over tcp, 1.4 ms with
+// OS against 0.63 with OSKeep (bench/README.md, session 20); on one node
+// alike within the noise.
 func OSKeep() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
