@@ -403,7 +403,7 @@ func init() {
 			Help: "Bytes per process above which lam_basic's Allgather passes the blocks around a ring (n-1 steps; on a communicator of one node, every send and receive at once) instead of Bruck's algorithm (log2 n steps)"},
 		ssi.Param{Name: "bcast_scatter", Default: "262144", Type: ssi.Size,
 			Help: "Bytes above which lam_basic's Bcast to three or more processes scatters the message in n pieces and passes them around a ring, instead of sending it whole along a tree"},
-		ssi.Param{Name: "alltoall_pairwise", Default: "32768", Type: ssi.Size,
+		ssi.Param{Name: "alltoall_pairwise", Default: "1048576", Type: ssi.Size,
 			Help: "Bytes per block above which lam_basic's Alltoall exchanges with one process at a time (n-1 steps), instead of starting every send and receive at once, on a communicator of more than one node (on one node the shared-memory rpis copy each block once, and every transfer starts at once)"},
 		ssi.Param{Name: "bcast_whole", Default: "262144", Type: ssi.Size,
 			Help: "Bytes above which lam_basic's Bcast to three or more processes sends the message whole again (from the root to each process on one node, whatever their number; across nodes, linear up to coll_base_crossover processes and a binomial tree above) instead of coll_base_bcast_scatter's scatter and ring, which so takes the sizes between the two (none by default); 0: never"},

@@ -35,13 +35,13 @@ func TestLargeChoiceNodes(t *testing.T) {
 			if got := linearBcast(c, 4<<20); got != tt.linear {
 				t.Errorf("nodes %v: a 4 MiB Bcast linear %v, want %v", tt.nodes, got, tt.linear)
 			}
-			if got := pairwiseAlltoall(c, 1<<20); got != tt.pairwise {
-				t.Errorf("nodes %v: a 1 MiB-block Alltoall pairwise %v, want %v", tt.nodes, got, tt.pairwise)
+			if got := pairwiseAlltoall(c, 2<<20); got != tt.pairwise {
+				t.Errorf("nodes %v: a 2 MiB-block Alltoall pairwise %v, want %v", tt.nodes, got, tt.pairwise)
 			}
 			if got := directAllreduce(c, 4<<20); got != tt.linear {
 				t.Errorf("nodes %v: a 4 MiB Allreduce direct %v, want %v", tt.nodes, got, tt.linear)
 			}
-			if pairwiseAlltoall(c, 1024) || linearBcast(c, 1024) || directAllreduce(c, 1024) {
+			if pairwiseAlltoall(c, 64<<10) || linearBcast(c, 1024) || directAllreduce(c, 1024) {
 				t.Errorf("nodes %v: small calls took the large choices", tt.nodes)
 			}
 			return nil
