@@ -53,6 +53,13 @@
 # other processes share the processors, as an interrupted operation moves
 # the mean, not the median.
 #
+# SLOWEST=1 (coll) reports the slowest rank's time ("# slowest" in the
+# programs' output) instead of the average over the ranks: the loops have
+# no barrier between operations, and a rank that only sends (a Gather's,
+# a Reduce's non-roots; an Ibcast's root) may run ahead by as many
+# operations as the MPI buffers; the slowest rank's time is the
+# collective's rate. A base build older than that line shows "-".
+#
 # ROUNDS (default 3) rounds; ITERS (default 1000) iterations for small
 # messages (a tenth for those above 64 KiB); SIZES (default "1 4096 65536
 # 1048576 4194304") the sizes shown. Run from the repository after
@@ -275,7 +282,11 @@ if [ "$set_name" = coll ]; then
 		done
 	done
 	# value <column> <np> <op> <round> <size>
-	value() { awk -v s="$5" '$1 == s && NF == 2 { print $2 }' "$work/out/$1.$2.$3.$4" 2>/dev/null; }
+	if [ "${SLOWEST:-0}" = 1 ]; then
+		value() { awk -v s="$5" '$1 == "#" && $2 == "slowest" && $3 == s { print $4 }' "$work/out/$1.$2.$3.$4" 2>/dev/null; }
+	else
+		value() { awk -v s="$5" '$1 == s && NF == 2 { print $2 }' "$work/out/$1.$2.$3.$4" 2>/dev/null; }
+	fi
 	med() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 	ref=-1
 	for i in "${!names[@]}"; do
@@ -283,6 +294,7 @@ if [ "$set_name" = coll ]; then
 	done
 	what="µs per operation (OSU's average over the ranks)"
 	if [ -n "$medflag" ]; then what="the median operation's µs (averaged over the ranks)"; fi
+	if [ "${SLOWEST:-0}" = 1 ]; then what="$what, the slowest rank's"; fi
 	echo "Collectives on processes of this host, $what, medians of $ROUNDS interleaved rounds; ratio = median of the per-round ratios LAM/Go / Open MPI (lam_basic / Open MPI and lam_basic / base likewise)."
 	echo
 	header="| np | operation | bytes |"

@@ -15,6 +15,13 @@
  * the median's average over the ranks instead of the mean (steadier when
  * other processes share the processors).
  *
+ * After each size's line, "# slowest SIZE US" is the slowest rank's time:
+ * the loops run without a barrier between operations, so a rank that only
+ * sends (a Gather's or a Reduce's non-roots) may run ahead of the others
+ * by as many operations as the MPI buffers, and the average then counts
+ * its shorter loop; the slowest rank's is the rate of the collective as a
+ * whole.
+ *
  * -align B places both buffers B bytes past a page boundary (posix_memalign
  * plus B) instead of where malloc puts them: glibc gives a buffer of more
  * than 128 KiB its own mapping, whose data start 16 bytes past a page, and
@@ -211,11 +218,15 @@ int main(int argc, char **argv)
                 }
                 double allocs = lamgo_heap_allocs ? (double)(lamgo_heap_allocs() - a0) / reps : 0, most = 0;
                 double inC = lamgo_fcoll_calls ? (double)(lamgo_fcoll_calls() - c0) / reps : 0, least = 0;
+                double slowest = 0;
                 MPI_Reduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+                MPI_Reduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
                 if (lamgo_heap_allocs)
                     MPI_Reduce(&allocs, &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
                 if (rank == 0)
                     printf("%-10ld%20.2f\n", s, sum / size);
+                if (rank == 0)
+                    printf("# slowest %ld %.2f\n", s, slowest);
                 if (rank == 0 && lamgo_heap_allocs)
                     printf("# allocs/op %ld %.2f\n", s, most);
                 if (lamgo_fcoll_calls)

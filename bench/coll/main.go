@@ -21,7 +21,9 @@
 // a fortieth above 1 MiB; a tenth as many unmeasured ones first) divided by
 // their number, averaged over the ranks, as OSU does (with -median, the
 // median of the operations' times, each timed apart, averaged over the
-// ranks: steadier when other processes share the processors). Rank 0 also prints
+// ranks: steadier when other processes share the processors). After it,
+// "# slowest SIZE US" is the slowest rank's time (bench/c/coll.c says why
+// it differs). Rank 0 also prints
 // the coll module World got, and after each size's line one that says
 // how many heap objects the measured operations allocated per operation,
 // the most of any rank's ("# allocs/op SIZE N"; bench/c/coll.c prints the
@@ -209,11 +211,13 @@ func main() {
 			us = []float64{float64(time.Since(start).Nanoseconds()) / 1e3 / float64(iters)}
 		}
 		allocs := []float64{float64(heapAllocs()-a0) / float64(iters)}
-		sum, most := []float64{0}, []float64{0}
+		sum, slowest, most := []float64{0}, []float64{0}, []float64{0}
 		must(mpi.Reduce(c, us, sum, mpi.Sum, 0))
+		must(mpi.Reduce(c, us, slowest, mpi.Max, 0))
 		must(mpi.Reduce(c, allocs, most, mpi.Max, 0))
 		if rank == 0 {
 			fmt.Printf("%-10d%20.2f\n", size, sum[0]/float64(c.Size()))
+			fmt.Printf("# slowest %d %.2f\n", size, slowest[0])
 			fmt.Printf("# allocs/op %d %.2f\n", size, most[0])
 		}
 	}

@@ -128,7 +128,9 @@ func median(v []float64) float64 {
 // and run by Open MPI's mpirun over the same hosts (tcp between them,
 // vader inside), the two taking turns in every round. Per operation and
 // size it reports both medians in µs per operation and the median of the
-// per-round ratios LAM/Go / Open MPI:
+// per-round ratios LAM/Go / Open MPI, and the median of the ratios of the
+// slowest ranks' times (SIZE-slowest-ratio; bench/c/coll.c says why they
+// differ):
 //
 //	go test ./shared/integration -run '^$' -bench CollHosts -benchtime 3x
 //
@@ -207,11 +209,13 @@ func BenchmarkCollHosts(b *testing.B) {
 			}
 			iters := "200"
 			ourT, theirT, ratios := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+			slowRatios := map[string][]float64{}
 			for b.Loop() {
 				args := append([]string{"-ssi", "coll_base_associative", "1"}, extraSSI...)
 				args = append(args, layoutArgs([]int{0, 0, 1, 1})...)
 				r := h.run(ctx, 0, "mpirun", append(args, ours, "-iters", iters, "-sizes", opSizes, op)...)
 				mine, err := latencies(r.stdout)
+				mineSlow := slowest(r.stdout)
 				if r.code != 0 || err != nil {
 					b.Fatalf("LAM/Go %s: %v (%v)", op, r, err)
 				}
@@ -223,11 +227,15 @@ func BenchmarkCollHosts(b *testing.B) {
 				if r.code != 0 || err != nil {
 					b.Fatalf("Open MPI %s: %v (%v)", op, r, err)
 				}
+				otherSlow := slowest(r.stdout)
 				for size, us := range mine {
 					ourT[size] = append(ourT[size], us)
 					theirT[size] = append(theirT[size], other[size])
 					if other[size] > 0 {
 						ratios[size] = append(ratios[size], us/other[size])
+					}
+					if otherSlow[size] > 0 {
+						slowRatios[size] = append(slowRatios[size], mineSlow[size]/otherSlow[size])
 					}
 				}
 			}
@@ -235,6 +243,9 @@ func BenchmarkCollHosts(b *testing.B) {
 				b.ReportMetric(median(ourT[size]), size+"B-lamgo-us")
 				b.ReportMetric(median(theirT[size]), size+"B-ompi-us")
 				b.ReportMetric(median(ratios[size]), size+"B-ratio")
+				if len(slowRatios[size]) > 0 {
+					b.ReportMetric(median(slowRatios[size]), size+"B-slowest-ratio")
+				}
 			}
 		})
 	}
@@ -260,6 +271,22 @@ func latencies(out string) (map[string]float64, error) {
 	return m, nil
 }
 
+// slowest reads the programs' "# slowest SIZE US" lines (the slowest
+// rank's time): size → µs.
+func slowest(out string) map[string]float64 {
+	m := map[string]float64{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[0] != "#" || f[1] != "slowest" {
+			continue
+		}
+		if us, err := strconv.ParseFloat(f[3], 64); err == nil {
+			m[f[2]] = us
+		}
+	}
+	return m
+}
+
 // TestLastLatency: the report's last measurement, past the comment lines
 // bench/coll prints after it (allocations per operation).
 func TestLastLatency(t *testing.T) {
@@ -278,5 +305,15 @@ func TestLastLatency(t *testing.T) {
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("lastLatency(%q) = %v, %v; want %v (ok %v)", tc.out, got, err, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestSlowest: the "# slowest" lines, past the other comments and the
+// average's lines.
+func TestSlowest(t *testing.T) {
+	out := "# LAM/Go MPI gather latency test\n8 4.5\n# slowest 8 9.25\n# allocs/op 8 0.00\n65536 80\n# slowest 65536 x\n# slowest 4096\n"
+	got := slowest(out)
+	if len(got) != 1 || got["8"] != 9.25 {
+		t.Errorf("slowest = %v, want map[8:9.25]", got)
 	}
 }
