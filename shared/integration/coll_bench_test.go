@@ -135,6 +135,9 @@ func median(v []float64) float64 {
 //	go test ./shared/integration -run '^$' -bench CollHosts -benchtime 3x
 //
 // LAM_BENCH_OPS and LAM_BENCH_SIZES (comma-separated) narrow the table;
+// LAM_BENCH_ITERS sets the programs' -iters (1000; 200 before session
+// 20, when the 8-byte rooted calls took 1.3–2.5 times as long per call as
+// over 5000: their first calls weigh);
 // LAM_BENCH_SSI adds SSI settings to LAM/Go's runs (name=value pairs,
 // space-separated: "coll_base_check=0 rpi_tcp_short=1024").
 // Needs Open MPI (openmpi-bin libopenmpi-dev); its mpirun reaches the
@@ -207,7 +210,10 @@ func BenchmarkCollHosts(b *testing.B) {
 			if op == "barrier" {
 				opSizes = "0"
 			}
-			iters := "200"
+			iters := "1000"
+			if s := os.Getenv("LAM_BENCH_ITERS"); s != "" {
+				iters = s
+			}
 			ourT, theirT, ratios := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 			slowRatios := map[string][]float64{}
 			for b.Loop() {
