@@ -10,8 +10,8 @@ import "errors"
 // module runs the ones it can without messages itself (StartQuick: an
 // Ibarrier, a small Iallreduce, Ireduce or Ibcast is its posts, whose
 // data lie beside the calls; the kinds are the ones quickStart's
-// recorder has functions for, the sizes the module's choice); the others run as schedules (Start), and the board only guards
-// them: a process whose call differs from the others' (another
+// recorder has functions for, the sizes the module's choice); the
+// others run as schedules (Start), and the board only guards them: a process whose call differs from the others' (another
 // collective, other arguments) makes every process's collective end with
 // the error that says how, at once, instead of waiting for messages the
 // others' calls never send.

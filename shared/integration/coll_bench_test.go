@@ -240,7 +240,7 @@ func BenchmarkCollHosts(b *testing.B) {
 					if other[size] > 0 {
 						ratios[size] = append(ratios[size], us/other[size])
 					}
-					if otherSlow[size] > 0 {
+					if mineSlow[size] > 0 && otherSlow[size] > 0 {
 						slowRatios[size] = append(slowRatios[size], mineSlow[size]/otherSlow[size])
 					}
 				}

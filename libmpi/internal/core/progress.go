@@ -140,7 +140,16 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks, behind bo
 		case e.pace.Yield < 0 || spent < e.pace.Spin+e.pace.Yield:
 			switch {
 			case e.pace.YieldOS || yield.FromC:
-				yield.OSKeep() // to other processes too
+				// To other processes too. The yield keeps the process's Go
+				// processor (yield.OSKeep), so now and then, as shmem's
+				// waits do, to its other goroutines as well (another
+				// thread's MPI call, the progress of nonblocking
+				// collectives, with GOMAXPROCS=1): one wake-up of a
+				// scheduler thread per 256 yields; never from C.
+				if i&255 == 255 {
+					yield.Goroutines()
+				}
+				yield.OSKeep()
 			case i&63 == 0:
 				// To the process's other goroutines, now and then:
 				// each Gosched wakes an idle thread of the scheduler
