@@ -51,8 +51,9 @@ func main() {
 	minSize := flag.Int("min", 4<<20, "smallest message in bytes")
 	maxSize := flag.Int("max", 4<<20, "largest message in bytes")
 	iters := flag.Int("iters", 100, "measured operations per size")
-	profile := flag.String("cpuprofile", "", "write rank 0's CPU profile to this file")
-	memProfile := flag.String("memprofile", "", "write rank 0's allocation profile (every allocation sampled) to this file")
+	profile := flag.String("cpuprofile", "", "write a rank's CPU profile (-profrank) to this file")
+	memProfile := flag.String("memprofile", "", "write a rank's allocation profile (every allocation sampled) to this file")
+	profRank := flag.Int("profrank", 0, "the rank whose profiles -cpuprofile and -memprofile write")
 	sizeList := flag.String("sizes", "", "comma-separated sizes in bytes (instead of -min and -max)")
 	median := flag.Bool("median", false, "time each operation and print the median's average over the ranks instead of the mean (steadier on a busy machine)")
 	flag.Parse()
@@ -86,7 +87,7 @@ func main() {
 	defer mpi.Finalize()
 	c := mpi.World
 	rank := c.Rank()
-	if *profile != "" && rank == 0 {
+	if *profile != "" && rank == *profRank {
 		f, err := os.Create(*profile)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
@@ -97,7 +98,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if *memProfile != "" && rank == 0 {
+	if *memProfile != "" && rank == *profRank {
 		runtime.MemProfileRate = 1
 		defer func() {
 			runtime.GC() // the profile counts up to the last collection
