@@ -248,8 +248,21 @@ func allreduceGather(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 // (x0 ∘ (x1 ∘ (… ∘ x[n-1]))), reduceLog's above (its binomial tree,
 // rotated to the root when the op commutes).
 func reduceLocal(c *coll.Comm, x, out []byte, op *coll.Op, root int) {
+	s := len(out)
+	reduceBlocks(c, func(i int) []byte { return slot(c, x, s, i) }, out, op, root)
+}
+
+// ReduceInOrder combines the n contributions of c's processes (at(i) is
+// rank i's, len(out) bytes) into out in the order lam_basic's Allreduce
+// reduces them, so that a module that has them all (smp's carried
+// Allreduce) gives lam_basic's bits for any op.
+func ReduceInOrder(c *coll.Comm, at func(rank int) []byte, out []byte, op *coll.Op) {
+	reduceBlocks(c, at, out, op, 0)
+}
+
+// reduceBlocks is reduceLocal over the contributions at(i) of rank i.
+func reduceBlocks(c *coll.Comm, at func(i int) []byte, out []byte, op *coll.Op, root int) {
 	n, s := c.Size(), len(out)
-	at := func(i int) []byte { return slot(c, x, s, i) }
 	if isLinear(c) {
 		copy(out, at(n-1))
 		for i := n - 2; i >= 0; i-- {

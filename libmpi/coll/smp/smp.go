@@ -25,7 +25,9 @@
 //   - Allgather: each node gathers on its leader, the leaders exchange
 //     their nodes' blocks, each leader broadcasts the whole on its node.
 //
-// The other collectives are lam_basic's. At coll_base_check=1 the small
+// The other collectives are lam_basic's. The argument check goes through
+// the hierarchy too, carried with the data of the small Allreduce,
+// Allgather and Alltoall (carried.go). At coll_base_check=1 the small
 // Bcast, Reduce, Gather and Scatter send the call with their data
 // (sendsCall): the Bcast and Reduce through the hierarchy, the Gather and
 // Scatter too when their root leads its node (rooted.go: one message
@@ -143,7 +145,7 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		return nil, fmt.Errorf("smp: bridge communicator: %w", err)
 	}
 	c.Data = d
-	return &coll.Actions{
+	a := &coll.Actions{
 		Barrier:   barrier,
 		Bcast:     bcast,
 		Reduce:    reduce,
@@ -153,7 +155,11 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Scatter:   scatter,
 		Carries:   sendsCall,
 		SendsCall: sendsCall,
-	}, nil
+	}
+	if d.carrying(c.Size()) {
+		a.Alltoall, a.Agree, a.Carries = alltoall, agree, carries
+	}
+	return a, nil
 }
 
 // sendsCall is smp's coll.Actions.Carries and SendsCall: at
@@ -164,7 +170,8 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 // as under lam_basic on the whole communicator otherwise; the Bcast and
 // Reduce through the hierarchy (bcastSent, reduceSent). Their processes that only send return at
 // once. Every other collective, and every one at coll_base_check=2,
-// checks first through smp's Allreduce.
+// carries the check or checks first through the hierarchy (carried.go;
+// through smp's Allreduce on communicators too large to carry it).
 func sendsCall(c *coll.Comm, sig coll.Sig) bool {
 	d := c.Data.(*data)
 	switch sig.Kind {
@@ -366,6 +373,9 @@ func reduceTree(c *coll.Comm, d *data, send, recv []byte, op *coll.Op, root int)
 
 func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 	d := c.Data.(*data)
+	if digest, ok := c.Carry(); ok {
+		return allreduceCarried(c, d, send, recv, op, digest)
+	}
 	if !d.regroup(c, op) {
 		return d.basic.Allreduce(c, send, recv, op)
 	}
@@ -395,6 +405,9 @@ func allreduce(c *coll.Comm, send, recv []byte, op *coll.Op) error {
 // put in rank order at the end when the nodes' ranks interleave.
 func allgather(c *coll.Comm, send, recv []byte) error {
 	d := c.Data.(*data)
+	if digest, ok := c.Carry(); ok {
+		return allgatherCarried(c, d, send, recv, digest)
+	}
 	n, r := c.Size(), c.Rank()
 	bs := len(recv) / n
 	if send == nil {

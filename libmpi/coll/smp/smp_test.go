@@ -92,6 +92,13 @@ func allreduceFloats(t *testing.T, nodes []int32, k int, params ...string) []byt
 	t.Helper()
 	w := colltest.NewWorld(nodes, 10*time.Second, params...)
 	defer w.Close()
+	return allreduceOn(t, w, nodes, k)
+}
+
+// allreduceOn sums k floats per process on w and returns the result,
+// the same on every process.
+func allreduceOn(t *testing.T, w *colltest.World, nodes []int32, k int) []byte {
+	t.Helper()
 	out := make([][]byte, len(nodes))
 	errs := w.Each(func(r int) error {
 		c := w.Comm(r)
