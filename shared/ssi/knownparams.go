@@ -39,6 +39,7 @@ var knownParams = []string{
 	"coll_base_shmem_num_segments",
 	"coll_base_shmem_reduce_size",
 	"coll_base_small",
+	"coll_base_smp_alltoall_size",
 	"coll_lam_basic_priority",
 	"coll_shmem_priority",
 	"coll_smp_priority",

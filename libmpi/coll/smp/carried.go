@@ -226,12 +226,3 @@ func alltoallCarried(c *coll.Comm, d *data, send, recv []byte, digest uint64) er
 	}
 	return err
 }
-
-// alltoall is lam_basic's, or carried.
-func alltoall(c *coll.Comm, send, recv []byte) error {
-	d := c.Data.(*data)
-	if digest, ok := c.Carry(); ok {
-		return alltoallCarried(c, d, send, recv, digest)
-	}
-	return d.basic.Alltoall(c, send, recv)
-}

@@ -24,6 +24,10 @@
 //     whose result depends only on the number of processes.
 //   - Allgather: each node gathers on its leader, the leaders exchange
 //     their nodes' blocks, each leader broadcasts the whole on its node.
+//   - Alltoall (up to coll_base_smp_alltoall_size bytes of a node's send
+//     buffers): each node gathers its send buffers on its leader, each
+//     leader sends every other leader the blocks for its node in one
+//     message, each leader scatters its processes' blocks (alltoall.go).
 //
 // The other collectives are lam_basic's. The argument check goes through
 // the hierarchy too, carried with the data of the small Allreduce,
@@ -51,7 +55,16 @@ const Priority = 50
 // Module is the smp module.
 type Module struct{}
 
-func init() { coll.Register(Module{}) }
+func init() {
+	coll.Register(Module{})
+	ssi.RegisterParams(ssi.Coll, "base",
+		ssi.Param{Name: "smp_alltoall_size", Default: "2097152", Type: ssi.Size,
+			Help: "Bytes of a node's send buffers (its processes' Alltoall blocks for every process) up to which smp's Alltoall gathers them on the node's leader, sends each other node's leader one message with the blocks its processes get, and scatters what came on the node, instead of lam_basic's messages between every pair of processes; 0: never"},
+	)
+}
+
+// ParamAlltoallSize is coll_base_smp_alltoall_size's full name.
+var ParamAlltoallSize = ssi.FullName(ssi.Coll, "base", "smp_alltoall_size")
 
 // SSI describes the module.
 func (Module) SSI() ssi.Info {
@@ -125,14 +138,24 @@ type data struct {
 	local  *coll.Comm   // this node's processes
 	bridge *coll.Comm   // the leaders; nil on other processes
 	basic  coll.Actions // lam_basic's functions on the communicator
+	// alltoallSize is coll_base_smp_alltoall_size: the most bytes of
+	// its node's send buffers a leader takes for the hierarchical
+	// Alltoall (0: never).
+	alltoallSize int
 }
 
 // Init makes the local and bridge communicators.
 func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
-	d := &data{layout: layoutOf(c), basic: *basic.Functions(c)}
+	size, err := c.Settings().Size(ParamAlltoallSize)
+	if err == nil && (size < 0 || size > 1<<40) {
+		err = fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamAlltoallSize, size)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("smp: %w", err)
+	}
+	d := &data{layout: layoutOf(c), basic: *basic.Functions(c), alltoallSize: int(size)}
 	r := c.Rank()
 	d.me = d.node[r]
-	var err error
 	if d.local, err = c.T.Split(d.me, r); err != nil {
 		return nil, fmt.Errorf("smp: local communicator: %w", err)
 	}
@@ -156,8 +179,9 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		Carries:   sendsCall,
 		SendsCall: sendsCall,
 	}
+	a.Alltoall = alltoall
 	if d.carrying(c.Size()) {
-		a.Alltoall, a.Agree, a.Carries = alltoall, agree, carries
+		a.Agree, a.Carries = agree, carries
 	}
 	return a, nil
 }
