@@ -382,6 +382,7 @@ var (
 	ParamBcastScatter    = ssi.FullName(ssi.Coll, "base", "bcast_scatter")
 	ParamAlltoallPair    = ssi.FullName(ssi.Coll, "base", "alltoall_pairwise")
 	ParamSentSync        = ssi.FullName(ssi.Coll, "base", "sent_sync")
+	ParamSentSize        = ssi.FullName(ssi.Coll, "base", "sent_size")
 	ParamBcastWhole      = ssi.FullName(ssi.Coll, "base", "bcast_whole")
 	ParamLinearBlock     = ssi.FullName(ssi.Coll, "base", "linear_block")
 	ParamAllreduceDirect = ssi.FullName(ssi.Coll, "base", "allreduce_direct")
@@ -411,6 +412,8 @@ func init() {
 			Help: "Bytes per process above which lam_basic's Gather and Scatter send every block straight between the root's buffer and its process whatever the number of processes, instead of a binomial tree above coll_base_crossover processes; 0: never"},
 		ssi.Param{Name: "allreduce_direct", Default: "0", Type: ssi.Size,
 			Help: "Bytes per process above which lam_basic's Allreduce of a commutative op on a communicator of one node has each process read its n-th of every other process's input at once, reduce it, and send the result to every other process at once (two rounds), instead of reduce-scatter and allgather by recursive halving and doubling (2 log2 n exchanges); the same grouping, so the same bits; 0: never"},
+		ssi.Param{Name: "sent_size", Default: "16384", Type: ssi.Size,
+			Help: "Bytes (a Bcast's message; a Gather's or Scatter's n blocks) up to which, at coll_base_check=1, a Bcast, Gather or Scatter larger than coll_base_small sends the call with its data too, its processes that only send returning at once, instead of a check on every process first (one synchronising round less); 0: only up to coll_base_small"},
 		ssi.Param{Name: "sent_sync", Default: "64", Type: ssi.Int,
 			Help: "At coll_base_check=1, every so many collectives that send the call with their data on a communicator (a small Bcast, Gather, Scatter; smp's Reduce; counted apart, the small Ibcast, Igather, Iscatter, Ireduce), the processes that only send wait for an acknowledgement from those that receive, so that a receiver slower than its senders has at most that many calls' messages queued (at coll_base_check=0, the same for the small Bcast, Gather, Scatter and Reduce whose senders return at once); 0: never"},
 	)
@@ -428,6 +431,7 @@ type Params struct {
 	BcastScatter    int
 	AlltoallPair    int
 	SentSync        int // coll_base_sent_sync
+	SentSize        int // coll_base_sent_size
 	BcastWhole      int // coll_base_bcast_whole (0: never)
 	LinearBlock     int // coll_base_linear_block (0: never)
 	AllreduceDirect int // coll_base_allreduce_direct (0: never)
@@ -477,6 +481,9 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 	if err == nil && p.SentSync < 0 {
 		errs = append(errs, fmt.Errorf("%s is %d: 0 or more", ParamSentSync, p.SentSync))
 	}
+	ss, err := s.Size(ParamSentSize)
+	p.SentSize = int(ss)
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return p, fmt.Errorf("coll: %w", err)
 	}
@@ -484,6 +491,23 @@ func ReadParams(s *ssi.Settings) (Params, error) {
 		p.Crossover = 1
 	}
 	return p, nil
+}
+
+// SentCall reports whether, at coll_base_check=1, a Bcast, Gather or
+// Scatter of b bytes per process (a Bcast's message, a block of the
+// others) on n processes sends its call with its data: up to
+// coll_base_small (Scatter: its n blocks), or up to coll_base_sent_size
+// (Gather and Scatter: their n blocks). Other collectives never do.
+func (p *Params) SentCall(kind Kind, n, b int) bool {
+	switch kind {
+	case Bcast:
+		return b <= p.Small || b <= p.SentSize
+	case Gather:
+		return b <= p.Small || n*b <= p.SentSize
+	case Scatter:
+		return n*b <= p.Small || n*b <= p.SentSize
+	}
+	return false
 }
 
 // Comm is a communicator as the coll framework sees it.

@@ -260,8 +260,8 @@ func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
 
 // nbSendsCall reports whether a nonblocking collective sends its call
 // with its data at coll_base_check=1: a small Ibcast, Igather or
-// Iscatter (up to coll_base_small bytes per process, Iscatter's n
-// blocks), as the blocking one does under lam_basic
+// Iscatter (Params.SentCall: up to coll_base_small or
+// coll_base_sent_size), as the blocking one does under lam_basic
 // (Actions.SendsCall), and a small Ireduce or Iallreduce (also up to
 // coll_base_reduce_crossover), whose calls are merged on their way to
 // the root with the data (WithCall), on an intracommunicator of two or
@@ -272,10 +272,8 @@ func (v *Comm) nbSendsCall(sig Sig) bool {
 	}
 	b := int(sig.Send)
 	switch sig.Kind {
-	case Bcast, Gather:
-		return b <= v.Params.Small
-	case Scatter:
-		return v.Size()*b <= v.Params.Small
+	case Bcast, Gather, Scatter:
+		return v.Params.SentCall(sig.Kind, v.Size(), b)
 	case Reduce, Allreduce:
 		return b <= v.Params.Small && b <= v.Params.ReduceCrossover
 	}

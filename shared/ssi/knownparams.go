@@ -32,6 +32,7 @@ var knownParams = []string{
 	"coll_base_crossover",
 	"coll_base_linear_block",
 	"coll_base_reduce_crossover",
+	"coll_base_sent_size",
 	"coll_base_sent_sync",
 	"coll_base_shmem_copy_size",
 	"coll_base_shmem_large_size",

@@ -98,10 +98,19 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 	switch sig.Kind {
 	case coll.Allreduce, coll.Reduce:
 		return n > 1 && gathers(c, b)
-	case coll.Bcast, coll.Gather, coll.Allgather:
+	case coll.Allgather:
 		return n > 1 && b <= c.Params.Small
-	case coll.Scatter, coll.Alltoall:
+	case coll.Alltoall:
 		return n > 1 && n*b <= c.Params.Small
+	case coll.Bcast, coll.Gather, coll.Scatter:
+		// Up to coll_base_small they gather (at coll_base_check=2); at
+		// 1 they send their call (sendsCall), up to coll_base_sent_size
+		// too.
+		gathers := b <= c.Params.Small
+		if sig.Kind == coll.Scatter {
+			gathers = n*b <= c.Params.Small
+		}
+		return n > 1 && (gathers || !c.Params.CheckAll && c.Params.SentCall(sig.Kind, n, b))
 	}
 	return false
 }

@@ -322,7 +322,7 @@ func TestNonblockingInter(t *testing.T) {
 func TestNonblockingCheck(t *testing.T) {
 	for n := 2; n <= 5; n++ {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_check", "1")
+			w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_check", "1", "coll_base_sent_size", "0")
 			defer w.Close()
 			const k = 100
 			errs := w.Each(func(r int) error {
@@ -343,8 +343,9 @@ func TestNonblockingCheck(t *testing.T) {
 				if r == n-1 {
 					root = 1
 				}
-				// Above coll_base_small: a small one sends the call with
-				// its data (TestNonblockingSent).
+				// Above coll_base_small (and coll_base_sent_size 0): a
+				// smaller one sends the call with its data
+				// (TestNonblockingSent).
 				badRoot, err := colltest.Start(c, coll.Sig{Kind: coll.Bcast, Root: root, Send: 8 * k}, func(v *coll.Comm, a *coll.Actions) error {
 					v.Schedule().Do(func() error { return fmt.Errorf("ran despite the mismatch") })
 					return nil

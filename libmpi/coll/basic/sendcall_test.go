@@ -171,54 +171,69 @@ func TestSentReturns(t *testing.T) {
 
 // The messages of a small rooted collective per process and operation,
 // at coll_base_check=1 and 2: at 1, a process that only sends posts no
-// receive (it does not wait for anyone).
+// receive (it does not wait for anyone), up to coll_base_small bytes and
+// above it up to coll_base_sent_size; where neither applies it checks
+// first, and so receives.
 func TestSentMessages(t *testing.T) {
 	const n, root, ops = 4, 0, 10
 	for _, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter} {
 		for _, level := range []string{"1", "2"} {
-			w := colltest.NewWorld(oneNode(n), 10*time.Second, "coll_base_check", level)
-			errs := w.Each(func(r int) error {
-				c := w.Comm(r)
-				for range ops {
-					var err error
-					switch kind {
-					case coll.Bcast:
-						err = c.Run(coll.Sig{Kind: kind, Send: 8}, func(a *coll.Actions) error { return a.Bcast(c, coll.Buffer(8), root) })
-					case coll.Gather:
-						var recv []byte
-						if r == root {
-							recv = coll.Buffer(8 * n)
+			// 2 KiB blocks: above coll_base_small, within
+			// coll_base_sent_size (Gather, Scatter: the n blocks), unless
+			// that is 0.
+			for _, tt := range []struct {
+				bs       int
+				sentSize string
+			}{{8, "16384"}, {2048, "16384"}, {2048, "0"}} {
+				bs := tt.bs
+				w := colltest.NewWorld(oneNode(n), 10*time.Second, "coll_base_check", level, "coll_base_sent_size", tt.sentSize)
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					for range ops {
+						var err error
+						switch kind {
+						case coll.Bcast:
+							err = c.Run(coll.Sig{Kind: kind, Send: int64(bs)}, func(a *coll.Actions) error { return a.Bcast(c, coll.Buffer(bs), root) })
+						case coll.Gather:
+							var recv []byte
+							if r == root {
+								recv = coll.Buffer(bs * n)
+							}
+							err = c.Run(coll.Sig{Kind: kind, Send: int64(bs)}, func(a *coll.Actions) error { return a.Gather(c, coll.Buffer(bs), recv, root) })
+						case coll.Scatter:
+							var send []byte
+							if r == root {
+								send = coll.Buffer(bs * n)
+							}
+							err = c.Run(coll.Sig{Kind: kind, Send: int64(bs)}, func(a *coll.Actions) error { return a.Scatter(c, send, coll.Buffer(bs), root) })
 						}
-						err = c.Run(coll.Sig{Kind: kind, Send: 8}, func(a *coll.Actions) error { return a.Gather(c, coll.Buffer(8), recv, root) })
-					case coll.Scatter:
-						var send []byte
-						if r == root {
-							send = coll.Buffer(8 * n)
+						if err != nil {
+							return err
 						}
-						err = c.Run(coll.Sig{Kind: kind, Send: 8}, func(a *coll.Actions) error { return a.Scatter(c, send, coll.Buffer(8), root) })
 					}
+					return nil
+				})
+				w.Close()
+				for r, err := range errs {
 					if err != nil {
-						return err
+						t.Fatalf("%s level %s bs %d rank %d: %v", kind, level, bs, r, err)
 					}
 				}
-				return nil
-			})
-			w.Close()
-			for r, err := range errs {
-				if err != nil {
-					t.Fatalf("%s level %s rank %d: %v", kind, level, r, err)
+				sent := level == "1" && (bs == 8 || tt.sentSize != "0")
+				var line string
+				for r := range n {
+					s, rc := w.Messages(r)
+					line += fmt.Sprintf(" rank %d: %.1f sent %.1f received", r, float64(s)/ops, float64(rc)/ops)
+					sends := r == root != (kind == coll.Gather)
+					if sent && sends && rc != 0 {
+						t.Errorf("%s bs %d rank %d only sends, yet posted %d receives", kind, bs, r, rc)
+					}
+					if !sent && sends && rc == 0 {
+						t.Errorf("%s level %s bs %d sent_size %s rank %d posted no receive: it did not check", kind, level, bs, tt.sentSize, r)
+					}
 				}
+				t.Logf("%s n=%d coll_base_check=%s bs=%d coll_base_sent_size=%s, per op:%s", kind, n, level, bs, tt.sentSize, line)
 			}
-			var line string
-			for r := range n {
-				s, rc := w.Messages(r)
-				line += fmt.Sprintf(" rank %d: %.1f sent %.1f received", r, float64(s)/ops, float64(rc)/ops)
-				sends := r == root != (kind == coll.Gather)
-				if level == "1" && sends && rc != 0 {
-					t.Errorf("%s rank %d only sends, yet posted %d receives", kind, r, rc)
-				}
-			}
-			t.Logf("%s n=%d coll_base_check=%s, per op:%s", kind, n, level, line)
 		}
 	}
 }
