@@ -14,26 +14,28 @@ import (
 
 // The size-chosen algorithms, each forced on and off by its parameter, at
 // odd and power-of-two sizes: every collective against its serial
-// reference (blocks of 1, 3 and 70 elements, in place, user ops).
+// reference (blocks of 1, 3 and 70 elements, in place, user ops). With
+// coll_base_small 0, coll_base_sent_size is 0 too, so that the small
+// rooted calls take the algorithms, not the call sent with the data.
 func TestSuiteTuned(t *testing.T) {
 	sets := map[string][]string{
-		"small off": {"coll_base_small", "0", "coll_base_allgather_ring", "0",
+		"small off": {"coll_base_small", "0", "coll_base_sent_size", "0", "coll_base_allgather_ring", "0",
 			"coll_base_bcast_scatter", "0", "coll_base_alltoall_pairwise", "0"},
 		"gather all": {"coll_base_small", "1M", "coll_base_reduce_crossover", "1M"},
 		"gather all, no check": {"coll_base_small", "1M", "coll_base_reduce_crossover", "1M",
 			"coll_base_check", "0", "coll_base_bcast_scatter", "0"},
 		"binomial": {"coll_base_crossover", "1", "coll_base_small", "1M", "coll_base_reduce_crossover", "1M"},
-		"whole, linear blocks": {"coll_base_small", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "1",
+		"whole, linear blocks": {"coll_base_small", "0", "coll_base_sent_size", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "1",
 			"coll_base_linear_block", "1"},
-		"scatter, binomial blocks": {"coll_base_small", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "0",
+		"scatter, binomial blocks": {"coll_base_small", "0", "coll_base_sent_size", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "0",
 			"coll_base_linear_block", "0"},
-		"allreduce direct": {"coll_base_small", "0", "coll_base_reduce_crossover", "0", "coll_base_allreduce_direct", "1"},
+		"allreduce direct": {"coll_base_small", "0", "coll_base_sent_size", "0", "coll_base_reduce_crossover", "0", "coll_base_allreduce_direct", "1"},
 		// Two nodes (the first half, the rest): the choices made
 		// between nodes only (Allgather's ring, Alltoall's pairs, a
 		// large Bcast's tree).
-		"small off, two nodes": {"coll_base_small", "0", "coll_base_allgather_ring", "0",
+		"small off, two nodes": {"coll_base_small", "0", "coll_base_sent_size", "0", "coll_base_allgather_ring", "0",
 			"coll_base_bcast_scatter", "0", "coll_base_alltoall_pairwise", "0"},
-		"whole, two nodes": {"coll_base_small", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "1",
+		"whole, two nodes": {"coll_base_small", "0", "coll_base_sent_size", "0", "coll_base_bcast_scatter", "0", "coll_base_bcast_whole", "1",
 			"coll_base_crossover", "1"},
 	}
 	for name, params := range sets {

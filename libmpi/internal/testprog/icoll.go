@@ -363,11 +363,12 @@ func icollCheck(rank, size int) {
 	if rank == size-1 {
 		root = size
 	}
-	// Larger than coll_base_small: at coll_base_check=1 a small Ibcast
-	// sends the call with its data, and processes whose call matches the
-	// data they receive do not learn of the last rank's (docs/coll.md);
-	// this one takes the check of its own, which every process learns.
-	r, err = mpi.Ibcast(w, make([]float64, 128), root)
+	// Larger than coll_base_small and coll_base_sent_size (16 KiB): at
+	// coll_base_check=1 a smaller Ibcast sends the call with its data,
+	// and processes whose call matches the data they receive do not learn
+	// of the last rank's (docs/coll.md); this one takes the check of its
+	// own, which every process learns.
+	r, err = mpi.Ibcast(w, make([]float64, 4096), root)
 	if rank == size-1 && (r != nil || mpi.Class(err) != mpi.ErrRoot) {
 		fail("Ibcast with root %d: %v %v, want ErrRoot at once", root, r, err)
 	}
