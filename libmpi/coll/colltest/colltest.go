@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -45,6 +47,28 @@ type World struct {
 // of one node can: the transports then implement coll.Sharer, every
 // process having this process's pid.
 func (w *World) Share(prefix string) { w.shared = prefix }
+
+// NewSharedWorld is NewWorld whose communicators may share memory (Share),
+// with areas named under a prefix of the test's own; at the test's end it
+// closes the world and fails the test if an area's name is left.
+func NewSharedWorld(t testing.TB, nodes []int32, timeout time.Duration, params ...string) *World {
+	t.Helper()
+	w := NewWorld(nodes, timeout, params...)
+	name := strings.NewReplacer("/", "_", " ", "_", "=", "_").Replace(t.Name())
+	prefix := fmt.Sprintf("/dev/shm/lam-test-%d-%s-", os.Getpid(), name)
+	w.Share(prefix)
+	t.Cleanup(func() {
+		w.Close()
+		left, _ := filepath.Glob(prefix + "*")
+		for _, f := range left {
+			os.Remove(f)
+		}
+		if len(left) > 0 {
+			t.Errorf("areas left behind: %v", left)
+		}
+	})
+	return w
+}
 
 type box struct {
 	msgs  []*message

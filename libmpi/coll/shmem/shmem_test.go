@@ -3,9 +3,7 @@ package shmem_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -22,20 +20,7 @@ import (
 // area's name is left.
 func world(t *testing.T, nodes []int32, params ...string) *colltest.World {
 	t.Helper()
-	w := colltest.NewWorld(nodes, 20*time.Second, params...)
-	prefix := fmt.Sprintf("/dev/shm/lam-test-%d-%s-", os.Getpid(), strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
-	w.Share(prefix)
-	t.Cleanup(func() {
-		w.Close()
-		left, _ := filepath.Glob(prefix + "*")
-		for _, f := range left {
-			os.Remove(f)
-		}
-		if len(left) > 0 {
-			t.Errorf("areas left behind: %v", left)
-		}
-	})
-	return w
+	return colltest.NewSharedWorld(t, nodes, 20*time.Second, params...)
 }
 
 func TestChosen(t *testing.T) {

@@ -3,9 +3,6 @@ package smp_test
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -148,98 +145,10 @@ func TestCarriedBits(t *testing.T) {
 // area names of the test's own, none of which may be left at the end.
 func world(t *testing.T, nodes []int32, share bool, params ...string) *colltest.World {
 	t.Helper()
+	if share {
+		return colltest.NewSharedWorld(t, nodes, 10*time.Second, params...)
+	}
 	w := colltest.NewWorld(nodes, 10*time.Second, params...)
-	if !share {
-		t.Cleanup(w.Close)
-		return w
-	}
-	prefix := fmt.Sprintf("/dev/shm/lam-test-%d-%s-", os.Getpid(), strings.NewReplacer("/", "_", " ", "_", "=", "_").Replace(t.Name()))
-	w.Share(prefix)
-	t.Cleanup(func() {
-		w.Close()
-		left, _ := filepath.Glob(prefix + "*")
-		for _, f := range left {
-			os.Remove(f)
-		}
-		if len(left) > 0 {
-			t.Errorf("areas left behind: %v", left)
-		}
-	})
+	t.Cleanup(w.Close)
 	return w
-}
-
-// The hierarchical Alltoall (a node's send buffers up to
-// coll_base_smp_alltoall_size bytes) gives every process its blocks, as
-// lam_basic's does (the parameter at 0), on layouts with consecutive and
-// interleaved ranks and a node of one process, in place or not, with the
-// nodes' steps through shmem or lam_basic; and, on 2×2 nodes with shared
-// memory, the network carries one message from each leader and none from
-// the others.
-func TestAlltoallHier(t *testing.T) {
-	for _, nodes := range [][]int32{{0, 0, 1, 1}, {0, 0, 1, 1, 1}, {0, 1, 0, 1, 2}, {0, 0, 0, 1, 1, 1, 2, 2}} {
-		for _, bs := range []int{8, 40, 1000, 12000} {
-			for _, share := range []bool{false, true} {
-				for _, inPlace := range []bool{false, true} {
-					for _, limit := range []string{"2097152", "0"} {
-						name := fmt.Sprintf("%v/bs=%d/shared=%v/inplace=%v/limit=%s", nodes, bs, share, inPlace, limit)
-						t.Run(name, func(t *testing.T) {
-							w := world(t, nodes, share, "coll_base_check", "0", "coll_base_smp_alltoall_size", limit)
-							n := len(nodes)
-							errs := w.Each(func(r int) error {
-								c := w.Comm(r)
-								send, recv := make([]byte, n*bs), make([]byte, n*bs)
-								for j := range n {
-									for i := range bs {
-										send[j*bs+i] = byte(r*31 + j*7 + i)
-									}
-								}
-								in := send
-								if inPlace {
-									copy(recv, send)
-									in = nil
-								}
-								run := func() error {
-									return c.Run(coll.Sig{Kind: coll.Alltoall, Send: int64(bs)}, func(a *coll.Actions) error {
-										return a.Alltoall(c, in, recv)
-									})
-								}
-								if err := run(); err != nil {
-									return err
-								}
-								if len(nodes) == 4 && share && bs == 40 && !inPlace && limit != "0" {
-									// Again, counting this process's messages
-									// (the first call set up the sub-communicators).
-									before, _ := w.Messages(r)
-									if err := run(); err != nil {
-										return err
-									}
-									sent, _ := w.Messages(r)
-									want := 0
-									if r%2 == 0 {
-										want = 1
-									}
-									if sent-before != want {
-										return fmt.Errorf("sent %d messages, want %d", sent-before, want)
-									}
-								}
-								for q := range n {
-									for i := range bs {
-										if got, want := recv[q*bs+i], byte(q*31+r*7+i); got != want {
-											return fmt.Errorf("block from %d byte %d: %d, want %d", q, i, got, want)
-										}
-									}
-								}
-								return nil
-							})
-							for r, err := range errs {
-								if err != nil {
-									t.Errorf("rank %d: %v", r, err)
-								}
-							}
-						})
-					}
-				}
-			}
-		}
-	}
 }
