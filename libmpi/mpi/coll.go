@@ -265,11 +265,15 @@ func (k *call) badErr(err error) {
 }
 
 func (k *call) run(f func(a *coll.Actions) error) error {
+	if k.sig.Send == 0 && k.cc.Empty(&k.sig) { // (Empty inlines, zeroSize does not: a call that moves data skips both)
+		// A call that moves nothing returns at once (MPI's zero-count
+		// collectives); a nonblocking one's request is complete
+		// (startNB), as every process's is, without a number of the
+		// communicator's nonblocking collectives.
+		return nil
+	}
 	if k.nb != nil {
 		return k.nbStep(f)
-	}
-	if k.sig.Send == 0 && k.cc.Empty(&k.sig) { // (Empty inlines, zeroSize does not: a call that moves data skips both)
-		return nil // a call that moves nothing returns at once (MPI's zero-count collectives)
 	}
 	if task.Tracing() {
 		defer enterColl(k).Leave()

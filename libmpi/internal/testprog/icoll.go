@@ -159,6 +159,7 @@ func icollSuite(rank, size int) {
 	if _, err := r.Wait(); err != nil {
 		fail("Ibarrier: %v", err)
 	}
+	icollZero(w, rank, size)
 	ialltoallw(w)
 	icollTypes(w, dup, rank, size)
 	mustOK("Free", dup.Free())
@@ -444,5 +445,39 @@ func icollTypes(w, dup *mpi.Comm, rank, size int) {
 	}
 	if !slices.Equal(red, want(size)) || !slices.Equal(scan, want(rank+1)) {
 		fail("IallreduceType %v, want %v; IscanType %v, want %v", red, want(size), scan, want(rank+1))
+	}
+}
+
+// icollZero: nonblocking collectives of no elements complete at once (as
+// the blocking ones return), leave the buffers alone, and the next
+// collective still meets every process's.
+func icollZero(w *mpi.Comm, rank, size int) {
+	buf := []int64{-7}
+	starts := []struct {
+		name  string
+		start func() (*mpi.Request, error)
+	}{
+		{"Iallreduce", func() (*mpi.Request, error) { return mpi.Iallreduce(w, buf[:0], buf[:0], mpi.Sum) }},
+		{"Ibcast", func() (*mpi.Request, error) { return mpi.Ibcast(w, buf[:0], 0) }},
+		{"Ireduce", func() (*mpi.Request, error) { return mpi.Ireduce(w, buf[:0], buf[:0], mpi.Sum, 0) }},
+		{"Iallgather", func() (*mpi.Request, error) { return mpi.Iallgather(w, buf[:0], buf[:0]) }},
+	}
+	for _, s := range starts {
+		name := s.name
+		r, err := s.start()
+		mustOK(name+" of no elements", err)
+		_, done, err := r.Test()
+		if err != nil || !done {
+			fail("%s of no elements: done %v, %v; want complete at once", name, done, err)
+		}
+	}
+	if buf[0] != -7 {
+		fail("a collective of no elements wrote %d", buf[0])
+	}
+	sum := []int64{0}
+	r, err := mpi.Iallreduce(w, []int64{int64(rank)}, sum, mpi.Sum)
+	mustOK("Iallreduce after those of no elements", err)
+	if _, err := r.Wait(); err != nil || sum[0] != int64(size*(size-1)/2) {
+		fail("Iallreduce after those of no elements: %d, %v; want %d", sum[0], err, size*(size-1)/2)
 	}
 }
