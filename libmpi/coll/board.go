@@ -69,7 +69,7 @@ var errDeclined = errors.New("coll: the board declined the collective")
 // schedule (nil: a new one; the mpi package's is in the allocation of
 // the request). The collective takes its place in the order of c's
 // nonblocking collectives (Reserve's numbers) as well.
-func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify func(error), s *Schedule) (*Schedule, bool, error) {
+func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify Notifier, s *Schedule) (*Schedule, bool, error) {
 	switch {
 	case sig.Err != nil:
 		return nil, false, nil
@@ -84,7 +84,7 @@ func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify func(error),
 }
 
 // startQuick is StartQuick with c.mu held.
-func (c *Comm) startQuick(sig Sig, f func(a *Actions) error, notify func(error), s *Schedule) (Board, *Schedule, bool, error) {
+func (c *Comm) startQuick(sig Sig, f func(a *Actions) error, notify Notifier, s *Schedule) (Board, *Schedule, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.setup(); err != nil {

@@ -204,6 +204,20 @@ func (c *Comm) Schedule() *Schedule { return c.sched }
 // (a neighbour collective) tags its messages with.
 func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 
+// Notifier is told the outcome of a nonblocking collective once it ends
+// (Start, StartQuick): an interface, so that a caller whose state is
+// already on the heap (the mpi package's request) passes it without a
+// closure to allocate per call.
+type Notifier interface {
+	Notify(err error)
+}
+
+// NotifyFunc is a function as a Notifier.
+type NotifyFunc func(err error)
+
+// Notify calls f.
+func (f NotifyFunc) Notify(err error) { f(err) }
+
 // Start builds the collective of sig on the view v that Reserve made and
 // starts it. With coll_base_check on, the processes first compare their
 // arguments, as Run does, on the view's own tags (a mismatch, or an
@@ -211,11 +225,11 @@ func (v *Comm) Seq() int { return int(v.tag) & nbcMask }
 // process, and the collective does not run). Then f, called now, adds the
 // collective by calling one of a's functions (and may add steps of its
 // own to v.Schedule() after it); a nil f is the check alone, from a
-// process whose own arguments were wrong. notify, if not nil, is called
-// once with the outcome, by whichever goroutine finishes the schedule
+// process whose own arguments were wrong. notify, if not nil, is told
+// once of the outcome, by whichever goroutine finishes the schedule
 // (maybe this one, before Start returns). f does not outlive the call (so
 // a caller's closure stays on its stack).
-func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify func(error)) {
+func (v *Comm) Start(sig Sig, f func(a *Actions) error, notify Notifier) {
 	s := v.sched
 	if b, ok := v.Data.(Board); ok && !v.Inter() {
 		// Its call on the board, which guards the schedule (board.go).
@@ -433,7 +447,7 @@ func (v *Comm) syncSentSteps(sig Sig, own bool) {
 // and what starts a collective whose steps the caller added to
 // v.Schedule() itself, with no argument check (a neighbour collective,
 // whose processes' arguments need not agree). notify is as Start's.
-func (v *Comm) Launch(kind Kind, notify func(error)) {
+func (v *Comm) Launch(kind Kind, notify Notifier) {
 	s := v.sched
 	s.kind, s.owner, s.notify = kind, v, notify
 	s.mu.Lock()
@@ -448,7 +462,7 @@ func (v *Comm) Launch(kind Kind, notify func(error)) {
 // waits for it, advancing it meanwhile.
 func (v *Comm) RunView(sig Sig, f func(a *Actions) error) error {
 	var out error
-	v.Start(sig, f, func(err error) { out = err })
+	v.Start(sig, f, NotifyFunc(func(err error) { out = err }))
 	v.sched.Wait()
 	return out
 }
@@ -458,7 +472,7 @@ func (v *Comm) RunView(sig Sig, f func(a *Actions) error) error {
 // collective that builds its own steps.
 func (v *Comm) RunBuilt(kind Kind) error {
 	var out error
-	v.Launch(kind, func(err error) { out = err })
+	v.Launch(kind, NotifyFunc(func(err error) { out = err }))
 	v.sched.Wait()
 	return out
 }

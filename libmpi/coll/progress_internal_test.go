@@ -49,7 +49,7 @@ func (w *waitCounter) wait(cond func() bool) error {
 
 // launchRecv starts, on p, a schedule of one receive that completes when
 // r does.
-func launchRecv(p *Progress, r *pendingRecv, notify func(error)) *Schedule {
+func launchRecv(p *Progress, r *pendingRecv, notify Notifier) *Schedule {
 	s := newSchedule(p, nil)
 	v := &Comm{T: oneRecv{r: r}, nbcState: nbcState{sched: s}}
 	s.Recv(v, make([]byte, 8), 0)
@@ -74,7 +74,7 @@ func TestProgressWaits(t *testing.T) {
 			p := NewProgress(behind.wait, front.wait)
 			r := &pendingRecv{}
 			ended := make(chan error, 1)
-			s := launchRecv(p, r, func(err error) { ended <- err })
+			s := launchRecv(p, r, NotifyFunc(func(err error) { ended <- err }))
 			go func() {
 				time.Sleep(5 * time.Millisecond)
 				r.done.Store(true)
@@ -172,7 +172,7 @@ func TestProgressNudged(t *testing.T) {
 			}
 			r := &pendingRecv{}
 			ended := make(chan error, 1)
-			launchRecv(p, r, func(err error) { ended <- err })
+			launchRecv(p, r, NotifyFunc(func(err error) { ended <- err }))
 			p.mu.Lock()
 			nudging := p.nudging
 			p.mu.Unlock()

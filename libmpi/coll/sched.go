@@ -34,7 +34,7 @@ type Schedule struct {
 	views   []*Comm // the views whose faults count
 	prog    *Progress
 	done    atomic.Bool
-	notify  func(error)  // called once, with the outcome (named)
+	notify  Notifier     // told once of the outcome (named)
 	kind    Kind         // the collective, and the view that launched
 	owner   *Comm        // it, which name its errors
 	result  error        // the outcome, once done
@@ -133,7 +133,7 @@ type Quick interface {
 // collective of kind that the module runs itself (Quick) on owner;
 // notify is as Start's; prog is the process's progress (for Until). The
 // module calls SetQuick before the collective can complete.
-func (s *Schedule) initQuick(owner *Comm, kind Kind, notify func(error), prog *Progress) {
+func (s *Schedule) initQuick(owner *Comm, kind Kind, notify Notifier, prog *Progress) {
 	s.kind, s.owner, s.notify, s.ended, s.prog = kind, owner, notify, true, prog
 }
 
@@ -468,7 +468,7 @@ func (s *Schedule) finish() {
 	err := s.outcome()
 	s.result = err
 	if s.notify != nil {
-		s.notify(s.named(err))
+		s.notify.Notify(s.named(err))
 	}
 	// The views go back to their communicators for reuse if every
 	// transfer completed (a schedule stopped by an error may leave

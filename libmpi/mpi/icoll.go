@@ -45,6 +45,16 @@ type nbRun struct {
 	quick   *coll.Schedule // where a quick one's schedule goes
 }
 
+// Notify completes the request with the collective's outcome
+// (coll.Notifier).
+func (nb *nbRun) Notify(err error) {
+	s := core.Status{Source: AnySource, Tag: AnyTag}
+	if err != nil {
+		s.Err = collError(err)
+	}
+	st.engine.Finish(nb.req.r, s)
+}
+
 // nbStart is what starting a nonblocking collective allocates: its
 // request, the request's core request, the nbRun, and the schedule of a
 // collective the module runs itself (coll.Comm.StartQuick).
@@ -58,14 +68,7 @@ type nbStart struct {
 // nbStep is k.run for a nonblocking collective.
 func (k *call) nbStep(f func(a *coll.Actions) error) error {
 	k.nb.started = true
-	r := k.nb.req.r
-	notify := func(err error) {
-		s := core.Status{Source: AnySource, Tag: AnyTag}
-		if err != nil {
-			s.Err = collError(err)
-		}
-		st.engine.Finish(r, s)
-	}
+	notify := k.nb // in the request's allocation: no closure per call
 	// A collective the module runs itself (shmem's Ibarrier and small
 	// Iallreduce, Ireduce and Ibcast, through its board) needs no view.
 	if s, ok, err := k.cc.StartQuick(k.sig, f, notify, k.nb.quick); err != nil {

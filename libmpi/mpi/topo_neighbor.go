@@ -123,13 +123,13 @@ func (x *nbrCall) start(kind coll.Kind) (*Request, error) {
 		return nil, err
 	}
 	r := &Request{r: st.engine.NewGeneric(), comm: x.c, sched: v.Schedule()}
-	v.Launch(kind, func(err error) {
+	v.Launch(kind, coll.NotifyFunc(func(err error) {
 		s := core.Status{Source: AnySource, Tag: AnyTag}
 		if err != nil {
 			s.Err = collError(err)
 		}
 		st.engine.Finish(r.r, s)
-	})
+	}))
 	return r, nil
 }
 

@@ -13,7 +13,7 @@ import (
 // nothing else moves it.
 func Start(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) (<-chan error, error) {
 	done := make(chan error, 1)
-	s, quick, err := StartSchedule(c, sig, f, func(err error) { done <- err })
+	s, quick, err := StartSchedule(c, sig, f, coll.NotifyFunc(func(err error) { done <- err }))
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func Start(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) err
 // (Comm.StartQuick, quick), otherwise on a view reserved now, its
 // schedule built after the argument check of sig and left to the world's
 // progress. notify gets the outcome.
-func StartSchedule(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error, notify func(error)) (s *coll.Schedule, quick bool, err error) {
+func StartSchedule(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error, notify coll.Notifier) (s *coll.Schedule, quick bool, err error) {
 	if s, ok, err := c.StartQuick(sig, func(a *coll.Actions) error { return f(c, a) }, notify, nil); err != nil || ok {
 		return s, ok, err
 	}

@@ -16,7 +16,7 @@ import (
 // (colltest.StartSchedule) and returns its schedule; its outcome goes to
 // *out.
 func quickStart(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error, out *error) (*coll.Schedule, error) {
-	s, _, err := colltest.StartSchedule(c, sig, f, func(err error) { *out = err })
+	s, _, err := colltest.StartSchedule(c, sig, f, coll.NotifyFunc(func(err error) { *out = err }))
 	return s, err
 }
 
