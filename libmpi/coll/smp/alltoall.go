@@ -65,7 +65,7 @@ func alltoallHier(c *coll.Comm, d *data, send, recv []byte) error {
 		other := n - size
 		outgoing := c.Scratch(coll.ScratchCall, size*other*bs)
 		incoming := c.Scratch(coll.ScratchCall2, size*other*bs)
-		offset := make([]int, len(d.size)) // node k's section in outgoing and incoming
+		offset := d.offset // node k's section in outgoing and incoming
 		at := 0
 		for k := range d.size {
 			if k == me {

@@ -142,6 +142,7 @@ type data struct {
 	// its node's send buffers a leader takes for the hierarchical
 	// Alltoall (0: never).
 	alltoallSize int
+	offset       []int // node index → its section in the hierarchical Alltoall's messages
 }
 
 // Init makes the local and bridge communicators.
@@ -154,6 +155,7 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 		return nil, fmt.Errorf("smp: %w", err)
 	}
 	d := &data{layout: layoutOf(c), basic: *basic.Functions(c), alltoallSize: int(size)}
+	d.offset = make([]int, len(d.size))
 	r := c.Rank()
 	d.me = d.node[r]
 	if d.local, err = c.T.Split(d.me, r); err != nil {
