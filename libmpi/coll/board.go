@@ -11,10 +11,11 @@ import "errors"
 // Ibarrier, a small Iallreduce, Ireduce or Ibcast is its posts, whose
 // data lie beside the calls; the kinds are the ones quickStart's
 // recorder has functions for, the sizes the module's choice); the
-// others run as schedules (Start), and the board only guards them: a process whose call differs from the others' (another
-// collective, other arguments) makes every process's collective end with
-// the error that says how, at once, instead of waiting for messages the
-// others' calls never send.
+// others run as schedules (Start), and the board only guards them: a
+// process whose call differs from the others' (another collective, other
+// arguments) makes every process's collective end with the error that
+// says how, at once, instead of waiting for messages the others' calls
+// never send.
 
 // A Board is a module's communicator data through which the processes of
 // the communicator post their nonblocking collectives' calls.

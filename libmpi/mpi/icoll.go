@@ -47,12 +47,16 @@ type nbRun struct {
 
 // Notify completes the request with the collective's outcome
 // (coll.Notifier).
-func (nb *nbRun) Notify(err error) {
+func (nb *nbRun) Notify(err error) { nb.req.collDone(err) }
+
+// collDone completes the request of a nonblocking collective with its
+// outcome.
+func (r *Request) collDone(err error) {
 	s := core.Status{Source: AnySource, Tag: AnyTag}
 	if err != nil {
 		s.Err = collError(err)
 	}
-	st.engine.Finish(nb.req.r, s)
+	st.engine.Finish(r.r, s)
 }
 
 // nbStart is what starting a nonblocking collective allocates: its

@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"github.com/lamgo/lam/libmpi/coll"
-	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/internal/topo"
 )
 
@@ -123,13 +122,7 @@ func (x *nbrCall) start(kind coll.Kind) (*Request, error) {
 		return nil, err
 	}
 	r := &Request{r: st.engine.NewGeneric(), comm: x.c, sched: v.Schedule()}
-	v.Launch(kind, coll.NotifyFunc(func(err error) {
-		s := core.Status{Source: AnySource, Tag: AnyTag}
-		if err != nil {
-			s.Err = collError(err)
-		}
-		st.engine.Finish(r.r, s)
-	}))
+	v.Launch(kind, coll.NotifyFunc(r.collDone))
 	return r, nil
 }
 

@@ -102,15 +102,19 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 		return n > 1 && b <= c.Params.Small
 	case coll.Alltoall:
 		return n > 1 && n*b <= c.Params.Small
-	case coll.Bcast, coll.Gather, coll.Scatter:
-		// Up to coll_base_small they gather (at coll_base_check=2); at
-		// 1 they send their call (sendsCall), up to coll_base_sent_size
-		// too.
-		gathers := b <= c.Params.Small
-		if sig.Kind == coll.Scatter {
-			gathers = n*b <= c.Params.Small
+	case coll.Bcast, coll.Gather:
+		// At coll_base_check=1 they send their call (sendsCall), up to
+		// coll_base_small or coll_base_sent_size; at 2 they gather, up to
+		// coll_base_small.
+		if !c.Params.CheckAll {
+			return n > 1 && c.Params.SentCall(sig.Kind, n, b)
 		}
-		return n > 1 && (gathers || !c.Params.CheckAll && c.Params.SentCall(sig.Kind, n, b))
+		return n > 1 && b <= c.Params.Small
+	case coll.Scatter:
+		if !c.Params.CheckAll {
+			return n > 1 && c.Params.SentCall(sig.Kind, n, b)
+		}
+		return n > 1 && n*b <= c.Params.Small
 	}
 	return false
 }
