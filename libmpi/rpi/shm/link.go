@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -143,9 +144,16 @@ func (l *link) Close() error {
 	return nil
 }
 
-// SingleCopy: messages up to maxalloc (the ring's size at most) go
-// through the ring, where both processes copy at once; longer ones in one
-// copy by the receiver.
+// SingleCopy: messages up to rpi_*_single_copy (the ring's size at
+// most) go through the ring, where both processes copy at once; longer
+// ones in one copy (two halves at once) between the processes' buffers.
+// Through the ring, every byte is copied twice, each copy a transfer
+// between the processors' caches when the two processes run on two:
+// where those transfers are slow the one copy wins from 128 KiB up
+// (1 MiB ping-pong 197 → 139 µs on this machine in session 22); where
+// they are fast the ring won up to 1 MiB (52 against 132 µs in session
+// 5). The default (64 KiB) takes the single copy wherever it measured
+// faster on either (bench/README.md, session 22).
 func (l *link) SingleCopy() int { return l.singleCopy }
 
 // WriteRemote copies src to addr in the peer's memory with one
@@ -180,7 +188,7 @@ const iovMax = 1024
 // remoteLayout copies n bytes between a layout from c on and addr in the
 // peer's memory: to the peer if write, from it otherwise.
 func (l *link) remoteLayout(c *rpi.Cursor, n int, addr uint64, write bool) error {
-	op, dir, call := remoteOp(write)
+	op, dir, trap := remoteOp(write)
 	if l.iovs == nil {
 		l.iovs = new([iovMax]unix.Iovec)
 	}
@@ -202,7 +210,7 @@ func (l *link) remoteLayout(c *rpi.Cursor, n int, addr uint64, write bool) error
 			return fmt.Errorf("%s %s process %d: the layout ends %d bytes short", op, dir, l.pid, n-done)
 		}
 		rv[0] = unix.RemoteIovec{Base: uintptr(addr) + uintptr(done), Len: m}
-		w, err := call(l.pid, l.iovs[:k], rv, 0)
+		w, err := vmCopy(trap, l.pid, l.iovs[:k], rv)
 		if err == unix.EINTR {
 			*c = from
 			continue
@@ -223,22 +231,39 @@ func (l *link) remoteLayout(c *rpi.Cursor, n int, addr uint64, write bool) error
 }
 
 // remoteOp names a single copy's direction and gives its system call.
-func remoteOp(write bool) (op, dir string, call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error)) {
+func remoteOp(write bool) (op, dir string, trap uintptr) {
 	if write {
-		return "write", "to", unix.ProcessVMWritev
+		return "write", "to", unix.SYS_PROCESS_VM_WRITEV
 	}
-	return "read", "from", unix.ProcessVMReadv
+	return "read", "from", unix.SYS_PROCESS_VM_READV
+}
+
+// vmCopy makes one process_vm_readv(2) or process_vm_writev(2) call
+// (trap) as a raw system call, which skips the Go scheduler's
+// bookkeeping: a copy of a megabyte takes longer than the runtime's
+// monitor lets a processor sit in a system call, so with an ordinary one
+// the monitor handed the processor to a new thread that spun beside the
+// copy, on the processor the peer needed for its own copy (2 processes,
+// an Allgather of 1 MiB: 8 context switches per call). The tcp link reads
+// and writes the same way.
+func vmCopy(trap uintptr, pid int, lv []unix.Iovec, rv []unix.RemoteIovec) (int, error) {
+	n, _, errno := unix.RawSyscall6(trap, uintptr(pid), uintptr(unsafe.Pointer(&lv[0])), uintptr(len(lv)),
+		uintptr(unsafe.Pointer(&rv[0])), uintptr(len(rv)), 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 // remote copies between local and addr in the peer's memory: to the peer
 // if write, from it otherwise.
 func (l *link) remote(local []byte, addr uint64, write bool) error {
-	op, dir, call := remoteOp(write)
+	op, dir, trap := remoteOp(write)
 	for done := 0; done < len(local); {
-		lv := []unix.Iovec{{Base: &local[done]}}
+		lv := [1]unix.Iovec{{Base: &local[done]}}
 		lv[0].SetLen(len(local) - done)
-		rv := []unix.RemoteIovec{{Base: uintptr(addr) + uintptr(done), Len: len(local) - done}}
-		n, err := call(l.pid, lv, rv, 0)
+		rv := [1]unix.RemoteIovec{{Base: uintptr(addr) + uintptr(done), Len: len(local) - done}}
+		n, err := vmCopy(trap, l.pid, lv[:], rv[:])
 		if err == unix.EINTR {
 			continue
 		}

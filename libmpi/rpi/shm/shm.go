@@ -5,11 +5,12 @@
 // module that carries its node's peers through shared memory gives
 // OpenOver: ofi), under the MPI core's one matching engine. Messages up to rpi_*_short go eagerly; longer ones
 // wait for the receiver (rendezvous) and then stream through the ring,
-// both processes copying at once, up to rpi_*_maxalloc (a ring's size at
-// most); longer still, they are copied straight from the sender's buffer
-// into the receiver's where the kernel permits it, in two halves at once
-// (the receiver reads one with process_vm_readv while the sender writes
-// the other with process_vm_writev), and through the ring otherwise.
+// both processes copying at once, up to rpi_*_single_copy (the ring's
+// size, rpi_*_maxalloc, at most); longer still, they are copied straight
+// from the sender's buffer into the receiver's where the kernel permits
+// it, in two halves at once (the receiver reads one with
+// process_vm_readv while the sender writes the other with
+// process_vm_writev), and through the ring otherwise.
 //
 // usysv waiters spin on the rings (LAM's spin locks); sysv waiters spin
 // briefly and then sleep on a futex in the segment, which a peer rings
@@ -56,6 +57,7 @@ func (m Module) SSI() ssi.Info {
 		{Name: "short", Default: "8192", Type: ssi.Size, Help: "Largest message sent eagerly through shared memory; larger ones wait for the receiver, which copies them in one go where the kernel permits"},
 		{Name: "poolsize", Default: "16777216", Type: ssi.Size, Help: "Bytes of shared memory per node for the rings between the node's processes"},
 		{Name: "maxalloc", Default: "1048576", Type: ssi.Size, Help: "Largest ring between two processes, in bytes; longer messages are copied between the processes' buffers directly where the kernel permits"},
+		{Name: "single_copy", Default: "65536", Type: ssi.Size, Help: "Messages longer than this (and than the ring, rpi_*_maxalloc at most) are copied straight from the sender's buffer into the receiver's where the kernel permits (process_vm_readv and process_vm_writev); shorter ones stream through the ring, both processes copying at once"},
 		{Name: "pollyield", Default: "1", Type: ssi.Bool, Help: "Yield the processor between polls once spinning is over"},
 	}
 	if m.spinning {
@@ -79,6 +81,7 @@ func shmDir() string { return "/dev/shm" }
 
 type settings struct {
 	short, poolsize, maxalloc int
+	singleCopy                int
 	pollyield                 bool
 	readPolls, writePolls     int
 }
@@ -88,7 +91,7 @@ func (m Module) settings(s *ssi.Settings) (settings, error) {
 	for _, p := range []struct {
 		name string
 		to   *int
-	}{{"short", &c.short}, {"poolsize", &c.poolsize}, {"maxalloc", &c.maxalloc}} {
+	}{{"short", &c.short}, {"poolsize", &c.poolsize}, {"maxalloc", &c.maxalloc}, {"single_copy", &c.singleCopy}} {
 		v, err := s.Size(ssi.FullName(ssi.RPI, m.name, p.name))
 		if err != nil {
 			return c, err
@@ -113,6 +116,8 @@ func (m Module) settings(s *ssi.Settings) (settings, error) {
 		return c, fmt.Errorf("rpi %s: %s_short=%d is out of range", m.name, m.name, c.short)
 	case c.poolsize <= 0 || c.maxalloc <= 0:
 		return c, fmt.Errorf("rpi %s: poolsize and maxalloc must be positive", m.name)
+	case c.singleCopy < 0:
+		return c, fmt.Errorf("rpi %s: %s_single_copy=%d must not be negative", m.name, m.name, c.singleCopy)
 	case c.readPolls < 0 || c.writePolls < 0:
 		return c, fmt.Errorf("rpi %s: poll counts must not be negative", m.name)
 	}
@@ -302,7 +307,7 @@ func (t *transport) attach(ctx context.Context, peers []rpi.Peer, local, pids []
 			peer:       t.seg.bell(i),
 			pid:        pids[r],
 			short:      t.c.short,
-			singleCopy: min(t.c.maxalloc, l.ringSize),
+			singleCopy: min(t.c.singleCopy, l.ringSize),
 		}
 	}
 	return nil

@@ -275,12 +275,35 @@ func TestSegmentRefusals(t *testing.T) {
 	}
 }
 
+// TestSingleCopySize: a link copies straight between the processes'
+// buffers above rpi_*_single_copy, never above its ring's size.
+func TestSingleCopySize(t *testing.T) {
+	for _, tc := range []struct {
+		args []ssi.Arg
+		want int
+	}{
+		{nil, 64 << 10},
+		{[]ssi.Arg{{Key: "rpi_usysv_single_copy", Value: "262144"}}, 256 << 10},
+		{[]ssi.Arg{{Key: "rpi_usysv_single_copy", Value: "0"}}, 0},
+		// Above the ring (maxalloc): the ring's size.
+		{[]ssi.Arg{{Key: "rpi_usysv_single_copy", Value: "8388608"}}, 1 << 20},
+		{[]ssi.Arg{{Key: "rpi_usysv_single_copy", Value: "8388608"}, {Key: "rpi_usysv_maxalloc", Value: "131072"}}, 128 << 10},
+	} {
+		_, links, _ := jobWith(t, New("usysv", 40, true), ssi.NewSettings(tc.args, nil), 2)
+		if got := links[0][1].(rpi.RemoteReader).SingleCopy(); got != tc.want {
+			t.Errorf("%v: single copy above %d, want %d", tc.args, got, tc.want)
+		}
+	}
+}
+
 func TestBadSettings(t *testing.T) {
 	for _, env := range [][]string{
 		{"LAM_MPI_SSI_rpi_usysv_short=-1"},
 		{"LAM_MPI_SSI_rpi_usysv_poolsize=0"},
 		{"LAM_MPI_SSI_rpi_usysv_readlockpoll=lots"},
 		{"LAM_MPI_SSI_rpi_usysv_pollyield=maybe"},
+		{"LAM_MPI_SSI_rpi_usysv_single_copy=-1"},
+		{"LAM_MPI_SSI_rpi_usysv_single_copy=lots"},
 	} {
 		_, err := New("usysv", 40, true).Open(context.Background(), &rpi.Job{Settings: ssi.NewSettings(nil, env), Host: "127.0.0.1"})
 		if err == nil {
