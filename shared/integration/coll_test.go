@@ -99,7 +99,7 @@ func TestCollLocal(t *testing.T) {
 	r := l.run(ctx, "laminfo", "-parsable", "-param", "coll", "all")
 	for _, s := range []string{"coll_base_crossover:4", "coll_base_reduce_crossover:512", "coll_base_associative:0", "coll_base_check:1",
 		"coll_lam_basic_priority:0", "coll_smp_priority:50", "coll_shmem_priority:50",
-		"coll_base_shmem_message_pool_size:1048576", "coll_base_shmem_num_segments:16", "coll_base_shmem_large_size:1048576", "coll_base_shmem_copy_size:1048576", "coll_base_shmem_reduce_size:65536",
+		"coll_base_shmem_message_pool_size:1048576", "coll_base_shmem_num_segments:16", "coll_base_shmem_large_size:65536", "coll_base_shmem_copy_size:1048576", "coll_base_shmem_reduce_size:65536",
 		"coll_base_sent_sync:64"} {
 		if r.code != 0 || !strings.Contains(r.stdout, s) {
 			t.Errorf("laminfo -param coll all lacks %s: %v", s, r)

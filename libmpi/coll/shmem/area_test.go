@@ -223,6 +223,30 @@ func TestLargeReduce(t *testing.T) {
 	}
 }
 
+// TestLargeOne checks which Bcasts and Gathers are lam_basic's: above the large
+// size on two processes (one message, which the rpi copies once), above
+// the copy size on more.
+func TestLargeOne(t *testing.T) {
+	for _, tt := range []struct {
+		n, large, copy, size int
+		want                 bool
+	}{
+		{2, 64 << 10, 1 << 20, 64 << 10, false},
+		{2, 64 << 10, 1 << 20, 64<<10 + 1, true},
+		{3, 64 << 10, 1 << 20, 64<<10 + 1, false},
+		{3, 64 << 10, 1 << 20, 1<<20 + 1, true},
+		{8, 64 << 10, 1 << 20, 1 << 20, false},
+		{8, 2 << 20, 1 << 20, 2<<20 + 1, true}, // the copy size is less: the large size
+		{2, 0, 1 << 20, 1 << 30, false},        // large size 0: never
+		{4, 0, 1 << 20, 1 << 30, false},
+	} {
+		a := &area{geometry: geometry{n: tt.n}, largeSize: tt.large, copySize: tt.copy}
+		if got := a.largeOne(tt.size); got != tt.want {
+			t.Errorf("n=%d large=%d copy=%d: largeOne(%d) = %v, want %v", tt.n, tt.large, tt.copy, tt.size, got, tt.want)
+		}
+	}
+}
+
 // TestBufsFor checks the buffers a rooted collective's round takes (a
 // span sized to the call, at most an eighth of the pool), and that spans
 // of mixed sizes in a row number their rounds as they must: each span's

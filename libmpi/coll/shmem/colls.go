@@ -81,19 +81,22 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 		// synchronising round with its error.
 		return true
 	}
-	if b <= 0 || a.large(b) {
+	if b <= 0 {
 		return false
 	}
 	// A Bcast, Gather or Scatter that sends its call (coll_base_check=1)
-	// does so in a span as well (sentRound).
+	// does so in a span as well (sentRound). Those lam_basic moves
+	// (large, largeOne, largeCopy) carry the check its way.
 	sent := !c.Params.CheckAll && sendsCall(c, sig)
 	switch sig.Kind {
-	case coll.Bcast, coll.Gather, coll.Allgather:
-		return b <= a.chunk || sent && b <= a.spanBytes()
+	case coll.Bcast, coll.Gather:
+		return !a.largeOne(b) && (b <= a.chunk || sent && b <= a.spanBytes())
+	case coll.Allgather:
+		return !a.largeCopy(b) && (b <= a.chunk || sent && b <= a.spanBytes())
 	case coll.Scatter, coll.Alltoall:
-		return b <= a.chunk/a.n || sent && b <= a.spanBytes()/a.n
+		return !a.large(b) && (b <= a.chunk/a.n || sent && b <= a.spanBytes()/a.n)
 	case coll.Reduce, coll.Allreduce:
-		return b <= min(smallReduce, a.chunk)
+		return !a.largeReduce(b) && b <= min(smallReduce, a.chunk)
 	}
 	return false
 }
@@ -323,29 +326,44 @@ func (a *area) outRound(i int, first uint64, k int) []byte {
 }
 
 // large reports whether a Gather, Scatter or Alltoall moving size bytes
-// per process is lam_basic's (coll_base_shmem_large_size, 1 MiB by
-// default). Through the area each copies every byte twice, as the
-// shared-memory rpis do below their single-copy size, but in rounds of a
-// buffer (Scatter's and Alltoall's cut in n pieces), each a wait for
-// flags; over point-to-point, one rendezvous per message (and above the
-// rpi's single-copy size, one copy). With buffers of 64 KiB the rounds
-// measured faster up to the rpi's single-copy size (docs/coll.md).
+// per process is lam_basic's (coll_base_shmem_large_size, 64 KiB by
+// default). Through the area each copies every byte twice, in rounds of
+// a buffer (Scatter's and Alltoall's cut in n pieces), each a wait for
+// flags; over point-to-point, one rendezvous per message and, above the
+// rpi's single-copy size (rpi_usysv_single_copy, 64 KiB), one copy
+// straight between the processes' buffers. Where copies between the
+// processors' caches are slow, as on this machine in session 22, that
+// measured faster from 256 KiB (Scatter of 1 MiB blocks at 4 processes
+// 467 → 329 µs, Alltoall of 256 KiB at 2 processes 63 → 32: docs/coll.md);
+// where they were fast (session 16) the area won up to 1 MiB.
 func (a *area) large(size int) bool { return a.largeSize > 0 && size > a.largeSize }
 
 // largeCopy is large for Bcast, Allgather, Reduce and Allreduce, which
-// copy less through the area than over point-to-point below the rpi's
-// single-copy size (coll_base_shmem_copy_size, 1 MiB by default, the
-// usysv ring's size: with buffers of 64 KiB the area measured faster up
-// to there at 2 and 4 processes, docs/coll.md): at n processes a Bcast
-// copies the message n times through the area (once in, n−1 out), 2(n−1)
-// times through the rings; an Allgather n+1 blocks per process (its
-// own into recv and into the area, the n−1 others out) against 2n−1
-// around lam_basic's ring (its own into recv, n−1 into the rings and n−1
-// out of them); an Allreduce of s bytes about 2.25s per
-// process at 4 (in, a slice out, every slice back) against 3s for
-// reduce-scatter and allgather through the rings.
+// copy less through the area than over point-to-point
+// (coll_base_shmem_copy_size, 1 MiB by default: with buffers of 64 KiB
+// the area measured faster up to there at 4 and 8 processes,
+// docs/coll.md): at n processes a Bcast copies the message n times
+// through the area (once in, n−1 out), 2(n−1) times through the rings
+// and n−1 times straight between the buffers, one after another down
+// lam_basic's tree; an Allgather n+1 blocks per process (its own into
+// recv and into the area, the n−1 others out) against 2n−1 around
+// lam_basic's ring; an Allreduce of s bytes about 2.25s per process at 4
+// (in, a slice out, every slice back) against 3s for reduce-scatter and
+// allgather through the rings.
 func (a *area) largeCopy(size int) bool {
 	return a.largeSize > 0 && size > max(a.largeSize, a.copySize)
+}
+
+// largeOne is largeCopy for a Bcast or a Gather, and large at two
+// processes: there either is one message, which the rpi copies once
+// straight into the receiver's buffer (in two halves at once) where the
+// area copies it twice (2 processes, 1 MiB, session 22: Bcast 133 → 37
+// µs, Gather 153 → 84). On more processes a Gather's root copies the
+// blocks out of the area while the others copy theirs in, where over
+// point-to-point it would wait for each copy in turn (Gather of 256 KiB
+// at 8 processes 216 µs through the area, 446 over point-to-point).
+func (a *area) largeOne(size int) bool {
+	return a.n == 2 && a.large(size) || a.largeCopy(size)
 }
 
 // largeReduce reports whether a Reduce or Allreduce of size bytes per
@@ -372,7 +390,7 @@ func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 // on a node are those.
 func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
-	if a.largeCopy(len(buf)) {
+	if a.largeOne(len(buf)) {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Bcast(c, buf, root) })
 	}
 	if c.SendsCall() {
@@ -424,7 +442,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	if a.me == root {
 		m = len(recv) / a.n
 	}
-	if a.large(m) {
+	if a.largeOne(m) {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Gather(c, send, recv, root) })
 	}
 	if c.SendsCall() {
