@@ -131,9 +131,14 @@ type area struct {
 	lastUse   []uint64 // buffer → the last round this process wrote it in
 	lastLane  []uint64 // lane line → the last round this process posted in it
 	seenDone  []uint64 // process → the last round it was seen to have finished
-	largeSize int      // bytes per process above which lam_basic moves the data (0: none)
+	largeSize int      // bytes per process above which lam_basic moves the data (0: none; see crowdedPair)
 	copySize  int      // the same for Bcast and Allgather, if larger
 	reduceSz  int      // the same for the reductions (when largeSize is not 0)
+	// crowdedPair: two processes of a node whose processes outnumber its
+	// processors (coll.Sharer.Oversubscribed; every process of the node
+	// sees the same), as each node of 2×2 hosts on this machine: large
+	// and largeOne keep their data in the area up to the copy size.
+	crowdedPair bool
 
 	// Pace: spinPolls polls and spinFor of polling, then yields for
 	// yieldFor, then sleeps.
@@ -337,6 +342,7 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 	a.spinPolls, a.spinFor, a.yieldFor = 256, 200*time.Microsecond, 10*time.Millisecond
 	if sh.Oversubscribed() {
 		a.spinPolls, a.spinFor = 16, 0
+		a.crowdedPair = n == 2
 	}
 	return a
 }
