@@ -147,13 +147,13 @@ func (l *link) Close() error {
 // SingleCopy: messages up to rpi_*_single_copy (the ring's size at
 // most) go through the ring, where both processes copy at once; longer
 // ones in one copy (two halves at once) between the processes' buffers.
-// Through the ring, every byte is copied twice, each copy a transfer
-// between the processors' caches when the two processes run on two:
-// where those transfers are slow the one copy wins from 128 KiB up
-// (1 MiB ping-pong 197 → 139 µs on this machine in session 22); where
-// they are fast the ring won up to 1 MiB (52 against 132 µs in session
-// 5). The default (64 KiB) takes the single copy wherever it measured
-// faster on either (bench/README.md, session 22).
+// Through the ring every byte is copied twice, each a transfer between
+// the processors' caches when the processes run on two. Where those
+// transfers are fast the ring won up to 1 MiB (ping-pong 52 µs against
+// 132, session 5); where they are slow, as on the same machine in
+// session 22, the one copy won from 128 KiB (1 MiB 197 → 99 µs, Open
+// MPI, which copies once from 32 KiB, 151). The default, 64 KiB, is at
+// or below Open MPI's time either way (bench/README.md, session 22).
 func (l *link) SingleCopy() int { return l.singleCopy }
 
 // WriteRemote copies src to addr in the peer's memory with one
