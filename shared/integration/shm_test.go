@@ -55,6 +55,13 @@ func TestSharedMemory(t *testing.T) {
 		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-np", "2", bin("testprog"), "big", "80"); r.code != 0 || r.stdout != "received 80 MiB\n" {
 			t.Errorf("80 MiB over %s: %v", module, r)
 		}
+		// Long messages through the ring up to its size (1 MiB), as
+		// before rpi_*_single_copy: the rendezvous streams with both
+		// processes copying.
+		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-ssi", "rpi_"+module+"_single_copy", "1073741824",
+			"-np", "3", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
+			t.Errorf("p2p over %s through the rings up to their size: %v", module, r)
+		}
 		// Messages longer than a ring, without single copy: small rings.
 		if r := l.run(ctx, "mpirun", "-ssi", "rpi", module, "-ssi", "rpi_"+module+"_maxalloc", "65536", "-ssi", "rpi_"+module+"_short", "100000",
 			"-np", "3", bin("testprog"), "p2p"); r.code != 0 || r.stdout != "p2p ok\n" {
