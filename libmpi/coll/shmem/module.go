@@ -22,7 +22,7 @@
 // Allgather up to coll_base_shmem_copy_size if that is more (these copy
 // less through the area than over point-to-point); Reduce and Allreduce
 // as Bcast, but on two processes up to coll_base_shmem_reduce_size; see
-// large, largeCopy, largeBcast and largeReduce);
+// large, largeCopy, largeOne and largeReduce);
 // larger ones, and the other collectives, are lam_basic's. Barrier, the argument check and small
 // Allreduce are synchronising rounds: every process adds one to a count
 // in the area and waits for the count of all. Reductions
@@ -87,9 +87,9 @@ func init() {
 		ssi.Param{Name: "shmem_num_segments", Default: "16", Type: ssi.Int,
 			Help: "Number of buffers the shmem pool is cut into: a writer may run that many rounds of one buffer ahead of its readers, and a collective past one buffer moves an eighth of the pool per round (1 to 256)"},
 		ssi.Param{Name: "shmem_large_size", Default: "65536", Type: ssi.Size,
-			Help: "Bytes per process (a block of Gather, Scatter and Alltoall; a Bcast's message on two processes; at least this for Bcast and Allgather: coll_base_shmem_copy_size; Reduce and Allreduce: coll_base_shmem_reduce_size) above which shmem leaves the collective to lam_basic, whose messages the shared-memory rpis copy once, straight between the processes, above rpi_usysv_single_copy; 0: never"},
+			Help: "Bytes per process (a block of Scatter and Alltoall; a Bcast's message and a Gather's block on two processes; at least this for Bcast, Gather and Allgather: coll_base_shmem_copy_size; Reduce and Allreduce: coll_base_shmem_reduce_size) above which shmem leaves the collective to lam_basic, whose messages the shared-memory rpis copy once, straight between the processes, above rpi_usysv_single_copy; two processes among more than their processors take the copy size; 0: never"},
 		ssi.Param{Name: "shmem_copy_size", Default: "1048576", Type: ssi.Size,
-			Help: "Bytes per process (Bcast's message on more than two processes, a block of Allgather) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; these copy less through the area than point to point"},
+			Help: "Bytes per process (Bcast's message and a Gather's block on more than two processes, a block of Allgather) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; these copy less through the area than point to point"},
 		ssi.Param{Name: "shmem_reduce_size", Default: "65536", Type: ssi.Size,
 			Help: "Bytes per process of a Reduce's or Allreduce's input above which shmem leaves it to lam_basic on a communicator of two processes (reduce-scatter by recursive halving: one exchange, with no round of the area to wait for); with more processes, and if coll_base_shmem_copy_size is less, the copy size applies; never if coll_base_shmem_large_size is 0"},
 	)
