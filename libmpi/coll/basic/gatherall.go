@@ -102,19 +102,17 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 		return n > 1 && b <= c.Params.Small
 	case coll.Alltoall:
 		return n > 1 && n*b <= c.Params.Small
-	case coll.Bcast, coll.Gather:
+	case coll.Bcast, coll.Gather, coll.Scatter:
 		// At coll_base_check=1 they send their call (sendsCall), up to
 		// coll_base_small or coll_base_sent_size; at 2 they gather, up to
-		// coll_base_small.
+		// coll_base_small (a Scatter's n blocks).
 		if !c.Params.CheckAll {
 			return n > 1 && c.Params.SentCall(sig.Kind, n, b)
+		}
+		if sig.Kind == coll.Scatter {
+			b *= n
 		}
 		return n > 1 && b <= c.Params.Small
-	case coll.Scatter:
-		if !c.Params.CheckAll {
-			return n > 1 && c.Params.SentCall(sig.Kind, n, b)
-		}
-		return n > 1 && n*b <= c.Params.Small
 	}
 	return false
 }
