@@ -230,33 +230,29 @@ func TestLargeOne(t *testing.T) {
 	for _, tt := range []struct {
 		n, large, copy, size int
 		crowded              bool
-		want                 bool
+		want, wantLarge      bool // largeOne's, and large's (Scatter's and Alltoall's)
 	}{
-		{2, 64 << 10, 1 << 20, 64 << 10, false, false},
-		{2, 64 << 10, 1 << 20, 64<<10 + 1, false, true},
-		{3, 64 << 10, 1 << 20, 64<<10 + 1, false, false},
-		{3, 64 << 10, 1 << 20, 1<<20 + 1, false, true},
-		{8, 64 << 10, 1 << 20, 1 << 20, false, false},
-		{8, 2 << 20, 1 << 20, 2<<20 + 1, false, true}, // the copy size is less: the large size
-		{2, 0, 1 << 20, 1 << 30, false, false},        // large size 0: never
-		{4, 0, 1 << 20, 1 << 30, false, false},
+		{2, 64 << 10, 1 << 20, 64 << 10, false, false, false},
+		{2, 64 << 10, 1 << 20, 64<<10 + 1, false, true, true},
+		{3, 64 << 10, 1 << 20, 64<<10 + 1, false, false, true},
+		{3, 64 << 10, 1 << 20, 1<<20 + 1, false, true, true},
+		{8, 64 << 10, 1 << 20, 1 << 20, false, false, true},
+		{8, 2 << 20, 1 << 20, 2<<20 + 1, false, true, true}, // the copy size is less: the large size
+		{8, 2 << 20, 1 << 20, 2 << 20, false, false, false},
+		{2, 0, 1 << 20, 1 << 30, false, false, false}, // large size 0: never
+		{4, 0, 1 << 20, 1 << 30, false, false, false},
 		// Two processes among more than the processors: the copy size.
-		{2, 64 << 10, 1 << 20, 64<<10 + 1, true, false},
-		{2, 64 << 10, 1 << 20, 1<<20 + 1, true, true},
-		{2, 0, 1 << 20, 1 << 30, true, false},
+		{2, 64 << 10, 1 << 20, 64<<10 + 1, true, false, false},
+		{2, 64 << 10, 1 << 20, 1 << 20, true, false, false},
+		{2, 64 << 10, 1 << 20, 1<<20 + 1, true, true, true},
+		{2, 0, 1 << 20, 1 << 30, true, false, false},
 	} {
 		a := &area{geometry: geometry{n: tt.n}, largeSize: tt.large, copySize: tt.copy, crowdedPair: tt.crowded}
 		if got := a.largeOne(tt.size); got != tt.want {
 			t.Errorf("n=%d large=%d copy=%d crowded=%v: largeOne(%d) = %v, want %v", tt.n, tt.large, tt.copy, tt.crowded, tt.size, got, tt.want)
 		}
-		// Scatter's and Alltoall's limit: the large size, but as
-		// largeCopy for a crowded pair.
-		want := tt.large > 0 && tt.size > tt.large
-		if tt.crowded {
-			want = a.largeCopy(tt.size)
-		}
-		if got := a.large(tt.size); got != want {
-			t.Errorf("n=%d large=%d copy=%d crowded=%v: large(%d) = %v, want %v", tt.n, tt.large, tt.copy, tt.crowded, tt.size, got, want)
+		if got := a.large(tt.size); got != tt.wantLarge {
+			t.Errorf("n=%d large=%d copy=%d crowded=%v: large(%d) = %v, want %v", tt.n, tt.large, tt.copy, tt.crowded, tt.size, got, tt.wantLarge)
 		}
 	}
 }
