@@ -48,6 +48,11 @@ func TestCollLocal(t *testing.T) {
 	}{
 		{[]string{"-np", "1"}, "lam_basic"},
 		{[]string{"-np", "4"}, "shmem"},
+		// Blocks of 24000 bytes: direct rounds (coll_base_shmem_direct_size)
+		// on two processes; on four, more than the processors, Gather and
+		// Scatter above the large size.
+		{[]string{"-np", "2"}, "shmem"},
+		{[]string{"-ssi", "coll_base_shmem_large_size", "1000", "-np", "4"}, "shmem"},
 		{[]string{"-np", "5"}, "shmem"},
 		{[]string{"-np", "8"}, "shmem"},
 		{[]string{"-ssi", "coll_base_crossover", "1", "-ssi", "rpi", "tcp", "-np", "3"}, "shmem"},
@@ -100,7 +105,7 @@ func TestCollLocal(t *testing.T) {
 	for _, s := range []string{"coll_base_crossover:4", "coll_base_reduce_crossover:512", "coll_base_associative:0", "coll_base_check:1",
 		"coll_lam_basic_priority:0", "coll_smp_priority:50", "coll_shmem_priority:50",
 		"coll_base_shmem_message_pool_size:1048576", "coll_base_shmem_num_segments:16", "coll_base_shmem_large_size:65536", "coll_base_shmem_copy_size:1048576", "coll_base_shmem_reduce_size:65536",
-		"coll_base_sent_sync:64"} {
+		"coll_base_shmem_direct_size:16384", "coll_base_sent_sync:64"} {
 		if r.code != 0 || !strings.Contains(r.stdout, s) {
 			t.Errorf("laminfo -param coll all lacks %s: %v", s, r)
 		}

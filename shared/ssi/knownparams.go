@@ -35,6 +35,7 @@ var knownParams = []string{
 	"coll_base_sent_size",
 	"coll_base_sent_sync",
 	"coll_base_shmem_copy_size",
+	"coll_base_shmem_direct_size",
 	"coll_base_shmem_large_size",
 	"coll_base_shmem_message_pool_size",
 	"coll_base_shmem_num_segments",

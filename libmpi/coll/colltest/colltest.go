@@ -40,6 +40,11 @@ type World struct {
 	done     chan struct{}
 	shared   string // path prefix of shared-memory areas; "" for none
 	progress *coll.Progress
+
+	// Processors is how many processors a node has, for Oversubscribed
+	// (0: this machine's, runtime.NumCPU). Set it before the first
+	// collective.
+	Processors int
 }
 
 // Share lets the world's communicators have shared-memory areas, named
@@ -264,7 +269,11 @@ func (t *transport) Oversubscribed() bool {
 			n++
 		}
 	}
-	return n > runtime.NumCPU()
+	cpus := t.w.Processors
+	if cpus == 0 {
+		cpus = runtime.NumCPU()
+	}
+	return n > cpus
 }
 
 func (t *transport) Rank() int          { return t.rank }

@@ -139,6 +139,16 @@ type area struct {
 	// sees the same), as each node of 2×2 hosts on this machine: large
 	// and largeOne keep their data in the area up to the copy size.
 	crowdedPair bool
+	// oversubscribed: the node's processes outnumber its processors
+	// (coll.Sharer.Oversubscribed, the same on every process of it).
+	oversubscribed bool
+	// Direct rounds (direct.go): the size above which a call takes one,
+	// whether the kernel lets the processes copy each other's memory,
+	// the processes' ids, the word the others read to find out.
+	directSize int
+	direct     directState
+	pids       []int
+	probeWord  uint64
 
 	// Pace: spinPolls polls and spinFor of polling, then yields for
 	// yieldFor, then sleeps.
@@ -311,9 +321,9 @@ func unmap(mem []byte, path string, remove bool) {
 
 func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *area {
 	n, me := g.n, c.Rank()
-	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), lastLane: make([]uint64, laneSlots), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy, reduceSz: cfg.reduce,
+	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), lastLane: make([]uint64, laneSlots), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy, reduceSz: cfg.reduce, directSize: cfg.direct,
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
-		pidfds: make([]int, n), inputs: make([][]byte, n), relaxed: fence.Ready()}
+		pidfds: make([]int, n), pids: make([]int, n), inputs: make([][]byte, n), relaxed: fence.Ready()}
 	a.arrived = a.flagAt(offSync, offSync+8)
 	a.nb = newBoard(a)
 	for i := range n {
@@ -321,6 +331,7 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 		a.reduced[i] = a.flagAt(g.postAt(i)+offReduce, g.postAt(i)+offSleep+4)
 		a.done[i] = a.flagAt(g.doneAt(i), g.doneAt(i)+offSleep)
 		a.pidfds[i] = -1
+		a.pids[i] = sh.PID(i)
 		if pid := sh.PID(i); i != me && pid == os.Getpid() {
 			a.siblings = true
 		} else if i != me && pid > 0 {
@@ -343,6 +354,7 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 	if sh.Oversubscribed() {
 		a.spinPolls, a.spinFor = 16, 0
 		a.crowdedPair = n == 2
+		a.oversubscribed = true
 	}
 	return a
 }

@@ -84,6 +84,9 @@ func carries(c *coll.Comm, sig coll.Sig) bool {
 	if b <= 0 {
 		return false
 	}
+	if a.mayDirect(sig.Kind, b) {
+		return false // a direct round checks first
+	}
 	// A Bcast, Gather or Scatter that sends its call (coll_base_check=1)
 	// does so in a span as well (sentRound). Those lam_basic moves
 	// (large, largeOne, largeCopy) carry the check its way.
@@ -400,6 +403,12 @@ func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 // on a node are those.
 func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
+	if ok, err := a.useDirect(coll.Bcast, len(buf)); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		return a.directBcast(buf, root)
+	}
 	if a.largeOne(len(buf)) {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Bcast(c, buf, root) })
 	}
@@ -451,6 +460,12 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	m := len(send)
 	if a.me == root {
 		m = len(recv) / a.n
+	}
+	if ok, err := a.useDirect(coll.Gather, m); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		return a.directGather(send, recv, m, root)
 	}
 	if a.largeOne(m) {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Gather(c, send, recv, root) })
@@ -521,6 +536,12 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 	m := len(recv)
 	if a.me == root {
 		m = len(send) / a.n
+	}
+	if ok, err := a.useDirect(coll.Scatter, m); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		return a.directScatter(send, recv, m, root)
 	}
 	if a.large(m) {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Scatter(c, send, recv, root) })
@@ -601,6 +622,16 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 func allgather(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
+	if ok, err := a.useDirect(coll.Allgather, m); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		own := send
+		if own == nil {
+			own = recv[a.me*m : (a.me+1)*m]
+		}
+		return a.directAll(own, recv, m, true)
+	}
 	if a.largeCopy(m) {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Allgather(c, send, recv) })
 	}
@@ -652,6 +683,14 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 func alltoall(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
+	if send != nil { // in place, peers would read blocks this process overwrites
+		if ok, err := a.useDirect(coll.Alltoall, m); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			return a.directAll(send, recv, m, false)
+		}
+	}
 	if a.large(m) {
 		return viaBasic(c, func(f *coll.Actions) error { return f.Alltoall(c, send, recv) })
 	}

@@ -23,7 +23,12 @@
 // less through the area than over point-to-point); Reduce and Allreduce
 // as Bcast, but on two processes up to coll_base_shmem_reduce_size; see
 // large, largeCopy, largeOne and largeReduce);
-// larger ones, and the other collectives, are lam_basic's. Barrier, the argument check and small
+// larger ones, and the other collectives, are lam_basic's. Above
+// coll_base_shmem_direct_size, a Bcast, Gather, Scatter, Allgather or
+// Alltoall instead copies its blocks straight between the processes'
+// buffers in one round, once each (direct.go), where the kernel permits
+// it; where the node is oversubscribed only Gather and Scatter on more
+// than two processes do, above the large size. Barrier, the argument check and small
 // Allreduce are synchronising rounds: every process adds one to a count
 // in the area and waits for the count of all. Reductions
 // are computed in place in the area, each process combining one slice of
@@ -87,11 +92,13 @@ func init() {
 		ssi.Param{Name: "shmem_num_segments", Default: "16", Type: ssi.Int,
 			Help: "Number of buffers the shmem pool is cut into: a writer may run that many rounds of one buffer ahead of its readers, and a collective past one buffer moves an eighth of the pool per round (1 to 256)"},
 		ssi.Param{Name: "shmem_large_size", Default: "65536", Type: ssi.Size,
-			Help: "Bytes per process (a block of Scatter and Alltoall; a Bcast's message and a Gather's block on two processes; at least this for Bcast, Gather and Allgather: coll_base_shmem_copy_size; Reduce and Allreduce: coll_base_shmem_reduce_size) above which shmem leaves the collective to lam_basic, whose messages the shared-memory rpis copy once, straight between the processes, above rpi_usysv_single_copy; two processes among more than their processors take the copy size; 0: never"},
+			Help: "Bytes per process (a block of Scatter and Alltoall; a Bcast's message and a Gather's block on two processes; at least this for Bcast, Gather and Allgather: coll_base_shmem_copy_size; Reduce and Allreduce: coll_base_shmem_reduce_size) above which shmem leaves the collective to lam_basic, whose messages the shared-memory rpis copy once, straight between the processes, above rpi_usysv_single_copy; two processes among more than their processors take the copy size; 0: never. A call above coll_base_shmem_direct_size takes a direct round instead"},
 		ssi.Param{Name: "shmem_copy_size", Default: "1048576", Type: ssi.Size,
 			Help: "Bytes per process (Bcast's message and a Gather's block on more than two processes, a block of Allgather) above which shmem leaves these to lam_basic, if more than coll_base_shmem_large_size and that is not 0; these copy less through the area than point to point"},
 		ssi.Param{Name: "shmem_reduce_size", Default: "65536", Type: ssi.Size,
 			Help: "Bytes per process of a Reduce's or Allreduce's input above which shmem leaves it to lam_basic on a communicator of two processes (reduce-scatter by recursive halving: one exchange, with no round of the area to wait for); with more processes, and if coll_base_shmem_copy_size is less, the copy size applies; never if coll_base_shmem_large_size is 0"},
+		ssi.Param{Name: "shmem_direct_size", Default: "16384", Type: ssi.Size,
+			Help: "Bytes per process (a Bcast's message, a block of Gather, Scatter, Allgather and Alltoall, not an Alltoall in place) above which shmem copies the blocks straight between the processes' buffers, once each (process_vm_readv and process_vm_writev), where the kernel permits; where the node's processes outnumber its processors only Gather and Scatter on more than two processes, above coll_base_shmem_large_size as well; 0: never"},
 	)
 }
 
@@ -102,6 +109,7 @@ var (
 	ParamLarge    = ssi.FullName(ssi.Coll, "base", "shmem_large_size")
 	ParamCopy     = ssi.FullName(ssi.Coll, "base", "shmem_copy_size")
 	ParamReduce   = ssi.FullName(ssi.Coll, "base", "shmem_reduce_size")
+	ParamDirect   = ssi.FullName(ssi.Coll, "base", "shmem_direct_size")
 )
 
 // SSI describes the module.
@@ -154,6 +162,7 @@ type config struct {
 	large      int // 0: no limit
 	copy       int // Bcast's and Allgather's limit, if larger
 	reduce     int // the reductions' limit
+	direct     int // direct rounds above it (0: none)
 }
 
 func readConfig(s *ssi.Settings) (config, error) {
@@ -177,7 +186,13 @@ func readConfig(s *ssi.Settings) (config, error) {
 	if err != nil {
 		return config{}, err
 	}
+	direct, err := s.Size(ParamDirect)
+	if err != nil {
+		return config{}, err
+	}
 	switch {
+	case direct < 0 || direct > 1<<40:
+		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamDirect, direct)
 	case large < 0 || large > 1<<40:
 		return config{}, fmt.Errorf("%s=%d: must be 0 to 1 TiB", ParamLarge, large)
 	case cp < 0 || cp > 1<<40:
@@ -189,7 +204,7 @@ func readConfig(s *ssi.Settings) (config, error) {
 	case segs < 1 || segs > maxSegs:
 		return config{}, fmt.Errorf("%s=%d: must be 1 to %d", ParamSegments, segs, maxSegs)
 	}
-	return config{pool: int(pool), segs: segs, large: int(large), copy: int(cp), reduce: int(red)}, nil
+	return config{pool: int(pool), segs: segs, large: int(large), copy: int(cp), reduce: int(red), direct: int(direct)}, nil
 }
 
 // Init makes or maps the communicator's area. If that fails on any

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/lamgo/lam/libmpi/internal/futex"
+	"github.com/lamgo/lam/libmpi/internal/vmcopy"
 	"github.com/lamgo/lam/libmpi/rpi"
 )
 
@@ -188,7 +188,7 @@ const iovMax = 1024
 // remoteLayout copies n bytes between a layout from c on and addr in the
 // peer's memory: to the peer if write, from it otherwise.
 func (l *link) remoteLayout(c *rpi.Cursor, n int, addr uint64, write bool) error {
-	op, dir, trap := remoteOp(write)
+	op, dir, trap := vmcopy.Op(write)
 	if l.iovs == nil {
 		l.iovs = new([iovMax]unix.Iovec)
 	}
@@ -210,7 +210,7 @@ func (l *link) remoteLayout(c *rpi.Cursor, n int, addr uint64, write bool) error
 			return fmt.Errorf("%s %s process %d: the layout ends %d bytes short", op, dir, l.pid, n-done)
 		}
 		rv[0] = unix.RemoteIovec{Base: uintptr(addr) + uintptr(done), Len: m}
-		w, err := vmCopy(trap, l.pid, l.iovs[:k], rv)
+		w, err := vmcopy.Call(trap, l.pid, l.iovs[:k], rv)
 		if err == unix.EINTR {
 			*c = from
 			continue
@@ -230,50 +230,8 @@ func (l *link) remoteLayout(c *rpi.Cursor, n int, addr uint64, write bool) error
 	return nil
 }
 
-// remoteOp names a single copy's direction and gives its system call.
-func remoteOp(write bool) (op, dir string, trap uintptr) {
-	if write {
-		return "write", "to", unix.SYS_PROCESS_VM_WRITEV
-	}
-	return "read", "from", unix.SYS_PROCESS_VM_READV
-}
-
-// vmCopy makes one process_vm_readv(2) or process_vm_writev(2) call
-// (trap) as a raw system call, which skips the Go scheduler's
-// bookkeeping: a copy of a megabyte takes longer than the runtime's
-// monitor lets a processor sit in a system call, so with an ordinary one
-// the monitor handed the processor to a new thread that spun beside the
-// copy, on the processor the peer needed for its own copy (2 processes,
-// an Allgather of 1 MiB: 8 context switches per call). The tcp link reads
-// and writes the same way.
-func vmCopy(trap uintptr, pid int, lv []unix.Iovec, rv []unix.RemoteIovec) (int, error) {
-	n, _, errno := unix.RawSyscall6(trap, uintptr(pid), uintptr(unsafe.Pointer(&lv[0])), uintptr(len(lv)),
-		uintptr(unsafe.Pointer(&rv[0])), uintptr(len(rv)), 0)
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
-}
-
 // remote copies between local and addr in the peer's memory: to the peer
 // if write, from it otherwise.
 func (l *link) remote(local []byte, addr uint64, write bool) error {
-	op, dir, trap := remoteOp(write)
-	for done := 0; done < len(local); {
-		lv := [1]unix.Iovec{{Base: &local[done]}}
-		lv[0].SetLen(len(local) - done)
-		rv := [1]unix.RemoteIovec{{Base: uintptr(addr) + uintptr(done), Len: len(local) - done}}
-		n, err := vmCopy(trap, l.pid, lv[:], rv[:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("%s %d bytes %s process %d: %w", op, len(local)-done, dir, l.pid, err)
-		}
-		if n == 0 {
-			return fmt.Errorf("%s %s process %d: nothing moved", op, dir, l.pid)
-		}
-		done += n
-	}
-	return nil
+	return vmcopy.Copy(l.pid, local, addr, write)
 }

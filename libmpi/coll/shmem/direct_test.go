@@ -1,0 +1,227 @@
+package shmem
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	_ "github.com/lamgo/lam/libmpi/coll/basic"
+	"github.com/lamgo/lam/libmpi/coll/colltest"
+	"github.com/lamgo/lam/shared/ssi"
+)
+
+// TestMayDirect checks which calls take a direct round: above the direct
+// size, not the reductions; on an oversubscribed node only Gather and
+// Scatter on more than two processes above the large size too; none once
+// the probe found the copies refused, nor with the direct size 0.
+func TestMayDirect(t *testing.T) {
+	const d, l = 16 << 10, 64 << 10
+	for _, tt := range []struct {
+		n, direct int
+		over      bool
+		state     directState
+		kind      coll.Kind
+		size      int
+		want      bool
+	}{
+		{2, d, false, directUntried, coll.Bcast, d, false},
+		{2, d, false, directUntried, coll.Bcast, d + 1, true},
+		{2, d, false, directPermitted, coll.Allgather, d + 1, true},
+		{5, d, false, directPermitted, coll.Alltoall, d + 1, true},
+		{5, d, false, directPermitted, coll.Gather, d + 1, true},
+		{2, d, false, directPermitted, coll.Allreduce, 1 << 20, false},
+		{2, d, false, directPermitted, coll.Reduce, 1 << 20, false},
+		{2, d, false, directRefused, coll.Bcast, 1 << 20, false},
+		{2, 0, false, directUntried, coll.Bcast, 1 << 20, false},
+		// Oversubscribed.
+		{3, d, true, directUntried, coll.Gather, l, false},
+		{3, d, true, directUntried, coll.Gather, l + 1, true},
+		{3, d, true, directUntried, coll.Scatter, l + 1, true},
+		{3, d, true, directUntried, coll.Bcast, 1 << 20, false},
+		{3, d, true, directUntried, coll.Allgather, 1 << 20, false},
+		{3, d, true, directUntried, coll.Alltoall, 1 << 20, false},
+		{2, d, true, directUntried, coll.Gather, 1 << 20, false},
+		{3, d, true, directRefused, coll.Gather, 1 << 20, false},
+	} {
+		a := &area{geometry: geometry{n: tt.n}, largeSize: l, directSize: tt.direct, oversubscribed: tt.over, direct: tt.state}
+		if got := a.mayDirect(tt.kind, tt.size); got != tt.want {
+			t.Errorf("n=%d direct=%d over=%v state=%d: mayDirect(%s, %d) = %v, want %v", tt.n, tt.direct, tt.over, tt.state, tt.kind, tt.size, got, tt.want)
+		}
+	}
+}
+
+// directWorld is a world of n processes of one node, with direct rounds
+// above 1000 bytes (and the large size as low, for the oversubscribed),
+// on a node of cpus processors.
+func directWorld(t *testing.T, n, cpus int, params ...string) *colltest.World {
+	t.Helper()
+	w := colltest.NewSharedWorld(t, make([]int32, n), 20*time.Second,
+		append([]string{"coll_base_shmem_direct_size", "1000", "coll_base_shmem_large_size", "1000"}, params...)...)
+	w.Processors = cpus
+	return w
+}
+
+// TestDirectSuite runs every collective with blocks below and above the
+// direct size, on nodes with processors to spare and oversubscribed, the
+// argument check at each level, and checks that the direct rounds ran
+// (the probe permitted them) where they may.
+func TestDirectSuite(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		for _, cpus := range []int{64, 1} {
+			for _, check := range []string{"0", "1", "2"} {
+				for _, root := range []int{0, n - 1} {
+					t.Run(fmt.Sprintf("n=%d/cpus=%d/check=%s/root=%d", n, cpus, check, root), func(t *testing.T) {
+						w := directWorld(t, n, cpus, "coll_base_check", check)
+						want := directUntried
+						if n > 2 || cpus > 1 {
+							want = directPermitted
+						}
+						w.Check(t, w.Each(func(r int) error {
+							c := w.Comm(r)
+							for _, k := range []int{70, 700, 3} { // 560 bytes, 5600, 24
+								if err := colltest.Suite(c, k, root); err != nil {
+									return fmt.Errorf("k=%d: %w", k, err)
+								}
+							}
+							if a := c.Data.(*area); a.direct != want {
+								return fmt.Errorf("the probe's answer %d, want %d", a.direct, want)
+							}
+							return c.Free()
+						}))
+					})
+				}
+			}
+		}
+	}
+}
+
+// deadPID is the id of a process that has ended and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot run true: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+// A process that may not copy another's memory makes every process of
+// the communicator go without direct rounds (the probe's answer is
+// agreed), and the collectives are right through the area.
+func TestDirectRefused(t *testing.T) {
+	const n = 3
+	dead := deadPID(t)
+	w := directWorld(t, n, 64)
+	comms := make([]*coll.Comm, n)
+	w.Check(t, w.Each(func(r int) error {
+		c := w.Comm(r)
+		comms[r] = c
+		if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+			return err
+		}
+		if r == 1 {
+			c.Data.(*area).pids[2] = dead // as if the kernel refused
+		}
+		if err := colltest.Suite(c, 700, 0); err != nil {
+			return err
+		}
+		if a := c.Data.(*area); a.direct != directRefused {
+			return fmt.Errorf("the probe's answer %d, want refused", a.direct)
+		}
+		return nil
+	}))
+}
+
+// A copy that fails after the probe permitted direct rounds (the process
+// it copies from died meanwhile) is an error of the process that copies;
+// the others, which wait for it to finish the round, do not hang.
+func TestDirectCopyFails(t *testing.T) {
+	const n, root, bad = 3, 0, 2
+	dead := deadPID(t)
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Scatter, coll.Gather, coll.Allgather, coll.Alltoall} {
+		t.Run(kind.String(), func(t *testing.T) {
+			w := directWorld(t, n, 64)
+			const m = 4096
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				buf := coll.Buffer(m)
+				all := coll.Buffer(n * m)
+				run := func() error {
+					switch kind {
+					case coll.Bcast:
+						return c.Run(coll.Sig{Kind: kind, Root: root, Send: m}, func(a *coll.Actions) error { return a.Bcast(c, buf, root) })
+					case coll.Scatter:
+						return c.Run(coll.Sig{Kind: kind, Root: root, Send: m}, func(a *coll.Actions) error { return a.Scatter(c, all, buf, root) })
+					case coll.Gather:
+						return c.Run(coll.Sig{Kind: kind, Root: root, Send: m}, func(a *coll.Actions) error { return a.Gather(c, buf, all, root) })
+					case coll.Allgather:
+						return c.Run(coll.Sig{Kind: kind, Send: m}, func(a *coll.Actions) error { return a.Allgather(c, buf, all) })
+					}
+					return c.Run(coll.Sig{Kind: kind, Send: m}, func(a *coll.Actions) error { return a.Alltoall(c, all, coll.Buffer(n*m)) })
+				}
+				if err := run(); err != nil { // probes, permitted
+					return fmt.Errorf("first call: %w", err)
+				}
+				if r == bad {
+					a := c.Data.(*area)
+					for q := range a.pids {
+						if q != r {
+							a.pids[q] = dead
+						}
+					}
+				}
+				return run()
+			})
+			for r, err := range errs {
+				var ce *coll.Error
+				switch {
+				case r == bad && !(errors.As(err, &ce) && errors.Is(err, unix.ESRCH)):
+					t.Errorf("rank %d: %v, want the copy's error", r, err)
+				case r != bad && err != nil:
+					t.Errorf("rank %d: %v", r, err)
+				}
+			}
+		})
+	}
+}
+
+// TestReadConfig checks the parameters' defaults and that values out of
+// range, or not numbers, are refused with the parameter's name.
+func TestReadConfig(t *testing.T) {
+	def := config{pool: 1 << 20, segs: 16, large: 64 << 10, copy: 1 << 20, reduce: 64 << 10, direct: 16 << 10}
+	for _, tt := range []struct {
+		key, value string
+		want       config // when no error
+		errHas     string // "" for none
+	}{
+		{"", "", def, ""},
+		{ParamDirect, "0", config{pool: 1 << 20, segs: 16, large: 64 << 10, copy: 1 << 20, reduce: 64 << 10}, ""},
+		{ParamDirect, "32k", config{pool: 1 << 20, segs: 16, large: 64 << 10, copy: 1 << 20, reduce: 64 << 10, direct: 32 << 10}, ""},
+		{ParamDirect, "-1", config{}, ParamDirect},
+		{ParamDirect, "many", config{}, ParamDirect},
+		{ParamLarge, "-5", config{}, ParamLarge},
+		{ParamCopy, "2T", config{}, ParamCopy},
+		{ParamReduce, "-1", config{}, ParamReduce},
+		{ParamPoolSize, "1024", config{}, ParamPoolSize},
+		{ParamSegments, "257", config{}, ParamSegments},
+		{ParamSegments, "0", config{}, ParamSegments},
+	} {
+		var args []ssi.Arg
+		if tt.key != "" {
+			args = append(args, ssi.Arg{Key: tt.key, Value: tt.value})
+		}
+		got, err := readConfig(ssi.NewSettings(args, nil))
+		switch {
+		case tt.errHas == "" && (err != nil || got != tt.want):
+			t.Errorf("%s=%s: %+v, %v; want %+v", tt.key, tt.value, got, err, tt.want)
+		case tt.errHas != "" && (err == nil || !strings.Contains(err.Error(), tt.errHas)):
+			t.Errorf("%s=%s: error %v, want one naming %s", tt.key, tt.value, err, tt.errHas)
+		}
+	}
+}
