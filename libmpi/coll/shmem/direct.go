@@ -42,15 +42,12 @@ const (
 // mayDirect reports whether a call of kind k moving size bytes per
 // process may take a direct round: above the direct size, unless the
 // probe found the copies refused. Where the node's processes outnumber
-// its processors (oversubscribed) only a Gather or Scatter on more than
-// two processes, and above the large size as well: a direct round ends
-// when every process has copied, each a wait for a process that may not
-// be running, where through the area a writer runs rounds ahead of its
-// readers (3 processes on 2 processors, a Bcast of 16 KiB took 26 µs
-// direct, 6 through the area; a Gather's root, which over the area copies
-// every block itself, gained from 256 KiB: 1 MiB at 8 processes 707 →
-// 351 µs). Every process of a call answers alike (the size is the
-// call's, the probe's answer and the node's crowding are agreed).
+// its processors (oversubscribed) only a Scatter or Gather on more than
+// two processes, and larger (crowdedScatter, crowdedGather): a direct
+// round ends when every process has copied, each a wait for a process
+// that may not be running, where through the area a writer runs rounds
+// ahead of its readers. Every process of a call answers alike (the size
+// is the call's, the probe's answer and the node's crowding are agreed).
 func (a *area) mayDirect(k coll.Kind, size int) bool {
 	if a.directSize <= 0 || size <= a.directSize || a.direct == directRefused {
 		return false
@@ -58,8 +55,32 @@ func (a *area) mayDirect(k coll.Kind, size int) bool {
 	if !a.oversubscribed {
 		return k != coll.Reduce && k != coll.Allreduce
 	}
-	return a.n > 2 && (k == coll.Gather || k == coll.Scatter) && size > a.largeSize
+	switch {
+	case a.n == 2:
+		return false
+	case k == coll.Scatter:
+		return size > crowdedScatter
+	case k == coll.Gather:
+		return size > crowdedGather
+	}
+	return false
 }
+
+// crowdedScatter and crowdedGather are the sizes above which a Scatter
+// and a Gather take a direct round on an oversubscribed node. Measured
+// on 3, 4 and 8 processes of 2 processors (session 23, docs/coll.md):
+// a Scatter of 32 KiB took 21 µs direct and 9 through the area (3
+// processes), one of 64 KiB 22 against 28; a Gather of 128 KiB 25–37
+// direct and 18 through the area, one of 192 KiB 31–33 against 39 (at 8
+// processes 109–128 against 182), 1 MiB at 8 processes 433 against 697.
+// The area's Gather has the root copy every block out of it, where the
+// others write theirs straight in direct; the area's Scatter copies every
+// block twice. Bcast, Allgather and Alltoall gained nothing direct there
+// (3 processes, a Bcast of 16 KiB 26 µs direct, 6 through the area).
+const (
+	crowdedScatter = 32 << 10
+	crowdedGather  = 128 << 10
+)
 
 // useDirect is mayDirect once the probe has run: the first call that may
 // take a direct round probes (a synchronising round every process of the

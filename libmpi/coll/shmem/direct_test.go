@@ -21,7 +21,7 @@ import (
 // Scatter on more than two processes above the large size too; none once
 // the probe found the copies refused, nor with the direct size 0.
 func TestMayDirect(t *testing.T) {
-	const d, l = 16 << 10, 64 << 10
+	const d = 16 << 10
 	for _, tt := range []struct {
 		n, direct int
 		over      bool
@@ -39,17 +39,20 @@ func TestMayDirect(t *testing.T) {
 		{2, d, false, directPermitted, coll.Reduce, 1 << 20, false},
 		{2, d, false, directRefused, coll.Bcast, 1 << 20, false},
 		{2, 0, false, directUntried, coll.Bcast, 1 << 20, false},
-		// Oversubscribed.
-		{3, d, true, directUntried, coll.Gather, l, false},
-		{3, d, true, directUntried, coll.Gather, l + 1, true},
-		{3, d, true, directUntried, coll.Scatter, l + 1, true},
+		// Oversubscribed: Scatter and Gather on more than two processes,
+		// above their own sizes.
+		{3, d, true, directUntried, coll.Scatter, crowdedScatter, false},
+		{3, d, true, directUntried, coll.Scatter, crowdedScatter + 1, true},
+		{3, d, true, directUntried, coll.Gather, crowdedGather, false},
+		{3, d, true, directUntried, coll.Gather, crowdedGather + 1, true},
+		{8, crowdedGather * 2, true, directUntried, coll.Gather, crowdedGather + 1, false}, // the direct size is more
 		{3, d, true, directUntried, coll.Bcast, 1 << 20, false},
 		{3, d, true, directUntried, coll.Allgather, 1 << 20, false},
 		{3, d, true, directUntried, coll.Alltoall, 1 << 20, false},
 		{2, d, true, directUntried, coll.Gather, 1 << 20, false},
 		{3, d, true, directRefused, coll.Gather, 1 << 20, false},
 	} {
-		a := &area{geometry: geometry{n: tt.n}, largeSize: l, directSize: tt.direct, oversubscribed: tt.over, direct: tt.state}
+		a := &area{geometry: geometry{n: tt.n}, directSize: tt.direct, oversubscribed: tt.over, direct: tt.state}
 		if got := a.mayDirect(tt.kind, tt.size); got != tt.want {
 			t.Errorf("n=%d direct=%d over=%v state=%d: mayDirect(%s, %d) = %v, want %v", tt.n, tt.direct, tt.over, tt.state, tt.kind, tt.size, got, tt.want)
 		}
@@ -57,12 +60,11 @@ func TestMayDirect(t *testing.T) {
 }
 
 // directWorld is a world of n processes of one node, with direct rounds
-// above 1000 bytes (and the large size as low, for the oversubscribed),
-// on a node of cpus processors.
+// above 1000 bytes, on a node of cpus processors.
 func directWorld(t *testing.T, n, cpus int, params ...string) *colltest.World {
 	t.Helper()
 	w := colltest.NewSharedWorld(t, make([]int32, n), 20*time.Second,
-		append([]string{"coll_base_shmem_direct_size", "1000", "coll_base_shmem_large_size", "1000"}, params...)...)
+		append([]string{"coll_base_shmem_direct_size", "1000"}, params...)...)
 	w.Processors = cpus
 	return w
 }
@@ -84,7 +86,13 @@ func TestDirectSuite(t *testing.T) {
 						}
 						w.Check(t, w.Each(func(r int) error {
 							c := w.Comm(r)
-							for _, k := range []int{70, 700, 3} { // 560 bytes, 5600, 24
+							// 560 bytes, 5600, 24; oversubscribed, blocks
+							// above crowdedGather.
+							ks := []int{70, 700, 3}
+							if cpus < n {
+								ks = []int{70, crowdedGather/8 + 1}
+							}
+							for _, k := range ks {
 								if err := colltest.Suite(c, k, root); err != nil {
 									return fmt.Errorf("k=%d: %w", k, err)
 								}
