@@ -77,7 +77,13 @@ struct fc_flag {
 
 static uint64_t *fc_u64(int off) { return (uint64_t *)(lamgo_fcoll.mem + off); }
 
-static struct fc_flag fc_arrived(void) { return (struct fc_flag){LAMGO_FC_OFF_SYNC, LAMGO_FC_OFF_SYNC + 8}; }
+/* geometry.syncStride and syncAt: the sync line of synchronising round
+ * k, one of two used in turn, each counting the arrivals at its rounds. */
+static int fc_sync_stride(void) { return (LAMGO_FC_OFF_DIGEST - LAMGO_FC_OFF_SYNC + 8 * lamgo_fcoll.n + LAMGO_FC_LINE - 1) / LAMGO_FC_LINE * LAMGO_FC_LINE; }
+
+static int fc_sync_at(uint64_t k) { return LAMGO_FC_OFF_SYNC + (int)(k & 1) * fc_sync_stride(); }
+
+static struct fc_flag fc_arrived(uint64_t k) { return (struct fc_flag){fc_sync_at(k), fc_sync_at(k) + 8}; }
 
 static struct fc_flag fc_done(int i)
 {
@@ -177,19 +183,19 @@ static int fc_claim_of(uint64_t *last, int b, uint64_t s)
 /* area.claim */
 static int fc_claim(uint64_t s) { return fc_claim_of(lamgo_fcoll.last_use, (int)(s % (uint64_t)lamgo_fcoll.segs), s); }
 
-static uint64_t *fc_digest(int i, uint64_t k) { return fc_u64(LAMGO_FC_OFF_DIGEST + 8 * ((int)(k & 1) * lamgo_fcoll.n + i)); }
+static uint64_t *fc_digest(int i, uint64_t k) { return fc_u64(fc_sync_at(k) + LAMGO_FC_OFF_DIGEST - LAMGO_FC_OFF_SYNC + 8 * i); }
 
 /* area.sync: a synchronising round; k is its number. */
 static int fc_sync(uint64_t *k)
 {
 	struct lamgo_fcoll *a = &lamgo_fcoll;
 	*k = ++*a->syncs;
-	uint64_t all = *k * (uint64_t)a->n;
-	if (__atomic_add_fetch(fc_u64(LAMGO_FC_OFF_SYNC), 1, __ATOMIC_SEQ_CST) == all) {
-		fc_wake(fc_arrived());
+	uint64_t all = (*k + 1) / 2 * (uint64_t)a->n;
+	if (__atomic_add_fetch(fc_u64(fc_sync_at(*k)), 1, __ATOMIC_SEQ_CST) == all) {
+		fc_wake(fc_arrived(*k));
 		return MPI_SUCCESS;
 	}
-	return fc_await(fc_arrived(), all, -1);
+	return fc_await(fc_arrived(*k), all, -1);
 }
 
 /* area.arrive: a synchronising round that compares digests. */
@@ -272,15 +278,15 @@ static int fc_make_regs(void)
 static int64_t fc_sync_slot(void)
 {
 	int n = lamgo_fcoll.n;
-	int64_t room = LAMGO_FC_LINE - (LAMGO_FC_OFF_DIGEST - LAMGO_FC_OFF_SYNC) - 16 * n;
-	return room > 0 ? room / (2 * n) / 8 * 8 : 0;
+	int64_t room = LAMGO_FC_SYNC_HALF - (LAMGO_FC_OFF_DIGEST - LAMGO_FC_OFF_SYNC) - 8 * n;
+	return room > 0 ? room / n / 8 * 8 : 0;
 }
 
 static int fc_sync_fits(int64_t m) { return m <= fc_sync_slot(); }
 
 static uint8_t *fc_sync_data(int i, uint64_t k)
 {
-	return lamgo_fcoll.mem + LAMGO_FC_OFF_DIGEST + 16 * lamgo_fcoll.n + ((int64_t)(k & 1) * lamgo_fcoll.n + i) * fc_sync_slot();
+	return lamgo_fcoll.mem + fc_sync_at(k) + LAMGO_FC_OFF_DIGEST - LAMGO_FC_OFF_SYNC + 8 * lamgo_fcoll.n + (int64_t)i * fc_sync_slot();
 }
 
 /* Where fc_combine finds the inputs: round s's buffers, or, while

@@ -272,7 +272,7 @@ func lamgo_fcoll_judge(slot, off C.int) C.int {
 // TestFastCollMirror.
 func fastCollMirror() map[string]uint64 {
 	return map[string]uint64{
-		"line": C.LAMGO_FC_LINE, "offSync": C.LAMGO_FC_OFF_SYNC, "offDigest": C.LAMGO_FC_OFF_DIGEST,
+		"line": C.LAMGO_FC_LINE, "offSync": C.LAMGO_FC_OFF_SYNC, "offDigest": C.LAMGO_FC_OFF_DIGEST, "syncHalf": C.LAMGO_FC_SYNC_HALF,
 		"offSleep": C.LAMGO_FC_OFF_SLEEP, "offReduce": C.LAMGO_FC_OFF_REDUCE, "smallReduce": C.LAMGO_FC_SMALL_REDUCE,
 		"rankOrder": C.LAMGO_FC_RANK_ORDER, "halving": C.LAMGO_FC_HALVING, "callSize": C.LAMGO_FC_CALL_SIZE,
 		"laneSlots": C.LAMGO_FC_LANE_SLOTS, "laneDigest": C.LAMGO_FC_LANE_DIGEST, "laneSleep": C.LAMGO_FC_LANE_SLEEP,

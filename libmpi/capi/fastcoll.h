@@ -26,11 +26,14 @@
 #include <stdint.h>
 #include "mpi.h"
 
-/* The area's layout (shmem's line, offSync, offDigest, offReduce,
- * offSleep). */
+/* The area's layout (shmem's line, offSync, offDigest, syncHalf,
+ * offReduce, offSleep). */
 #define LAMGO_FC_LINE 128
 #define LAMGO_FC_OFF_SYNC 128
 #define LAMGO_FC_OFF_DIGEST (LAMGO_FC_OFF_SYNC + 16)
+/* The bytes of a sync line a round's count, digests and inputs share
+ * (shmem's syncHalf). */
+#define LAMGO_FC_SYNC_HALF 64
 #define LAMGO_FC_OFF_SLEEP 16
 #define LAMGO_FC_OFF_REDUCE 8
 /* coll.CallSize: the call a collective sends with its data at

@@ -25,15 +25,19 @@ import (
 //
 //	header   magic, process count, buffer size, buffer count, a digest
 //	         of the processes (their pids in rank order)
-//	sync     the count of arrivals at the synchronising rounds (Barrier,
-//	         the argument check, small Allreduce), its sleepers, and two
-//	         slots (used in turn) of every process's digest for the
-//	         argument check: one line up to 7 processes; then, where
-//	         they fit in that line, two slots of every process's input
-//	         of a small reduction (syncData). The line every arrival
-//	         writes carries the digests and those inputs, so reading
-//	         them after the round costs no more transfers between
-//	         caches.
+//	sync     two sync lines (more, past 12 processes), one for the
+//	         synchronising rounds (Barrier, the argument check, small
+//	         Allreduce) of odd numbers, one for the even: the count of
+//	         arrivals at that line's rounds, its sleepers, every
+//	         process's digest for the argument check, then, where they
+//	         fit in the line's first 64 bytes, every process's input of
+//	         a small reduction (syncData). The line every arrival writes
+//	         carries the digests and those inputs, and a round's all lie
+//	         in the 64 bytes whose count the arrival's atomic add takes
+//	         (two processes, or three with inputs of 8 bytes), so
+//	         reading them after the round costs no more transfers
+//	         between caches. The lines are used in turn: a process has
+//	         done with round k's once round k+1 completes.
 //	posts    one line per process: the last round whose input it posted,
 //	         the last whose reduced slice it posted, the two flags'
 //	         sleepers
@@ -60,14 +64,15 @@ import (
 // a write wakes exactly the processes waiting for that flag.
 const (
 	line      = 128
-	magic     = 0x4c414d434f4c4c34 // "LAMCOLL4"
+	magic     = 0x4c414d434f4c4c35 // "LAMCOLL5"
 	offMagic  = 0
 	offN      = 8
 	offChunk  = 16
 	offSegs   = 24
 	offGroup  = 32
 	offSync   = line
-	offDigest = offSync + 16 // the digests' slots
+	offDigest = offSync + 16 // the digests' slots, in a sync line
+	syncHalf  = 64           // the bytes of a sync line a round's count, digests and inputs share
 	offReduce = 8            // within a post line
 	offSleep  = 16           // within a post line: the sleepers of posted, then of reduced; of done in a done line
 
@@ -92,9 +97,16 @@ func newGeometry(n int, cfg config) geometry {
 	return geometry{n: n, chunk: chunk, segs: cfg.segs}
 }
 
-func (g geometry) posts() int       { return (offDigest + 16*g.n + line - 1) / line * line }
-func (g geometry) postAt(i int) int { return g.posts() + i*line }
-func (g geometry) doneAt(i int) int { return g.posts() + (g.n+i)*line }
+func (g geometry) posts() int { return offSync + 2*g.syncStride() }
+
+// syncStride is the bytes of a sync line (more than one line past 12
+// processes): the count, its sleepers and n digests.
+func (g geometry) syncStride() int { return (offDigest - offSync + 8*g.n + line - 1) / line * line }
+
+// syncAt is the offset of synchronising round k's sync line.
+func (g geometry) syncAt(k uint64) int { return offSync + int(k&1)*g.syncStride() }
+func (g geometry) postAt(i int) int    { return g.posts() + i*line }
+func (g geometry) doneAt(i int) int    { return g.posts() + (g.n+i)*line }
 
 // laneBytesAll is the bytes of one process's lane, callFirst those of
 // its lane and its calls' digests (where its calls begin), callStride
@@ -125,7 +137,7 @@ type area struct {
 	posted    []flag   // process → last round it posted input for
 	reduced   []flag   // process → last round it posted a reduced slice for
 	done      []flag   // process → last round it finished
-	arrived   flag     // arrivals at synchronising rounds, over all of them
+	arrived   [2]flag  // arrivals at the synchronising rounds of even and odd numbers
 	step      uint64   // the last data round begun (the same on every process)
 	syncs     uint64   // the synchronising rounds begun (the same on every process)
 	lastUse   []uint64 // buffer → the last round this process wrote it in
@@ -324,7 +336,7 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 	a := &area{geometry: g, mem: mem, me: me, comm: c, lastUse: make([]uint64, g.segs), lastLane: make([]uint64, laneSlots), seenDone: make([]uint64, g.n), name: c.T.Name(), largeSize: cfg.large, copySize: cfg.copy, reduceSz: cfg.reduce, directSize: cfg.direct,
 		posted: make([]flag, n), reduced: make([]flag, n), done: make([]flag, n),
 		pidfds: make([]int, n), pids: make([]int, n), inputs: make([][]byte, n), relaxed: fence.Ready()}
-	a.arrived = a.flagAt(offSync, offSync+8)
+	a.syncFlags()
 	a.nb = newBoard(a)
 	for i := range n {
 		a.posted[i] = a.flagAt(g.postAt(i), g.postAt(i)+offSleep)
@@ -357,6 +369,14 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 		a.oversubscribed = true
 	}
 	return a
+}
+
+// syncFlags sets the arrival counts of the two sync lines up.
+func (a *area) syncFlags() {
+	for p := range a.arrived {
+		off := a.syncAt(uint64(p))
+		a.arrived[p] = a.flagAt(off, off+8)
+	}
 }
 
 // flagAt is the flag at offset off whose sleepers are counted at offset
@@ -466,11 +486,12 @@ func (a *area) claimOf(last []uint64, b int, s uint64) error {
 	return nil
 }
 
-// digest is process i's digest slot for synchronising round k. A slot is
-// written again two synchronising rounds later, when every process has
-// arrived at the round between and so read it.
+// digest is process i's digest slot for synchronising round k, in the
+// round's sync line. A slot is written again two synchronising rounds
+// later, when every process has arrived at the round between and so read
+// it.
 func (a *area) digest(i int, k uint64) *atomic.Uint64 {
-	return a.u64(offDigest + 8*(int(k&1)*a.n+i))
+	return a.u64(a.syncAt(k) + offDigest - offSync + 8*i)
 }
 
 // syncFits reports whether a process's input of size bytes fits in its
@@ -478,36 +499,37 @@ func (a *area) digest(i int, k uint64) *atomic.Uint64 {
 // at 2 or 3 processes).
 func (g geometry) syncFits(size int) bool { return size <= g.syncSlot() }
 
-// syncSlot is the bytes of one process's input slot in the synchronising
-// line: the line's room after the digests, cut in two slots (used in
-// turn, as the digests' are) per process, whole words; 0 where there is
-// no room. The slots lie where they do whatever the size of a call, so
-// that a call's input never reaches into the other slot, which a process
-// may be reading.
-func (g geometry) syncSlot() int { return max(0, (line-(offDigest-offSync)-16*g.n)/(2*g.n)/8*8) }
+// syncSlot is the bytes of one process's input slot in a sync line: the
+// room left after the digests in the line's first 64 bytes (syncHalf),
+// cut in one slot per process, whole words; 0 where there is no room (4
+// processes or more). The slots lie where they do whatever the size of a
+// call, so that a call's input never reaches into another's slot.
+func (g geometry) syncSlot() int { return max(0, (syncHalf-(offDigest-offSync)-8*g.n)/g.n/8*8) }
 
-// syncData is process i's input of synchronising round k in the
-// synchronising line (syncFits), written before it arrives at the round
-// and read once the round is complete; the slot is written again two
-// rounds later, as a digest is.
+// syncData is process i's input of synchronising round k in the round's
+// sync line (syncFits), written before it arrives at the round and read
+// once the round is complete; the slot is written again two rounds
+// later, as a digest is.
 func (a *area) syncData(i int, k uint64, size int) []byte {
-	off := offDigest + 16*a.n + (int(k&1)*a.n+i)*a.syncSlot()
+	off := a.syncAt(k) + offDigest - offSync + 8*a.n + i*a.syncSlot()
 	return a.mem[off : off+size : off+size]
 }
 
-// sync is a synchronising round: this process arrives, and waits until
-// every process has. It returns the round's number. Whoever arrives last
-// wakes the sleepers; a process has done with whatever it wrote for round
-// k-1 once round k completes.
+// sync is a synchronising round: this process arrives (at the count of
+// the round's sync line, which counts the rounds of its parity), and
+// waits until every process has. It returns the round's number. Whoever
+// arrives last wakes the sleepers; a process has done with whatever it
+// wrote for round k-1 once round k completes.
 func (a *area) sync() (uint64, error) {
 	a.syncs++
 	k := a.syncs
-	all := k * uint64(a.n)
-	if a.arrived.v.Add(1) == all {
-		a.arrived.wake()
+	f := a.arrived[k&1]
+	all := (k + 1) / 2 * uint64(a.n)
+	if f.v.Add(1) == all {
+		f.wake()
 		return k, nil
 	}
-	return k, a.await(a.arrived, all, -1)
+	return k, a.await(f, all, -1)
 }
 
 // publish raises flag f of this process to round s and wakes its

@@ -47,7 +47,7 @@ func TestAwait(t *testing.T) {
 			a := &area{geometry: g, mem: mem, pidfds: []int{-1, fd},
 				spinPolls: p.spinPolls, spinFor: p.spinFor, yieldFor: p.yieldFor, siblings: true, name: "test"}
 			flag := a.flagAt(a.postAt(1), a.postAt(1)+offSleep)
-			a.arrived = a.flagAt(offSync, offSync+8)
+			a.syncFlags()
 
 			// Late but alive: the writer wakes a sleeper.
 			go func() {
@@ -106,7 +106,7 @@ func TestSync(t *testing.T) {
 					for q := range n {
 						a.pidfds[q] = -1
 					}
-					a.arrived = a.flagAt(offSync, offSync+8)
+					a.syncFlags()
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
@@ -148,6 +148,56 @@ func TestSync(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestSyncLines checks the sync lines' layout: the two lines (one per
+// parity of the round's number) apart, each holding its count, sleepers,
+// every process's digest and, where they fit, input slot, apart from each
+// other; a round's count, digests and inputs in the line's first 64 bytes
+// wherever there are inputs; the post lines after both.
+func TestSyncLines(t *testing.T) {
+	for _, tt := range []struct{ n, slot int }{{2, 16}, {3, 8}, {4, 0}, {5, 0}, {12, 0}, {13, 0}, {40, 0}} {
+		g := geometry{n: tt.n, chunk: line, segs: 1}
+		if got := g.syncSlot(); got != tt.slot {
+			t.Errorf("n=%d: slot of %d bytes, want %d", tt.n, got, tt.slot)
+		}
+		a := &area{geometry: g, mem: make([]byte, g.size())}
+		at := func(p unsafe.Pointer) int { return int(uintptr(p) - uintptr(unsafe.Pointer(&a.mem[0]))) }
+		for k := uint64(1); k <= 2; k++ {
+			base := g.syncAt(k)
+			if other := g.syncAt(k + 1); base%line != 0 || (other-base != g.syncStride() && base-other != g.syncStride()) {
+				t.Fatalf("n=%d: sync lines at %d and %d, stride %d", tt.n, base, other, g.syncStride())
+			}
+			used := map[int]string{}
+			mark := func(what string, from, to int) {
+				if from < base || to > base+g.syncStride() {
+					t.Fatalf("n=%d round %d: %s [%d, %d) outside its sync line [%d, %d)", tt.n, k, what, from, to, base, base+g.syncStride())
+				}
+				for b := from; b < to; b++ {
+					if u, ok := used[b]; ok {
+						t.Fatalf("n=%d round %d: %s overlaps %s at %d", tt.n, k, what, u, b)
+					}
+					used[b] = what
+				}
+			}
+			mark("count and sleepers", base, base+16)
+			for i := range tt.n {
+				d := at(unsafe.Pointer(a.digest(i, k)))
+				mark(fmt.Sprintf("digest %d", i), d, d+8)
+				if tt.slot > 0 {
+					in := a.syncData(i, k, tt.slot)
+					from := at(unsafe.Pointer(&in[0]))
+					mark(fmt.Sprintf("input %d", i), from, from+tt.slot)
+					if from+tt.slot > base+syncHalf {
+						t.Errorf("n=%d round %d: input %d ends at %d, past the line's first %d bytes", tt.n, k, i, from+tt.slot-base, syncHalf)
+					}
+				}
+			}
+		}
+		if g.posts() != offSync+2*g.syncStride() {
+			t.Errorf("n=%d: posts at %d, the sync lines end at %d", tt.n, g.posts(), offSync+2*g.syncStride())
 		}
 	}
 }

@@ -94,7 +94,7 @@ func LastRound(c *coll.Comm) Round {
 // Mirror is the layout outside code must agree with, for its tests.
 func Mirror() map[string]uint64 {
 	return map[string]uint64{
-		"line": line, "offSync": offSync, "offDigest": offDigest, "offReduce": offReduce, "offSleep": offSleep,
+		"line": line, "offSync": offSync, "offDigest": offDigest, "syncHalf": syncHalf, "offReduce": offReduce, "offSleep": offSleep,
 		"smallReduce": smallReduce, "rankOrder": uint64(rightFold), "halving": uint64(halving),
 		"callSize":  coll.CallSize,
 		"laneSlots": laneSlots, "laneDigest": laneDigest, "laneSleep": laneSleep, "laneData": laneData, "laneBytes": laneBytes,
