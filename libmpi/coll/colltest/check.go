@@ -89,7 +89,15 @@ func refReduce(op *coll.Op, contrib func(r int) []byte, lo, hi int) []byte {
 
 // Fail is a mismatch between a result and the reference.
 func Fail(what string, r int, got, want []byte) error {
-	return fmt.Errorf("%s on rank %d: got %v, want %v", what, r, I64(got)[:min(len(got)/8, 8)], I64(want)[:min(len(want)/8, 8)])
+	g, w := I64(got), I64(want)
+	first := ""
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			first = fmt.Sprintf(" (first difference at element %d of %d: %d, want %d)", i, len(w), g[i], w[i])
+			break
+		}
+	}
+	return fmt.Errorf("%s on rank %d: got %v, want %v%s", what, r, g[:min(len(g), 8)], w[:min(len(w), 8)], first)
 }
 
 func sig(k coll.Kind, root int, size int) coll.Sig {

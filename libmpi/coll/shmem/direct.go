@@ -2,6 +2,7 @@ package shmem
 
 import (
 	"encoding/binary"
+	"runtime"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/coll"
@@ -42,8 +43,8 @@ const (
 // mayDirect reports whether a call of kind k moving size bytes per
 // process may take a direct round: above the direct size, unless the
 // probe found the copies refused. Where the node's processes outnumber
-// its processors (oversubscribed) only a Scatter or Gather on more than
-// two processes, and larger (crowdedScatter, crowdedGather): a direct
+// its processors (oversubscribed) only a Scatter, Alltoall or Gather on
+// more than two processes, and larger (crowdedScatter, crowdedGather): a direct
 // round ends when every process has copied, each a wait for a process
 // that may not be running, where through the area a writer runs rounds
 // ahead of its readers. Every process of a call answers alike (the size
@@ -58,7 +59,7 @@ func (a *area) mayDirect(k coll.Kind, size int) bool {
 	switch {
 	case a.n == 2:
 		return false
-	case k == coll.Scatter:
+	case k == coll.Scatter, k == coll.Alltoall:
 		return size > crowdedScatter
 	case k == coll.Gather:
 		return size > crowdedGather
@@ -66,17 +67,22 @@ func (a *area) mayDirect(k coll.Kind, size int) bool {
 	return false
 }
 
-// crowdedScatter and crowdedGather are the sizes above which a Scatter
-// and a Gather take a direct round on an oversubscribed node. Measured
+// crowdedScatter and crowdedGather are the sizes above which a Scatter or
+// an Alltoall, and a Gather, take a direct round on an oversubscribed
+// node. Measured
 // on 3, 4 and 8 processes of 2 processors (session 23, docs/coll.md):
 // a Scatter of 32 KiB took 21 µs direct and 9 through the area (3
 // processes), one of 64 KiB 22 against 28; a Gather of 128 KiB 25–37
 // direct and 18 through the area, one of 192 KiB 31–33 against 39 (at 8
 // processes 109–128 against 182), 1 MiB at 8 processes 433 against 697.
-// The area's Gather has the root copy every block out of it, where the
-// others write theirs straight in direct; the area's Scatter copies every
-// block twice. Bcast, Allgather and Alltoall gained nothing direct there
-// (3 processes, a Bcast of 16 KiB 26 µs direct, 6 through the area).
+// An Alltoall of 64 KiB took 47 µs direct and 55 through the area (3
+// processes), 353 against 479 (8), one of 1 MiB at 8 processes 4886
+// against 6194. The area's Gather has the root copy every block out of
+// it, where the others write theirs straight in direct; the area's
+// Scatter and Alltoall copy every block twice. Bcast and Allgather gained
+// nothing direct there (3 processes, a Bcast of 16 KiB 26 µs direct, 6
+// through the area; 8 processes, an Allgather of 1 MiB 5809 against
+// 3522).
 const (
 	crowdedScatter = 32 << 10
 	crowdedGather  = 128 << 10
@@ -171,6 +177,19 @@ func (a *area) released(s uint64) error {
 	return nil
 }
 
+// releasedKeep is released, keeping buf (the buffer this process
+// exposed) alive until every other process has done with it: the others
+// copy from or into it by its address, which the garbage collector does
+// not see, and a caller that does not use the buffer after the call
+// (mpi.Alltoall(c, fresh(), recv)) holds it only through this frame.
+// Without it a test's other "processes" read blocks of buffers the
+// collector had freed and given to them (TestDirectSuite, 3 processes).
+func (a *area) releasedKeep(s uint64, buf []byte) error {
+	err := a.released(s)
+	runtime.KeepAlive(buf)
+	return err
+}
+
 // copyFailed is the error of a direct copy the kernel refused after the
 // probe permitted it (the peer died, or a buffer was not what its call
 // said).
@@ -200,7 +219,7 @@ func (a *area) directBcast(buf []byte, root int) error {
 			return err
 		}
 		a.finish(s)
-		return a.released(s)
+		return a.releasedKeep(s, buf)
 	}
 	addr, err := a.exposed(root, s)
 	if err == nil {
@@ -231,7 +250,7 @@ func (a *area) directGather(send, recv []byte, m, root int) error {
 			copy(recv[a.me*m:(a.me+1)*m], send)
 		}
 		a.finish(s)
-		return a.released(s)
+		return a.releasedKeep(s, recv)
 	}
 	addr, err := a.exposed(root, s)
 	if err == nil {
@@ -264,7 +283,7 @@ func (a *area) directScatter(send, recv []byte, m, root int) error {
 			copy(recv, send[a.me*m:(a.me+1)*m])
 		}
 		a.finish(s)
-		return a.released(s)
+		return a.releasedKeep(s, send)
 	}
 	addr, err := a.exposed(root, s)
 	if err == nil {
@@ -304,7 +323,7 @@ func (a *area) directAll(own, recv []byte, m int, all bool) error {
 	if err != nil {
 		return err
 	}
-	return a.released(s)
+	return a.releasedKeep(s, own)
 }
 
 // directPair is a Bcast's, Gather's or Scatter's direct round on two
@@ -344,5 +363,5 @@ func (a *area) directPair(root, other []byte, isRoot, toRoot bool) error {
 	if err != nil {
 		return err
 	}
-	return a.released(s)
+	return a.releasedKeep(s, mine)
 }

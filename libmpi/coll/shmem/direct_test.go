@@ -39,8 +39,8 @@ func TestMayDirect(t *testing.T) {
 		{2, d, false, directPermitted, coll.Reduce, 1 << 20, false},
 		{2, d, false, directRefused, coll.Bcast, 1 << 20, false},
 		{2, 0, false, directUntried, coll.Bcast, 1 << 20, false},
-		// Oversubscribed: Scatter and Gather on more than two processes,
-		// above their own sizes.
+		// Oversubscribed: Scatter, Alltoall and Gather on more than two
+		// processes, above their own sizes.
 		{3, d, true, directUntried, coll.Scatter, crowdedScatter, false},
 		{3, d, true, directUntried, coll.Scatter, crowdedScatter + 1, true},
 		{3, d, true, directUntried, coll.Gather, crowdedGather, false},
@@ -48,7 +48,9 @@ func TestMayDirect(t *testing.T) {
 		{8, crowdedGather * 2, true, directUntried, coll.Gather, crowdedGather + 1, false}, // the direct size is more
 		{3, d, true, directUntried, coll.Bcast, 1 << 20, false},
 		{3, d, true, directUntried, coll.Allgather, 1 << 20, false},
-		{3, d, true, directUntried, coll.Alltoall, 1 << 20, false},
+		{3, d, true, directUntried, coll.Alltoall, crowdedScatter, false},
+		{3, d, true, directUntried, coll.Alltoall, crowdedScatter + 1, true},
+		{2, d, true, directUntried, coll.Alltoall, 1 << 20, false},
 		{2, d, true, directUntried, coll.Gather, 1 << 20, false},
 		{3, d, true, directRefused, coll.Gather, 1 << 20, false},
 	} {

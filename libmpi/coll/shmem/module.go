@@ -27,8 +27,8 @@
 // coll_base_shmem_direct_size, a Bcast, Gather, Scatter, Allgather or
 // Alltoall instead copies its blocks straight between the processes'
 // buffers in one round, once each (direct.go), where the kernel permits
-// it; where the node is oversubscribed only larger Scatters and Gathers
-// on more than two processes do. Barrier, the argument check and small
+// it; where the node is oversubscribed only larger Scatters, Alltoalls
+// and Gathers on more than two processes do. Barrier, the argument check and small
 // Allreduce are synchronising rounds: every process adds one to a count
 // in the area and waits for the count of all. Reductions
 // are computed in place in the area, each process combining one slice of
@@ -98,7 +98,7 @@ func init() {
 		ssi.Param{Name: "shmem_reduce_size", Default: "65536", Type: ssi.Size,
 			Help: "Bytes per process of a Reduce's or Allreduce's input above which shmem leaves it to lam_basic on a communicator of two processes (reduce-scatter by recursive halving: one exchange, with no round of the area to wait for); with more processes, and if coll_base_shmem_copy_size is less, the copy size applies; never if coll_base_shmem_large_size is 0"},
 		ssi.Param{Name: "shmem_direct_size", Default: "16384", Type: ssi.Size,
-			Help: "Bytes per process (a Bcast's message, a block of Gather, Scatter, Allgather and Alltoall, not an Alltoall in place) above which shmem copies the blocks straight between the processes' buffers, once each (process_vm_readv and process_vm_writev), where the kernel permits; where the node's processes outnumber its processors only Scatter above 32 KiB and Gather above 128 KiB, on more than two processes; 0: never"},
+			Help: "Bytes per process (a Bcast's message, a block of Gather, Scatter, Allgather and Alltoall, not an Alltoall in place) above which shmem copies the blocks straight between the processes' buffers, once each (process_vm_readv and process_vm_writev), where the kernel permits; where the node's processes outnumber its processors only Scatter and Alltoall above 32 KiB and Gather above 128 KiB, on more than two processes; 0: never"},
 	)
 }
 
