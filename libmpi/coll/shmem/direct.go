@@ -210,84 +210,56 @@ func (a *area) readFrom(q int, dst []byte, addr uint64) error {
 
 // directBcast: the root exposes its buffer, the others read it.
 func (a *area) directBcast(buf []byte, root int) error {
-	if a.n == 2 {
-		return a.directPair(buf, buf, a.me == root, false)
-	}
-	s := a.next()
-	if a.me == root {
-		if err := a.expose(s, vmcopy.Addr(buf)); err != nil {
-			return err
-		}
-		a.finish(s)
-		return a.releasedKeep(s, buf)
-	}
-	addr, err := a.exposed(root, s)
-	if err == nil {
-		err = a.readFrom(root, buf, addr)
-	}
-	a.finish(s)
-	return err
+	return a.directRooted(buf, buf, len(buf), 0, root, false)
 }
 
 // directGather: the root exposes its receive buffer, the others write
 // their blocks into it.
 func (a *area) directGather(send, recv []byte, m, root int) error {
-	if a.n == 2 {
-		if a.me != root {
-			return a.directPair(nil, send[:m], false, true)
-		}
-		if send != nil {
-			copy(recv[a.me*m:(a.me+1)*m], send)
-		}
-		return a.directPair(recv[(1-root)*m:(2-root)*m], nil, true, true)
-	}
-	s := a.next()
-	if a.me == root {
-		if err := a.expose(s, vmcopy.Addr(recv)); err != nil {
-			return err
-		}
-		if send != nil {
-			copy(recv[a.me*m:(a.me+1)*m], send)
-		}
-		a.finish(s)
-		return a.releasedKeep(s, recv)
-	}
-	addr, err := a.exposed(root, s)
-	if err == nil {
-		if err = vmcopy.Write(a.pids[root], send[:m], addr+uint64(a.me*m)); err != nil {
-			err = a.copyFailed(err)
-		}
-	}
-	a.finish(s)
-	return err
+	return a.directRooted(recv, send, m, m, root, true)
 }
 
 // directScatter: the root exposes its send buffer, the others read their
 // blocks from it.
 func (a *area) directScatter(send, recv []byte, m, root int) error {
+	return a.directRooted(send, recv, m, m, root, false)
+}
+
+// directRooted is a Bcast, Gather (toRoot) or Scatter: whole is the
+// root's buffer, where process i's block of m bytes begins at i·stride
+// (a Bcast's stride is 0), mine this process's block (nil at the root in
+// place). On two processes both copy half of the other process's block
+// (directPair); on more, the root exposes whole and the others copy
+// their blocks into or out of it.
+func (a *area) directRooted(whole, mine []byte, m, stride, root int, toRoot bool) error {
+	if a.me == root && mine != nil {
+		if own := whole[a.me*stride : a.me*stride+m]; unsafe.SliceData(own) == unsafe.SliceData(mine) {
+			// A Bcast's root: its block is the buffer.
+		} else if toRoot {
+			copy(own, mine)
+		} else {
+			copy(mine, own)
+		}
+	}
 	if a.n == 2 {
 		if a.me != root {
-			return a.directPair(nil, recv[:m], false, false)
+			return a.directPair(nil, mine[:m], false, toRoot)
 		}
-		if recv != nil {
-			copy(recv, send[a.me*m:(a.me+1)*m])
-		}
-		return a.directPair(send[(1-root)*m:(2-root)*m], nil, true, false)
+		return a.directPair(whole[(1-root)*stride:(1-root)*stride+m], nil, true, toRoot)
 	}
 	s := a.next()
 	if a.me == root {
-		if err := a.expose(s, vmcopy.Addr(send)); err != nil {
+		if err := a.expose(s, vmcopy.Addr(whole)); err != nil {
 			return err
 		}
-		if recv != nil {
-			copy(recv, send[a.me*m:(a.me+1)*m])
-		}
 		a.finish(s)
-		return a.releasedKeep(s, send)
+		return a.releasedKeep(s, whole)
 	}
 	addr, err := a.exposed(root, s)
 	if err == nil {
-		err = a.readFrom(root, recv[:m], addr+uint64(a.me*m))
+		if err = vmcopy.Copy(a.pids[root], mine[:m], addr+uint64(a.me*stride), toRoot); err != nil {
+			err = a.copyFailed(err)
+		}
 	}
 	a.finish(s)
 	return err
