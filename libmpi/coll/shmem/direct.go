@@ -44,10 +44,10 @@ const (
 // process may take a direct round: above the direct size, unless the
 // probe found the copies refused. Where the node's processes outnumber
 // its processors (oversubscribed) only a Scatter, Alltoall or Gather on
-// more than two processes, and larger (crowdedScatter, crowdedGather): a direct
-// round ends when every process has copied, each a wait for a process
-// that may not be running, where through the area a writer runs rounds
-// ahead of its readers. Every process of a call answers alike (the size
+// more than two processes, and larger (crowdedScatter, crowdedGather): a
+// direct round ends when every process has copied, each a wait for a
+// process that may not be running, where through the area a writer runs
+// rounds ahead of its readers. Every process of a call answers alike (the size
 // is the call's, the probe's answer and the node's crowding are agreed).
 func (a *area) mayDirect(k coll.Kind, size int) bool {
 	if a.directSize <= 0 || size <= a.directSize || a.direct == directRefused {
@@ -69,9 +69,8 @@ func (a *area) mayDirect(k coll.Kind, size int) bool {
 
 // crowdedScatter and crowdedGather are the sizes above which a Scatter or
 // an Alltoall, and a Gather, take a direct round on an oversubscribed
-// node. Measured
-// on 3, 4 and 8 processes of 2 processors (session 23, docs/coll.md):
-// a Scatter of 32 KiB took 21 µs direct and 9 through the area (3
+// node. Measured on 3, 4 and 8 processes of 2 processors (session 23,
+// docs/coll.md): a Scatter of 32 KiB took 21 µs direct and 9 through the area (3
 // processes), one of 64 KiB 22 against 28; a Gather of 128 KiB 25–37
 // direct and 18 through the area, one of 192 KiB 31–33 against 39 (at 8
 // processes 109–128 against 182), 1 MiB at 8 processes 433 against 697.
