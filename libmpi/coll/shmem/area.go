@@ -146,11 +146,6 @@ type area struct {
 	largeSize int      // bytes per process above which lam_basic moves the data (0: none; see crowdedPair)
 	copySize  int      // the same for Bcast and Allgather, if larger
 	reduceSz  int      // the same for the reductions (when largeSize is not 0)
-	// crowdedPair: two processes of a node whose processes outnumber its
-	// processors (coll.Sharer.Oversubscribed; every process of the node
-	// sees the same), as each node of 2×2 hosts on this machine: large
-	// and largeOne keep their data in the area up to the copy size.
-	crowdedPair bool
 	// oversubscribed: the node's processes outnumber its processors
 	// (coll.Sharer.Oversubscribed, the same on every process of it).
 	oversubscribed bool
@@ -343,8 +338,9 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 		a.reduced[i] = a.flagAt(g.postAt(i)+offReduce, g.postAt(i)+offSleep+4)
 		a.done[i] = a.flagAt(g.doneAt(i), g.doneAt(i)+offSleep)
 		a.pidfds[i] = -1
-		a.pids[i] = sh.PID(i)
-		if pid := sh.PID(i); i != me && pid == os.Getpid() {
+		pid := sh.PID(i)
+		a.pids[i] = pid
+		if i != me && pid == os.Getpid() {
 			a.siblings = true
 		} else if i != me && pid > 0 {
 			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
@@ -365,7 +361,6 @@ func newArea(c *coll.Comm, g geometry, cfg config, mem []byte, sh coll.Sharer) *
 	a.spinPolls, a.spinFor, a.yieldFor = 256, 200*time.Microsecond, 10*time.Millisecond
 	if sh.Oversubscribed() {
 		a.spinPolls, a.spinFor = 16, 0
-		a.crowdedPair = n == 2
 		a.oversubscribed = true
 	}
 	return a
@@ -378,6 +373,11 @@ func (a *area) syncFlags() {
 		a.arrived[p] = a.flagAt(off, off+8)
 	}
 }
+
+// crowdedPair: two processes of a node whose processes outnumber its
+// processors, as each node of 2×2 hosts on this machine: large and
+// largeOne keep their data in the area up to the copy size.
+func (a *area) crowdedPair() bool { return a.oversubscribed && a.n == 2 }
 
 // flagAt is the flag at offset off whose sleepers are counted at offset
 // sleepers.

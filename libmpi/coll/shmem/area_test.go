@@ -297,7 +297,7 @@ func TestLargeOne(t *testing.T) {
 		{2, 64 << 10, 1 << 20, 1<<20 + 1, true, true, true},
 		{2, 0, 1 << 20, 1 << 30, true, false, false},
 	} {
-		a := &area{geometry: geometry{n: tt.n}, largeSize: tt.large, copySize: tt.copy, crowdedPair: tt.crowded}
+		a := &area{geometry: geometry{n: tt.n}, largeSize: tt.large, copySize: tt.copy, oversubscribed: tt.crowded}
 		if got := a.largeOne(tt.size); got != tt.want {
 			t.Errorf("n=%d large=%d copy=%d crowded=%v: largeOne(%d) = %v, want %v", tt.n, tt.large, tt.copy, tt.crowded, tt.size, got, tt.want)
 		}

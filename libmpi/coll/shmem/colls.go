@@ -345,7 +345,7 @@ func (a *area) outRound(i int, first uint64, k int) []byte {
 // processor each: a Bcast of 256 KiB 170 µs through the nodes' areas,
 // 300 over point-to-point; Alltoall 1500–1850 against 2200–2400).
 func (a *area) large(size int) bool {
-	if a.crowdedPair {
+	if a.crowdedPair() {
 		return a.largeCopy(size)
 	}
 	return a.largeSize > 0 && size > a.largeSize

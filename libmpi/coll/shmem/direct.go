@@ -189,20 +189,13 @@ func (a *area) releasedKeep(s uint64, buf []byte) error {
 	return err
 }
 
-// copyFailed is the error of a direct copy the kernel refused after the
-// probe permitted it (the peer died, or a buffer was not what its call
-// said).
-func (a *area) copyFailed(err error) error {
-	return &coll.Error{Class: coll.ErrOther, Msg: a.name + ": shmem's direct copy: " + err.Error(), Err: err}
-}
-
-// readFrom copies len(dst) bytes at addr in process q's memory into dst.
-func (a *area) readFrom(q int, dst []byte, addr uint64) error {
-	if len(dst) == 0 {
-		return nil
-	}
-	if err := vmcopy.Read(a.pids[q], dst, addr); err != nil {
-		return a.copyFailed(err)
+// copyWith copies between local and addr in process q's memory: to it
+// if write, from it otherwise. A copy the kernel refuses after the probe
+// permitted it (the peer died, or a buffer was not what its call said)
+// is the collective's error.
+func (a *area) copyWith(q int, local []byte, addr uint64, write bool) error {
+	if err := vmcopy.Copy(a.pids[q], local, addr, write); err != nil {
+		return &coll.Error{Class: coll.ErrOther, Msg: a.name + ": shmem's direct copy: " + err.Error(), Err: err}
 	}
 	return nil
 }
@@ -256,9 +249,7 @@ func (a *area) directRooted(whole, mine []byte, m, stride, root int, toRoot bool
 	}
 	addr, err := a.exposed(root, s)
 	if err == nil {
-		if err = vmcopy.Copy(a.pids[root], mine[:m], addr+uint64(a.me*stride), toRoot); err != nil {
-			err = a.copyFailed(err)
-		}
+		err = a.copyWith(root, mine[:m], addr+uint64(a.me*stride), toRoot)
 	}
 	a.finish(s)
 	return err
@@ -287,7 +278,7 @@ func (a *area) directAll(own, recv []byte, m int, all bool) error {
 		q := (a.me + i) % a.n
 		var addr uint64
 		if addr, err = a.exposed(q, s); err == nil {
-			err = a.readFrom(q, recv[q*m:(q+1)*m], addr+uint64(off))
+			err = a.copyWith(q, recv[q*m:(q+1)*m], addr+uint64(off), false)
 		}
 	}
 	a.finish(s)
@@ -326,9 +317,7 @@ func (a *area) directPair(root, other []byte, isRoot, toRoot bool) error {
 		// The root writes the other's half when the data leave it, the
 		// other process reads its half from the root's block then.
 		write := isRoot != toRoot
-		if err = vmcopy.Copy(a.pids[peer], mine[lo:hi], addr+uint64(lo), write); err != nil {
-			err = a.copyFailed(err)
-		}
+		err = a.copyWith(peer, mine[lo:hi], addr+uint64(lo), write)
 	}
 	a.finish(s)
 	if err != nil {
