@@ -60,6 +60,15 @@ func (c *Comm) JudgeCallOf(sig *Sig, b []byte) error { return c.judgeCall(*sig, 
 // board does not run the collective itself.
 var errDeclined = errors.New("coll: the board declined the collective")
 
+// Alone reports whether a process may complete the nonblocking
+// collective of sig, which a board runs itself, without every other
+// process's call (an Ibcast's root once its data are posted, its other
+// processes once the root's are; an Ireduce's other processes): where
+// lam_basic's would send its call with its data, which tells only the
+// processes that receive data of a mismatch (nbSendsCall), or at
+// coll_base_check=0. Elsewhere every process learns of one.
+func (c *Comm) Alone(sig Sig) bool { return !c.Params.Check || c.nbSendsCall(sig) }
+
 // StartQuick starts the nonblocking collective of sig through c's board,
 // if c's module has one and runs the collective itself (Board.BoardQuick):
 // f calls the function of a's for sig's kind (and may add a step after

@@ -57,6 +57,8 @@ import (
 //	pools    per process, segs input buffers then segs output buffers
 //	boards   per process, the board of the nonblocking collectives
 //	         (board.go): boardSlots entry lines, their calls, a done line
+//	outboard per process, bigSlots entries of bigBytes: the data of a
+//	         board entry too large for its line (board.go)
 //
 // Every flag is a 64-bit round number with a count of the processes
 // asleep on it beside it; a waiter sleeps on the flag's low 32 bits (a
@@ -64,7 +66,7 @@ import (
 // a write wakes exactly the processes waiting for that flag.
 const (
 	line      = 128
-	magic     = 0x4c414d434f4c4c35 // "LAMCOLL5"
+	magic     = 0x4c414d434f4c4c36 // "LAMCOLL6"
 	offMagic  = 0
 	offN      = 8
 	offChunk  = 16
@@ -120,7 +122,7 @@ const (
 func (g geometry) callsAt(i int) int { return g.posts() + 2*g.n*line + i*callStride }
 func (g geometry) pools() int        { return g.callsAt(g.n) }
 func (g geometry) poolAt(i int) int  { return g.pools() + i*2*g.segs*g.chunk }
-func (g geometry) size() int         { return g.boardAt(g.n) }
+func (g geometry) size() int         { return g.bigAt(g.n) }
 
 // flag is a round number in the area that one process raises and
 // others wait for, with the count of those asleep on it.

@@ -21,14 +21,18 @@ import (
 // board line of that number: the number, the digest of its call, the
 // sleepers on the number, the size of its data and, for a collective
 // shmem runs itself, the data; the call itself beside, for the error
-// that says how two calls differ. An Ibarrier, and an Iallreduce of up to
-// boardBytes, are their entries: once every process has posted its
-// entry, whoever looks compares the digests and, for an Iallreduce,
-// combines the inputs in the grouping lam_basic would use (planFor),
-// with no message and no schedule. Others run as schedules of lam_basic's
-// messages, and their entries only guard them: a process whose call
-// differs ends every process's collective with the error, where the
-// others would wait for messages its call never sends.
+// that says how two calls differ. An Ibarrier, and an Iallreduce,
+// Ireduce or Ibcast of up to bigBytes, are their entries: once every
+// process has posted its entry, whoever looks compares the digests and,
+// for an Iallreduce, combines the inputs in the grouping lam_basic would
+// use (planFor), with no message and no schedule. Data of up to
+// boardBytes lie in the entry's line; larger data in the process's
+// outboard slot of the number (s mod bigSlots), which a start may write
+// again once every process read the number bigSlots before. Others run
+// as schedules of lam_basic's messages, and their entries only guard
+// them: a process whose call differs ends every process's collective
+// with the error, where the others would wait for messages its call
+// never sends.
 //
 // The entries are read in their numbers' order, by whoever moves the
 // board on (a test or wait of one of its collectives, or a start): a
@@ -48,10 +52,22 @@ const (
 	boardCalls  = boardSlots * line                                        // a process's calls, after its entries
 	boardDone   = boardCalls + (boardSlots*coll.CallSize+line-1)/line*line // its done line
 	boardStride = boardDone + line                                         // one process's board
+
+	// The outboard: the data of entries larger than boardBytes. Up to
+	// 64 KiB a collective on the board takes a few microseconds where
+	// its schedule's messages take tens or hundreds on a busy node (4
+	// processes on 2 processors, 4 KiB Iallreduce: 119 µs as a
+	// schedule, 17 on the board); bigSlots of them may be outstanding
+	// before a start waits for the others to read.
+	bigSlots = 8
+	bigBytes = 65536
 )
 
 // boardAt is where process i's board begins, after the pools.
 func (g geometry) boardAt(i int) int { return g.poolAt(g.n) + i*boardStride }
+
+// bigAt is where process i's outboard begins, after the boards.
+func (g geometry) bigAt(i int) int { return g.boardAt(g.n) + i*bigSlots*bigBytes }
 
 // board is this process's side of a communicator's board.
 type board struct {
@@ -98,6 +114,7 @@ type pending struct {
 	size   int
 	root   int
 	early  bool   // completed before every process posted (early)
+	alone  bool   // it may be (coll.Comm.Alone)
 	g      *guard // it runs as a schedule: its guard
 }
 
@@ -120,6 +137,16 @@ func (b *board) callOf(i int, s uint64) []byte {
 	return b.a.mem[off : off+coll.CallSize : off+coll.CallSize]
 }
 
+// data is process i's data of number s, size bytes: in its entry line,
+// or in its outboard slot when larger.
+func (b *board) data(i int, s uint64, size int) []byte {
+	off := b.entry(i, s) + boardData
+	if size > boardBytes {
+		off = b.a.bigAt(i) + int(s%bigSlots)*bigBytes
+	}
+	return b.a.mem[off : off+size : off+size]
+}
+
 // done is process i's done flag: the last number it read.
 func (b *board) done(i int) flag {
 	off := b.a.boardAt(i) + boardDone
@@ -128,7 +155,7 @@ func (b *board) done(i int) flag {
 
 // quickSize is the bytes of data each process's entry of k carries, and
 // whether shmem runs it: a Barrier; an Allreduce, Reduce or Bcast of up
-// to boardBytes.
+// to bigBytes.
 func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
 	n := len(k.Recv)
 	if k.Send != nil {
@@ -138,11 +165,11 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
 	case coll.Barrier:
 		return 0, true
 	case coll.Allreduce:
-		return n, k.Op != nil && n <= boardBytes && len(k.Recv) >= n
+		return n, k.Op != nil && n <= bigBytes && len(k.Recv) >= n
 	case coll.Reduce:
-		return n, k.Op != nil && n <= boardBytes && (c.Rank() != k.Root || len(k.Recv) >= n)
+		return n, k.Op != nil && n <= bigBytes && (c.Rank() != k.Root || len(k.Recv) >= n)
 	case coll.Bcast:
-		return n, n <= boardBytes
+		return n, n <= bigBytes
 	}
 	return 0, false
 }
@@ -203,9 +230,13 @@ func (a *area) BoardPublish() {
 	}
 }
 
-// gives reports whether this process only gives data to collective p:
-// it is an Ibcast's root or an Ireduce's other process.
+// gives reports whether this process only gives data to collective p,
+// and may complete it alone: it is an Ibcast's root or an Ireduce's
+// other process.
 func (b *board) gives(p *pending) bool {
+	if !p.alone {
+		return false
+	}
 	switch p.sig.Kind {
 	case coll.Bcast:
 		return b.a.me == p.root
@@ -222,15 +253,14 @@ func (b *board) gives(p *pending) bool {
 func (b *board) early() {
 	for s := b.read.Load() + 1; s <= b.next; s++ {
 		p := &b.pend[s%boardSlots]
-		if p.quick == nil || p.early || p.sig.Kind != coll.Bcast || !p.quick.Sealed() || b.posted(p.root, s).v.Load() < s {
+		if p.quick == nil || p.early || !p.alone || p.sig.Kind != coll.Bcast || !p.quick.Sealed() || b.posted(p.root, s).v.Load() < s {
 			continue
 		}
 		var err error
 		if b.a.u64(b.entry(p.root, s)+boardDigest).Load() != p.digest {
 			err = b.judge(p, p.root, s)
 		} else {
-			off := b.entry(p.root, s) + boardData
-			copy(p.recv[:p.size], b.a.mem[off:off+p.size])
+			copy(p.recv[:p.size], b.data(p.root, s, p.size))
 		}
 		p.early = true
 		p.quick.Complete(err)
@@ -259,7 +289,14 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		return b.err
 	}
 	s := b.next + 1
-	if err := b.claim(s); err != nil {
+	var need uint64 // the number whose lines s's reuse
+	if s > boardSlots {
+		need = s - boardSlots
+	}
+	if quick && p.size > boardBytes && s > bigSlots {
+		need = s - bigSlots // its outboard slot, reused sooner
+	}
+	if err := b.claim(need); err != nil {
 		return err
 	}
 	b.next = s
@@ -268,10 +305,11 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	if p.g != nil {
 		p.g.s, p.g.c, p.g.sig, p.g.digest = s, p.c, p.sig, p.digest
 	}
+	p.alone = p.quick != nil && p.c.Alone(p.sig)
 	b.pend[s%boardSlots] = *p
 	if p.quick != nil {
 		root := -1
-		if p.sig.Kind == coll.Bcast && a.me != p.root {
+		if p.alone && p.sig.Kind == coll.Bcast && a.me != p.root {
 			root = p.root // it waits for the root's entry alone (early)
 		}
 		p.quick.SetQuick(b, s, root)
@@ -281,7 +319,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	n := uint32(0)
 	if quick {
 		n = uint32(p.size) + 1
-		copy(a.mem[off+boardData:off+boardData+len(data)], data)
+		copy(b.data(a.me, s, p.size), data)
 	}
 	binary.LittleEndian.PutUint32(a.mem[off+boardSize:], n)
 	if k := &b.calls[s%boardSlots]; !k.ok || k.digest != p.digest {
@@ -297,15 +335,15 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	return nil
 }
 
-// claim waits until every process has read number s-boardSlots, which
-// last used s's entry lines, moving this process's board on meanwhile
-// (the others may wait for it to read too). b.mu is held; it is released
-// while waiting.
-func (b *board) claim(s uint64) error {
-	if s <= boardSlots {
+// claim waits until every process has read number want (0: none), which
+// last used the lines a new number's entry writes, moving this process's
+// board on meanwhile (the others may wait for it to read too). b.mu is
+// held; it is released while waiting.
+func (b *board) claim(want uint64) error {
+	if want == 0 {
 		return nil
 	}
-	need := s - boardSlots
+	need := want
 	var lastCheck time.Time
 	for {
 		b.progress()
@@ -349,7 +387,7 @@ func (b *board) claim(s uint64) error {
 			b.fail(err)
 			return err
 		}
-		need = s - boardSlots
+		need = want
 	}
 }
 
@@ -427,10 +465,7 @@ func (b *board) settle(s uint64, p *pending) {
 // process's in the grouping lam_basic would use (planFor).
 func (b *board) finish(s uint64, p *pending) {
 	me := b.a.me
-	data := func(q int) []byte {
-		off := b.entry(q, s) + boardData
-		return b.a.mem[off : off+p.size : off+p.size]
-	}
+	data := func(q int) []byte { return b.data(q, s, p.size) }
 	root := p.root
 	switch p.sig.Kind {
 	case coll.Bcast:

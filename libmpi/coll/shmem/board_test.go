@@ -87,12 +87,15 @@ func TestBoardMany(t *testing.T) {
 	}
 }
 
-// More collectives outstanding than the board has lines: a start waits
-// until every process has read the number that last used its lines,
-// moving its own board on meanwhile. Waited for in reverse order, each
-// gives its sum; in place and not.
+// More collectives outstanding than the board has lines, and than its
+// outboard has slots: a start waits until every process has read the
+// number that last used its lines or its slot, moving its own board on
+// meanwhile. Sizes in the entry's line (up to 104 bytes), in the
+// outboard (up to 64 KiB) and above (a schedule). Waited for in reverse
+// order, each gives its sum; in place and not.
 func TestBoardDepth(t *testing.T) {
 	const count = 3*64 + 5
+	sizes := []int{1, 7, 13, 14, 100, 1024, 8192, 8193, 3, 5000} // 8-byte elements
 	for _, n := range []int{2, 3} {
 		for _, inPlace := range []bool{false, true} {
 			w := world(t, make([]int32, n))
@@ -102,7 +105,7 @@ func TestBoardDepth(t *testing.T) {
 				outs := make([][]byte, count)
 				errs := make([]error, count)
 				for i := range count {
-					k := 1 + i%13
+					k := sizes[i%len(sizes)]
 					mine := colltest.Ints(r+i, k)
 					send := mine
 					if inPlace {
@@ -157,7 +160,7 @@ func TestBoardDepth(t *testing.T) {
 // grouping for the process count and root), commutative or not.
 func TestBoardSameBits(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 7, 9} {
-		for _, k := range []int{1, 5, 13} {
+		for _, k := range []int{1, 5, 13, 14, 700, 8192} { // in the line, in the outboard
 			for _, op := range []*coll.Op{&colltest.FSum, &twist} {
 				for _, root := range []int{-1, 0, n - 1} {
 					ref := func() [][]byte {
@@ -212,8 +215,10 @@ func TestBoardMismatch(t *testing.T) {
 		root int
 	}
 	barrier, bcast, bcast1 := call{coll.Barrier, 0, 0}, call{coll.Bcast, 8, 0}, call{coll.Bcast, 8, 1}
-	bigBcast, reduce := call{coll.Bcast, 800, 0}, call{coll.Reduce, 8, 0}
-	small, other, large := call{coll.Allreduce, 8, 0}, call{coll.Allreduce, 16, 0}, call{coll.Allreduce, 800, 0}
+	bigBcast, reduce := call{coll.Bcast, 65544, 0}, call{coll.Reduce, 8, 0}
+	small, other, large := call{coll.Allreduce, 8, 0}, call{coll.Allreduce, 16, 0}, call{coll.Allreduce, 65544, 0}
+	out, out2, outBcast := call{coll.Allreduce, 4096, 0}, call{coll.Allreduce, 8192, 0}, call{coll.Bcast, 4096, 0}
+	outBcast2, outReduce := call{coll.Bcast, 32768, 0}, call{coll.Reduce, 4096, 0}
 	for _, tt := range []struct {
 		name   string
 		calls  [2]call
@@ -233,6 +238,20 @@ func TestBoardMismatch(t *testing.T) {
 		{"bcast roots", [2]call{bcast, bcast1}, nil, -2},
 		{"bcast/large bcast", [2]call{bcast, bigBcast}, nil, 0},
 		{"reduce/allreduce", [2]call{reduce, small}, nil, -1},
+		// Data in the outboard.
+		{"outboard sizes", [2]call{out, out2}, nil, -1},
+		{"outboard/line", [2]call{out, small}, nil, -1},
+		{"outboard/schedule", [2]call{out, large}, nil, -1},
+		{"outboard bcast/barrier", [2]call{outBcast, barrier}, nil, 0},
+		{"bcast/outboard bcast", [2]call{bcast, outBcast}, nil, 0},
+		// Where lam_basic's would take the check of its own (an Ibcast
+		// above coll_base_sent_size, an Ireduce above coll_base_small,
+		// any at coll_base_check=2), every process learns of a
+		// mismatch: none completes alone (coll.Comm.Alone).
+		{"outboard bcast above sent size/barrier", [2]call{outBcast2, barrier}, nil, -1},
+		{"barrier/outboard reduce", [2]call{barrier, outReduce}, nil, -1},
+		{"bcast/barrier at check 2", [2]call{bcast, barrier}, []string{"coll_base_check", "2"}, -1},
+		{"barrier/reduce at check 2", [2]call{barrier, reduce}, []string{"coll_base_check", "2"}, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 3
