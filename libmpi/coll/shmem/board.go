@@ -114,7 +114,7 @@ type pending struct {
 	size   int
 	root   int
 	early  bool   // completed before every process posted (early)
-	alone  bool   // it may be (coll.Comm.Alone)
+	alone  bool   // it may complete before every process posted (coll.Comm.Alone)
 	g      *guard // it runs as a schedule: its guard
 }
 
@@ -247,9 +247,10 @@ func (b *board) gives(p *pending) bool {
 }
 
 // early completes the Ibcasts of numbers past the first not yet read
-// whose roots posted: each process takes the root's data once the
-// root's call agrees with its own (as lam_basic's receivers compare the
-// call sent with the data), without waiting for the others. b.mu is held.
+// whose roots posted, those that may complete alone (coll.Comm.Alone):
+// each process takes the root's data once the root's call agrees with
+// its own (as lam_basic's receivers compare the call sent with the
+// data), without waiting for the others. b.mu is held.
 func (b *board) early() {
 	for s := b.read.Load() + 1; s <= b.next; s++ {
 		p := &b.pend[s%boardSlots]
