@@ -71,6 +71,20 @@ func running(t *testing.T, name string) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	// Start returns once the child execs, but the kernel sets the new
+	// program's arguments a moment later: until then its cmdline reads
+	// empty, and LamdRunning would take it for another program.
+	cmdline := "/proc/" + strconv.Itoa(c.Process.Pid) + "/cmdline"
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		b, err := os.ReadFile(cmdline)
+		if err != nil || strings.HasPrefix(string(b), prog+"\x00") {
+			break // no /proc (the tests that need it skip), or exec'd
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: cmdline %q after 5 s", prog, b)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	return c.Process.Pid
 }
 
