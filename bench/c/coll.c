@@ -4,13 +4,14 @@
  *
  *   mpicc -O2 -o coll bench/c/coll.c
  *   mpirun -np 4 ./coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] \
- *       allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier|ibcast|ireduce
+ *       allreduce|bcast|barrier|gather|scatter|allgather|alltoall|
+ *       iallreduce|ibarrier|ibcast|ireduce|igather|iscatter|iallgather|ialltoall
  *
- * iallreduce, ibarrier, ibcast and ireduce start the nonblocking
- * collective and wait for it (MPI 3: not with LAM 7.1.4).
+ * The modes that begin with i start the nonblocking collective and wait
+ * for it (MPI 3: not with LAM 7.1.4).
  *
- * For gather, scatter and allgather the size is each rank's block; for
- * alltoall each block. Above 64 KiB a tenth as many iterations run, above
+ * For gather, scatter and allgather (and their i forms) the size is each
+ * rank's block; for alltoall each block. Above 64 KiB a tenth as many iterations run, above
  * 1 MiB a fortieth (at least 5). -median times each operation and prints
  * the median's average over the ranks instead of the mean (steadier when
  * other processes share the processors).
@@ -51,7 +52,7 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", "iallreduce", "ibarrier", "ibcast", "ireduce", NULL};
+static const char *modes[] = {"allreduce", "bcast", "barrier", "gather", "scatter", "allgather", "alltoall", "iallreduce", "ibarrier", "ibcast", "ireduce", "igather", "iscatter", "iallgather", "ialltoall", NULL};
 
 int main(int argc, char **argv)
 {
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
             m = i;
     if (m < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier|ibcast|ireduce\n");
+            fprintf(stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] [-align B] [-median] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier|ibcast|ireduce|igather|iscatter|iallgather|ialltoall\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (m == 2 || m == 8) {
@@ -202,6 +203,30 @@ int main(int argc, char **argv)
                 case 10: {
                     MPI_Request q;
                     MPI_Ireduce(send, recv, (int)(s / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD, &q);
+                    MPI_Wait(&q, MPI_STATUS_IGNORE);
+                    break;
+                }
+                case 11: {
+                    MPI_Request q;
+                    MPI_Igather(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, 0, MPI_COMM_WORLD, &q);
+                    MPI_Wait(&q, MPI_STATUS_IGNORE);
+                    break;
+                }
+                case 12: {
+                    MPI_Request q;
+                    MPI_Iscatter(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, 0, MPI_COMM_WORLD, &q);
+                    MPI_Wait(&q, MPI_STATUS_IGNORE);
+                    break;
+                }
+                case 13: {
+                    MPI_Request q;
+                    MPI_Iallgather(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, MPI_COMM_WORLD, &q);
+                    MPI_Wait(&q, MPI_STATUS_IGNORE);
+                    break;
+                }
+                case 14: {
+                    MPI_Request q;
+                    MPI_Ialltoall(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, MPI_COMM_WORLD, &q);
                     MPI_Wait(&q, MPI_STATUS_IGNORE);
                     break;
                 }

@@ -14,6 +14,8 @@
 //	mpirun C coll ibarrier     Ibarrier then Wait
 //	mpirun C coll ibcast       Ibcast from rank 0 then Wait
 //	mpirun C coll ireduce      Ireduce (float32 sum) to rank 0 then Wait
+//	mpirun C coll igather      Igather then Wait (iscatter, iallgather,
+//	                           ialltoall likewise; sizes as the blocking ones')
 //
 // Sizes (bytes) run from -min to -max, doubling (4 MiB by default for
 // both), or are those of -sizes (a comma-separated list). The latency of a
@@ -133,7 +135,7 @@ func main() {
 	case "barrier":
 		sizes = []int{0}
 		op = func(int) error { return mpi.Barrier(c) }
-	case "gather", "scatter":
+	case "gather", "scatter", "igather", "iscatter":
 		block, all := make([]byte, *maxSize), make([]byte, n**maxSize)
 		buffers = append(buffers, block, all)
 		op = func(size int) error {
@@ -141,19 +143,34 @@ func main() {
 			if rank == 0 {
 				whole = all[:n*size]
 			}
-			if mode == "gather" {
+			switch mode {
+			case "gather":
 				return mpi.Gather(c, block[:size], whole, 0)
+			case "igather":
+				return wait(mpi.Igather(c, block[:size], whole, 0))
+			case "iscatter":
+				return wait(mpi.Iscatter(c, whole, block[:size], 0))
 			}
 			return mpi.Scatter(c, whole, block[:size], 0)
 		}
-	case "allgather":
+	case "allgather", "iallgather":
 		block, all := make([]byte, *maxSize), make([]byte, n**maxSize)
 		buffers = append(buffers, block, all)
-		op = func(size int) error { return mpi.Allgather(c, block[:size], all[:n*size]) }
-	case "alltoall":
+		op = func(size int) error {
+			if mode == "iallgather" {
+				return wait(mpi.Iallgather(c, block[:size], all[:n*size]))
+			}
+			return mpi.Allgather(c, block[:size], all[:n*size])
+		}
+	case "alltoall", "ialltoall":
 		send, recv := make([]byte, n**maxSize), make([]byte, n**maxSize)
 		buffers = append(buffers, send, recv)
-		op = func(size int) error { return mpi.Alltoall(c, send[:n*size], recv[:n*size]) }
+		op = func(size int) error {
+			if mode == "ialltoall" {
+				return wait(mpi.Ialltoall(c, send[:n*size], recv[:n*size]))
+			}
+			return mpi.Alltoall(c, send[:n*size], recv[:n*size])
+		}
 	case "iallreduce":
 		send, recv := make([]float32, *maxSize/4), make([]float32, *maxSize/4)
 		for i := range send {
@@ -174,7 +191,7 @@ func main() {
 		sizes = []int{0}
 		op = func(int) error { return wait(mpi.Ibarrier(c)) }
 	default:
-		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier|ibcast|ireduce")
+		fmt.Fprintln(os.Stderr, "usage: coll [-min B] [-max B] [-sizes B,B...] [-iters N] allreduce|bcast|barrier|gather|scatter|allgather|alltoall|iallreduce|ibarrier|ibcast|ireduce|igather|iscatter|iallgather|ialltoall")
 		mpi.Abort(c, 2)
 	}
 	for _, b := range buffers {

@@ -8,9 +8,10 @@ import "errors"
 // sees every nonblocking collective that starts on the communicator, in
 // MPI's order: each process posts its call there when it starts one. The
 // module runs the ones it can without messages itself (StartQuick: an
-// Ibarrier, a small Iallreduce, Ireduce or Ibcast is its posts, whose
-// data lie beside the calls; the kinds are the ones quickStart's
-// recorder has functions for, the sizes the module's choice); the
+// Ibarrier, a small Iallreduce, Ireduce, Ibcast, Igather, Iscatter,
+// Iallgather or Ialltoall is its posts, whose data lie beside the calls;
+// the kinds are the ones quickStart's recorder has functions for
+// (quickKind), the sizes the module's choice); the
 // others run as schedules (Start), and the board only guards them: a
 // process whose call differs from the others' (another collective, other
 // arguments) makes every process's collective end with the error that
@@ -36,11 +37,13 @@ type Board interface {
 
 // BoardCall is a nonblocking collective that starts, as a Board sees it.
 type BoardCall struct {
-	Sig        *Sig
-	Sched      *Schedule // BoardQuick's: the collective's schedule (StartQuick's)
-	Send, Recv []byte    // Allreduce's and Reduce's buffers (Send nil: in place); Bcast's in Recv
+	Sig   *Sig
+	Sched *Schedule // BoardQuick's: the collective's schedule (StartQuick's)
+	// The buffers, as the Actions function of the kind takes them
+	// (Send nil: in place); Bcast's in Recv.
+	Send, Recv []byte
 	Op         *Op
-	Root       int // Bcast's and Reduce's
+	Root       int // the rooted kinds
 }
 
 // CallDigest is the digest of the call sig on c (as the argument check
@@ -83,7 +86,7 @@ func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify Notifier, s 
 	switch {
 	case sig.Err != nil:
 		return nil, false, nil
-	case sig.Kind != Barrier && sig.Kind != Allreduce && sig.Kind != Bcast && sig.Kind != Reduce:
+	case !quickKind(sig.Kind):
 		return nil, false, nil
 	}
 	b, s, ok, err := c.startQuick(sig, f, notify, s)
@@ -91,6 +94,16 @@ func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify Notifier, s 
 		b.BoardPublish() // with c.mu released
 	}
 	return s, ok, err
+}
+
+// quickKind reports whether a board may run collectives of kind k
+// itself: those quickStart's recorder has functions for.
+func quickKind(k Kind) bool {
+	switch k {
+	case Barrier, Allreduce, Bcast, Reduce, Gather, Scatter, Allgather, Alltoall:
+		return true
+	}
+	return false
 }
 
 // startQuick is StartQuick with c.mu held.
@@ -114,6 +127,10 @@ func (c *Comm) startQuick(sig Sig, f func(a *Actions) error, notify Notifier, s 
 		q.rec.Allreduce = q.allreduce
 		q.rec.Bcast = q.bcast
 		q.rec.Reduce = q.reduce
+		q.rec.Gather = q.rooted
+		q.rec.Scatter = q.rooted
+		q.rec.Allgather = q.all
+		q.rec.Alltoall = q.all
 		c.quick = q
 	}
 	q := c.quick
@@ -176,5 +193,17 @@ func (q *quickStart) bcast(_ *Comm, buf []byte, root int) error {
 
 func (q *quickStart) reduce(_ *Comm, send, recv []byte, op *Op, root int) error {
 	q.k.Send, q.k.Recv, q.k.Op, q.k.Root = send, recv, op, root
+	return q.barrier(q.c)
+}
+
+// rooted is the recorder's Gather and Scatter.
+func (q *quickStart) rooted(_ *Comm, send, recv []byte, root int) error {
+	q.k.Send, q.k.Recv, q.k.Root = send, recv, root
+	return q.barrier(q.c)
+}
+
+// all is the recorder's Allgather and Alltoall.
+func (q *quickStart) all(_ *Comm, send, recv []byte) error {
+	q.k.Send, q.k.Recv = send, recv
 	return q.barrier(q.c)
 }

@@ -3,6 +3,7 @@ package shmem
 import (
 	"encoding/binary"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,18 +22,21 @@ import (
 // board line of that number: the number, the digest of its call, the
 // sleepers on the number, the size of its data and, for a collective
 // shmem runs itself, the data; the call itself beside, for the error
-// that says how two calls differ. An Ibarrier, and an Iallreduce,
-// Ireduce or Ibcast of up to bigBytes, are their entries: once every
-// process has posted its entry, whoever looks compares the digests and,
-// for an Iallreduce, combines the inputs in the grouping lam_basic would
-// use (planFor), with no message and no schedule. Data of up to
-// boardBytes lie in the entry's line; larger data in the process's
-// outboard slot of the number (s mod bigSlots), which a start may write
-// again once every process read the number bigSlots before. Others run
-// as schedules of lam_basic's messages, and their entries only guard
-// them: a process whose call differs ends every process's collective
-// with the error, where the others would wait for messages its call
-// never sends.
+// that says how two calls differ. An Ibarrier, an Iallreduce, Ireduce
+// or Ibcast of up to bigBytes, an Igather or Iallgather whose block is
+// up to bigBytes, an Iscatter or Ialltoall whose blocks are up to
+// wideBytes together, are their entries: once every process has posted
+// its entry, whoever looks compares the digests and takes its part of
+// the others' data (for an Iallreduce, combining the inputs in the
+// grouping lam_basic would use, planFor), with no message and no
+// schedule. Data of up to boardBytes lie in the entry's line; larger
+// data in the process's outboard slot of the number (s mod bigSlots),
+// larger still in its whole outboard; a start writes there once every
+// process has read the last number whose data lie there (outNeed).
+// Others run as schedules of lam_basic's messages, and their entries
+// only guard them: a process whose call differs ends every process's
+// collective with the error, where the others would wait for messages
+// its call never sends.
 //
 // The entries are read in their numbers' order, by whoever moves the
 // board on (a test or wait of one of its collectives, or a start): a
@@ -61,6 +65,9 @@ const (
 	// before a start waits for the others to read.
 	bigSlots = 8
 	bigBytes = 65536
+	// An Iscatter's or Ialltoall's entry carries every block: up to
+	// wideBytes it takes the whole outboard (a wide entry).
+	wideBytes = bigSlots * bigBytes
 )
 
 // boardAt is where process i's board begins, after the pools.
@@ -82,9 +89,14 @@ type board struct {
 	// on the way of every start).
 	staged      uint64
 	stagedGives bool
-	read        atomic.Uint64 // every number up to it was read (written under mu)
-	pend        [boardSlots]pending
-	seen        []uint64 // process → its done, as last seen (claim; under mu)
+	// The last number whose data went to each outboard slot, and to
+	// the whole outboard (under mu): a start may write there once
+	// every process has read it (outNeed).
+	used [bigSlots]uint64
+	wide uint64
+	read atomic.Uint64 // every number up to it was read (written under mu)
+	pend [boardSlots]pending
+	seen []uint64 // process → its done, as last seen (claim; under mu)
 	// calls: the digest of the call in each of this process's call
 	// slots, which a post writes only when its call's differs (a
 	// program starts the same collective again and again); under mu.
@@ -138,10 +150,14 @@ func (b *board) callOf(i int, s uint64) []byte {
 }
 
 // data is process i's data of number s, size bytes: in its entry line,
-// or in its outboard slot when larger.
+// in its outboard slot when larger, in its whole outboard when larger
+// still (wide).
 func (b *board) data(i int, s uint64, size int) []byte {
 	off := b.entry(i, s) + boardData
-	if size > boardBytes {
+	switch {
+	case size > bigBytes:
+		off = b.a.bigAt(i)
+	case size > boardBytes:
 		off = b.a.bigAt(i) + int(s%bigSlots)*bigBytes
 	}
 	return b.a.mem[off : off+size : off+size]
@@ -155,45 +171,109 @@ func (b *board) done(i int) flag {
 
 // quickSize is the bytes of data each process's entry of k carries, and
 // whether shmem runs it: a Barrier; an Allreduce, Reduce or Bcast of up
-// to bigBytes.
+// to bigBytes; a Gather or Allgather whose block is up to bigBytes, a
+// Scatter or Alltoall whose blocks together are up to wideBytes (every
+// process's entry of a Scatter the size of the root's).
 func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
 	n := len(k.Recv)
 	if k.Send != nil {
 		n = len(k.Send)
 	}
+	root := c.Rank() == k.Root
 	switch k.Sig.Kind {
 	case coll.Barrier:
 		return 0, true
 	case coll.Allreduce:
 		return n, k.Op != nil && n <= bigBytes && len(k.Recv) >= n
 	case coll.Reduce:
-		return n, k.Op != nil && n <= bigBytes && (c.Rank() != k.Root || len(k.Recv) >= n)
+		return n, k.Op != nil && n <= bigBytes && (!root || len(k.Recv) >= n)
 	case coll.Bcast:
 		return n, n <= bigBytes
+	case coll.Gather:
+		n = len(k.Send)
+		if root {
+			n = len(k.Recv) / c.Size()
+		}
+		return n, n <= bigBytes
+	case coll.Scatter:
+		n = len(k.Recv) * c.Size()
+		if root {
+			n = len(k.Send)
+		}
+		return n, n <= wideBytes
+	case coll.Allgather:
+		n = len(k.Recv) / c.Size()
+		return n, n <= bigBytes
+	case coll.Alltoall:
+		return len(k.Recv), len(k.Recv) <= wideBytes
 	}
 	return 0, false
 }
 
 // BoardQuick is coll.Board's: shmem runs an Ibarrier, and a small
-// Iallreduce, Ireduce or Ibcast, itself.
+// Iallreduce, Ireduce, Ibcast, Igather, Iscatter, Iallgather or
+// Ialltoall, itself.
 func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
 	size, ok := quickSize(c, k)
 	if !ok {
 		return false, nil
 	}
-	b := a.nb
-	mine := k.Send
-	if mine == nil {
-		mine = k.Recv
-	}
-	if k.Sig.Kind == coll.Bcast && c.Rank() != k.Root {
-		mine = nil // the root's data are the collective's; the others' entries say only their size
-	}
+	mine := posted(c, k, size)
 	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size, root: k.Root}
-	if err := b.post(&p, mine[:min(size, len(mine))], true); err != nil {
+	if err := a.nb.post(&p, mine[:min(size, len(mine))], true); err != nil {
 		return false, err // nothing posted: the start fails
 	}
 	return true, nil
+}
+
+// posted is the data this process's entry of k carries (size bytes
+// each), having copied its own block of a Gather, Scatter, Allgather or
+// Alltoall to its place (the others' come from their entries: finish):
+// the root's data are an Ibcast's and an Iscatter's, and the others'
+// entries say only their size; an Igather's root takes the others'.
+func posted(c *coll.Comm, k *coll.BoardCall, size int) []byte {
+	me, root := c.Rank(), c.Rank() == k.Root
+	switch k.Sig.Kind {
+	case coll.Bcast:
+		if root {
+			return k.Recv
+		}
+		return nil
+	case coll.Gather:
+		if !root {
+			return k.Send
+		}
+		if k.Send != nil {
+			copy(k.Recv[me*size:(me+1)*size], k.Send)
+		}
+		return nil
+	case coll.Scatter:
+		if !root {
+			return nil
+		}
+		if b := size / c.Size(); k.Recv != nil {
+			copy(k.Recv, k.Send[me*b:(me+1)*b])
+		}
+		return k.Send
+	case coll.Allgather:
+		block := k.Recv[me*size : (me+1)*size]
+		if k.Send == nil {
+			return block
+		}
+		copy(block, k.Send)
+		return k.Send
+	case coll.Alltoall:
+		if k.Send == nil {
+			return k.Recv // copied to the entry before its blocks are received
+		}
+		b := size / c.Size()
+		copy(k.Recv[me*b:(me+1)*b], k.Send[me*b:(me+1)*b])
+		return k.Send
+	}
+	if k.Send != nil {
+		return k.Send
+	}
+	return k.Recv
 }
 
 // BoardPublish is coll.Board's: the number of the collective BoardQuick
@@ -231,41 +311,57 @@ func (a *area) BoardPublish() {
 }
 
 // gives reports whether this process only gives data to collective p,
-// and may complete it alone: it is an Ibcast's root or an Ireduce's
-// other process.
+// and may complete it alone: it is an Ibcast's or Iscatter's root, an
+// Ireduce's or Igather's other process.
 func (b *board) gives(p *pending) bool {
 	if !p.alone {
 		return false
 	}
 	switch p.sig.Kind {
-	case coll.Bcast:
+	case coll.Bcast, coll.Scatter:
 		return b.a.me == p.root
-	case coll.Reduce:
+	case coll.Reduce, coll.Gather:
 		return b.a.me != p.root
 	}
 	return false
 }
 
-// early completes the Ibcasts of numbers past the first not yet read
-// whose roots posted, those that may complete alone (coll.Comm.Alone):
-// each process takes the root's data once the root's call agrees with
-// its own (as lam_basic's receivers compare the call sent with the
-// data), without waiting for the others. b.mu is held.
+// fromRoot reports whether a process other than the root of a
+// collective of kind k takes the root's data alone: an Ibcast's, an
+// Iscatter's.
+func fromRoot(k coll.Kind) bool { return k == coll.Bcast || k == coll.Scatter }
+
+// early completes the Ibcasts and Iscatters of numbers past the first
+// not yet read whose roots posted, those that may complete alone
+// (coll.Comm.Alone): each process takes the root's data once the root's
+// call agrees with its own (as lam_basic's receivers compare the call
+// sent with the data), without waiting for the others. b.mu is held.
 func (b *board) early() {
 	for s := b.read.Load() + 1; s <= b.next; s++ {
 		p := &b.pend[s%boardSlots]
-		if p.quick == nil || p.early || !p.alone || p.sig.Kind != coll.Bcast || !p.quick.Sealed() || b.posted(p.root, s).v.Load() < s {
+		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) || !p.quick.Sealed() || b.posted(p.root, s).v.Load() < s {
 			continue
 		}
 		var err error
 		if b.a.u64(b.entry(p.root, s)+boardDigest).Load() != p.digest {
 			err = b.judge(p, p.root, s)
 		} else {
-			copy(p.recv[:p.size], b.data(p.root, s, p.size))
+			b.take(s, p)
 		}
 		p.early = true
 		p.quick.Complete(err)
 	}
+}
+
+// take copies this process's part of the root's data of number s, an
+// Ibcast's or Iscatter's (not the root's), to its buffer.
+func (b *board) take(s uint64, p *pending) {
+	from := b.data(p.root, s, p.size)
+	if p.sig.Kind == coll.Scatter {
+		n := p.size / b.a.n
+		from = from[b.a.me*n : (b.a.me+1)*n]
+	}
+	copy(p.recv, from)
 }
 
 // BoardPost is coll.Board's: the entry of a collective that runs as a
@@ -290,17 +386,22 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		return b.err
 	}
 	s := b.next + 1
-	var need uint64 // the number whose lines s's reuse
+	var need uint64 // the number whose lines (and outboard) s's reuse
 	if s > boardSlots {
 		need = s - boardSlots
 	}
-	if quick && p.size > boardBytes && s > bigSlots {
-		need = s - bigSlots // its outboard slot, reused sooner
+	if quick {
+		need = max(need, b.outNeed(s, p.size))
 	}
 	if err := b.claim(need); err != nil {
 		return err
 	}
 	b.next = s
+	if quick && p.size > bigBytes {
+		b.wide = s
+	} else if quick && p.size > boardBytes {
+		b.used[s%bigSlots] = s
+	}
 	a := b.a
 	p.digest = p.c.CallDigest(&p.sig)
 	if p.g != nil {
@@ -310,7 +411,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	b.pend[s%boardSlots] = *p
 	if p.quick != nil {
 		root := -1
-		if p.alone && p.sig.Kind == coll.Bcast && a.me != p.root {
+		if p.alone && fromRoot(p.sig.Kind) && a.me != p.root {
 			root = p.root // it waits for the root's entry alone (early)
 		}
 		p.quick.SetQuick(b, s, root)
@@ -334,6 +435,19 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		a.publish(b.posted(a.me, s), s)
 	}
 	return nil
+}
+
+// outNeed is the number every process must have read before number s
+// writes size bytes of data to this process's outboard: the last whose
+// data lie where its will (0: none). b.mu is held.
+func (b *board) outNeed(s uint64, size int) uint64 {
+	switch {
+	case size <= boardBytes:
+		return 0
+	case size <= bigBytes:
+		return max(b.wide, b.used[s%bigSlots])
+	}
+	return max(b.wide, slices.Max(b.used[:]))
 }
 
 // claim waits until every process has read number want (0: none), which
@@ -461,17 +575,37 @@ func (b *board) settle(s uint64, p *pending) {
 }
 
 // finish moves the data of number s, which shmem runs, once every
-// process posted it and the calls agree: an Ibcast's process copies the
-// root's, an Iallreduce's process and an Ireduce's root combine every
-// process's in the grouping lam_basic would use (planFor).
+// process posted it and the calls agree: an Ibcast's or Iscatter's
+// process copies the root's (take), an Igather's root and an
+// Iallgather's or Ialltoall's process the others' blocks, an
+// Iallreduce's process and an Ireduce's root combine every process's in
+// the grouping lam_basic would use (planFor).
 func (b *board) finish(s uint64, p *pending) {
-	me := b.a.me
+	me, n := b.a.me, b.a.n
 	data := func(q int) []byte { return b.data(q, s, p.size) }
 	root := p.root
 	switch p.sig.Kind {
-	case coll.Bcast:
+	case coll.Bcast, coll.Scatter:
 		if me != root {
-			copy(p.recv[:p.size], data(root))
+			b.take(s, p)
+		}
+		return
+	case coll.Gather, coll.Allgather:
+		if p.sig.Kind == coll.Gather && me != root {
+			return
+		}
+		for q := range n {
+			if q != me {
+				copy(p.recv[q*p.size:(q+1)*p.size], data(q))
+			}
+		}
+		return
+	case coll.Alltoall:
+		k := p.size / n
+		for q := range n {
+			if q != me {
+				copy(p.recv[q*k:(q+1)*k], data(q)[me*k:(me+1)*k])
+			}
 		}
 		return
 	case coll.Allreduce:
@@ -483,7 +617,7 @@ func (b *board) finish(s uint64, p *pending) {
 	default:
 		return
 	}
-	for q := range b.a.n {
+	for q := range n {
 		b.inputs[q] = data(q)
 	}
 	e := evaluator{plan: planFor(p.c, p.op, p.size, root), x: b.inputs, regs: &b.regs}

@@ -156,6 +156,175 @@ func TestBoardDepth(t *testing.T) {
 	}
 }
 
+// An Igather, Iscatter, Iallgather or Ialltoall on the board gives each
+// process its blocks: entries in the line (up to 104 bytes), in an
+// outboard slot (up to 64 KiB), in the whole outboard (an Iscatter's or
+// Ialltoall's, up to 512 KiB) and above (a schedule), roots first and last,
+// in place and not, more outstanding than the outboard has slots,
+// waited for in reverse order; at coll_base_check=2 too, where nobody
+// completes alone.
+func TestBoardBlocks(t *testing.T) {
+	kinds := []coll.Kind{coll.Gather, coll.Scatter, coll.Allgather, coll.Alltoall}
+	ks := []int{1, 13, 14, 700, 8192, 8193, 33000, 3} // int64s a block
+	count := 2 * len(kinds) * len(ks)
+	for _, n := range []int{2, 3, 5} {
+		for _, inPlace := range []bool{false, true} {
+			for _, params := range [][]string{nil, {"coll_base_check", "2"}} {
+				t.Run(fmt.Sprintf("%d/%v/%v", n, inPlace, params), func(t *testing.T) {
+					w := world(t, make([]int32, n), params...)
+					w.Check(t, w.Each(func(r int) error {
+						return boardBlocks(w.Comm(r), r, n, count, kinds, ks, inPlace)
+					}))
+				})
+			}
+		}
+	}
+}
+
+// boardBlocks is process r's part of TestBoardBlocks.
+func boardBlocks(c *coll.Comm, r, n, count int, kinds []coll.Kind, ks []int, inPlace bool) error {
+	scheds := make([]*coll.Schedule, count)
+	outs := make([][]byte, count)
+	errs := make([]error, count)
+	for i := range count {
+		kind, k := kinds[i%len(kinds)], ks[i/len(kinds)%len(ks)]
+		root := (i / 3) % 2 * (n - 1)
+		var send []byte
+		out := coll.Buffer(8 * n * k)
+		switch kind {
+		case coll.Gather, coll.Allgather:
+			send = colltest.Ints(r+i, k)
+			if inPlace && (kind == coll.Allgather || r == root) {
+				copy(out[r*8*k:], send)
+				send = nil
+			}
+		case coll.Scatter:
+			out = coll.Buffer(8 * k)
+			send = colltest.Ints(r+i, n*k)
+			if inPlace && r == root {
+				out = nil
+			}
+		case coll.Alltoall:
+			send = colltest.Ints(r+i, n*k)
+			if inPlace {
+				copy(out, send)
+				send = nil
+			}
+		}
+		outs[i] = out
+		sig := coll.Sig{Kind: kind, Send: int64(8 * k), Root: root}
+		var err error
+		scheds[i], err = quickStart(c, sig, func(v *coll.Comm, a *coll.Actions) error {
+			switch kind {
+			case coll.Gather:
+				return a.Gather(v, send, out, root)
+			case coll.Scatter:
+				return a.Scatter(v, send, out, root)
+			case coll.Allgather:
+				return a.Allgather(v, send, out)
+			}
+			return a.Alltoall(v, send, out)
+		}, &errs[i])
+		if err != nil {
+			return fmt.Errorf("start %d: %w", i, err)
+		}
+	}
+	for i := count - 1; i >= 0; i-- {
+		kind, k := kinds[i%len(kinds)], ks[i/len(kinds)%len(ks)]
+		root := (i / 3) % 2 * (n - 1)
+		if err := wait(scheds[i], 10*time.Second); err != nil {
+			return fmt.Errorf("%s %d: %w", kind, i, err)
+		}
+		if errs[i] != nil {
+			return fmt.Errorf("%s %d: %w", kind, i, errs[i])
+		}
+		var want []int64
+		switch {
+		case kind == coll.Scatter && !(inPlace && r == root):
+			for j := range k {
+				want = append(want, colltest.Val(root+i, r*k+j))
+			}
+		case kind == coll.Gather && r == root, kind == coll.Allgather:
+			for q := range n {
+				for j := range k {
+					want = append(want, colltest.Val(q+i, j))
+				}
+			}
+		case kind == coll.Alltoall:
+			for q := range n {
+				for j := range k {
+					want = append(want, colltest.Val(q+i, r*k+j))
+				}
+			}
+		default:
+			continue
+		}
+		if got := colltest.I64(outs[i]); !slices.Equal(got, want) {
+			return fmt.Errorf("%s %d (%d int64s a block, root %d): got %v, want %v", kind, i, k, root, got[:min(len(got), 8)], want[:min(len(want), 8)])
+		}
+	}
+	return nil
+}
+
+// A start that writes to the outboard where an earlier collective's data
+// lie waits until every process has read them: an Ialltoall's wide entry
+// after an Iallgather's slot, and the other way round, started at once
+// by one process and late by the other.
+func TestBoardWide(t *testing.T) {
+	const block, wide = 4096, 80000 // bytes: in an outboard slot; two blocks over the first three slots
+	for _, wideFirst := range []bool{false, true} {
+		t.Run(fmt.Sprint("wide first ", wideFirst), func(t *testing.T) {
+			w := world(t, make([]int32, 2))
+			w.Check(t, w.Each(func(r int) error {
+				if r == 1 {
+					time.Sleep(50 * time.Millisecond) // rank 0 starts both first
+				}
+				c := w.Comm(r)
+				gathered, swapped := coll.Buffer(2*block), coll.Buffer(2*wide)
+				var errs [2]error
+				var scheds [2]*coll.Schedule
+				for i := range 2 {
+					sig := coll.Sig{Kind: coll.Allgather, Send: block}
+					f := func(v *coll.Comm, a *coll.Actions) error {
+						return a.Allgather(v, colltest.Ints(r, block/8), gathered)
+					}
+					if (i == 0) == wideFirst {
+						sig = coll.Sig{Kind: coll.Alltoall, Send: wide}
+						f = func(v *coll.Comm, a *coll.Actions) error {
+							return a.Alltoall(v, colltest.Ints(r+10, 2*wide/8), swapped)
+						}
+					}
+					var err error
+					if scheds[i], err = quickStart(c, sig, f, &errs[i]); err != nil {
+						return err
+					}
+				}
+				for i := range 2 {
+					if err := wait(scheds[i], 10*time.Second); err != nil {
+						return err
+					}
+					if errs[i] != nil {
+						return errs[i]
+					}
+				}
+				for q := range 2 {
+					for j, v := range colltest.I64(gathered[q*block : (q+1)*block]) {
+						if want := colltest.Val(q, j); v != want {
+							return fmt.Errorf("allgather: block %d [%d] = %d, want %d", q, j, v, want)
+						}
+					}
+					for j, v := range colltest.I64(swapped[q*wide : (q+1)*wide]) {
+						if want := colltest.Val(q+10, r*wide/8+j); v != want {
+							return fmt.Errorf("alltoall: block %d [%d] = %d, want %d", q, j, v, want)
+						}
+					}
+				}
+				return nil
+			}))
+		})
+	}
+}
+
 // A float Iallreduce or Ireduce on the board gives lam_basic's bits (its
 // grouping for the process count and root), commutative or not.
 func TestBoardSameBits(t *testing.T) {
@@ -219,6 +388,9 @@ func TestBoardMismatch(t *testing.T) {
 	small, other, large := call{coll.Allreduce, 8, 0}, call{coll.Allreduce, 16, 0}, call{coll.Allreduce, 65544, 0}
 	out, out2, outBcast := call{coll.Allreduce, 4096, 0}, call{coll.Allreduce, 8192, 0}, call{coll.Bcast, 4096, 0}
 	outBcast2, outReduce := call{coll.Bcast, 32768, 0}, call{coll.Reduce, 4096, 0}
+	gather, gather1, allgather := call{coll.Gather, 8, 0}, call{coll.Gather, 8, 1}, call{coll.Allgather, 8, 0}
+	scatter, alltoall, alltoall2 := call{coll.Scatter, 8, 0}, call{coll.Alltoall, 8, 0}, call{coll.Alltoall, 16, 0}
+	outGather, outScatter, bigAllgather := call{coll.Gather, 4096, 0}, call{coll.Scatter, 4096, 0}, call{coll.Allgather, 65544, 0}
 	for _, tt := range []struct {
 		name   string
 		calls  [2]call
@@ -252,6 +424,17 @@ func TestBoardMismatch(t *testing.T) {
 		{"barrier/outboard reduce", [2]call{barrier, outReduce}, nil, -1},
 		{"bcast/barrier at check 2", [2]call{bcast, barrier}, []string{"coll_base_check", "2"}, -1},
 		{"barrier/reduce at check 2", [2]call{barrier, reduce}, []string{"coll_base_check", "2"}, -1},
+		// Blocks (sizes are a block's): an Igather's other processes
+		// only give, as an Iscatter's root; an Iscatter's others wait
+		// for the root's entry alone.
+		{"gather roots", [2]call{gather, gather1}, nil, 2},
+		{"gather/allgather", [2]call{gather, allgather}, nil, -1},
+		{"scatter/barrier", [2]call{scatter, barrier}, nil, 0},
+		{"barrier/scatter", [2]call{barrier, scatter}, nil, -1},
+		{"alltoall sizes", [2]call{alltoall, alltoall2}, nil, -1},
+		{"outboard gather/scatter", [2]call{outGather, outScatter}, nil, -1},
+		{"allgather board/schedule", [2]call{allgather, bigAllgather}, nil, -1},
+		{"barrier/gather at check 2", [2]call{barrier, gather}, []string{"coll_base_check", "2"}, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 3
@@ -259,7 +442,7 @@ func TestBoardMismatch(t *testing.T) {
 			errs := w.Each(func(r int) error {
 				c := w.Comm(r)
 				k := tt.calls[min(r, 1)]
-				buf, out := coll.Buffer(max(k.size, 8)), coll.Buffer(max(k.size, 8))
+				buf, out := coll.Buffer(n*max(k.size, 8)), coll.Buffer(n*max(k.size, 8))
 				sig := coll.Sig{Kind: k.kind, Send: int64(k.size), Op: 1, Root: k.root}
 				var outcome error
 				s, err := quickStart(c, sig, func(v *coll.Comm, a *coll.Actions) error {
@@ -270,6 +453,14 @@ func TestBoardMismatch(t *testing.T) {
 						return a.Bcast(v, buf[:k.size], k.root)
 					case coll.Reduce:
 						return a.Reduce(v, buf[:k.size], out[:k.size], &colltest.Sum, k.root)
+					case coll.Gather:
+						return a.Gather(v, buf[:k.size], out[:n*k.size], k.root)
+					case coll.Scatter:
+						return a.Scatter(v, buf[:n*k.size], out[:k.size], k.root)
+					case coll.Allgather:
+						return a.Allgather(v, buf[:k.size], out[:n*k.size])
+					case coll.Alltoall:
+						return a.Alltoall(v, buf[:n*k.size], out[:n*k.size])
 					}
 					return a.Allreduce(v, buf[:k.size], out[:k.size], &colltest.Sum)
 				}, &outcome)
