@@ -9,11 +9,13 @@ func (e *Engine) NewGeneric() *Request {
 	return r
 }
 
-// InitGeneric makes r, a request not in use, what NewGeneric returns: for
-// a caller that keeps the request inside an allocation of its own.
+// InitGeneric makes r, a zero Request (new memory), what NewGeneric
+// returns: for a caller that keeps the request inside an allocation of
+// its own. It sets the fields that differ from zero only: writing the
+// whole request again, as an assignment of a composite literal does,
+// took an eighth of a small nonblocking collective's time.
 func (e *Engine) InitGeneric(r *Request) {
-	*r = Request{e: e, peer: -1, rank: ProcNull}
-	r.active = true
+	r.e, r.peer, r.rank, r.active = e, -1, ProcNull, true
 }
 
 // Finish completes a request of NewGeneric's with status s; a request
