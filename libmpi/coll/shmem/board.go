@@ -30,9 +30,10 @@ import (
 // the others' data (for an Iallreduce, combining the inputs in the
 // grouping lam_basic would use, planFor), with no message and no
 // schedule. Data of up to boardBytes lie in the entry's line; larger
-// data in the process's outboard slot of the number (s mod bigSlots),
-// larger still in its whole outboard; a start writes there once every
-// process has read the last number whose data lie there (outNeed).
+// data in the process's outboard, in as many of its slots as they take,
+// the next free ones in turn (the entry's line says which: outSlots); a
+// start writes there once every process has read the last number whose
+// data lie there.
 // Others run as schedules of lam_basic's messages, and their entries
 // only guard them: a process whose call differs ends every process's
 // collective with the error, where the others would wait for messages
@@ -65,8 +66,8 @@ const (
 	// before a start waits for the others to read.
 	bigSlots = 8
 	bigBytes = 65536
-	// An Iscatter's or Ialltoall's entry carries every block: up to
-	// wideBytes it takes the whole outboard (a wide entry).
+	// An Iscatter's or Ialltoall's entry carries every block, in up
+	// to every slot of the outboard.
 	wideBytes = bigSlots * bigBytes
 )
 
@@ -89,14 +90,14 @@ type board struct {
 	// on the way of every start).
 	staged      uint64
 	stagedGives bool
-	// The last number whose data went to each outboard slot, and to
-	// the whole outboard (under mu): a start may write there once
-	// every process has read it (outNeed).
-	used [bigSlots]uint64
-	wide uint64
-	read atomic.Uint64 // every number up to it was read (written under mu)
-	pend [boardSlots]pending
-	seen []uint64 // process → its done, as last seen (claim; under mu)
+	// The last number whose data went to each outboard slot, and the
+	// slot the next takes first (under mu): a start may write to a
+	// slot once every process has read its last (outSlots).
+	used   [bigSlots]uint64
+	cursor int
+	read   atomic.Uint64 // every number up to it was read (written under mu)
+	pend   [boardSlots]pending
+	seen   []uint64 // process → its done, as last seen (claim; under mu)
 	// calls: the digest of the call in each of this process's call
 	// slots, which a post writes only when its call's differs (a
 	// program starts the same collective again and again); under mu.
@@ -150,18 +151,21 @@ func (b *board) callOf(i int, s uint64) []byte {
 }
 
 // data is process i's data of number s, size bytes: in its entry line,
-// in its outboard slot when larger, in its whole outboard when larger
-// still (wide).
+// or, when larger, in its outboard from the slot the line names.
 func (b *board) data(i int, s uint64, size int) []byte {
 	off := b.entry(i, s) + boardData
-	switch {
-	case size > bigBytes:
+	if size > boardBytes {
+		at := int(binary.LittleEndian.Uint32(b.a.mem[off:]))
 		off = b.a.bigAt(i)
-	case size > boardBytes:
-		off = b.a.bigAt(i) + int(s%bigSlots)*bigBytes
+		if at >= 0 && at <= bigSlots-slotsFor(size) { // as outSlots wrote it
+			off += at * bigBytes
+		}
 	}
 	return b.a.mem[off : off+size : off+size]
 }
+
+// slotsFor is the outboard slots that size bytes of data take.
+func slotsFor(size int) int { return (size + bigBytes - 1) / bigBytes }
 
 // done is process i's done flag: the last number it read.
 func (b *board) done(i int) flag {
@@ -390,19 +394,25 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	if s > boardSlots {
 		need = s - boardSlots
 	}
-	if quick {
-		need = max(need, b.outNeed(s, p.size))
+	at := -1 // the first outboard slot of its data (an entry without data takes none)
+	if quick && p.size > boardBytes && len(data) > 0 {
+		var last uint64
+		at, last = b.outSlots(p.size)
+		need = max(need, last)
 	}
 	if err := b.claim(need); err != nil {
 		return err
 	}
 	b.next = s
-	if quick && p.size > bigBytes {
-		b.wide = s
-	} else if quick && p.size > boardBytes {
-		b.used[s%bigSlots] = s
-	}
 	a := b.a
+	if at >= 0 {
+		k := slotsFor(p.size)
+		for j := at; j < at+k; j++ {
+			b.used[j] = s
+		}
+		b.cursor = (at + k) % bigSlots
+		binary.LittleEndian.PutUint32(a.mem[b.entry(a.me, s)+boardData:], uint32(at))
+	}
 	p.digest = p.c.CallDigest(&p.sig)
 	if p.g != nil {
 		p.g.s, p.g.c, p.g.sig, p.g.digest = s, p.c, p.sig, p.digest
@@ -421,6 +431,8 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	n := uint32(0)
 	if quick {
 		n = uint32(p.size) + 1
+	}
+	if len(data) > 0 {
 		copy(b.data(a.me, s, p.size), data)
 	}
 	binary.LittleEndian.PutUint32(a.mem[off+boardSize:], n)
@@ -437,17 +449,17 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	return nil
 }
 
-// outNeed is the number every process must have read before number s
-// writes size bytes of data to this process's outboard: the last whose
-// data lie where its will (0: none). b.mu is held.
-func (b *board) outNeed(s uint64, size int) uint64 {
-	switch {
-	case size <= boardBytes:
-		return 0
-	case size <= bigBytes:
-		return max(b.wide, b.used[s%bigSlots])
+// outSlots is where the next entry's size bytes of data go in this
+// process's outboard: the first of the slots they take, the next in turn
+// (from the first slot if they do not fit before the end), and the
+// number every process must have read before they are written there,
+// the last whose data lie there (0: none). b.mu is held.
+func (b *board) outSlots(size int) (at int, last uint64) {
+	at, k := b.cursor, slotsFor(size)
+	if at+k > bigSlots {
+		at = 0
 	}
-	return max(b.wide, slices.Max(b.used[:]))
+	return at, slices.Max(b.used[at : at+k])
 }
 
 // claim waits until every process has read number want (0: none), which

@@ -266,63 +266,63 @@ func boardBlocks(c *coll.Comm, r, n, count int, kinds []coll.Kind, ks []int, inP
 	return nil
 }
 
-// A start that writes to the outboard where an earlier collective's data
-// lie waits until every process has read them: an Ialltoall's wide entry
-// after an Iallgather's slot, and the other way round, started at once
-// by one process and late by the other.
-func TestBoardWide(t *testing.T) {
-	const block, wide = 4096, 80000 // bytes: in an outboard slot; two blocks over the first three slots
-	for _, wideFirst := range []bool{false, true} {
-		t.Run(fmt.Sprint("wide first ", wideFirst), func(t *testing.T) {
-			w := world(t, make([]int32, 2))
-			w.Check(t, w.Each(func(r int) error {
-				if r == 1 {
-					time.Sleep(50 * time.Millisecond) // rank 0 starts both first
+// A start that writes to outboard slots where an earlier collective's
+// data lie waits until every process has read them: Ialltoalls whose
+// blocks take 1 to 8 slots and Iallgathers of one, started at once by
+// one process and late by the other, so that the slots wrap around
+// while the first ones are unread.
+func TestBoardOutboardReuse(t *testing.T) {
+	slots := []int{3, 0, 5, 0, 2, 4, 0, 3, 8, 0, 2, 1, 7, 0} // an Ialltoall's slots; 0: an Iallgather of 4 KiB blocks
+	w := world(t, make([]int32, 2))
+	w.Check(t, w.Each(func(r int) error {
+		if r == 1 {
+			time.Sleep(50 * time.Millisecond) // rank 0 starts them all first
+		}
+		c := w.Comm(r)
+		outs := make([][]byte, len(slots))
+		errs := make([]error, len(slots))
+		scheds := make([]*coll.Schedule, len(slots))
+		for i, k := range slots {
+			sig := coll.Sig{Kind: coll.Allgather, Send: 4096}
+			outs[i] = coll.Buffer(2 * 4096)
+			f := func(v *coll.Comm, a *coll.Actions) error {
+				return a.Allgather(v, colltest.Ints(r+i, 4096/8), outs[i])
+			}
+			if k > 0 {
+				block := k*32768 - 8 // two blocks take k slots
+				sig = coll.Sig{Kind: coll.Alltoall, Send: int64(block)}
+				outs[i] = coll.Buffer(2 * block)
+				f = func(v *coll.Comm, a *coll.Actions) error {
+					return a.Alltoall(v, colltest.Ints(r+i, 2*block/8), outs[i])
 				}
-				c := w.Comm(r)
-				gathered, swapped := coll.Buffer(2*block), coll.Buffer(2*wide)
-				var errs [2]error
-				var scheds [2]*coll.Schedule
-				for i := range 2 {
-					sig := coll.Sig{Kind: coll.Allgather, Send: block}
-					f := func(v *coll.Comm, a *coll.Actions) error {
-						return a.Allgather(v, colltest.Ints(r, block/8), gathered)
-					}
-					if (i == 0) == wideFirst {
-						sig = coll.Sig{Kind: coll.Alltoall, Send: wide}
-						f = func(v *coll.Comm, a *coll.Actions) error {
-							return a.Alltoall(v, colltest.Ints(r+10, 2*wide/8), swapped)
-						}
-					}
-					var err error
-					if scheds[i], err = quickStart(c, sig, f, &errs[i]); err != nil {
-						return err
-					}
-				}
-				for i := range 2 {
-					if err := wait(scheds[i], 10*time.Second); err != nil {
-						return err
-					}
-					if errs[i] != nil {
-						return errs[i]
+			}
+			var err error
+			if scheds[i], err = quickStart(c, sig, f, &errs[i]); err != nil {
+				return err
+			}
+		}
+		for i, k := range slots {
+			if err := wait(scheds[i], 10*time.Second); err != nil {
+				return err
+			}
+			if errs[i] != nil {
+				return errs[i]
+			}
+			block, mine := 4096/8, 0 // int64s; where this process's part of a block begins
+			if k > 0 {
+				block = (k*32768 - 8) / 8
+				mine = r * block
+			}
+			for q := range 2 {
+				for j, v := range colltest.I64(outs[i][q*8*block : (q+1)*8*block]) {
+					if want := colltest.Val(q+i, mine+j); v != want {
+						return fmt.Errorf("collective %d (%d slots): block %d [%d] = %d, want %d", i, k, q, j, v, want)
 					}
 				}
-				for q := range 2 {
-					for j, v := range colltest.I64(gathered[q*block : (q+1)*block]) {
-						if want := colltest.Val(q, j); v != want {
-							return fmt.Errorf("allgather: block %d [%d] = %d, want %d", q, j, v, want)
-						}
-					}
-					for j, v := range colltest.I64(swapped[q*wide : (q+1)*wide]) {
-						if want := colltest.Val(q+10, r*wide/8+j); v != want {
-							return fmt.Errorf("alltoall: block %d [%d] = %d, want %d", q, j, v, want)
-						}
-					}
-				}
-				return nil
-			}))
-		})
-	}
+			}
+		}
+		return nil
+	}))
 }
 
 // A float Iallreduce or Ireduce on the board gives lam_basic's bits (its
