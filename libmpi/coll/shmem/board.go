@@ -499,6 +499,13 @@ func (b *board) claim(want uint64) error {
 		// Wait a while for what it lacks (another process's post, or
 		// its reading), then look again.
 		f, who := b.done(lag), lag
+		if lag != b.a.me {
+			// It may be asleep waiting for this process's next entry
+			// (an Ibcast's or Iscatter's other process, which waits
+			// for its root's alone) with numbers posted that it has
+			// not read: woken, it reads them (Await).
+			b.posted(b.a.me, b.next+1).wake()
+		}
 		if lag == b.a.me {
 			r := b.read.Load() + 1
 			who = b.missing(r)
@@ -706,6 +713,11 @@ func (b *board) Poll(*coll.Schedule) {
 	}
 }
 
+// awakeFor is the longest a wait for an entry sleeps before it reads
+// what was posted meanwhile: a start elsewhere may be waiting for that
+// (claim), and wakes it; this bounds the wait where it does not know to.
+const awakeFor = 10 * time.Millisecond
+
 // Await moves the board on until s completes, waiting for the first
 // entry not yet posted as the blocking collectives wait for a flag: it
 // looks at the entries without the board's lock first, so that the
@@ -727,9 +739,17 @@ func (b *board) Await(s *coll.Schedule) {
 		}
 		if who >= 0 {
 			if f := b.posted(who, r); !b.a.spin(f, r) {
-				if err := b.a.awaitLong(f, r, who, &lastCheck, 0); err != nil {
+				err := b.a.awaitLong(f, r, who, &lastCheck, awakeFor)
+				if err != nil || f.v.Load() < r {
+					// Woken (by a start that waits for this process to
+					// read: claim) or awake again: it reads what was
+					// posted meanwhile.
 					b.mu.Lock()
-					b.fail(err)
+					if err != nil {
+						b.fail(err)
+					} else {
+						b.progress()
+					}
 					b.mu.Unlock()
 				}
 			}

@@ -325,6 +325,69 @@ func TestBoardOutboardReuse(t *testing.T) {
 	}))
 }
 
+// Back-to-back Iscatters and Ibcasts whose root completes alone and
+// runs ahead, each waited for at once: a root whose start waits for the
+// others to read (its outboard slots, its entry lines) wakes those asleep
+// waiting for its next entry, which read what was posted meanwhile, so
+// nobody waits for ever.
+func TestBoardRootAhead(t *testing.T) {
+	for _, kind := range []coll.Kind{coll.Scatter, coll.Bcast} {
+		for _, block := range []int{8, 1024} { // in the line; in an outboard slot
+			t.Run(fmt.Sprintf("%s/%d", kind, block), func(t *testing.T) {
+				const n, count = 4, 3000
+				w := world(t, make([]int32, n))
+				var errs []error
+				within(t, time.Minute, func() {
+					errs = w.Each(func(r int) error {
+						c := w.Comm(r)
+						all, mine := colltest.Ints(r, n*block/8), coll.Buffer(block)
+						for i := range count {
+							sig := coll.Sig{Kind: kind, Send: int64(block)}
+							var out error
+							s, err := quickStart(c, sig, func(v *coll.Comm, a *coll.Actions) error {
+								if kind == coll.Bcast {
+									if r == 0 {
+										return a.Bcast(v, all[:block], 0)
+									}
+									return a.Bcast(v, mine, 0)
+								}
+								return a.Scatter(v, all, mine, 0)
+							}, &out)
+							if err != nil {
+								return err
+							}
+							if err := wait(s, 10*time.Second); err != nil {
+								return fmt.Errorf("collective %d: %w", i, err)
+							}
+							if out != nil {
+								return out
+							}
+						}
+						return nil
+					})
+				})
+				w.Check(t, errs)
+			})
+		}
+	}
+}
+
+// within runs f and fails the test if it has not returned after limit:
+// a start that waits for ever is not bounded otherwise.
+func within(t *testing.T, limit time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("not done after %v", limit)
+	}
+}
+
 // A float Iallreduce or Ireduce on the board gives lam_basic's bits (its
 // grouping for the process count and root), commutative or not.
 func TestBoardSameBits(t *testing.T) {
