@@ -177,7 +177,9 @@ func (b *board) done(i int) flag {
 // whether shmem runs it: a Barrier; an Allreduce, Reduce or Bcast of up
 // to bigBytes; a Gather or Allgather whose block is up to bigBytes, a
 // Scatter or Alltoall whose blocks together are up to wideBytes (every
-// process's entry of a Scatter the size of the root's).
+// process's entry of a Scatter the size of the root's); with buffers of
+// the lengths the call implies (the others are left to the schedule,
+// which judges them).
 func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
 	n := len(k.Recv)
 	if k.Send != nil {
@@ -194,24 +196,31 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
 	case coll.Bcast:
 		return n, n <= bigBytes
 	case coll.Gather:
-		n = len(k.Send)
-		if root {
-			n = len(k.Recv) / c.Size()
+		if !root {
+			return len(k.Send), len(k.Send) <= bigBytes
 		}
-		return n, n <= bigBytes
+		n = len(k.Recv) / c.Size()
+		return n, n <= bigBytes && blocks(k.Recv, k.Send, c.Size())
 	case coll.Scatter:
-		n = len(k.Recv) * c.Size()
-		if root {
-			n = len(k.Send)
+		if !root {
+			n = len(k.Recv) * c.Size()
+			return n, n <= wideBytes
 		}
-		return n, n <= wideBytes
+		return len(k.Send), len(k.Send) <= wideBytes && blocks(k.Send, k.Recv, c.Size())
 	case coll.Allgather:
 		n = len(k.Recv) / c.Size()
-		return n, n <= bigBytes
+		return n, n <= bigBytes && blocks(k.Recv, k.Send, c.Size())
 	case coll.Alltoall:
-		return len(k.Recv), len(k.Recv) <= wideBytes
+		n = len(k.Recv)
+		return n, n <= wideBytes && n%c.Size() == 0 && (k.Send == nil || len(k.Send) == n)
 	}
 	return 0, false
+}
+
+// blocks reports whether all is n blocks of one's length, or of a length
+// of its own if one is nil (in place).
+func blocks(all, one []byte, n int) bool {
+	return len(all)%n == 0 && (one == nil || len(one)*n == len(all))
 }
 
 // BoardQuick is coll.Board's: shmem runs an Ibarrier, and a small

@@ -235,3 +235,41 @@ func TestReadConfig(t *testing.T) {
 		}
 	}
 }
+
+// A Gather, Scatter, Allgather or Alltoall whose buffers are not the
+// blocks its call implies is left to the schedule (which judges them),
+// never sliced out of range on the board.
+func TestQuickSizeBuffers(t *testing.T) {
+	w := colltest.NewWorld(make([]int32, 3), time.Second)
+	defer w.Close()
+	c := w.Comm(0) // the root
+	buf := func(n int) []byte { return make([]byte, n) }
+	for _, tt := range []struct {
+		name       string
+		kind       coll.Kind
+		send, recv []byte
+		ok         bool
+	}{
+		{"gather", coll.Gather, buf(8), buf(24), true},
+		{"gather in place", coll.Gather, nil, buf(24), true},
+		{"gather short block", coll.Gather, buf(4), buf(24), false},
+		{"gather uneven", coll.Gather, buf(8), buf(25), false},
+		{"scatter", coll.Scatter, buf(24), buf(8), true},
+		{"scatter in place", coll.Scatter, buf(24), nil, true},
+		{"scatter long block", coll.Scatter, buf(24), buf(16), false},
+		{"allgather", coll.Allgather, buf(8), buf(24), true},
+		{"allgather in place", coll.Allgather, nil, buf(24), true},
+		{"allgather short recv", coll.Allgather, buf(8), buf(16), false},
+		{"alltoall", coll.Alltoall, buf(24), buf(24), true},
+		{"alltoall in place", coll.Alltoall, nil, buf(24), true},
+		{"alltoall short send", coll.Alltoall, buf(12), buf(24), false},
+		{"alltoall uneven", coll.Alltoall, buf(25), buf(25), false},
+	} {
+		k := &coll.BoardCall{Sig: &coll.Sig{Kind: tt.kind}, Send: tt.send, Recv: tt.recv}
+		if n, ok := quickSize(c, k); ok != tt.ok {
+			t.Errorf("%s: on the board %v, want %v", tt.name, ok, tt.ok)
+		} else if ok {
+			posted(c, k, n) // slices within the buffers
+		}
+	}
+}
