@@ -2,7 +2,10 @@ package mpi
 
 import (
 	"context"
+	"runtime"
+	"time"
 
+	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/internal/core"
 	"github.com/lamgo/lam/libmpi/internal/task"
 )
@@ -26,11 +29,36 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 	if r.inactive() {
 		return emptyStatus, nil
 	}
+	if r.sched != nil {
+		if err := awaitSchedule(ctx, r.sched); err != nil {
+			return Status{}, gaveUp(ErrPending, "wait", err)
+		}
+	}
 	if err := st.engine.Wait(ctx, r.r); err != nil {
 		return Status{}, gaveUp(ErrPending, "wait", err)
 	}
 	r.waited = true
 	return r.done()
+}
+
+// awaitSchedule moves a nonblocking collective's schedule on, on the
+// caller's goroutine, until it ends or ctx does: nobody else need move it
+// (shmem's board runs its collectives only where a process waits for or
+// tests one), and its own wait (coll.Schedule.Wait) cannot give up.
+// Between tests the caller yields, then sleeps a little longer each time,
+// up to a millisecond.
+func awaitSchedule(ctx context.Context, s *coll.Schedule) error {
+	for i := 0; !s.Test(); i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if i < 100 {
+			runtime.Gosched()
+			continue
+		}
+		time.Sleep(min(time.Duration(i-99)*10*time.Microsecond, time.Millisecond))
+	}
+	return nil
 }
 
 // RecvContext is Recv, giving up when ctx ends: the receive is then

@@ -429,6 +429,18 @@ func TestCheckpointRequests(t *testing.T) {
 		t.Errorf("synchronous send after its message's match: done %v, %v", ok, err)
 	}
 	// Refused, with the reason.
+	// A nonblocking collective's request waited for is nil, whether its
+	// parts went back to the pool or not.
+	done, err := Ibarrier(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := done.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := (&CheckpointWriter{}).saveRequest(done); err != nil || !s.Null {
+		t.Errorf("a nonblocking collective's request waited for: %+v, %v; want nil", s, err)
+	}
 	ib, err := Ibarrier(d)
 	if err != nil {
 		t.Fatal(err)

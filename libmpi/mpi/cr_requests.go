@@ -56,7 +56,7 @@ func (w *CheckpointWriter) Request(req *Request) error {
 
 func (w *CheckpointWriter) saveRequest(req *Request) (crRequest, error) {
 	switch {
-	case req == nil:
+	case req == nil, req.waited && !req.r.Persistent:
 		return crRequest{Null: true}, nil
 	case req.sched != nil:
 		return crRequest{}, errorf(ErrRequest, "checkpoint: the request of a nonblocking collective cannot be saved (its schedule lives in this process); wait for it before, or start the collective again after the restart")
@@ -64,8 +64,6 @@ func (w *CheckpointWriter) saveRequest(req *Request) (crRequest, error) {
 		return crRequest{}, errorf(ErrRequest, "checkpoint: a generalized request cannot be saved (its functions are the program's)")
 	case req.typed != nil || req.decode != nil:
 		return crRequest{}, errorf(ErrRequest, "checkpoint: a request over a derived datatype or of a Go value cannot be saved; save its data and post it again at restart")
-	case !req.r.Persistent && req.waited:
-		return crRequest{Null: true}, nil
 	}
 	ref, err := w.commRef(req.comm)
 	if err != nil {

@@ -112,6 +112,64 @@ func TestNonblockingCollectives(t *testing.T) {
 	}
 }
 
+// A nonblocking collective's request, once reported, stays inactive
+// while the parts it had serve the collectives started after it: Wait,
+// Test, the any/some/all functions, RequestGetStatus and Free treat it
+// as a request waited for, and the later collectives complete with their
+// own results. (testprog icollreuse does so across processes, on shmem's
+// board, and counts the bytes a start allocates.)
+func TestNonblockingRequestReported(t *testing.T) {
+	c := mpi.World
+	in := []int64{7}
+	out := make([]int64, 1)
+	first, err := mpi.Iallreduce(c, in, out, mpi.Sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		in[0] = int64(i)
+		r, err := mpi.Iallreduce(c, in, out, mpi.Sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Wait(); err != nil || out[0] != int64(i) {
+			t.Fatalf("Iallreduce %d after the first: %v, %v", i, out[0], err)
+		}
+	}
+	empty := mpi.Status{Source: mpi.AnySource, Tag: mpi.AnyTag}
+	if s, err := first.Wait(); err != nil || s != empty {
+		t.Errorf("Wait again: %+v, %v; want an empty status", s, err)
+	}
+	if s, done, err := first.Test(); err != nil || !done || s != empty {
+		t.Errorf("Test after Wait: %+v, %v, %v", s, done, err)
+	}
+	if s, done, err := mpi.RequestGetStatus(first); err != nil || !done || s != empty {
+		t.Errorf("RequestGetStatus after Wait: %+v, %v, %v", s, done, err)
+	}
+	first.Free()
+	if first.Active() || first.Persistent() {
+		t.Errorf("after Wait: active %v, persistent %v", first.Active(), first.Persistent())
+	}
+	// Beside a live one, the reported one is skipped.
+	live, err := mpi.Ibarrier(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, _, done, err := mpi.Testany(first); err != nil || !done || i != mpi.Undefined {
+		t.Errorf("Testany of the reported one: %d, %v, %v", i, done, err)
+	}
+	if i, _, err := mpi.Waitany(first, live); err != nil || i != 1 {
+		t.Errorf("Waitany: %d, %v; want 1", i, err)
+	}
+	if _, err := mpi.Waitall(first, live); err != nil {
+		t.Fatal(err)
+	}
+
+}
+
 // An argument error is returned when the collective starts, with no
 // request.
 func TestNonblockingArgumentErrors(t *testing.T) {

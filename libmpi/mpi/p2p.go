@@ -69,6 +69,9 @@ type Request struct {
 	// sched is a nonblocking collective's schedule, which Wait and Test
 	// advance themselves (icoll.go).
 	sched *coll.Schedule
+	// parts are a nonblocking collective's pooled parts, until the
+	// request is reported (retire).
+	parts *nbParts
 }
 
 // land runs what a completed request does before it is reported, once
@@ -95,6 +98,9 @@ func (r *Request) status() Status {
 	s := statusOf(r.r.Status())
 	if s.Err == nil {
 		s.Err = err
+	}
+	if r.waited && r.parts != nil {
+		r.retire() // reported: inactive from now on
 	}
 	return s
 }

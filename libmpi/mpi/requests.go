@@ -130,7 +130,7 @@ func Startall(reqs ...*Request) error {
 // Free releases a request. An active one completes on its own (its
 // result is dropped); a persistent one can no longer be started.
 func (r *Request) Free() {
-	if r != nil {
+	if r != nil && r.r.Persistent {
 		r.r.Persistent = false
 	}
 }

@@ -65,6 +65,21 @@ func TestIcollMix(t *testing.T) {
 	})
 }
 
+// Nonblocking collectives started and waited for one after another,
+// with the first request of each kind kept (testprog icollreuse): a
+// reported request's pooled parts serve the later collectives, which
+// complete with their own results, while the kept requests stay
+// inactive; on shmem's board a start and its Wait allocate at most 256
+// bytes. Over usysv (shmem, more ranks than cores), tcp and lam_basic.
+func TestIcollReuse(t *testing.T) {
+	runSuite(t, "icollreuse", [][]string{
+		{"-np", "2"},
+		{"-np", "4"},
+		{"-ssi", "rpi", "tcp", "-np", "3"},
+		{"-ssi", "coll", "lam_basic", "-np", "3"},
+	})
+}
+
 // runSuite runs testprog's suite under mpirun with each of cases' mpirun
 // options in a universe on this host.
 func runSuite(t *testing.T, suite string, cases [][]string) {

@@ -315,7 +315,7 @@ func (a *area) BoardPublish() {
 	p := &b.pend[s%boardSlots]
 	var q *coll.Schedule
 	if b.read.Load() < s && p.quick != nil && !p.early && p.quick.Sealed() {
-		p.early, q = true, p.quick
+		p.early, q, p.quick = true, p.quick, nil // completed: the board forgets it
 	}
 	b.mu.Unlock()
 	if q != nil {
@@ -361,8 +361,9 @@ func (b *board) early() {
 		} else {
 			b.take(s, p)
 		}
-		p.early = true
-		p.quick.Complete(err)
+		q := p.quick
+		p.early, p.quick = true, nil // completed: the board forgets it
+		q.Complete(err)
 	}
 }
 
