@@ -14,9 +14,11 @@ func Testall(reqs ...*Request) ([]Status, bool, error) {
 	st.engine.Progress()
 	for _, r := range reqs {
 		if !r.inactive() && !r.r.Done() {
+			st.engine.Tested(false)
 			return nil, false, nil
 		}
 	}
+	st.engine.Tested(true)
 	s, err := Waitall(reqs...)
 	return s, true, err
 }
@@ -34,10 +36,12 @@ func Testany(reqs ...*Request) (int, Status, bool, error) {
 		}
 		active = true
 		if r.r.Done() {
+			st.engine.Tested(true)
 			s, err := r.Wait()
 			return i, s, true, err
 		}
 	}
+	st.engine.Tested(!active)
 	if !active {
 		return Undefined, emptyStatus, true, nil
 	}
@@ -97,7 +101,19 @@ func waitUntil(reqs []*Request, cond func() bool) {
 func Testsome(reqs ...*Request) ([]int, []Status, error) {
 	testSchedules(reqs)
 	st.engine.Progress()
-	return collectDone(reqs)
+	idx, sts, err := collectDone(reqs)
+	st.engine.Tested(len(idx) > 0 || allInactive(reqs))
+	return idx, sts, err
+}
+
+// allInactive reports whether every request of reqs is nil or inactive.
+func allInactive(reqs []*Request) bool {
+	for _, r := range reqs {
+		if !r.inactive() {
+			return false
+		}
+	}
+	return true
 }
 
 func collectDone(reqs []*Request) ([]int, []Status, error) {

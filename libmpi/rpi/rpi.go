@@ -172,6 +172,9 @@ type Pace struct {
 	Spin      time.Duration
 	Yield     time.Duration
 	YieldOS   bool
+	// Shared says the pace is Oversubscribed's: a call that looks
+	// without waiting (Test) and keeps finding nothing yields too.
+	Shared bool
 }
 
 // Oversubscribed is the pace for a process that shares the node's
@@ -183,7 +186,7 @@ func (p Pace) Oversubscribed() Pace {
 	if p.Yield >= 0 {
 		p.Yield += p.Spin
 	}
-	p.SpinPolls, p.Spin, p.YieldOS = 1, 0, true
+	p.SpinPolls, p.Spin, p.YieldOS, p.Shared = 1, 0, true, true
 	return p
 }
 

@@ -123,6 +123,8 @@ type Engine struct {
 	rung     bool         // bell written and not read yet (under mu)
 	// nap is how long a waiter sleeps at most before it looks again.
 	nap time.Duration
+	// missed counts the tests in a row that found nothing (Tested).
+	missed atomic.Uint32
 }
 
 // Config sets up an engine.

@@ -36,9 +36,10 @@ func (e *Engine) take(k match.Key) *Message {
 // arrived: the matched probe that does not wait.
 func (e *Engine) Improbe(context uint32, source, tag int) (*Message, bool) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.progress()
 	m := e.take(match.Key{Context: context, Source: int32(source), Tag: int32(tag)})
+	e.mu.Unlock()
+	e.Tested(m != nil)
 	return m, m != nil
 }
 
