@@ -84,12 +84,21 @@ var nbPool = sync.Pool{New: func() any { return new(nbParts) }}
 // reported request reads it only).
 var retired = core.NewDone(core.Status{Source: AnySource, Tag: AnyTag})
 
-// retire gives a reported nonblocking collective's parts back to nbPool
-// if nothing else holds them: its schedule has ended (the goroutine that
-// ended it is through with them; a shmem board forgets a schedule it
-// completed). One whose end is still running on another goroutine (a
-// Test that saw the request complete first) is left to the collector.
+// retire gives a reported request's pooled parts back to their pool if
+// nothing else holds them. A send's or receive's core request is the
+// engine's no more once complete (the blocking calls reuse theirs so).
+// A nonblocking collective's parts are free once its schedule has ended
+// (the goroutine that ended it is through with them; a shmem board
+// forgets a schedule it completed); one whose end is still running on
+// another goroutine (a Test that saw the request complete first) is left
+// to the collector.
 func (r *Request) retire() {
+	if r.pooled {
+		q := r.r
+		r.r, r.pooled = retired, false
+		requests.Put(q)
+		return
+	}
 	p := r.parts
 	if r.sched != nil && !r.sched.Done() {
 		return

@@ -69,9 +69,11 @@ type Request struct {
 	// sched is a nonblocking collective's schedule, which Wait and Test
 	// advance themselves (icoll.go).
 	sched *coll.Schedule
-	// parts are a nonblocking collective's pooled parts, until the
+	// parts are a nonblocking collective's pooled parts, and pooled
+	// says r is a pooled send's or receive's (pooledSend), until the
 	// request is reported (retire).
-	parts *nbParts
+	parts  *nbParts
+	pooled bool
 }
 
 // land runs what a completed request does before it is reported, once
@@ -99,7 +101,7 @@ func (r *Request) status() Status {
 	if s.Err == nil {
 		s.Err = err
 	}
-	if r.waited && r.parts != nil {
+	if r.waited && (r.parts != nil || r.pooled) {
 		r.retire() // reported: inactive from now on
 	}
 	return s
@@ -163,19 +165,50 @@ func recvArgs(c *Comm, source, tag int) (*core.Engine, error) {
 }
 
 func newSend[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) (*Request, error) {
+	return sendOn(new(core.Request), c, buf, dest, tag, mode)
+}
+
+func newRecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
+	return recvOn(new(core.Request), c, buf, source, tag)
+}
+
+// sendOn is newSend on the core request q.
+func sendOn[T Elem](q *core.Request, c *Comm, buf []T, dest, tag int, mode core.SendMode) (*Request, error) {
 	e, world, err := sendArgs(c, dest, tag)
 	if err != nil {
 		return nil, err
 	}
-	return &Request{r: e.NewSend(bytesOf(buf), world, dest, c.rank, tag, c.context, mode), comm: c}, nil
+	e.InitSend(q, bytesOf(buf), world, dest, c.rank, tag, c.context, mode)
+	return &Request{r: q, comm: c}, nil
 }
 
-func newRecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
+// recvOn is newRecv on the core request q.
+func recvOn[T Elem](q *core.Request, c *Comm, buf []T, source, tag int) (*Request, error) {
 	e, err := recvArgs(c, source, tag)
 	if err != nil {
 		return nil, err
 	}
-	return &Request{r: e.NewRecv(bytesOf(buf), source, tag, c.context), comm: c}, nil
+	e.InitRecv(q, bytesOf(buf), source, tag, c.context)
+	return &Request{r: q, comm: c}, nil
+}
+
+// pooledSend and pooledRecv are newSend and newRecv for Isend, Issend,
+// Irsend and Irecv: the core request (264 bytes) is one of the blocking
+// calls' (requests), and goes back once the request is reported
+// (retire), so that a start allocates its Request alone.
+func pooledSend[T Elem](c *Comm, buf []T, dest, tag int, mode core.SendMode) (*Request, error) {
+	return pooled(sendOn(requests.Get().(*core.Request), c, buf, dest, tag, mode))
+}
+
+func pooledRecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
+	return pooled(recvOn(requests.Get().(*core.Request), c, buf, source, tag))
+}
+
+func pooled(r *Request, err error) (*Request, error) {
+	if r != nil {
+		r.pooled = true
+	}
+	return r, err
 }
 
 // Blocking calls borrow their requests from a pool, so that a send or
@@ -274,22 +307,22 @@ func Recv[T Elem](c *Comm, buf []T, source, tag int) (Status, error) {
 
 // Isend starts a standard-mode send.
 func Isend[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
-	return start(newSend(c, buf, dest, tag, core.Standard))
+	return start(pooledSend(c, buf, dest, tag, core.Standard))
 }
 
 // Issend starts a synchronous-mode send.
 func Issend[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
-	return start(newSend(c, buf, dest, tag, core.Sync))
+	return start(pooledSend(c, buf, dest, tag, core.Sync))
 }
 
 // Irsend starts a ready-mode send.
 func Irsend[T Elem](c *Comm, buf []T, dest, tag int) (*Request, error) {
-	return start(newSend(c, buf, dest, tag, core.Ready))
+	return start(pooledSend(c, buf, dest, tag, core.Ready))
 }
 
 // Irecv starts a receive.
 func Irecv[T Elem](c *Comm, buf []T, source, tag int) (*Request, error) {
-	return start(newRecv(c, buf, source, tag))
+	return start(pooledRecv(c, buf, source, tag))
 }
 
 // SendInit makes a persistent standard-mode send; Start runs it.

@@ -1,6 +1,8 @@
 package mpi_test
 
 import (
+	"math"
+	"runtime"
 	"testing"
 
 	"github.com/lamgo/lam/libmpi/mpi"
@@ -79,4 +81,95 @@ func TestBadDatatypeArguments(t *testing.T) {
 	if d.Size() != 0 || d.Extent() != 0 || mpi.PackSize(3, nil) != 0 || mpi.GetCountType(mpi.Status{Bytes: 4}, nil) != mpi.Undefined {
 		t.Error("nil datatype accessors")
 	}
+}
+
+// A send's or receive's request, once reported, stays inactive while its
+// core request serves the ones started after it (the pool the blocking
+// calls use): Wait, Test, RequestGetStatus, Cancel, Free and the
+// any/some/all functions treat it as waited for, and the later ones
+// carry their own messages. A start and its Wait allocate little more
+// than the Request.
+func TestReportedRequestsReused(t *testing.T) {
+	w := mpi.World
+	out, in := []int64{1}, make([]int64, 1)
+	firstRecv, err := mpi.Irecv(w, in, 0, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstSend, err := mpi.Isend(w, out, 0, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mpi.Waitall(firstRecv, firstSend); err != nil || in[0] != 1 {
+		t.Fatalf("the first exchange: %v, %v", in, err)
+	}
+	exchange := func(i int) {
+		t.Helper()
+		out[0] = int64(i)
+		r, err := mpi.Irecv(w, in, 0, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := mpi.Isend(w, out, 0, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := r.Wait(); err != nil || in[0] != int64(i) || st.Tag != 8 || st.Bytes != 8 {
+			t.Fatalf("exchange %d: %v, %+v, %v", i, in, st, err)
+		}
+	}
+	for i := range 100 {
+		exchange(i)
+	}
+	empty := mpi.Status{Source: mpi.AnySource, Tag: mpi.AnyTag}
+	for _, r := range []*mpi.Request{firstRecv, firstSend} {
+		if s, err := r.Wait(); err != nil || s != empty {
+			t.Errorf("Wait again: %+v, %v", s, err)
+		}
+		if s, done, err := r.Test(); err != nil || !done || s != empty {
+			t.Errorf("Test after Wait: %+v, %v, %v", s, done, err)
+		}
+		if s, done, err := mpi.RequestGetStatus(r); err != nil || !done || s != empty {
+			t.Errorf("RequestGetStatus after Wait: %+v, %v, %v", s, done, err)
+		}
+		if err := r.Cancel(); err != nil {
+			t.Errorf("Cancel after Wait: %v", err)
+		}
+		r.Free()
+		if r.Active() || r.Persistent() {
+			t.Errorf("after Wait: active %v, persistent %v", r.Active(), r.Persistent())
+		}
+	}
+	if i, _, done, err := mpi.Testany(firstRecv, firstSend); err != nil || !done || i != mpi.Undefined {
+		t.Errorf("Testany of reported requests: %d, %v, %v", i, done, err)
+	}
+	// Still the later ones' own.
+	exchange(1000)
+
+	if race {
+		return
+	}
+	if b := bytesPerCall(500, exchange); b > 256 {
+		t.Errorf("an Irecv, Isend and their Waits allocate %d bytes; want at most 256", b)
+	}
+}
+
+// bytesPerCall is the fewest bytes the process allocated per call of f
+// in five runs of calls calls each: the other tests' goroutines, and a
+// collection that empties the pools, count in some runs only.
+func bytesPerCall(calls int, f func(i int)) uint64 {
+	least := uint64(math.MaxUint64)
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range calls {
+			f(i)
+		}
+		runtime.ReadMemStats(&after)
+		least = min(least, (after.TotalAlloc-before.TotalAlloc)/uint64(calls))
+	}
+	return least
 }

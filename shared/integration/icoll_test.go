@@ -70,7 +70,9 @@ func TestIcollMix(t *testing.T) {
 // reported request's pooled parts serve the later collectives, which
 // complete with their own results, while the kept requests stay
 // inactive; on shmem's board a start and its Wait allocate at most 256
-// bytes. Over usysv (shmem, more ranks than cores), tcp and lam_basic.
+// bytes, and a ring exchange by Irecv, Isend and Waitall reuses its core
+// requests too. Over usysv (shmem, more ranks than cores), tcp and
+// lam_basic.
 func TestIcollReuse(t *testing.T) {
 	runSuite(t, "icollreuse", [][]string{
 		{"-np", "2"},
