@@ -139,20 +139,7 @@ func TestNonblockingRequestReported(t *testing.T) {
 			t.Fatalf("Iallreduce %d after the first: %v, %v", i, out[0], err)
 		}
 	}
-	empty := mpi.Status{Source: mpi.AnySource, Tag: mpi.AnyTag}
-	if s, err := first.Wait(); err != nil || s != empty {
-		t.Errorf("Wait again: %+v, %v; want an empty status", s, err)
-	}
-	if s, done, err := first.Test(); err != nil || !done || s != empty {
-		t.Errorf("Test after Wait: %+v, %v, %v", s, done, err)
-	}
-	if s, done, err := mpi.RequestGetStatus(first); err != nil || !done || s != empty {
-		t.Errorf("RequestGetStatus after Wait: %+v, %v, %v", s, done, err)
-	}
-	first.Free()
-	if first.Active() || first.Persistent() {
-		t.Errorf("after Wait: active %v, persistent %v", first.Active(), first.Persistent())
-	}
+	checkReported(t, first)
 	// Beside a live one, the reported one is skipped.
 	live, err := mpi.Ibarrier(c)
 	if err != nil {

@@ -52,11 +52,7 @@ func Testany(reqs ...*Request) (int, Status, bool, error) {
 // indices of all that have (nil and inactive requests are skipped; none
 // are returned, at once, when every request is nil or inactive).
 func Waitsome(reqs ...*Request) ([]int, []Status, error) {
-	active := false
-	for _, r := range reqs {
-		active = active || !r.inactive()
-	}
-	if !active {
+	if allInactive(reqs) {
 		return nil, nil, nil
 	}
 	waitUntil(reqs, func() bool {

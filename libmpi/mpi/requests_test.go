@@ -124,25 +124,8 @@ func TestReportedRequestsReused(t *testing.T) {
 	for i := range 100 {
 		exchange(i)
 	}
-	empty := mpi.Status{Source: mpi.AnySource, Tag: mpi.AnyTag}
-	for _, r := range []*mpi.Request{firstRecv, firstSend} {
-		if s, err := r.Wait(); err != nil || s != empty {
-			t.Errorf("Wait again: %+v, %v", s, err)
-		}
-		if s, done, err := r.Test(); err != nil || !done || s != empty {
-			t.Errorf("Test after Wait: %+v, %v, %v", s, done, err)
-		}
-		if s, done, err := mpi.RequestGetStatus(r); err != nil || !done || s != empty {
-			t.Errorf("RequestGetStatus after Wait: %+v, %v, %v", s, done, err)
-		}
-		if err := r.Cancel(); err != nil {
-			t.Errorf("Cancel after Wait: %v", err)
-		}
-		r.Free()
-		if r.Active() || r.Persistent() {
-			t.Errorf("after Wait: active %v, persistent %v", r.Active(), r.Persistent())
-		}
-	}
+	checkReported(t, firstRecv)
+	checkReported(t, firstSend)
 	if i, _, done, err := mpi.Testany(firstRecv, firstSend); err != nil || !done || i != mpi.Undefined {
 		t.Errorf("Testany of reported requests: %d, %v, %v", i, done, err)
 	}
@@ -172,4 +155,28 @@ func bytesPerCall(calls int, f func(i int)) uint64 {
 		least = min(least, (after.TotalAlloc-before.TotalAlloc)/uint64(calls))
 	}
 	return least
+}
+
+// checkReported checks that r, a request waited for, is inactive: Wait,
+// Test and RequestGetStatus give an empty status at once, Cancel and
+// Free do nothing.
+func checkReported(t *testing.T, r *mpi.Request) {
+	t.Helper()
+	empty := mpi.Status{Source: mpi.AnySource, Tag: mpi.AnyTag}
+	if s, err := r.Wait(); err != nil || s != empty {
+		t.Errorf("Wait again: %+v, %v; want an empty status", s, err)
+	}
+	if s, done, err := r.Test(); err != nil || !done || s != empty {
+		t.Errorf("Test after Wait: %+v, %v, %v", s, done, err)
+	}
+	if s, done, err := mpi.RequestGetStatus(r); err != nil || !done || s != empty {
+		t.Errorf("RequestGetStatus after Wait: %+v, %v, %v", s, done, err)
+	}
+	if err := r.Cancel(); err != nil {
+		t.Errorf("Cancel after Wait: %v", err)
+	}
+	r.Free()
+	if r.Active() || r.Persistent() {
+		t.Errorf("after Wait: active %v, persistent %v", r.Active(), r.Persistent())
+	}
 }
