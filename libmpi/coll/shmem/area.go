@@ -66,7 +66,7 @@ import (
 // a write wakes exactly the processes waiting for that flag.
 const (
 	line      = 128
-	magic     = 0x4c414d434f4c4c36 // "LAMCOLL6"
+	magic     = 0x4c414d434f4c4c37 // "LAMCOLL7"
 	offMagic  = 0
 	offN      = 8
 	offChunk  = 16

@@ -41,13 +41,15 @@ import (
 //
 // The entries are read in their numbers' order, by whoever moves the
 // board on (a test or wait of one of its collectives, or a start): a
-// number is read once every process posted it; a process's done line
-// says up to which number it read. An entry line is written again
+// number is read once every process posted it, or once this process
+// completed it early (an Ibcast's or Iscatter's process that took the
+// root's data, a process that only gives: it needs nobody else's entry);
+// a process's done line says up to which number it read. An entry line is written again
 // boardSlots numbers later, once every process has read the number that
 // last used it (claim); a start that finds it not yet read moves its own
 // board on and waits for the others'.
 const (
-	boardSlots  = 64
+	boardSlots  = 256
 	boardDigest = 8  // the call's digest
 	boardSleep  = 16 // the sleepers on the number
 	boardSize   = 20 // uint32: the data's bytes + 1; 0 for a collective that runs as a schedule
@@ -96,8 +98,12 @@ type board struct {
 	used   [bigSlots]uint64
 	cursor int
 	read   atomic.Uint64 // every number up to it was read (written under mu)
-	pend   [boardSlots]pending
-	seen   []uint64 // process → its done, as last seen (claim; under mu)
+	// settled: no number below it and past read may still complete
+	// early (completed already, or not an Ibcast's or Iscatter's that
+	// may); early looks from there (under mu).
+	settled uint64
+	pend    [boardSlots]pending
+	seen    []uint64 // process → its done, as last seen (claim; under mu)
 	// calls: the digest of the call in each of this process's call
 	// slots, which a post writes only when its call's differs (a
 	// program starts the same collective again and again); under mu.
@@ -350,10 +356,20 @@ func fromRoot(k coll.Kind) bool { return k == coll.Bcast || k == coll.Scatter }
 // call agrees with its own (as lam_basic's receivers compare the call
 // sent with the data), without waiting for the others. b.mu is held.
 func (b *board) early() {
-	for s := b.read.Load() + 1; s <= b.next; s++ {
+	from := max(b.read.Load()+1, b.settled)
+	for s := from; s <= b.next; s++ {
 		p := &b.pend[s%boardSlots]
-		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) || !p.quick.Sealed() || b.posted(p.root, s).v.Load() < s {
+		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) {
+			if s == from {
+				from++ // never early again: the next look starts past it
+			}
 			continue
+		}
+		if !p.quick.Sealed() || b.posted(p.root, s).v.Load() < s {
+			continue
+		}
+		if s == from {
+			from++
 		}
 		var err error
 		if b.a.u64(b.entry(p.root, s)+boardDigest).Load() != p.digest {
@@ -365,6 +381,7 @@ func (b *board) early() {
 		p.early, p.quick = true, nil // completed: the board forgets it
 		q.Complete(err)
 	}
+	b.settled = from
 }
 
 // take copies this process's part of the root's data of number s, an
@@ -437,7 +454,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		p.quick.SetQuick(b, s, root)
 	}
 	off := b.entry(a.me, s)
-	a.u64(off + boardDigest).Store(p.digest)
+	fence.Put(a.relaxed, a.u64(off+boardDigest), p.digest)
 	n := uint32(0)
 	if quick {
 		n = uint32(p.size) + 1
@@ -552,10 +569,18 @@ func (b *board) missing(s uint64) int {
 func (b *board) progress() {
 	r := b.read.Load()
 	start := r
+	if r < b.next {
+		b.early()
+	}
 	for r < b.next {
 		s := r + 1
 		p := &b.pend[s%boardSlots]
-		if b.missing(s) >= 0 || (p.quick != nil && !p.quick.Sealed()) {
+		// A number this process completed early is read at once: it
+		// took what it needed from the entries it looked at, and the
+		// others' entries, which it never looks at, are theirs to write
+		// again once they read the number (a process reads only what
+		// it posted).
+		if !p.early && (b.missing(s) >= 0 || (p.quick != nil && !p.quick.Sealed())) {
 			break
 		}
 		b.settle(s, p)
@@ -566,13 +591,14 @@ func (b *board) progress() {
 	if r != start {
 		b.a.publish(b.done(b.a.me), r)
 	}
-	if r < b.next {
-		b.early()
-	}
 }
 
-// settle reads number s, which every process posted.
+// settle reads number s, which every process posted, or which this
+// process completed early.
 func (b *board) settle(s uint64, p *pending) {
+	if p.early {
+		return // completed already; a mismatch it did not see stays unseen, as under lam_basic
+	}
 	var err error
 	var quick uint32
 	for q := range b.a.n {
@@ -593,9 +619,6 @@ func (b *board) settle(s uint64, p *pending) {
 	if p.g != nil {
 		p.g.settle(err)
 		return
-	}
-	if p.early {
-		return // completed already; a mismatch it did not see stays unseen, as under lam_basic
 	}
 	if err == nil && p.size > 0 {
 		b.finish(s, p)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/coll/colltest"
+	"github.com/lamgo/lam/libmpi/coll/shmem"
 )
 
 // quickStart starts a nonblocking collective as the mpi package does
@@ -94,7 +95,7 @@ func TestBoardMany(t *testing.T) {
 // outboard (up to 64 KiB) and above (a schedule). Waited for in reverse
 // order, each gives its sum; in place and not.
 func TestBoardDepth(t *testing.T) {
-	const count = 3*64 + 5
+	const count = 3*shmem.BoardSlots + 5
 	sizes := []int{1, 7, 13, 14, 100, 1024, 8192, 8193, 3, 5000} // 8-byte elements
 	for _, n := range []int{2, 3} {
 		for _, inPlace := range []bool{false, true} {
@@ -153,6 +154,98 @@ func TestBoardDepth(t *testing.T) {
 				return nil
 			}))
 		}
+	}
+}
+
+// A process reads a number it completed early (an Ibcast's or Iscatter's
+// other process once it took the root's data; a process that only gives)
+// without waiting for the others' entries, so that a root runs ahead of
+// its slowest reader by the board's depth and no further: Ibcasts,
+// Iscatters and Igathers, roots in turn, data in the line and in the
+// outboard, more outstanding than the board has lines, one process
+// starting late; every process's data checked after its lines were
+// written again.
+func TestBoardEarlyRead(t *testing.T) {
+	const count = 3*shmem.BoardSlots + 5
+	kinds := []coll.Kind{coll.Bcast, coll.Scatter, coll.Gather}
+	ks := []int{1, 13, 1000, 8192} // int64s a block
+	for _, n := range []int{3, 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			w := world(t, make([]int32, n))
+			w.Check(t, w.Each(func(r int) error {
+				if r == n-1 {
+					time.Sleep(30 * time.Millisecond) // the others run ahead
+				}
+				c := w.Comm(r)
+				scheds := make([]*coll.Schedule, count)
+				outs := make([][]byte, count)
+				errs := make([]error, count)
+				for i := range count {
+					kind, k, root := kinds[i%len(kinds)], ks[i/len(kinds)%len(ks)], i%n
+					var send []byte
+					switch {
+					case kind == coll.Bcast:
+						outs[i] = coll.Buffer(8 * k)
+						if r == root {
+							outs[i] = colltest.Ints(root+i, k)
+						}
+					case kind == coll.Scatter:
+						outs[i] = coll.Buffer(8 * k)
+						if r == root {
+							send = colltest.Ints(root+i, n*k)
+						}
+					default:
+						send = colltest.Ints(r+i, k)
+						if r == root {
+							outs[i] = coll.Buffer(8 * n * k)
+						}
+					}
+					out := outs[i]
+					sig := coll.Sig{Kind: kind, Send: int64(8 * k), Root: root}
+					var err error
+					scheds[i], err = quickStart(c, sig, func(v *coll.Comm, a *coll.Actions) error {
+						switch kind {
+						case coll.Bcast:
+							return a.Bcast(v, out, root)
+						case coll.Scatter:
+							return a.Scatter(v, send, out, root)
+						}
+						return a.Gather(v, send, out, root)
+					}, &errs[i])
+					if err != nil {
+						return fmt.Errorf("start %d: %w", i, err)
+					}
+				}
+				for i := range count {
+					kind, k, root := kinds[i%len(kinds)], ks[i/len(kinds)%len(ks)], i%n
+					if err := wait(scheds[i], 10*time.Second); err != nil {
+						return fmt.Errorf("%s %d: %w", kind, i, err)
+					}
+					if errs[i] != nil {
+						return fmt.Errorf("%s %d: %w", kind, i, errs[i])
+					}
+					var want []int64
+					switch {
+					case kind == coll.Bcast:
+						want = colltest.I64(colltest.Ints(root+i, k))
+					case kind == coll.Scatter:
+						for j := range k {
+							want = append(want, colltest.Val(root+i, r*k+j))
+						}
+					case r == root:
+						for q := range n {
+							want = append(want, colltest.I64(colltest.Ints(q+i, k))...)
+						}
+					default:
+						continue
+					}
+					if got := colltest.I64(outs[i]); !slices.Equal(got, want) {
+						return fmt.Errorf("%s %d (%d int64s a block, root %d): got %v, want %v", kind, i, k, root, got[:min(len(got), 8)], want[:min(len(want), 8)])
+					}
+				}
+				return nil
+			}))
+		})
 	}
 }
 

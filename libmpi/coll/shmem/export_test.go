@@ -1,0 +1,6 @@
+package shmem
+
+// BoardSlots is the board's depth: how many numbers may be outstanding
+// before a start waits for the others to read (board_test.go's depth
+// test goes past it).
+const BoardSlots = boardSlots
