@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/lamgo/lam/libmpi/internal/cached"
 	"github.com/lamgo/lam/shared/ssi"
 )
 
@@ -212,7 +213,7 @@ func Buffer(n int) []byte {
 // Clone returns an aligned copy of b.
 func Clone(b []byte) []byte {
 	out := Buffer(len(b))
-	copy(out, b)
+	cached.Copy(out, b)
 	return out
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/lamgo/lam/libmpi/internal/cached"
 )
 
 // A Schedule is a nonblocking collective as a list of rounds. A round is
@@ -443,7 +445,7 @@ func (s *Schedule) runLocal() {
 		case l.op != nil:
 			l.op.Apply(l.src, l.dst)
 		default:
-			copy(l.dst, l.src)
+			cached.Copy(l.dst, l.src)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/coll/basic"
+	"github.com/lamgo/lam/libmpi/internal/cached"
 	"github.com/lamgo/lam/libmpi/internal/fence"
 )
 
@@ -472,7 +473,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	}
 	if c.SendsCall() {
 		if a.me == root && send != nil {
-			copy(recv[a.me*m:(a.me+1)*m], send)
+			cached.Copy(recv[a.me*m:(a.me+1)*m], send)
 		}
 		return a.sentRound(c, a.bufsFor(m), m, a.me != root, func(q int) bool { return q != root }, func(in []byte) { copy(in, send) },
 			func(q int, in []byte) { copy(recv[q*m:(q+1)*m], in) })
@@ -490,14 +491,14 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 				if q != root {
 					copy(recv[q*m:(q+1)*m], a.in(q, s))
 				} else if send != nil {
-					copy(recv[q*m:(q+1)*m], send)
+					cached.Copy(recv[q*m:(q+1)*m], send)
 				}
 			}
 		})
 	}
 	if a.me == root {
 		if send != nil {
-			copy(recv[a.me*m:(a.me+1)*m], send)
+			cached.Copy(recv[a.me*m:(a.me+1)*m], send)
 		}
 	}
 	bufs := a.bufsFor(m) // as bcast's
@@ -549,7 +550,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 	per := a.chunk / a.n
 	if c.SendsCall() {
 		if a.me == root && recv != nil {
-			copy(recv, send[a.me*m:(a.me+1)*m])
+			cached.Copy(recv, send[a.me*m:(a.me+1)*m])
 		}
 		bufs := a.bufsFor(m * a.n)
 		per = bufs * a.chunk / a.n // each process's part of the round
@@ -579,13 +580,13 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 			if a.me != root {
 				copy(recv, a.in(root, s)[a.me*per:a.me*per+m])
 			} else if recv != nil {
-				copy(recv, send[a.me*m:(a.me+1)*m])
+				cached.Copy(recv, send[a.me*m:(a.me+1)*m])
 			}
 		})
 	}
 	if a.me == root {
 		if recv != nil {
-			copy(recv, send[a.me*m:(a.me+1)*m])
+			cached.Copy(recv, send[a.me*m:(a.me+1)*m])
 		}
 	}
 	bufs := a.bufsFor(m * a.n)    // as bcast's, for the n pieces
@@ -652,7 +653,7 @@ func allgather(c *coll.Comm, send, recv []byte) error {
 	if send == nil {
 		send = recv[a.me*m : (a.me+1)*m]
 	} else {
-		copy(recv[a.me*m:(a.me+1)*m], send)
+		cached.Copy(recv[a.me*m:(a.me+1)*m], send)
 	}
 	for k := range rounds(m, a.spanBytes()) {
 		first, s := a.nextSpan(a.spanBufs())
@@ -713,7 +714,7 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 			}
 		})
 	}
-	copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
+	cached.Copy(recv[a.me*m:(a.me+1)*m], send[a.me*m:(a.me+1)*m])
 	piece := a.spanBytes() / a.n // each process's part of a round's span
 	for k := range rounds(m, piece) {
 		first, s := a.nextSpan(a.spanBufs())

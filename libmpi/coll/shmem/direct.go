@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/cached"
 	"github.com/lamgo/lam/libmpi/internal/vmcopy"
 )
 
@@ -228,9 +229,9 @@ func (a *area) directRooted(whole, mine []byte, m, stride, root int, toRoot bool
 		if own := whole[a.me*stride : a.me*stride+m]; unsafe.SliceData(own) == unsafe.SliceData(mine) {
 			// A Bcast's root: its block is the buffer.
 		} else if toRoot {
-			copy(own, mine)
+			cached.Copy(own, mine)
 		} else {
-			copy(mine, own)
+			cached.Copy(mine, own)
 		}
 	}
 	if a.n == 2 {
@@ -271,7 +272,7 @@ func (a *area) directAll(own, recv []byte, m int, all bool) error {
 		off = a.me * m // Alltoall: q's block for me is its me-th
 	}
 	if mine := recv[a.me*m : (a.me+1)*m]; unsafe.SliceData(mine) != unsafe.SliceData(own[off:]) {
-		copy(mine, own[off:off+m])
+		cached.Copy(mine, own[off:off+m])
 	}
 	var err error
 	for i := 1; i < a.n && err == nil; i++ {

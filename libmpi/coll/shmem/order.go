@@ -1,6 +1,9 @@
 package shmem
 
-import "github.com/lamgo/lam/libmpi/coll"
+import (
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/internal/cached"
+)
 
 // grouping is how a reduction's contributions are combined.
 type grouping uint8
@@ -78,7 +81,7 @@ func (e *evaluator) run(dst []byte) {
 	}
 	switch e.g {
 	case rightFold:
-		copy(dst, e.x[e.n-1])
+		cached.Copy(dst, e.x[e.n-1])
 		for i := e.n - 2; i >= 0; i-- {
 			e.op.Apply(e.x[i], dst)
 		}
@@ -96,7 +99,7 @@ func (e *evaluator) run(dst []byte) {
 
 func (e *evaluator) binomial(v int, dst []byte, depth int) {
 	cur, spare := dst, e.reg(depth, len(dst))
-	copy(cur, e.x[(v+e.root)%e.n])
+	cached.Copy(cur, e.x[(v+e.root)%e.n])
 	for m := 1; m < e.n; m <<= 1 {
 		if v&m != 0 {
 			break
@@ -109,7 +112,7 @@ func (e *evaluator) binomial(v int, dst []byte, depth int) {
 		cur, spare = spare, cur
 	}
 	if &cur[0] != &dst[0] {
-		copy(dst, cur)
+		cached.Copy(dst, cur)
 	}
 }
 
@@ -117,11 +120,11 @@ func (e *evaluator) binomial(v int, dst []byte, depth int) {
 func (e *evaluator) halving(stride, base int, dst []byte, depth int) {
 	if stride == e.p {
 		if base < e.rem {
-			copy(dst, e.x[2*base+1])
+			cached.Copy(dst, e.x[2*base+1])
 			e.op.Apply(e.x[2*base], dst)
 			return
 		}
-		copy(dst, e.x[base+e.rem])
+		cached.Copy(dst, e.x[base+e.rem])
 		return
 	}
 	e.halving(2*stride, base, dst, depth+1)

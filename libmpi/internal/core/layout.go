@@ -3,6 +3,7 @@ package core
 import (
 	"unsafe"
 
+	"github.com/lamgo/lam/libmpi/internal/cached"
 	"github.com/lamgo/lam/libmpi/rpi"
 )
 
@@ -28,7 +29,7 @@ func (r *Request) SetLayout(l *rpi.Layout) {
 // request's data, returning the bytes copied.
 func (r *Request) copyIn(b []byte) int {
 	if r.vec == nil {
-		return copy(r.buf, b)
+		return cached.Copy(r.buf, b) // a message to itself, or one that arrived first: the program reads it next
 	}
 	return r.scatter(b)
 }
