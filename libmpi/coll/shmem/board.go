@@ -460,7 +460,15 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		n = uint32(p.size) + 1
 	}
 	if len(data) > 0 {
-		copy(b.data(a.me, s, p.size), data)
+		to := b.data(a.me, s, p.size)
+		if k := p.sig.Kind; k == coll.Scatter || k == coll.Alltoall {
+			// Its own block is nobody else's to read: the rest only.
+			m := p.size / a.n
+			copy(to[:a.me*m], data[:a.me*m])
+			copy(to[(a.me+1)*m:], data[(a.me+1)*m:])
+		} else {
+			copy(to, data)
+		}
 	}
 	binary.LittleEndian.PutUint32(a.mem[off+boardSize:], n)
 	if k := &b.calls[s%boardSlots]; !k.ok || k.digest != p.digest {
