@@ -50,8 +50,11 @@ type Progress struct {
 	// a caller of Wait does, as the blocking collectives wait (it spins,
 	// yields, then sleeps). cond reads atomics and tries locks only. An
 	// error (the transport can no longer make progress) fails every
-	// schedule under way.
-	wait, front func(cond func() bool) error
+	// schedule under way. board waits as front does, asleep for a short
+	// while at a time: a collective on a board (Quick) ends by another
+	// process's store in shared memory, which wakes no sleeper of the
+	// transport (Until).
+	wait, front, board func(cond func() bool) error
 
 	mu      sync.Mutex
 	list    []*Schedule   // under way (under mu)
@@ -71,12 +74,18 @@ type Progress struct {
 
 // NewProgress makes the progress of a process whose transport waits with
 // behind on the progress goroutine (briefly polling, then asleep until a
-// message moves) and with front in a caller's Wait (as the blocking
-// collectives wait: spinning, then yielding, then asleep).
-func NewProgress(behind, front func(cond func() bool) error) *Progress {
+// message moves), with front in a caller's Wait (as the blocking
+// collectives wait: spinning, then yielding, then asleep), and with board
+// where a caller waits for several requests among which a board's
+// collective (Until): as front, but asleep for a short while at a time
+// (nil: front).
+func NewProgress(behind, front, board func(cond func() bool) error) *Progress {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &Progress{wait: behind, front: front, wake: make(chan struct{}, 1), nudge: t}
+	if board == nil {
+		board = front
+	}
+	return &Progress{wait: behind, front: front, board: board, wake: make(chan struct{}, 1), nudge: t}
 }
 
 // nudgeDelay is how long a schedule posted while the progress goroutine

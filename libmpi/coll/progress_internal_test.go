@@ -71,7 +71,7 @@ func TestProgressWaits(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var behind, front waitCounter
-			p := NewProgress(behind.wait, front.wait)
+			p := NewProgress(behind.wait, front.wait, nil)
 			r := &pendingRecv{}
 			ended := make(chan error, 1)
 			s := launchRecv(p, r, NotifyFunc(func(err error) { ended <- err }))
@@ -106,7 +106,7 @@ func TestProgressLinger(t *testing.T) {
 		t.Skip("waits for the goroutine's idle time")
 	}
 	var w waitCounter
-	p := NewProgress(w.wait, w.wait)
+	p := NewProgress(w.wait, w.wait, nil)
 	running := func() bool {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -145,7 +145,7 @@ func TestProgressNudged(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var w waitCounter
-			p := NewProgress(w.wait, w.wait)
+			p := NewProgress(w.wait, w.wait, nil)
 			first := &pendingRecv{}
 			s := launchRecv(p, first, nil)
 			if tt.waited {
@@ -187,6 +187,72 @@ func TestProgressNudged(t *testing.T) {
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatal("the schedule nobody waits for never ended")
+			}
+		})
+	}
+}
+
+// flagQuick is a board (Quick) whose collective completes once the test
+// raises its flag: another process's store, which no transport wait
+// sees.
+type flagQuick struct{ raised atomic.Bool }
+
+func (q *flagQuick) Ready(*Schedule) bool { return q.raised.Load() }
+func (q *flagQuick) Poll(s *Schedule) {
+	if q.raised.Load() && !s.Done() {
+		s.Complete(nil)
+	}
+}
+func (q *flagQuick) Await(s *Schedule) {
+	for !s.Done() {
+		q.Poll(s)
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+// Until (a Waitany's, a Waitsome's) over a board's collective waits in
+// the Progress's board wait, which sleeps only briefly (another
+// process's post wakes no transport sleeper); over schedules of messages
+// alone, in the front wait.
+func TestUntilBoardWait(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		quick bool
+	}{
+		{"a board's collective among them", true},
+		{"messages only", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var behind, front, board waitCounter
+			p := NewProgress(behind.wait, front.wait, board.wait)
+			r := &pendingRecv{}
+			ss := []*Schedule{launchRecv(p, r, NotifyFunc(func(error) {}))}
+			q := &flagQuick{}
+			if tt.quick {
+				s := new(Schedule)
+				s.initQuick(&Comm{T: oneRecv{r: r}}, Barrier, NotifyFunc(func(error) {}), p)
+				s.SetQuick(q, 1, -1)
+				s.seal(nil)
+				ss = append(ss, s)
+			}
+			go func() {
+				time.Sleep(5 * time.Millisecond)
+				q.raised.Store(true)
+				r.done.Store(true)
+			}()
+			Until(ss, func() bool {
+				for _, s := range ss {
+					if !s.Done() {
+						return false
+					}
+				}
+				return true
+			})
+			if got := board.calls.Load() > 0; got != tt.quick {
+				t.Errorf("board wait used: %v, want %v", got, tt.quick)
+			}
+			if got := front.calls.Load() > 0; got == tt.quick {
+				t.Errorf("front wait used: %v, want %v", got, !tt.quick)
 			}
 		})
 	}

@@ -616,15 +616,22 @@ func (s *Schedule) Wait() error {
 // does for one, until cond holds (cond reads atomics only: the requests
 // of a Waitany, say, which the schedules' ends complete); the Progress
 // goroutine leaves them alone meanwhile. The schedules belong to one
-// process (one Progress).
+// process (one Progress). It waits in the transport's wait, which
+// another process's post on a board does not wake: with a board's
+// collective among ss, in the Progress's board wait, which sleeps only
+// a short while at a time.
 func Until(ss []*Schedule, cond func() bool) {
 	if len(ss) == 0 {
 		return
 	}
+	p := ss[0].prog
+	wait := p.front
 	for _, s := range ss {
 		s.waiters.Add(1)
+		if s.quick != nil {
+			wait = p.board
+		}
 	}
-	p := ss[0].prog
 	defer func() {
 		undone := false
 		for _, s := range ss {
@@ -655,7 +662,7 @@ func Until(ss []*Schedule, cond func() bool) {
 		if cond() {
 			return
 		}
-		if err := p.front(moved); err != nil {
+		if err := wait(moved); err != nil {
 			for _, s := range ss {
 				s.abort(err)
 			}

@@ -15,7 +15,7 @@ import (
 // none.
 func TestViewReuse(t *testing.T) {
 	w := &waitCounter{}
-	p := NewProgress(w.wait, w.wait)
+	p := NewProgress(w.wait, w.wait, nil)
 	r := &pendingRecv{}
 	base := &Comm{T: oneRecv{r: r}}
 	run := func(fail bool) *Comm {
@@ -69,7 +69,7 @@ func TestViewReuse(t *testing.T) {
 // local steps are in arrays its view lends it.
 func TestScheduleAllocs(t *testing.T) {
 	w := &waitCounter{}
-	p := NewProgress(w.wait, w.wait)
+	p := NewProgress(w.wait, w.wait, nil)
 	r := &pendingRecv{}
 	base := &Comm{T: oneRecv{r: r}}
 	buf, in := make([]byte, 8), make([]byte, 8)
@@ -181,7 +181,7 @@ func dirty(v reflect.Value) {
 // communicator.
 func TestViewReset(t *testing.T) {
 	w := &waitCounter{}
-	p := NewProgress(w.wait, w.wait)
+	p := NewProgress(w.wait, w.wait, nil)
 	mkBase := func() *Comm {
 		return &Comm{T: oneRecv{r: &pendingRecv{}}, Params: Params{Small: 5, Check: true}, Data: "module data",
 			selected: "lam_basic", nbcState: nbcState{nbAct: Actions{Barrier: func(*Comm) error { return nil }}}}

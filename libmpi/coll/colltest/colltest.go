@@ -138,7 +138,7 @@ func NewWorld(nodes []int32, limit time.Duration, params ...string) *World {
 	w := &World{nodes: nodes, settings: ssi.NewSettings(args, nil), deadline: time.Now().Add(limit),
 		ctxs: map[string]int{}, splits: map[string]*splitTable{}, nextCtx: 100, done: make(chan struct{})}
 	w.cond = sync.NewCond(&w.mu)
-	w.progress = coll.NewProgress(w.wait, w.wait)
+	w.progress = coll.NewProgress(w.wait, w.wait, nil)
 	for range nodes {
 		w.boxes = append(w.boxes, &box{})
 	}

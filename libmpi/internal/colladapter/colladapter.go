@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/lamgo/lam/libmpi/coll"
 	"github.com/lamgo/lam/libmpi/internal/comm"
@@ -148,6 +149,12 @@ func (sent) Done() bool                 { return true }
 // progresses holds each engine's progress of nonblocking collectives.
 var progresses sync.Map // *core.Engine → *coll.Progress
 
+// boardNap is the longest a Waitany, Waitsome or Waitall over a board's
+// collective and other requests sleeps before it looks at the board
+// again (coll.Until): its end is another process's store in shared
+// memory, which wakes no link (the engine's own nap is 10 ms).
+const boardNap = 200 * time.Microsecond
+
 // Progress is the progress of the nonblocking collectives of t's engine
 // (coll.Progressor): its goroutine waits behind the program
 // (core.Engine.WaitBehind: a few polls of the links, then asleep until
@@ -163,6 +170,8 @@ func (t *Transport) Progress() *coll.Progress {
 		return e.WaitBehind(context.Background(), cond)
 	}, func(cond func() bool) error {
 		return e.WaitAny(context.Background(), cond)
+	}, func(cond func() bool) error {
+		return e.WaitNap(context.Background(), cond, boardNap)
 	}))
 	return p.(*coll.Progress)
 }

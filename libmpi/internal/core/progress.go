@@ -68,6 +68,14 @@ func (e *Engine) WaitAny(ctx context.Context, cond func() bool) error {
 	return e.waitFor(ctx, cond, false, false)
 }
 
+// WaitNap is WaitAny asleep for at most nap at a time (not the engine's
+// 10 ms): for a cond that something other than a link makes true, which
+// wakes no sleeper here (a nonblocking collective another process ends
+// by a store in shared memory: coll.Until).
+func (e *Engine) WaitNap(ctx context.Context, cond func() bool, nap time.Duration) error {
+	return e.wait(ctx, cond, false, false, nap)
+}
+
 // WaitBehind waits until cond holds as a goroutine working behind the
 // program does (the progress of nonblocking collectives): it polls the
 // links briefly, then sleeps until one can move bytes, and never spins
@@ -81,6 +89,11 @@ func (e *Engine) WaitBehind(ctx context.Context, cond func() bool) error {
 // itself says so with locks; behind sleeps as soon as the first polls
 // find nothing to finish (WaitBehind).
 func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks, behind bool) error {
+	return e.wait(ctx, cond, locks, behind, e.nap)
+}
+
+// wait is waitFor asleep for at most nap at a time.
+func (e *Engine) wait(ctx context.Context, cond func() bool, locks, behind bool, nap time.Duration) error {
 	start := time.Time{}
 	for i := 0; ; i++ {
 		if cond() {
@@ -129,7 +142,7 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks, behind bo
 			continue
 		}
 		if behind {
-			e.block(e.nap, cond)
+			e.block(nap, cond)
 			continue
 		}
 		if start.IsZero() {
@@ -158,7 +171,7 @@ func (e *Engine) waitFor(ctx context.Context, cond func() bool, locks, behind bo
 				runtime.Gosched()
 			}
 		default:
-			e.block(e.nap, cond)
+			e.block(nap, cond)
 		}
 	}
 }
