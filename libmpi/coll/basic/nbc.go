@@ -147,6 +147,9 @@ func nbBcastLog(c *coll.Comm, buf []byte, root int) error {
 
 // nbBcastLogData is the binomial Bcast of buf alone.
 func nbBcastLogData(c *coll.Comm, buf []byte, root int) error {
+	if linearBcast(c, len(buf)) {
+		return nbBcastLinearData(c, buf, root) // as the blocking Bcast chooses
+	}
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
 	s := sched(c)
@@ -203,6 +206,9 @@ func nbGatherLinear(c *coll.Comm, send, recv []byte, root int) error {
 func nbGatherLog(c *coll.Comm, send, recv []byte, root int) error {
 	if c.SendsCall() {
 		return nbGatherSent(c, send, recv, root)
+	}
+	if linearRooted(c, blockSize(c, send, recv)) {
+		return nbGatherLinear(c, send, recv, root) // as the blocking Gather chooses
 	}
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
@@ -287,6 +293,9 @@ func nbScatterLinear(c *coll.Comm, send, recv []byte, root int) error {
 func nbScatterLog(c *coll.Comm, send, recv []byte, root int) error {
 	if c.SendsCall() {
 		return nbScatterSent(c, send, recv, root)
+	}
+	if linearRooted(c, blockSize(c, recv, send)) {
+		return nbScatterLinear(c, send, recv, root) // as the blocking Scatter chooses
 	}
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
