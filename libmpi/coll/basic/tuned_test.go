@@ -253,7 +253,9 @@ func TestZeroSize(t *testing.T) {
 // (across nodes), instead of scattering and ringing it; past
 // coll_base_linear_block the root of a Scatter sends every block itself
 // (each process of a Gather sends its own to the root), at any number of
-// processes; at the thresholds, the algorithms below them.
+// processes; at the thresholds, the algorithms below them. The
+// nonblocking forms choose alike (they have no scatter and ring: a
+// binomial tree there).
 func TestLargeChoice(t *testing.T) {
 	const mib = 1 << 20
 	const linearBlock = 4096 // coll_base_linear_block's default
@@ -280,78 +282,104 @@ func TestLargeChoice(t *testing.T) {
 		{"scatter linear by parameter", coll.Scatter, 6, 1, 100, []string{"coll_base_linear_block", "99"}, rootSends, nil},
 		{"scatter binomial without linear", coll.Scatter, 6, 1, mib, []string{"coll_base_linear_block", "0"}, binomialSends, nil},
 	}
+	// Where the nonblocking forms differ: they have no scatter and ring
+	// (a binomial tree past coll_base_crossover processes, linear up to
+	// it).
+	nbSent := map[string]func(v, n int) int{
+		"bcast scatter without whole": binomialSends,
+		"bcast scatter by parameter":  rootSends,
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			params := append([]string{"coll_base_check", "0"}, tt.params...)
-			nodes := tt.nodes
-			if nodes == nil {
-				nodes = oneNode(tt.n)
+		for _, nb := range []bool{false, true} {
+			name, want := tt.name, tt.sent
+			if nb {
+				name = "nonblocking " + name
+				if f, ok := nbSent[tt.name]; ok {
+					want = f
+				}
 			}
-			w := colltest.NewWorld(nodes, 20*time.Second, params...)
-			n, root, size := tt.n, tt.root, tt.size
-			errs := w.Each(func(r int) error {
-				c := w.Comm(r)
-				switch tt.kind {
-				case coll.Bcast:
-					buf := coll.Buffer(size)
-					if r == root {
+			t.Run(name, func(t *testing.T) {
+				params := append([]string{"coll_base_check", "0"}, tt.params...)
+				nodes := tt.nodes
+				if nodes == nil {
+					nodes = oneNode(tt.n)
+				}
+				w := colltest.NewWorld(nodes, 20*time.Second, params...)
+				n, root, size := tt.n, tt.root, tt.size
+				errs := w.Each(func(r int) error {
+					c := w.Comm(r)
+					run := func(sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) error) error {
+						if !nb {
+							return c.Run(sig, func(a *coll.Actions) error { return f(c, a) })
+						}
+						done, err := colltest.Start(c, sig, f)
+						if err != nil {
+							return err
+						}
+						return <-done
+					}
+					switch tt.kind {
+					case coll.Bcast:
+						buf := coll.Buffer(size)
+						if r == root {
+							for i := range buf {
+								buf[i] = byte(i * 7)
+							}
+						}
+						if err := run(coll.Sig{Kind: coll.Bcast, Root: root, Send: int64(size)}, func(v *coll.Comm, a *coll.Actions) error { return a.Bcast(v, buf, root) }); err != nil {
+							return err
+						}
 						for i := range buf {
-							buf[i] = byte(i * 7)
+							if buf[i] != byte(i*7) {
+								return fmt.Errorf("byte %d is %d", i, buf[i])
+							}
+						}
+					case coll.Scatter:
+						var send []byte
+						if r == root {
+							send = coll.Buffer(n * size)
+							for i := range send {
+								send[i] = byte(i / size)
+							}
+						}
+						recv := coll.Buffer(size)
+						if err := run(coll.Sig{Kind: coll.Scatter, Root: root, Send: int64(size)}, func(v *coll.Comm, a *coll.Actions) error { return a.Scatter(v, send, recv, root) }); err != nil {
+							return err
+						}
+						if recv[0] != byte(r) || recv[size-1] != byte(r) {
+							return fmt.Errorf("rank %d got block %d", r, recv[0])
+						}
+					case coll.Gather:
+						var recv []byte
+						if r == root {
+							recv = coll.Buffer(n * size)
+						}
+						send := bytes.Repeat([]byte{byte(r)}, size)
+						if err := run(coll.Sig{Kind: coll.Gather, Root: root, Send: int64(size)}, func(v *coll.Comm, a *coll.Actions) error { return a.Gather(v, send, recv, root) }); err != nil {
+							return err
+						}
+						for i := 0; r == root && i < n; i++ {
+							if recv[i*size] != byte(i) || recv[(i+1)*size-1] != byte(i) {
+								return fmt.Errorf("block %d is rank %d's", i, recv[i*size])
+							}
 						}
 					}
-					if err := c.Run(coll.Sig{Kind: coll.Bcast, Root: root, Send: int64(size)}, func(a *coll.Actions) error { return a.Bcast(c, buf, root) }); err != nil {
-						return err
-					}
-					for i := range buf {
-						if buf[i] != byte(i*7) {
-							return fmt.Errorf("byte %d is %d", i, buf[i])
-						}
-					}
-				case coll.Scatter:
-					var send []byte
-					if r == root {
-						send = coll.Buffer(n * size)
-						for i := range send {
-							send[i] = byte(i / size)
-						}
-					}
-					recv := coll.Buffer(size)
-					if err := c.Run(coll.Sig{Kind: coll.Scatter, Root: root, Send: int64(size)}, func(a *coll.Actions) error { return a.Scatter(c, send, recv, root) }); err != nil {
-						return err
-					}
-					if recv[0] != byte(r) || recv[size-1] != byte(r) {
-						return fmt.Errorf("rank %d got block %d", r, recv[0])
-					}
-				case coll.Gather:
-					var recv []byte
-					if r == root {
-						recv = coll.Buffer(n * size)
-					}
-					send := bytes.Repeat([]byte{byte(r)}, size)
-					if err := c.Run(coll.Sig{Kind: coll.Gather, Root: root, Send: int64(size)}, func(a *coll.Actions) error { return a.Gather(c, send, recv, root) }); err != nil {
-						return err
-					}
-					for i := 0; r == root && i < n; i++ {
-						if recv[i*size] != byte(i) || recv[(i+1)*size-1] != byte(i) {
-							return fmt.Errorf("block %d is rank %d's", i, recv[i*size])
-						}
+					return nil
+				})
+				w.Close()
+				for r, err := range errs {
+					if err != nil {
+						t.Fatalf("rank %d: %v", r, err)
 					}
 				}
-				return nil
+				for r := range n {
+					v := (r - root + n) % n
+					if s, _ := w.Messages(r); s != want(v, n) {
+						t.Errorf("rank %d (virtual %d) sent %d messages, want %d", r, v, s, want(v, n))
+					}
+				}
 			})
-			w.Close()
-			for r, err := range errs {
-				if err != nil {
-					t.Fatalf("rank %d: %v", r, err)
-				}
-			}
-			for r := range n {
-				v := (r - root + n) % n
-				if s, _ := w.Messages(r); s != tt.sent(v, n) {
-					t.Errorf("rank %d (virtual %d) sent %d messages, want %d", r, v, s, tt.sent(v, n))
-				}
-			}
-		})
+		}
 	}
 }
 
