@@ -42,6 +42,7 @@ type Schedule struct {
 	result  error        // the outcome, once done
 	waiters atomic.Int32 // callers in Wait, which advance s themselves
 	readyFn func() bool  // readyOrBusy, made once
+	temps   [][]byte     // its own buffers (Temp), given back when it ends without error
 
 	// quick is the module that runs a collective of no rounds (Quick):
 	// Poll and Await move it on, and its end calls Complete. guard, if
@@ -480,10 +481,14 @@ func (s *Schedule) finish() {
 	var keep [2]*Comm
 	views, clean := append(keep[:0], s.views...), s.err == nil
 	clear(s.views)
-	s.views, s.owner, s.notify, s.bufs = nil, nil, nil, nil
+	temps := s.temps
+	s.views, s.owner, s.notify, s.bufs, s.temps = nil, nil, nil, nil, nil
 	if clean {
 		for _, v := range views {
 			v.recycle()
+		}
+		for _, b := range temps {
+			giveBack(b)
 		}
 	}
 	s.done.Store(true)

@@ -17,7 +17,7 @@ import "github.com/lamgo/lam/libmpi/coll"
 // clone returns a buffer that a step of s fills with a copy of b (which
 // an earlier step may be filling).
 func clone(s *coll.Schedule, b []byte) []byte {
-	out := coll.Buffer(len(b))
+	out := s.Temp(len(b))
 	s.Copy(out, b)
 	return out
 }
@@ -491,7 +491,7 @@ func nbReduceLinear(c *coll.Comm, send, recv []byte, op *coll.Op, root int) erro
 	for i := n - 1; i >= 0; i-- {
 		in[i] = mine
 		if i != r {
-			in[i] = coll.Buffer(size)
+			in[i] = s.Temp(size)
 			s.Recv(c, in[i], i)
 		}
 	}
@@ -517,7 +517,7 @@ func nbReduceLog(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 		if v|m >= n {
 			continue
 		}
-		in := coll.Buffer(size)
+		in := s.Temp(size)
 		s.Next()
 		s.Recv(c, in, t.real(v|m))
 		s.Reduce(op, result, in)
@@ -562,7 +562,7 @@ func (x *nbRSAG) reduceScatter(send, acc []byte) {
 		s.Send(c, send, r+1)
 		return
 	case r < 2*x.rem:
-		tmp := coll.Buffer(size)
+		tmp := s.Temp(size)
 		s.Recv(c, tmp, r-1)
 		if send != nil {
 			s.Copy(acc, send)
@@ -594,7 +594,7 @@ func (x *nbRSAG) reduceScatter(send, acc []byte) {
 			send = nil
 		} else {
 			if tmp == nil {
-				tmp = coll.Buffer(size)
+				tmp = s.Temp(size)
 			}
 			s.Send(c, acc[gb:ge], partner)
 			s.Recv(c, tmp[kb:ke], partner)
@@ -631,13 +631,13 @@ func nbReduceRSG(c *coll.Comm, send, recv []byte, op *coll.Op, root int) error {
 	r := c.Rank()
 	size := len(send)
 	acc := recv
+	x := &nbRSAG{rsag: rsag{c: c, n: c.Size(), op: op}, s: sched(c)}
 	if r != root {
-		acc = coll.Buffer(size)
+		acc = x.s.Temp(size)
 	} else if send == nil {
 		size = len(recv)
 	}
 	acc = acc[:size]
-	x := &nbRSAG{rsag: rsag{c: c, n: c.Size(), op: op}, s: sched(c)}
 	x.reduceScatter(send, acc)
 	s := x.s
 	s.Next()
