@@ -157,9 +157,10 @@ func collError(err error) error {
 	return fromCore(err)
 }
 
-// zeroCall reports whether a blocking collective that moves nothing at
-// this process (every buffer it passed is empty) may return before its
-// call is built, as the full path would (coll.Comm.Empty): MPI is
+// zeroCall reports whether a collective that moves nothing at this
+// process (every buffer it passed is empty) may return before its call
+// is built, as the full path would (coll.Comm.Empty; a nonblocking one
+// with its request complete, startNB): MPI is
 // initialised, c is a valid intracommunicator, root is one of its ranks
 // (0 for a call without one), and the coll framework is not recording
 // c's calls. Any other case takes the full path, which checks every
@@ -167,8 +168,8 @@ func collError(err error) error {
 // the rest of a zero-size collective.) c's coll.Comm is read without
 // collComm's sync.Once, which does not inline: every communicator's
 // maker sets it up (setupColl) before the communicator is handed out.
-func zeroCall(nb *nbRun, c *Comm, root int) bool {
-	if nb != nil || st.engine == nil || c == nil || !c.ready || c.inter != nil || uint(root) >= uint(len(c.group)) {
+func zeroCall(c *Comm, root int) bool {
+	if st.engine == nil || c == nil || !c.ready || c.inter != nil || uint(root) >= uint(len(c.group)) {
 		return false
 	}
 	cc := c.cs.c
@@ -401,7 +402,7 @@ func iBarrier(nb *nbRun, c *Comm) error {
 func Bcast[T CollElem](c *Comm, buf []T, root int) error { return iBcast(nil, c, buf, root) }
 
 func iBcast[T CollElem](nb *nbRun, c *Comm, buf []T, root int) error {
-	if len(buf) == 0 && zeroCall(nb, c, root) {
+	if len(buf) == 0 && zeroCall(c, root) {
 		return nil
 	}
 	var k call
@@ -430,7 +431,7 @@ func Gather[T CollElem](c *Comm, send, recv []T, root int) error {
 }
 
 func iGather[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, root) {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(c, root) {
 		return nil
 	}
 	var k call
@@ -482,7 +483,7 @@ func Scatter[T CollElem](c *Comm, send, recv []T, root int) error {
 }
 
 func iScatter[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, root) {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(c, root) {
 		return nil
 	}
 	var k call
@@ -531,7 +532,7 @@ func iScatterv[T CollElem](nb *nbRun, c *Comm, send []T, counts, displs []int, r
 func Allgather[T CollElem](c *Comm, send, recv []T) error { return iAllgather(nil, c, send, recv) }
 
 func iAllgather[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) {
 		return nil
 	}
 	var k call
@@ -580,7 +581,7 @@ func iAllgatherv[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts, displs 
 func Alltoall[T CollElem](c *Comm, send, recv []T) error { return iAlltoall(nil, c, send, recv) }
 
 func iAlltoall[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) {
 		return nil
 	}
 	var k call
@@ -696,7 +697,7 @@ func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
 }
 
 func iReduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op, root int) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, root) && zeroOp[T](op) {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(c, root) && zeroOp[T](op) {
 		return nil
 	}
 	var k call
@@ -736,7 +737,7 @@ func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func iAllreduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) && zeroOp[T](op) {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) && zeroOp[T](op) {
 		return nil
 	}
 	var k call
@@ -814,7 +815,7 @@ func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func iReduceScatterBlock[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) && zeroOp[T](op) {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) && zeroOp[T](op) {
 		return nil
 	}
 	var k call
@@ -848,7 +849,7 @@ func scan[T CollElem](kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
 }
 
 func iscan[T CollElem](nb *nbRun, kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(nb, c, 0) && zeroOp[T](op) {
+	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) && zeroOp[T](op) {
 		return nil
 	}
 	var k call

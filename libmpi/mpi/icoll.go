@@ -163,10 +163,17 @@ func startNB(c *Comm, body func(nb *nbRun) error) (*Request, error) {
 	if err := body(nb); err != nil {
 		return nil, err // x is left to the collector: a failed start may have shown it to the module
 	}
+	req := nb.req
 	if !nb.started {
-		e.Finish(nb.req.r, core.Status{Source: AnySource, Tag: AnyTag}) // nothing to do
+		// Nothing to do (a call that moves nothing at any process):
+		// complete at once, as retired is, without the engine (its
+		// Finish wakes the process's waiters); the parts were shown to
+		// nobody.
+		req.r, req.parts = retired, nil
+		*x = nbParts{}
+		nbPool.Put(x)
 	}
-	return nb.req, nil
+	return req, nil
 }
 
 // Ibarrier starts a barrier (MPI_Ibarrier): its request completes once

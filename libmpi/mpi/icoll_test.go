@@ -157,6 +157,64 @@ func TestNonblockingRequestReported(t *testing.T) {
 
 }
 
+// A nonblocking collective that moves nothing (every buffer empty)
+// returns a request complete at once and active until reported, as any
+// other: Test finds it done, Waitany reports it, Wait gives the empty
+// status; then it is inactive. A collective that moves data after many
+// of them runs as before (they take no number of the communicator's).
+func TestNonblockingZeroSize(t *testing.T) {
+	c := mpi.World
+	var none []int64
+	starts := []struct {
+		name  string
+		start func() (*mpi.Request, error)
+	}{
+		{"Ibcast", func() (*mpi.Request, error) { return mpi.Ibcast(c, none, 0) }},
+		{"Iallreduce", func() (*mpi.Request, error) { return mpi.Iallreduce(c, none, none, mpi.Sum) }},
+		{"Ireduce", func() (*mpi.Request, error) { return mpi.Ireduce(c, none, none, mpi.Sum, 0) }},
+		{"Igather", func() (*mpi.Request, error) { return mpi.Igather(c, none, none, 0) }},
+		{"Iscatter", func() (*mpi.Request, error) { return mpi.Iscatter(c, none, none, 0) }},
+		{"Iallgather", func() (*mpi.Request, error) { return mpi.Iallgather(c, none, none) }},
+		{"Ialltoall", func() (*mpi.Request, error) { return mpi.Ialltoall(c, none, none) }},
+	}
+	for _, st := range starts {
+		for i := range 300 {
+			r, err := st.start()
+			if err != nil {
+				t.Fatalf("%s: %v", st.name, err)
+			}
+			if !r.Active() {
+				t.Fatalf("%s: the request is inactive before it was reported", st.name)
+			}
+			switch i % 3 {
+			case 0:
+				if _, done, err := r.Test(); !done || err != nil {
+					t.Fatalf("%s: Test: %v, %v", st.name, done, err)
+				}
+			case 1:
+				if k, _, err := mpi.Waitany(r); k != 0 || err != nil {
+					t.Fatalf("%s: Waitany: %d, %v", st.name, k, err)
+				}
+			default:
+				if s, err := r.Wait(); err != nil || s.Source != mpi.AnySource || s.Tag != mpi.AnyTag {
+					t.Fatalf("%s: Wait: %+v, %v", st.name, s, err)
+				}
+			}
+			if r.Active() {
+				t.Fatalf("%s: the request is active after it was reported", st.name)
+			}
+		}
+	}
+	in, out := []int64{4}, make([]int64, 1)
+	r, err := mpi.Iallreduce(c, in, out, mpi.Sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Wait(); err != nil || out[0] != 4 {
+		t.Fatalf("Iallreduce after the empty ones: %v, %v", out[0], err)
+	}
+}
+
 // An argument error is returned when the collective starts, with no
 // request.
 func TestNonblockingArgumentErrors(t *testing.T) {
