@@ -367,6 +367,29 @@ func nbAllgather(c *coll.Comm, send, recv []byte) error {
 		}
 		return nil
 	}
+	if c.OneNode() && bs > c.Params.AllgatherRing {
+		// As the blocking Allgather on one node: every process sends its
+		// block to every other and receives theirs at once, each copied
+		// once (the shared-memory rpis), instead of a gather to rank 0
+		// and a broadcast of everything.
+		own := recv[r*bs : (r+1)*bs]
+		mine := send
+		if mine == nil {
+			mine = own
+		}
+		s := sched(c)
+		for i := 1; i < n; i++ {
+			src := (r - i + n) % n
+			s.Recv(c, recv[src*bs:(src+1)*bs], src)
+		}
+		for i := 1; i < n; i++ {
+			s.Send(c, mine, (r+i)%n)
+		}
+		if &mine[0] != &own[0] {
+			nbCopyBlock(c, own, mine, r)
+		}
+		return nil
+	}
 	if err := nbGather(c, send, recv, 0); err != nil {
 		return err
 	}

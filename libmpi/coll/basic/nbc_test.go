@@ -99,9 +99,10 @@ func twins(r, n, k int, op *coll.Op) map[coll.Kind]colltest.Twin {
 }
 
 // Every nonblocking collective gives what its blocking twin gives, on 1
-// to 5 processes, linear and binomial.
+// to 5 processes, linear and binomial, and with the Allgather of one node
+// sending every block at once (past coll_base_allgather_ring).
 func TestNonblockingMatchesBlocking(t *testing.T) {
-	for _, params := range [][]string{nil, {"coll_base_crossover", "1"}} {
+	for _, params := range [][]string{nil, {"coll_base_crossover", "1"}, {"coll_base_allgather_ring", "8"}} {
 		for n := 1; n <= 5; n++ {
 			for _, k := range []int{1, 3, 100, 4, 200} {
 				op, opName := &colltest.Sum, "sum"
@@ -463,6 +464,54 @@ func TestNonblockingBarrierIsCheck(t *testing.T) {
 			for r, err := range errs {
 				if err != nil {
 					t.Errorf("rank %d: %v", r, err)
+				}
+			}
+		})
+	}
+}
+
+// Past coll_base_allgather_ring on one node, a nonblocking Allgather
+// sends each process's block to every other at once (n-1 messages a
+// process, as the blocking one), in place and not, instead of a gather
+// to rank 0 and a broadcast.
+func TestNonblockingAllgatherAtOnce(t *testing.T) {
+	const n, k = 4, 40 // int64s a block: past the ring size below
+	for _, inPlace := range []bool{false, true} {
+		t.Run(fmt.Sprint("in place ", inPlace), func(t *testing.T) {
+			w := colltest.NewWorld(oneNode(n), 20*time.Second, "coll_base_check", "0", "coll_base_allgather_ring", "64")
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				out := coll.Buffer(8 * n * k)
+				send := colltest.Ints(r, k)
+				if inPlace {
+					copy(out[r*8*k:], send)
+					send = nil
+				}
+				done, err := colltest.Start(c, coll.Sig{Kind: coll.Allgather, Send: 8 * k, Recv: 8 * k}, func(v *coll.Comm, a *coll.Actions) error {
+					return a.Allgather(v, send, out)
+				})
+				if err != nil {
+					return err
+				}
+				if err := <-done; err != nil {
+					return err
+				}
+				for q := range n {
+					if !bytes.Equal(out[q*8*k:(q+1)*8*k], colltest.Ints(q, k)) {
+						return fmt.Errorf("block %d is not process %d's", q, q)
+					}
+				}
+				return nil
+			})
+			w.Close()
+			for r, err := range errs {
+				if err != nil {
+					t.Fatalf("rank %d: %v", r, err)
+				}
+			}
+			for r := range n {
+				if s, _ := w.Messages(r); s != n-1 {
+					t.Errorf("rank %d sent %d messages, want %d", r, s, n-1)
 				}
 			}
 		})
