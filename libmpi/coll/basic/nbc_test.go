@@ -503,17 +503,7 @@ func TestNonblockingAllgatherAtOnce(t *testing.T) {
 				}
 				return nil
 			})
-			w.Close()
-			for r, err := range errs {
-				if err != nil {
-					t.Fatalf("rank %d: %v", r, err)
-				}
-			}
-			for r := range n {
-				if s, _ := w.Messages(r); s != n-1 {
-					t.Errorf("rank %d sent %d messages, want %d", r, s, n-1)
-				}
-			}
+			checkSent(t, w, errs, func(int) int { return n - 1 })
 		})
 	}
 }

@@ -366,18 +366,7 @@ func TestLargeChoice(t *testing.T) {
 					}
 					return nil
 				})
-				w.Close()
-				for r, err := range errs {
-					if err != nil {
-						t.Fatalf("rank %d: %v", r, err)
-					}
-				}
-				for r := range n {
-					v := (r - root + n) % n
-					if s, _ := w.Messages(r); s != want(v, n) {
-						t.Errorf("rank %d (virtual %d) sent %d messages, want %d", r, v, s, want(v, n))
-					}
-				}
+				checkSent(t, w, errs, func(r int) int { return want((r-root+n)%n, n) })
 			})
 		}
 	}
@@ -410,4 +399,21 @@ func binomialSends(v, n int) int {
 		}
 	}
 	return k
+}
+
+// checkSent closes w, fails on any process's error, and checks the
+// messages each process sent: want(r) for rank r.
+func checkSent(t *testing.T, w *colltest.World, errs []error, want func(r int) int) {
+	t.Helper()
+	w.Close()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	for r := range errs {
+		if s, _ := w.Messages(r); s != want(r) {
+			t.Errorf("rank %d sent %d messages, want %d", r, s, want(r))
+		}
+	}
 }

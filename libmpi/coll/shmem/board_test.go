@@ -56,6 +56,15 @@ func BenchmarkIbarrier(b *testing.B) {
 // errHung is wait's error for a collective that did not complete.
 var errHung = errors.New("the collective did not complete")
 
+// ended waits for s (wait, 10 s) and returns its outcome, which its
+// notifier left in *out.
+func ended(s *coll.Schedule, out *error) error {
+	if err := wait(s, 10*time.Second); err != nil {
+		return err
+	}
+	return *out
+}
+
 // wait waits for s and returns its outcome, for at most limit: a
 // collective that never completes fails the test (errHung) instead of
 // hanging it.
@@ -218,11 +227,8 @@ func TestBoardEarlyRead(t *testing.T) {
 				}
 				for i := range count {
 					kind, k, root := kinds[i%len(kinds)], ks[i/len(kinds)%len(ks)], i%n
-					if err := wait(scheds[i], 10*time.Second); err != nil {
+					if err := ended(scheds[i], &errs[i]); err != nil {
 						return fmt.Errorf("%s %d: %w", kind, i, err)
-					}
-					if errs[i] != nil {
-						return fmt.Errorf("%s %d: %w", kind, i, errs[i])
 					}
 					var want []int64
 					switch {
@@ -325,11 +331,8 @@ func boardBlocks(c *coll.Comm, r, n, count int, kinds []coll.Kind, ks []int, inP
 	for i := count - 1; i >= 0; i-- {
 		kind, k := kinds[i%len(kinds)], ks[i/len(kinds)%len(ks)]
 		root := (i / 3) % 2 * (n - 1)
-		if err := wait(scheds[i], 10*time.Second); err != nil {
+		if err := ended(scheds[i], &errs[i]); err != nil {
 			return fmt.Errorf("%s %d: %w", kind, i, err)
-		}
-		if errs[i] != nil {
-			return fmt.Errorf("%s %d: %w", kind, i, errs[i])
 		}
 		var want []int64
 		switch {
