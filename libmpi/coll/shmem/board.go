@@ -43,11 +43,12 @@ import (
 // board on (a test or wait of one of its collectives, or a start): a
 // number is read once every process posted it, or once this process
 // completed it early (an Ibcast's or Iscatter's process that took the
-// root's data, a process that only gives: it needs nobody else's entry);
-// a process's done line says up to which number it read. An entry line is written again
-// boardSlots numbers later, once every process has read the number that
-// last used it (claim); a start that finds it not yet read moves its own
-// board on and waits for the others'.
+// root's data, a process that only gives: it needs nobody else's
+// entry); a process's done line says up to which number it read. An
+// entry line is written again boardSlots numbers later, once every
+// process has read the number that last used it (claim); a start that
+// finds it not yet read moves its own board on and waits for the
+// others'.
 const (
 	boardSlots  = 256
 	boardDigest = 8  // the call's digest
