@@ -487,6 +487,9 @@ func (s *Schedule) finish() {
 		for _, v := range views {
 			v.recycle()
 		}
+	}
+	if err == nil {
+		// Every transfer completed: nothing writes into them now.
 		for _, b := range temps {
 			giveBack(b)
 		}
