@@ -4,14 +4,13 @@
 // on, which suits a copy whose destination is not read again soon. An
 // MPI buffer usually is, by the program or by another process of the
 // node at once (a block of an Allgather read by the others, a reduction's
-// input): on this project's machine (AMD EPYC, 2 MiB of L2 and 32 MiB of
-// L3) a 2-process Allgather of 1 MiB took 176 µs with copy, 120–128 with
-// 64 bytes less, 105–114 with Copy (docs/coll.md, session 27). Copy
-// splits a copy of up to Max bytes into pieces below that threshold,
-// which copy makes through the caches; larger ones go as copy makes
-// them (at 4 MiB the two ways measured alike, within the runs' spread,
-// and a copy much larger than the caches would only push everything
-// else out of them).
+// input): on this project's machine (AMD EPYC, 1 MiB of L2 per
+// processor, 32 MiB of L3) a 2-process Allgather of 1 MiB took 176 µs
+// with copy, 120–128 with 64 bytes less, 105–114 with Copy (docs/coll.md,
+// session 27). Copy splits a copy of up to Max bytes into pieces below
+// that threshold, which copy makes through the caches; larger ones go as
+// copy makes them (at 4 MiB a 2-process Alltoall measured slower through
+// the caches, an Allgather alike: the buffers no longer fit).
 package cached
 
 import "unsafe"
