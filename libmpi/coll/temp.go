@@ -15,7 +15,7 @@ import (
 // cleared by the allocator and the pages faulted in again after every
 // collection.
 func (s *Schedule) Temp(n int) []byte {
-	if n < tempMin {
+	if n < tempMin || n > tempMax {
 		return Buffer(n)
 	}
 	b := getTemp(n)
@@ -24,10 +24,12 @@ func (s *Schedule) Temp(n int) []byte {
 }
 
 // tempMin is the smallest buffer Temp takes from the pool; tempClasses
-// the size classes (powers of two up to 1 GiB).
+// the size classes (powers of two up to 64 MiB: a larger buffer, which a
+// class would round up by as much as its size, is the collector's).
 const (
 	tempMin     = 64 << 10
-	tempClasses = 31
+	tempClasses = 27
+	tempMax     = 1 << (tempClasses - 1)
 )
 
 // tempPools holds, in class k, buffers of 1<<k bytes.

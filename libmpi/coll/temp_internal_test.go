@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// Temp gives buffers of the size asked, from tempMin on from the pool's
-// power-of-two classes; a schedule that ends without error gives them
-// back, one that ends with an error (a receive may still be posted into
-// one) does not, and small ones are never the pool's.
+// Temp gives buffers of the size asked, from tempMin to tempMax from the
+// pool's power-of-two classes; a schedule that ends without error gives
+// them back, one that ends with an error (a receive may still be posted
+// into one) does not, and smaller and larger ones are never the pool's.
 func TestTemp(t *testing.T) {
 	var given [][]byte
 	giveBack = func(b []byte) { given = append(given, b) }
@@ -21,6 +21,7 @@ func TestTemp(t *testing.T) {
 	}{
 		{"clean", []int{tempMin, tempMin + 1, 3 << 20}, nil, 3},
 		{"small ones are the collector's", []int{8, tempMin - 1}, nil, 0},
+		{"so are those past the classes", []int{tempMax + 1}, nil, 0},
 		{"an error keeps them from the pool", []int{1 << 20}, errors.New("a peer died"), 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -31,7 +32,7 @@ func TestTemp(t *testing.T) {
 				if len(b) != n {
 					t.Fatalf("Temp(%d): %d bytes", n, len(b))
 				}
-				if n >= tempMin && cap(b)&(cap(b)-1) != 0 {
+				if n >= tempMin && n <= tempMax && cap(b)&(cap(b)-1) != 0 {
 					t.Errorf("Temp(%d): capacity %d, not a class's", n, cap(b))
 				}
 			}
