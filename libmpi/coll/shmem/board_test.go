@@ -594,6 +594,12 @@ func TestBoardMismatch(t *testing.T) {
 		{"outboard gather/scatter", [2]call{outGather, outScatter}, nil, -1},
 		{"allgather board/schedule", [2]call{allgather, bigAllgather}, nil, -1},
 		{"barrier/gather at check 2", [2]call{barrier, gather}, []string{"coll_base_check", "2"}, -1},
+		// Lent entries (too large for the outboard): a process that lent
+		// its buffer waits only for those whose calls are its own.
+		{"large bcast/bcast", [2]call{bigBcast, bcast}, nil, -1},
+		{"large bcast sizes", [2]call{bigBcast, {coll.Bcast, 65552, 0}}, nil, -1},
+		{"large gather roots", [2]call{{coll.Gather, 65544, 0}, {coll.Gather, 65544, 1}}, nil, -1},
+		{"large alltoall/alltoall", [2]call{{coll.Alltoall, 174768, 0}, alltoall}, nil, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 3

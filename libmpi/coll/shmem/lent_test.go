@@ -1,0 +1,313 @@
+package shmem
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lamgo/lam/libmpi/coll"
+	"github.com/lamgo/lam/libmpi/coll/colltest"
+)
+
+// lentCall is one nonblocking collective of boardLent's.
+type lentCall struct {
+	kind    coll.Kind
+	k       int // int64s a block
+	root    int
+	inPlace bool
+}
+
+// lentCalls is boardLent's sequence on n processes: Ibcasts, Igathers,
+// Iscatters, Iallgathers and Ialltoalls too large for the outboard, in
+// place and not, with a small one of each after.
+func lentCalls(n int) []lentCall {
+	big := bigBytes/8 + 1       // a block above bigBytes
+	wide := wideBytes/(8*n) + 1 // blocks together above wideBytes
+	var calls []lentCall
+	for i, kind := range []coll.Kind{coll.Bcast, coll.Gather, coll.Scatter, coll.Allgather, coll.Alltoall} {
+		k := big
+		if kind == coll.Scatter || kind == coll.Alltoall {
+			k = wide
+		}
+		for _, inPlace := range []bool{false, true} {
+			root := i % 2 * (n - 1)
+			calls = append(calls, lentCall{kind, k, root, inPlace}, lentCall{kind, 3, n - 1 - root, inPlace})
+		}
+	}
+	return calls
+}
+
+// lentWant reports whether call x's entries lend their buffers when the
+// probe permitted it (lends).
+func (x lentCall) lent(n int) bool {
+	if x.kind == coll.Alltoall && x.inPlace {
+		return false
+	}
+	return x.k > bigBytes/8 || x.k*8*n > wideBytes && (x.kind == coll.Scatter || x.kind == coll.Alltoall)
+}
+
+// boardLent is process r's part of a test of lent entries: it starts
+// every call of lentCalls at once, waits for them in the reverse order
+// and checks what each process got, and that the large ones ran on the
+// board (lent) or as schedules.
+func boardLent(c *coll.Comm, r, n int, lent bool) error {
+	calls := lentCalls(n)
+	scheds := make([]*coll.Schedule, len(calls))
+	outs := make([][]byte, len(calls))
+	errs := make([]error, len(calls))
+	for i, x := range calls {
+		var send []byte
+		out := coll.Buffer(8 * n * x.k)
+		switch x.kind {
+		case coll.Bcast:
+			out = coll.Buffer(8 * x.k)
+			if r == x.root {
+				copy(out, colltest.Ints(x.root+i, x.k))
+			}
+		case coll.Gather, coll.Allgather:
+			send = colltest.Ints(r+i, x.k)
+			if x.inPlace && (x.kind == coll.Allgather || r == x.root) {
+				copy(out[r*8*x.k:], send)
+				send = nil
+			}
+		case coll.Scatter:
+			out = coll.Buffer(8 * x.k)
+			if r == x.root {
+				send = colltest.Ints(x.root+i, n*x.k)
+				if x.inPlace {
+					out = nil
+				}
+			}
+		case coll.Alltoall:
+			send = colltest.Ints(r+i, n*x.k)
+			if x.inPlace {
+				copy(out, send)
+				send = nil
+			}
+		}
+		outs[i] = out
+		sig := coll.Sig{Kind: x.kind, Send: int64(8 * x.k), Root: x.root}
+		var quick bool
+		var err error
+		scheds[i], quick, err = colltest.StartSchedule(c, sig, func(v *coll.Comm, a *coll.Actions) error {
+			switch x.kind {
+			case coll.Bcast:
+				return a.Bcast(v, out, x.root)
+			case coll.Gather:
+				return a.Gather(v, send, out, x.root)
+			case coll.Scatter:
+				return a.Scatter(v, send, out, x.root)
+			case coll.Allgather:
+				return a.Allgather(v, send, out)
+			}
+			return a.Alltoall(v, send, out)
+		}, coll.NotifyFunc(func(err error) { errs[i] = err }))
+		if err != nil {
+			return fmt.Errorf("start %d: %w", i, err)
+		}
+		if x.lent(n) && quick != lent {
+			return fmt.Errorf("%s %d (%d int64s a block, in place %v): on the board %v, want %v", x.kind, i, x.k, x.inPlace, quick, lent)
+		}
+	}
+	for i := len(calls) - 1; i >= 0; i-- {
+		x := calls[i]
+		if err := waitFor(scheds[i], 20*time.Second); err != nil {
+			return fmt.Errorf("%s %d: %w", x.kind, i, err)
+		}
+		if errs[i] != nil {
+			return fmt.Errorf("%s %d: %w", x.kind, i, errs[i])
+		}
+		var want []int64
+		switch {
+		case x.kind == coll.Bcast:
+			for j := range x.k {
+				want = append(want, colltest.Val(x.root+i, j))
+			}
+		case x.kind == coll.Scatter && !(x.inPlace && r == x.root):
+			for j := range x.k {
+				want = append(want, colltest.Val(x.root+i, r*x.k+j))
+			}
+		case x.kind == coll.Gather && r == x.root, x.kind == coll.Allgather:
+			for q := range n {
+				for j := range x.k {
+					want = append(want, colltest.Val(q+i, j))
+				}
+			}
+		case x.kind == coll.Alltoall:
+			for q := range n {
+				for j := range x.k {
+					want = append(want, colltest.Val(q+i, r*x.k+j))
+				}
+			}
+		default:
+			continue
+		}
+		if got := colltest.I64(outs[i]); !slices.Equal(got, want) {
+			return fmt.Errorf("%s %d (%d int64s a block, root %d, in place %v): got %v, want %v", x.kind, i, x.k, x.root, x.inPlace, got[:min(len(got), 8)], want[:min(len(want), 8)])
+		}
+	}
+	return nil
+}
+
+// waitFor waits for s, for at most limit.
+func waitFor(s *coll.Schedule, limit time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(limit):
+		return errors.New("the collective did not complete")
+	}
+}
+
+// Nonblocking collectives too large for the outboard lend their buffers
+// where the probe permitted it: on nodes with processors to spare and
+// oversubscribed, with and without the argument check, every process
+// gets what it should, whichever order the processes wait in.
+func TestBoardLent(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		for _, cpus := range []int{64, 1} {
+			for _, check := range []string{"0", "2"} {
+				t.Run(fmt.Sprintf("n=%d/cpus=%d/check=%s", n, cpus, check), func(t *testing.T) {
+					w := directWorld(t, n, cpus, "coll_base_check", check)
+					w.Check(t, w.Each(func(r int) error {
+						c := w.Comm(r)
+						if err := boardLent(c, r, n, true); err != nil {
+							return err
+						}
+						return c.Free()
+					}))
+				})
+			}
+		}
+	}
+}
+
+// A process that lends its buffer completes only once every process
+// that copies from it has: an Ibcast's root, whose other process starts
+// late, is not done after its start (where the root of one carried in
+// the outboard is), and completes once the other took the data.
+func TestBoardLentHeld(t *testing.T) {
+	const n, size = 2, bigBytes + 8
+	w := directWorld(t, n, 64)
+	started := make(chan struct{})
+	w.Check(t, w.Each(func(r int) error {
+		c := w.Comm(r)
+		// The communicator's modules start (and probe) together.
+		if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+			return err
+		}
+		buf := coll.Buffer(size)
+		if r == 0 {
+			copy(buf, colltest.Ints(5, size/8))
+		} else {
+			select {
+			case <-started:
+			case <-time.After(10 * time.Second):
+				return errors.New("the root did not start")
+			}
+		}
+		var out error
+		s, quick, err := colltest.StartSchedule(c, coll.Sig{Kind: coll.Bcast, Send: size}, func(v *coll.Comm, a *coll.Actions) error {
+			return a.Bcast(v, buf, 0)
+		}, coll.NotifyFunc(func(err error) { out = err }))
+		if err != nil {
+			return err
+		}
+		if !quick {
+			return errors.New("the Ibcast did not run on the board")
+		}
+		if r == 0 {
+			s.Test()
+			if s.Done() {
+				return errors.New("the root completed before the other process took its buffer")
+			}
+			close(started)
+		}
+		if err := waitFor(s, 10*time.Second); err != nil {
+			return err
+		}
+		if out != nil {
+			return out
+		}
+		if got, want := colltest.I64(buf), colltest.I64(colltest.Ints(5, size/8)); !slices.Equal(got, want) {
+			return fmt.Errorf("got %v, want %v", got[:4], want[:4])
+		}
+		return nil
+	}))
+}
+
+// A copy from a lent buffer that fails (the lender's process is gone,
+// as the kernel sees it) is the error of the process that copies; the
+// lenders, which wait for it to have done, complete.
+func TestBoardLentCopyFails(t *testing.T) {
+	const n, bad = 3, 2
+	dead := deadPID(t)
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Scatter, coll.Gather, coll.Allgather, coll.Alltoall} {
+		t.Run(kind.String(), func(t *testing.T) {
+			w := directWorld(t, n, 64)
+			root := 0
+			if kind == coll.Gather {
+				root = bad // the root copies
+			}
+			m := wideBytes/n + 8
+			errs := w.Each(func(r int) error {
+				c := w.Comm(r)
+				buf := coll.Buffer(m)
+				all := coll.Buffer(n * m)
+				run := func() error {
+					var out error
+					s, quick, err := colltest.StartSchedule(c, coll.Sig{Kind: kind, Root: root, Send: int64(m)}, func(v *coll.Comm, a *coll.Actions) error {
+						switch kind {
+						case coll.Bcast:
+							return a.Bcast(v, buf, root)
+						case coll.Scatter:
+							return a.Scatter(v, all, buf, root)
+						case coll.Gather:
+							return a.Gather(v, buf, all, root)
+						case coll.Allgather:
+							return a.Allgather(v, buf, all)
+						}
+						return a.Alltoall(v, all, coll.Buffer(n*m))
+					}, coll.NotifyFunc(func(err error) { out = err }))
+					if err != nil {
+						return err
+					}
+					if !quick {
+						return errors.New("not on the board")
+					}
+					if err := waitFor(s, 10*time.Second); err != nil {
+						return err
+					}
+					return out
+				}
+				if err := run(); err != nil {
+					return fmt.Errorf("first call: %w", err)
+				}
+				if r == bad {
+					a := c.Data.(*area)
+					for q := range a.pids {
+						if q != r {
+							a.pids[q] = dead
+						}
+					}
+				}
+				return run()
+			})
+			for r, err := range errs {
+				var ce *coll.Error
+				switch {
+				case r == bad && !(errors.As(err, &ce) && errors.Is(err, unix.ESRCH)):
+					t.Errorf("rank %d: %v, want the copy's error", r, err)
+				case r != bad && err != nil:
+					t.Errorf("rank %d: %v", r, err)
+				}
+			}
+		})
+	}
+}
