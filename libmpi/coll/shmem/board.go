@@ -259,11 +259,13 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 // lend their buffers: an Ibcast, Igather, Iscatter, Iallgather, or an
 // Ialltoall not in place (whose buffer is read by the others while its
 // process writes what it receives there), where the probe permitted the
-// processes to copy each other's memory. Every process answers alike:
-// the probe's answer is agreed, and MPI has every process of an Ialltoall
-// in place or none.
+// processes to copy each other's memory; on two processes an Ialltoall
+// only (the others' schedules were faster there: the rpi's single copy
+// shares the work between the pair, where a lender idles while the
+// other copies). Every process answers alike: the probe's answer is
+// agreed, and MPI has every process of an Ialltoall in place or none.
 func (a *area) lends(k *coll.BoardCall) bool {
-	if a.direct != directPermitted {
+	if a.direct != directPermitted || a.n == 2 && k.Sig.Kind != coll.Alltoall {
 		return false
 	}
 	switch k.Sig.Kind {

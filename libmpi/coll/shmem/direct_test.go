@@ -118,6 +118,38 @@ func deadPID(t *testing.T) int {
 	return cmd.Process.Pid
 }
 
+// runTwice runs a collective on process r of c, then, with every other
+// process's id dead as process bad sees them, again.
+func runTwice(c *coll.Comm, r, bad, dead int, run func() error) error {
+	if err := run(); err != nil {
+		return fmt.Errorf("first call: %w", err)
+	}
+	if r == bad {
+		a := c.Data.(*area)
+		for q := range a.pids {
+			if q != r {
+				a.pids[q] = dead
+			}
+		}
+	}
+	return run()
+}
+
+// checkCopyFails checks runTwice's outcomes: process bad's the kernel's
+// refusal to copy (ESRCH), the others' none.
+func checkCopyFails(t *testing.T, errs []error, bad int) {
+	t.Helper()
+	for r, err := range errs {
+		var ce *coll.Error
+		switch {
+		case r == bad && !(errors.As(err, &ce) && errors.Is(err, unix.ESRCH)):
+			t.Errorf("rank %d: %v, want the copy's error", r, err)
+		case r != bad && err != nil:
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
 // A process that may not copy another's memory makes every process of
 // the communicator go without direct rounds (the probe's answer is
 // agreed), and the collectives are right through the area; the board
@@ -172,28 +204,9 @@ func TestDirectCopyFails(t *testing.T) {
 					}
 					return c.Run(coll.Sig{Kind: kind, Send: m}, func(a *coll.Actions) error { return a.Alltoall(c, all, coll.Buffer(n*m)) })
 				}
-				if err := run(); err != nil { // probes, permitted
-					return fmt.Errorf("first call: %w", err)
-				}
-				if r == bad {
-					a := c.Data.(*area)
-					for q := range a.pids {
-						if q != r {
-							a.pids[q] = dead
-						}
-					}
-				}
-				return run()
+				return runTwice(c, r, bad, dead, run)
 			})
-			for r, err := range errs {
-				var ce *coll.Error
-				switch {
-				case r == bad && !(errors.As(err, &ce) && errors.Is(err, unix.ESRCH)):
-					t.Errorf("rank %d: %v, want the copy's error", r, err)
-				case r != bad && err != nil:
-					t.Errorf("rank %d: %v", r, err)
-				}
-			}
+			checkCopyFails(t, errs, bad)
 		})
 	}
 }
