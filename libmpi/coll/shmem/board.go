@@ -64,11 +64,14 @@ const (
 	boardSize   = 20 // uint32: the data's bytes + 1; 0 for a collective that runs as a schedule
 	boardData   = 24
 	boardBytes  = line - boardData // the most data an entry holds
-	// A lent entry's (lent): the address of the buffer lent, and the
-	// count of the processes that have done with it and its sleepers.
+	// A lent entry's (lent): the address of the buffer lent, the count
+	// of the processes that have done with it and its sleepers, and
+	// what the count must reach for the lender to complete (set once
+	// its process read the number, for Ready).
 	boardAddr       = boardData
 	boardTaken      = boardData + 8
 	boardTakenSleep = boardData + 16
+	boardWant       = boardData + 24
 
 	boardCalls  = boardSlots * line                                        // a process's calls, after its entries
 	boardDone   = boardCalls + (boardSlots*coll.CallSize+line-1)/line*line // its done line
@@ -847,6 +850,7 @@ func (b *board) settle(s uint64, p *pending) {
 		if want := b.lentTo(s, p); want > 0 {
 			// Others may still copy from its buffer: it completes
 			// once they have all done (release).
+			b.a.u64(b.entry(b.a.me, s) + boardWant).Store(want)
 			b.lending = append(b.lending, lendWait{s: s, want: want, q: p.quick, err: err, held: p.held})
 			return
 		}
@@ -994,7 +998,10 @@ func (b *board) Ready(s *coll.Schedule) bool {
 	}
 	r := b.read.Load()
 	if k <= r {
-		return true // read: it waits for the others to have done with its buffer (release)
+		// Read, not complete: it waits for the others to have done
+		// with the buffer it lent (release).
+		off := b.entry(b.a.me, k)
+		return b.taken(b.a.me, k).v.Load() >= b.a.u64(off+boardWant).Load()
 	}
 	return b.missing(r+1) < 0
 }
