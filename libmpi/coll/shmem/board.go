@@ -987,7 +987,8 @@ func (b *board) close() {
 // The board moves the collectives shmem runs on (coll.Quick).
 
 // Ready: every process posted the first number not yet read (for an
-// Ibcast's process, its root posted its number), or s is done.
+// Ibcast's process, its root posted its number), every process that
+// copies from the buffer s lent has done, or s is done.
 func (b *board) Ready(s *coll.Schedule) bool {
 	if s.Done() || b.closed.Load() {
 		return true
