@@ -419,7 +419,9 @@ func (b *board) early() {
 	from := max(b.read.Load()+1, b.settled)
 	for s := from; s <= b.next; s++ {
 		p := &b.pend[s%boardSlots]
-		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) {
+		// A root that lent its buffer completes once the others have
+		// copied (release), never here.
+		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) || p.lent && b.a.me == p.root {
 			if s == from {
 				from++ // never early again: the next look starts past it
 			}

@@ -175,57 +175,77 @@ func TestBoardLent(t *testing.T) {
 }
 
 // A process that lends its buffer completes only once every process
-// that copies from it has: an Ibcast's root, whose other processes start
-// late, is not done after its start (where the root of one carried in
-// the outboard is), and completes once the others took the data.
+// that copies from it has: an Ibcast's or Iscatter's root, whose other
+// processes start late, is not done after its start (where the root of
+// one carried in the outboard is, at coll_base_check=0 where it may
+// complete alone), and completes once the others took the data.
 func TestBoardLentHeld(t *testing.T) {
-	const n, size = 3, bigBytes + 8
-	w := directWorld(t, n, 64)
-	started := make(chan struct{})
-	w.Check(t, w.Each(func(r int) error {
-		c := w.Comm(r)
-		// The communicator's modules start (and probe) together.
-		if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
-			return err
+	const n, block = 3, (wideBytes/(3*8) + 1) * 8 // 8-byte elements
+	for _, kind := range []coll.Kind{coll.Bcast, coll.Scatter} {
+		for _, check := range []string{"0", "1", "2"} {
+			t.Run(fmt.Sprintf("%s/check=%s", kind, check), func(t *testing.T) {
+				w := directWorld(t, n, 64, "coll_base_check", check)
+				started := make(chan struct{})
+				w.Check(t, w.Each(func(r int) error {
+					return lentHeld(w.Comm(r), r, n, kind, block, started)
+				}))
+			})
 		}
-		buf := coll.Buffer(size)
-		if r == 0 {
-			copy(buf, colltest.Ints(5, size/8))
-		} else {
-			select {
-			case <-started:
-			case <-time.After(10 * time.Second):
-				return errors.New("the root did not start")
-			}
+	}
+}
+
+// lentHeld is process r's part of TestBoardLentHeld.
+func lentHeld(c *coll.Comm, r, n int, kind coll.Kind, block int, started chan struct{}) error {
+	// The communicator's modules start (and probe) together.
+	if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
+		return err
+	}
+	want := colltest.Ints(5, block/8)
+	all := colltest.Ints(5, n*block/8)
+	buf := coll.Buffer(block)
+	if r == 0 {
+		copy(buf, want)
+	} else {
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			return errors.New("the root did not start")
 		}
-		var out error
-		s, quick, err := colltest.StartSchedule(c, coll.Sig{Kind: coll.Bcast, Send: size}, func(v *coll.Comm, a *coll.Actions) error {
-			return a.Bcast(v, buf, 0)
-		}, coll.NotifyFunc(func(err error) { out = err }))
-		if err != nil {
-			return err
+		if kind == coll.Scatter {
+			want = all[r*block : (r+1)*block]
 		}
-		if !quick {
-			return errors.New("the Ibcast did not run on the board")
+	}
+	var out error
+	s, quick, err := colltest.StartSchedule(c, coll.Sig{Kind: kind, Send: int64(block)}, func(v *coll.Comm, a *coll.Actions) error {
+		if kind == coll.Scatter {
+			return a.Scatter(v, all, buf, 0)
 		}
-		if r == 0 {
-			s.Test()
-			if s.Done() {
-				return errors.New("the root completed before the others took its buffer")
-			}
-			close(started)
+		return a.Bcast(v, buf, 0)
+	}, coll.NotifyFunc(func(err error) { out = err }))
+	if err != nil {
+		return err
+	}
+	if !quick {
+		return errors.New("not on the board")
+	}
+	if r == 0 {
+		s.Test()
+		done := s.Done()
+		close(started)
+		if done {
+			return errors.New("the root completed before the others took its buffer")
 		}
-		if err := colltest.WaitFor(s, 10*time.Second); err != nil {
-			return err
-		}
-		if out != nil {
-			return out
-		}
-		if got, want := colltest.I64(buf), colltest.I64(colltest.Ints(5, size/8)); !slices.Equal(got, want) {
-			return fmt.Errorf("got %v, want %v", got[:4], want[:4])
-		}
-		return nil
-	}))
+	}
+	if err := colltest.WaitFor(s, 10*time.Second); err != nil {
+		return err
+	}
+	if out != nil {
+		return out
+	}
+	if got := colltest.I64(buf); !slices.Equal(got, colltest.I64(want)) {
+		return fmt.Errorf("got %v, want %v", got[:4], colltest.I64(want)[:4])
+	}
+	return nil
 }
 
 // A copy from a lent buffer that fails (the lender's process is gone,
