@@ -301,3 +301,57 @@ func TestBoardLentCopyFails(t *testing.T) {
 		})
 	}
 }
+
+// Lent collectives on two communicators, waited for in orders that
+// differ from process to process (MPI permits it): process 0 waits
+// first for the Ibcast it lends on A, process 1 for the one it lends on
+// B, each while the other has not copied. The Progress goroutine moves
+// the one a process does not wait for (coll.BoardCall.Behind): without
+// it each waits for the other for ever.
+func TestBoardLentAcross(t *testing.T) {
+	Lend(t)
+	const n, size = 3, bigBytes + 8
+	w := directWorld(t, n, 64)
+	w.Check(t, w.Each(func(r int) error {
+		a := w.Comm(r)
+		b, err := a.T.Split(0, r)
+		if err != nil {
+			return err
+		}
+		comms := []*coll.Comm{a, b}
+		bufs := [][]byte{coll.Buffer(size), coll.Buffer(size)}
+		scheds := make([]*coll.Schedule, 2)
+		outs := make([]error, 2)
+		for i, c := range comms {
+			if r == i {
+				copy(bufs[i], colltest.Ints(i+7, size/8))
+			}
+			var quick bool
+			scheds[i], quick, err = colltest.StartSchedule(c, coll.Sig{Kind: coll.Bcast, Send: size, Root: i}, func(v *coll.Comm, x *coll.Actions) error {
+				return x.Bcast(v, bufs[i], i)
+			}, coll.NotifyFunc(func(err error) { outs[i] = err }))
+			if err != nil {
+				return err
+			}
+			if !quick {
+				return errors.New("not on the board")
+			}
+		}
+		order := []int{0, 1}
+		if r == 1 {
+			order = []int{1, 0}
+		}
+		for _, i := range order {
+			if err := colltest.WaitFor(scheds[i], 10*time.Second); err != nil {
+				return fmt.Errorf("communicator %d: %w", i, err)
+			}
+			if outs[i] != nil {
+				return outs[i]
+			}
+			if got, want := colltest.I64(bufs[i]), colltest.I64(colltest.Ints(i+7, size/8)); !slices.Equal(got, want) {
+				return fmt.Errorf("communicator %d: got %v, want %v", i, got[:4], want[:4])
+			}
+		}
+		return b.Free()
+	}))
+}
