@@ -41,11 +41,7 @@ import (
 // the data copies them straight from the lender's buffer into its own
 // (process_vm_readv: one copy, as the direct rounds), then counts itself
 // in the lender's entry (taken); a lender completes once every process
-// that copies from it has counted itself (lending, release). Such a
-// collective goes to the process's Progress goroutine too
-// (coll.BoardCall.Behind): a process copies only while its board moves
-// on, and one that waits on another communicator would leave the
-// lenders waiting for ever.
+// that copies from it has counted itself (lending, release).
 // Others run as schedules of lam_basic's messages, and their entries
 // only guard them: a process whose call differs ends every process's
 // collective with the error, where the others would wait for messages
@@ -262,6 +258,15 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 	return 0, false, false
 }
 
+// lending turns lent entries on. A lender completes only once the
+// others have copied, and a process copies only while its board moves
+// on: a lent collective is handed to the process's Progress goroutine
+// (coll.BoardCall.Behind), which moves it while no caller waits for it,
+// so that a program that waits for its nonblocking collectives on
+// several communicators in orders that differ from process to process
+// (MPI permits it: testprog icollmany) does not wait for ever.
+var lending = true
+
 // lends reports whether the entries of k, too large for the outboard,
 // lend their buffers: an Ibcast, Igather, Iscatter, Iallgather, or an
 // Ialltoall not in place (whose buffer is read by the others while its
@@ -272,7 +277,7 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 // other copies). Every process answers alike: the probe's answer is
 // agreed, and MPI has every process of an Ialltoall in place or none.
 func (a *area) lends(k *coll.BoardCall) bool {
-	if a.direct != directPermitted || a.n == 2 && k.Sig.Kind != coll.Alltoall {
+	if !lending || a.direct != directPermitted || a.n == 2 && k.Sig.Kind != coll.Alltoall {
 		return false
 	}
 	switch k.Sig.Kind {

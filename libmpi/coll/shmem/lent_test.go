@@ -156,6 +156,7 @@ func boardLent(c *coll.Comm, r, n int, lent bool) error {
 // oversubscribed, with and without the argument check, every process
 // gets what it should, whichever order the processes wait in.
 func TestBoardLent(t *testing.T) {
+	Lend(t)
 	for _, n := range []int{2, 3, 5} {
 		for _, cpus := range []int{64, 1} {
 			for _, check := range []string{"0", "2"} {
@@ -180,6 +181,7 @@ func TestBoardLent(t *testing.T) {
 // one carried in the outboard is, at coll_base_check=0 where it may
 // complete alone), and completes once the others took the data.
 func TestBoardLentHeld(t *testing.T) {
+	Lend(t)
 	const n, block = 3, (wideBytes/(3*8) + 1) * 8 // 8-byte elements
 	for _, kind := range []coll.Kind{coll.Bcast, coll.Scatter} {
 		for _, check := range []string{"0", "1", "2"} {
@@ -252,6 +254,7 @@ func lentHeld(c *coll.Comm, r, n int, kind coll.Kind, block int, started chan st
 // as the kernel sees it) is the error of the process that copies; the
 // lenders, which wait for it to have done, complete.
 func TestBoardLentCopyFails(t *testing.T) {
+	Lend(t)
 	const n, bad = 3, 2
 	dead := deadPID(t)
 	for _, kind := range []coll.Kind{coll.Bcast, coll.Scatter, coll.Gather, coll.Allgather, coll.Alltoall} {
@@ -306,6 +309,7 @@ func TestBoardLentCopyFails(t *testing.T) {
 // the one a process does not wait for (coll.BoardCall.Behind): without
 // it each waits for the other for ever.
 func TestBoardLentAcross(t *testing.T) {
+	Lend(t)
 	const n, size = 3, bigBytes + 8
 	w := directWorld(t, n, 64)
 	w.Check(t, w.Each(func(r int) error {
