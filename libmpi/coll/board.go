@@ -44,14 +44,6 @@ type BoardCall struct {
 	Send, Recv []byte
 	Op         *Op
 	Root       int // the rooted kinds
-	// Behind is set by BoardQuick for a collective whose end needs this
-	// process's board moved on even while no caller waits for it (a
-	// buffer it lent that others copy, data it copies from another's):
-	// the start hands it to the process's Progress goroutine, as a
-	// schedule of messages, so that a caller waiting elsewhere (another
-	// communicator's collective, a receive) does not leave the others
-	// waiting for ever (MPI's progress rule).
-	Behind bool
 }
 
 // CallDigest is the digest of the call sig on c (as the argument check
@@ -100,9 +92,6 @@ func (c *Comm) StartQuick(sig Sig, f func(a *Actions) error, notify Notifier, s 
 	b, s, ok, err := c.startQuick(sig, f, notify, s)
 	if ok {
 		b.BoardPublish() // with c.mu released
-		if s.behind {
-			s.prog.post(s)
-		}
 	}
 	return s, ok, err
 }
@@ -155,7 +144,6 @@ func (c *Comm) startQuick(sig Sig, f func(a *Actions) error, notify Notifier, s 
 	err := f(&q.rec)
 	c.sched = nil
 	took := q.took
-	s.behind = took && q.k.Behind
 	q.k, q.b = BoardCall{}, nil
 	if !took {
 		if errors.Is(err, errDeclined) {

@@ -54,7 +54,6 @@ type Schedule struct {
 	guard  func() error
 	after  []func() error // a quick one's steps after it (Do)
 	sealed atomic.Bool    // a quick one may complete (seal)
-	behind bool           // a quick one the Progress goroutine moves too (BoardCall.Behind)
 	late   error          // an error of its start after the module took it
 
 	// The first rounds, views, transfers and local steps are in bufs
@@ -139,14 +138,7 @@ type Quick interface {
 // module calls SetQuick before the collective can complete.
 func (s *Schedule) initQuick(owner *Comm, kind Kind, notify Notifier, prog *Progress) {
 	s.kind, s.owner, s.notify, s.ended, s.prog = kind, owner, notify, true, prog
-	s.behind = false
 }
-
-// Behind reports whether s is a quick one that its process's Progress
-// goroutine moves on too (BoardCall.Behind): its list may hold s until
-// it next looks, after s completed, so s may not be used again (pooled)
-// for another collective.
-func (s *Schedule) Behind() bool { return s.behind }
 
 // SetQuick makes q what moves the schedule (StartQuick's) on; n and
 // root are the module's to keep with it (QuickNumber).
@@ -602,11 +594,6 @@ func (s *Schedule) Wait() error {
 		return s.result
 	}
 	if s.quick != nil {
-		if s.behind {
-			// The Progress goroutine leaves it to this caller.
-			s.waiters.Add(1)
-			defer s.waiters.Add(-1)
-		}
 		for !s.done.Load() {
 			s.quick.Await(s)
 		}

@@ -90,8 +90,7 @@ var retired = core.NewDone(core.Status{Source: AnySource, Tag: AnyTag})
 // A nonblocking collective's parts are free once its schedule has ended
 // (the goroutine that ended it is through with them; a shmem board
 // forgets a schedule it completed); one whose end is still running on
-// another goroutine (a Test that saw the request complete first), or
-// that the Progress goroutine moves too (coll.Schedule.Behind), is left
+// another goroutine (a Test that saw the request complete first) is left
 // to the collector.
 func (r *Request) retire() {
 	if r.pooled {
@@ -101,8 +100,8 @@ func (r *Request) retire() {
 		return
 	}
 	p := r.parts
-	if r.sched != nil && (!r.sched.Done() || r.sched.Behind()) {
-		return // ended on another goroutine, or the Progress goroutine's list may hold it
+	if r.sched != nil && !r.sched.Done() {
+		return
 	}
 	r.parts, r.sched, r.r = nil, nil, retired
 	*p = nbParts{}

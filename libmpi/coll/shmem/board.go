@@ -258,14 +258,16 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 	return 0, false, false
 }
 
-// lending turns lent entries on. A lender completes only once the
-// others have copied, and a process copies only while its board moves
-// on: a lent collective is handed to the process's Progress goroutine
-// (coll.BoardCall.Behind), which moves it while no caller waits for it,
-// so that a program that waits for its nonblocking collectives on
+// lending turns lent entries on. They are off: a lender completes only
+// once the others have copied, and a process copies only while its own
+// board moves on (a Test or Wait of its collectives there, a later
+// start), so a program that waits for its nonblocking collectives on
 // several communicators in orders that differ from process to process
-// (MPI permits it: testprog icollmany) does not wait for ever.
-var lending = true
+// (MPI permits it) would wait for ever, each process for another that
+// waits elsewhere (testprog icollmany). They wait for progress across
+// boards (the process's Progress goroutine, or a lender that copies for
+// a reader that does not come); the tests turn them on.
+var lending = false
 
 // lends reports whether the entries of k, too large for the outboard,
 // lend their buffers: an Ibcast, Igather, Iscatter, Iallgather, or an
@@ -307,7 +309,6 @@ func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
 	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size, root: k.Root, lent: big}
 	if big {
 		p.held = mine
-		k.Behind = true // the others wait for its copies, or it for its buffer's
 	}
 	if err := a.nb.post(&p, mine[:min(size, len(mine))], true); err != nil {
 		return false, err // nothing posted: the start fails
