@@ -34,14 +34,6 @@ import (
 // the next free ones in turn (the entry's line says which: outSlots); a
 // start writes there once every process has read the last number whose
 // data lie there.
-// An Ibcast, Igather, Iscatter, Iallgather or Ialltoall (not in place)
-// too large for the outboard lends its buffer instead, where the kernel
-// lets the processes copy each other's memory (the probe, direct.go):
-// the entry carries the buffer's address, and each process that needs
-// the data copies them straight from the lender's buffer into its own
-// (process_vm_readv: one copy, as the direct rounds), then counts itself
-// in the lender's entry (taken); a lender completes once every process
-// that copies from it has counted itself (lending, release).
 // Others run as schedules of lam_basic's messages, and their entries
 // only guard them: a process whose call differs ends every process's
 // collective with the error, where the others would wait for messages
@@ -64,14 +56,6 @@ const (
 	boardSize   = 20 // uint32: the data's bytes + 1; 0 for a collective that runs as a schedule
 	boardData   = 24
 	boardBytes  = line - boardData // the most data an entry holds
-	// A lent entry's (lent): the address of the buffer lent, the count
-	// of the processes that have done with it and its sleepers, and
-	// what the count must reach for the lender to complete (set once
-	// its process read the number, for Ready).
-	boardAddr       = boardData
-	boardTaken      = boardData + 8
-	boardTakenSleep = boardData + 16
-	boardWant       = boardData + 24
 
 	boardCalls  = boardSlots * line                                        // a process's calls, after its entries
 	boardDone   = boardCalls + (boardSlots*coll.CallSize+line-1)/line*line // its done line
@@ -133,10 +117,6 @@ type board struct {
 	inputs [][]byte // a reduction's inputs, one per process (under mu)
 	regs   [][]byte // its scratch registers (under mu)
 
-	// lending: the numbers read whose buffer this process lent and
-	// others still copy from (under mu).
-	lending []lendWait
-
 	// closed is set when the area is unmapped; readers counts the
 	// guards looking at the area meanwhile (close waits for them).
 	closed  atomic.Bool
@@ -156,18 +136,6 @@ type pending struct {
 	early  bool   // completed before every process posted (early)
 	alone  bool   // it may complete before every process posted (coll.Comm.Alone)
 	g      *guard // it runs as a schedule: its guard
-	lent   bool   // its entries lend their buffers (lends)
-	held   []byte // the buffer this process lent: kept alive until released
-}
-
-// lendWait is a number read whose buffer this process lent, until want
-// processes have taken its data: its schedule and outcome.
-type lendWait struct {
-	s    uint64
-	want uint64
-	q    *coll.Schedule
-	err  error
-	held []byte
 }
 
 func newBoard(a *area) *board {
@@ -213,15 +181,13 @@ func (b *board) done(i int) flag {
 }
 
 // quickSize is the bytes of data each process's entry of k carries, and
-// whether shmem may run it: a Barrier; an Allreduce or Reduce of up to
-// bigBytes; a Bcast, a Gather or an Allgather, a Scatter or an Alltoall
-// (every process's entry of a Scatter the size of the root's); with
-// buffers of the lengths the call implies (the others are left to the
-// schedule, which judges them). big: the data do not fit the outboard
-// (a Bcast's above bigBytes, a Gather's or Allgather's block above
-// bigBytes, a Scatter's or Alltoall's blocks together above wideBytes),
-// and the entry may only lend its buffer (lends).
-func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
+// whether shmem runs it: a Barrier; an Allreduce, Reduce or Bcast of up
+// to bigBytes; a Gather or Allgather whose block is up to bigBytes, a
+// Scatter or Alltoall whose blocks together are up to wideBytes (every
+// process's entry of a Scatter the size of the root's); with buffers of
+// the lengths the call implies (the others are left to the schedule,
+// which judges them).
+func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
 	n := len(k.Recv)
 	if k.Send != nil {
 		n = len(k.Send)
@@ -229,66 +195,33 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 	root := c.Rank() == k.Root
 	switch k.Sig.Kind {
 	case coll.Barrier:
-		return 0, true, false
+		return 0, true
 	case coll.Allreduce:
-		return n, k.Op != nil && n <= bigBytes && len(k.Recv) >= n, false
+		return n, k.Op != nil && n <= bigBytes && len(k.Recv) >= n
 	case coll.Reduce:
-		return n, k.Op != nil && n <= bigBytes && (!root || len(k.Recv) >= n), false
+		return n, k.Op != nil && n <= bigBytes && (!root || len(k.Recv) >= n)
 	case coll.Bcast:
-		return n, true, n > bigBytes
+		return n, n <= bigBytes
 	case coll.Gather:
 		if !root {
-			return len(k.Send), true, len(k.Send) > bigBytes
+			return len(k.Send), len(k.Send) <= bigBytes
 		}
 		n = len(k.Recv) / c.Size()
-		return n, blocks(k.Recv, k.Send, c.Size()), n > bigBytes
+		return n, n <= bigBytes && blocks(k.Recv, k.Send, c.Size())
 	case coll.Scatter:
 		if !root {
 			n = len(k.Recv) * c.Size()
-			return n, true, n > wideBytes
+			return n, n <= wideBytes
 		}
-		return len(k.Send), blocks(k.Send, k.Recv, c.Size()), len(k.Send) > wideBytes
+		return len(k.Send), len(k.Send) <= wideBytes && blocks(k.Send, k.Recv, c.Size())
 	case coll.Allgather:
 		n = len(k.Recv) / c.Size()
-		return n, blocks(k.Recv, k.Send, c.Size()), n > bigBytes
+		return n, n <= bigBytes && blocks(k.Recv, k.Send, c.Size())
 	case coll.Alltoall:
 		n = len(k.Recv)
-		return n, n%c.Size() == 0 && (k.Send == nil || len(k.Send) == n), n > wideBytes
+		return n, n <= wideBytes && n%c.Size() == 0 && (k.Send == nil || len(k.Send) == n)
 	}
-	return 0, false, false
-}
-
-// lending turns lent entries on. They are off: a lender completes only
-// once the others have copied, and a process copies only while its own
-// board moves on (a Test or Wait of its collectives there, a later
-// start), so a program that waits for its nonblocking collectives on
-// several communicators in orders that differ from process to process
-// (MPI permits it) would wait for ever, each process for another that
-// waits elsewhere (testprog icollmany). They wait for progress across
-// boards (the process's Progress goroutine, or a lender that copies for
-// a reader that does not come); the tests turn them on.
-var lending = false
-
-// lends reports whether the entries of k, too large for the outboard,
-// lend their buffers: an Ibcast, Igather, Iscatter, Iallgather, or an
-// Ialltoall not in place (whose buffer is read by the others while its
-// process writes what it receives there), where the probe permitted the
-// processes to copy each other's memory; on two processes an Ialltoall
-// only (the others' schedules were faster there: the rpi's single copy
-// shares the work between the pair, where a lender idles while the
-// other copies). Every process answers alike: the probe's answer is
-// agreed, and MPI has every process of an Ialltoall in place or none.
-func (a *area) lends(k *coll.BoardCall) bool {
-	if !lending || a.direct != directPermitted || a.n == 2 && k.Sig.Kind != coll.Alltoall {
-		return false
-	}
-	switch k.Sig.Kind {
-	case coll.Bcast, coll.Gather, coll.Scatter, coll.Allgather:
-		return true
-	case coll.Alltoall:
-		return k.Send != nil
-	}
-	return false
+	return 0, false
 }
 
 // blocks reports whether all is n blocks of one's length, or of a length
@@ -301,15 +234,12 @@ func blocks(all, one []byte, n int) bool {
 // Iallreduce, Ireduce, Ibcast, Igather, Iscatter, Iallgather or
 // Ialltoall, itself.
 func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
-	size, ok, big := quickSize(c, k)
-	if !ok || big && !a.lends(k) {
+	size, ok := quickSize(c, k)
+	if !ok {
 		return false, nil
 	}
 	mine := posted(c, k, size)
-	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size, root: k.Root, lent: big}
-	if big {
-		p.held = mine
-	}
+	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size, root: k.Root}
 	if err := a.nb.post(&p, mine[:min(size, len(mine))], true); err != nil {
 		return false, err // nothing posted: the start fails
 	}
@@ -430,9 +360,7 @@ func (b *board) early() {
 	from := max(b.read.Load()+1, b.settled)
 	for s := from; s <= b.next; s++ {
 		p := &b.pend[s%boardSlots]
-		// A root that lent its buffer completes once the others have
-		// copied (release), never here.
-		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) || p.lent && b.a.me == p.root {
+		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) {
 			if s == from {
 				from++ // never early again: the next look starts past it
 			}
@@ -445,14 +373,9 @@ func (b *board) early() {
 			from++
 		}
 		var err error
-		switch {
-		case b.a.u64(b.entry(p.root, s)+boardDigest).Load() != p.digest:
+		if b.a.u64(b.entry(p.root, s)+boardDigest).Load() != p.digest {
 			err = b.judge(p, p.root, s)
-		case p.lent && !b.lentLike(p.root, s, p):
-			err = differ(p) // the root's entry holds its data, no address
-		case p.lent:
-			err = b.pull(s, p)
-		default:
+		} else {
 			b.take(s, p)
 		}
 		q := p.quick
@@ -471,142 +394,6 @@ func (b *board) take(s uint64, p *pending) {
 		from = from[b.a.me*n : (b.a.me+1)*n]
 	}
 	copy(p.recv, from)
-}
-
-// reads reports whether this process copies from process q's buffer
-// that q's entry of lent collective p lends.
-func (b *board) reads(p *pending, q int) bool { return readsFrom(p, b.a.me, q) }
-
-// readsFrom reports whether process r copies from process q's buffer in
-// lent collective p, as r's call is p's.
-func readsFrom(p *pending, r, q int) bool {
-	if r == q {
-		return false
-	}
-	switch p.sig.Kind {
-	case coll.Bcast, coll.Scatter:
-		return q == p.root
-	case coll.Gather:
-		return r == p.root
-	case coll.Allgather, coll.Alltoall:
-		return true
-	}
-	return false
-}
-
-// lentLike reports whether process q's entry of number s lends its
-// buffer to a call the same as this process's lent collective p (the
-// same digest and size): only such processes copy from each other's
-// buffers, and count themselves in each other's entries.
-func (b *board) lentLike(q int, s uint64, p *pending) bool {
-	off := b.entry(q, s)
-	return b.a.u64(off+boardDigest).Load() == p.digest &&
-		binary.LittleEndian.Uint32(b.a.mem[off+boardSize:]) == uint32(p.size)+1
-}
-
-// lentTo is how many processes copy from the buffer this process's
-// entry of lent collective s (p) lends: those whose calls are the same
-// (a process whose call differs neither copies nor counts itself).
-func (b *board) lentTo(s uint64, p *pending) uint64 {
-	var want uint64
-	for q := range b.a.n {
-		if readsFrom(p, q, b.a.me) && b.lentLike(q, s, p) {
-			want++
-		}
-	}
-	return want
-}
-
-// taken is the count, in process i's entry of number s, of the processes
-// that have done with the buffer it lends.
-func (b *board) taken(i int, s uint64) flag {
-	off := b.entry(i, s)
-	return b.a.flagAt(off+boardTaken, off+boardTakenSleep)
-}
-
-// pull copies this process's part of lent collective s (p), which every
-// process it copies from posted, straight from their buffers into its
-// own, the next process's first, and counts itself in each one's entry.
-// A copy the kernel refuses is the collective's error; the others are
-// made and counted all the same.
-func (b *board) pull(s uint64, p *pending) error {
-	me, n := b.a.me, b.a.n
-	var first error
-	for i := 1; i < n; i++ {
-		q := (me + i) % n
-		if !b.reads(p, q) {
-			continue
-		}
-		addr := b.a.u64(b.entry(q, s) + boardAddr).Load()
-		var local []byte
-		switch p.sig.Kind {
-		case coll.Bcast:
-			local = p.recv[:p.size]
-		case coll.Scatter:
-			m := p.size / n
-			local, addr = p.recv[:m], addr+uint64(me*m)
-		case coll.Gather, coll.Allgather:
-			local = p.recv[q*p.size : (q+1)*p.size]
-		case coll.Alltoall:
-			m := p.size / n
-			local, addr = p.recv[q*m:(q+1)*m], addr+uint64(me*m)
-		}
-		if err := b.a.copyWith(q, local, addr, false); err != nil && first == nil {
-			first = err
-		}
-		b.took(q, s)
-	}
-	return first
-}
-
-// untake counts this process in the entries of lent collective s (p)
-// whose buffers it would have copied from, without copying (the
-// collective failed): those whose calls are the same as its own, which
-// wait for it (lentTo).
-func (b *board) untake(s uint64, p *pending) {
-	for q := range b.a.n {
-		if b.reads(p, q) && b.lentLike(q, s, p) {
-			b.took(q, s)
-		}
-	}
-}
-
-// took counts this process in process q's entry of number s as having
-// done with the buffer it lends.
-func (b *board) took(q int, s uint64) {
-	f := b.taken(q, s)
-	f.v.Add(1)
-	f.wake()
-}
-
-// release completes the collectives whose buffers this process lent and
-// every process has done with. b.mu is held.
-func (b *board) release() {
-	if len(b.lending) == 0 {
-		return
-	}
-	kept := b.lending[:0]
-	for _, w := range b.lending {
-		if b.taken(b.a.me, w.s).v.Load() < w.want {
-			kept = append(kept, w)
-			continue
-		}
-		w.q.Complete(w.err)
-	}
-	clear(b.lending[len(kept):])
-	b.lending = kept
-}
-
-// lendWant is what number s's count must reach for the schedule of
-// collective s whose buffer this process lent to complete, and whether
-// it is still waiting for that; b.mu is held.
-func (b *board) lendWant(s uint64) (uint64, bool) {
-	for _, w := range b.lending {
-		if w.s == s {
-			return w.want, true
-		}
-	}
-	return 0, false
 }
 
 // BoardPost is coll.Board's: the entry of a collective that runs as a
@@ -636,7 +423,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		need = s - boardSlots
 	}
 	at := -1 // the first outboard slot of its data (an entry without data takes none)
-	if quick && !p.lent && p.size > boardBytes && len(data) > 0 {
+	if quick && p.size > boardBytes && len(data) > 0 {
 		var last uint64
 		at, last = b.outSlots(p.size)
 		need = max(need, last)
@@ -644,10 +431,6 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	if err := b.claim(need); err != nil {
 		return err
 	}
-	// The number that last used the entry line was read by every
-	// process: whoever copied from a buffer it lent has counted itself
-	// in the line, which this entry is about to clear.
-	b.release()
 	b.next = s
 	a := b.a
 	if at >= 0 {
@@ -677,14 +460,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	if quick {
 		n = uint32(p.size) + 1
 	}
-	if p.lent {
-		var addr uint64
-		if len(data) > 0 {
-			addr = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(data))))
-		}
-		a.u64(off + boardAddr).Store(addr)
-		a.u64(off + boardTaken).Store(0)
-	} else if len(data) > 0 {
+	if len(data) > 0 {
 		to := b.data(a.me, s, p.size)
 		if k := p.sig.Kind; k == coll.Scatter || k == coll.Alltoall {
 			// Its own block is nobody else's to read: the rest only.
@@ -702,7 +478,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	}
 	if quick {
 		b.staged = s // BoardPublish writes the number
-		b.stagedGives = b.gives(p) && !p.lent
+		b.stagedGives = b.gives(p)
 	} else {
 		a.publish(b.posted(a.me, s), s)
 	}
@@ -824,7 +600,6 @@ func (b *board) progress() {
 	if r != start {
 		b.a.publish(b.done(b.a.me), r)
 	}
-	b.release()
 }
 
 // settle reads number s, which every process posted, or which this
@@ -846,28 +621,12 @@ func (b *board) settle(s uint64, p *pending) {
 			break
 		}
 		if sz != quick {
-			err = differ(p)
+			err = &coll.Error{Class: coll.ErrIntern, Msg: p.c.T.Name() + ": " + p.sig.Kind.String() + ": the processes ran the same call in different ways"}
 			break
 		}
 	}
 	if p.g != nil {
 		p.g.settle(err)
-		return
-	}
-	if p.lent {
-		if err == nil {
-			err = b.pull(s, p)
-		} else {
-			b.untake(s, p)
-		}
-		if want := b.lentTo(s, p); want > 0 {
-			// Others may still copy from its buffer: it completes
-			// once they have all done (release).
-			b.a.u64(b.entry(b.a.me, s) + boardWant).Store(want)
-			b.lending = append(b.lending, lendWait{s: s, want: want, q: p.quick, err: err, held: p.held})
-			return
-		}
-		p.quick.Complete(err)
 		return
 	}
 	if err == nil && p.size > 0 {
@@ -935,13 +694,6 @@ func (b *board) judge(p *pending, q int, s uint64) error {
 	return judgeCall(p.c, &p.sig, call[:])
 }
 
-// differ is the error of collective p, whose processes' calls agree but
-// which they ran in different ways (one on the board, one as a
-// schedule, as their buffers differ).
-func differ(p *pending) error {
-	return &coll.Error{Class: coll.ErrIntern, Msg: p.c.T.Name() + ": " + p.sig.Kind.String() + ": the processes ran the same call in different ways"}
-}
-
 // judgeCall is the error of another process's call, whose digest
 // differs from sig's on c.
 func judgeCall(c *coll.Comm, sig *coll.Sig, call []byte) error {
@@ -960,27 +712,11 @@ func (b *board) fail(err error) {
 		if p.g != nil {
 			p.g.settle(err)
 		} else if p.quick != nil && !p.early {
-			if p.lent {
-				// The processes that lent it a buffer wait for it
-				// to have done with it: those that posted the
-				// number (the others' lines hold an older one).
-				for q := range b.a.n {
-					if b.reads(p, q) && b.posted(q, s).v.Load() >= s && b.lentLike(q, s, p) {
-						b.took(q, s)
-					}
-				}
-			}
 			p.quick.Complete(err)
 		}
 		*p = pending{}
 	}
 	b.read.Store(b.next)
-	b.release() // those every process has done with end as they would have
-	for _, w := range b.lending {
-		w.q.Complete(err)
-	}
-	clear(b.lending)
-	b.lending = b.lending[:0]
 }
 
 // close ends the collectives under way (the communicator is freed) and
@@ -1000,24 +736,15 @@ func (b *board) close() {
 // The board moves the collectives shmem runs on (coll.Quick).
 
 // Ready: every process posted the first number not yet read (for an
-// Ibcast's process, its root posted its number), every process that
-// copies from the buffer s lent has done, or s is done.
+// Ibcast's process, its root posted its number), or s is done.
 func (b *board) Ready(s *coll.Schedule) bool {
 	if s.Done() || b.closed.Load() {
 		return true
 	}
-	k, root := s.QuickNumber()
-	if root >= 0 {
+	if k, root := s.QuickNumber(); root >= 0 {
 		return b.posted(root, k).v.Load() >= k
 	}
-	r := b.read.Load()
-	if k <= r {
-		// Read, not complete: it waits for the others to have done
-		// with the buffer it lent (release).
-		off := b.entry(b.a.me, k)
-		return b.taken(b.a.me, k).v.Load() >= b.a.u64(off+boardWant).Load()
-	}
-	return b.missing(r+1) < 0
+	return b.missing(b.read.Load()+1) < 0
 }
 
 // Poll moves the board on, if no other goroutine is.
@@ -1042,10 +769,6 @@ func (b *board) Await(s *coll.Schedule) {
 	var lastCheck time.Time
 	k, root := s.QuickNumber()
 	for !s.Done() {
-		if root < 0 && k <= b.read.Load() {
-			b.awaitRelease(s, k, &lastCheck)
-			continue
-		}
 		r := b.read.Load() + 1
 		who := -1
 		if root >= 0 {
@@ -1083,32 +806,6 @@ func (b *board) Await(s *coll.Schedule) {
 			// sealed its start yet (another goroutine is starting it).
 			runtime.Gosched()
 		}
-	}
-}
-
-// awaitRelease waits until every process has done with the buffer this
-// process lent to collective k (read, its schedule s not yet complete),
-// and completes it.
-func (b *board) awaitRelease(s *coll.Schedule, k uint64, lastCheck *time.Time) {
-	b.mu.Lock()
-	want, ok := b.lendWant(k)
-	b.mu.Unlock()
-	if ok {
-		f := b.taken(b.a.me, k)
-		if !b.a.spin(f, want) {
-			if err := b.a.awaitLong(f, want, -1, lastCheck, awakeFor); err != nil {
-				b.mu.Lock()
-				b.fail(err)
-				b.mu.Unlock()
-				return
-			}
-		}
-	}
-	b.mu.Lock()
-	b.progress()
-	b.mu.Unlock()
-	if !ok && !s.Done() {
-		runtime.Gosched() // completing in another goroutine
 	}
 }
 

@@ -404,7 +404,10 @@ func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 // on a node are those.
 func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
-	if a.useDirect(coll.Bcast, len(buf)) {
+	if ok, err := a.useDirect(coll.Bcast, len(buf)); ok || err != nil {
+		if err != nil {
+			return err
+		}
 		return a.directBcast(buf, root)
 	}
 	if a.largeOne(len(buf)) {
@@ -459,7 +462,10 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	if a.me == root {
 		m = len(recv) / a.n
 	}
-	if a.useDirect(coll.Gather, m) {
+	if ok, err := a.useDirect(coll.Gather, m); ok || err != nil {
+		if err != nil {
+			return err
+		}
 		return a.directGather(send, recv, m, root)
 	}
 	if a.largeOne(m) {
@@ -532,7 +538,10 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 	if a.me == root {
 		m = len(send) / a.n
 	}
-	if a.useDirect(coll.Scatter, m) {
+	if ok, err := a.useDirect(coll.Scatter, m); ok || err != nil {
+		if err != nil {
+			return err
+		}
 		return a.directScatter(send, recv, m, root)
 	}
 	if a.large(m) {
@@ -614,7 +623,10 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 func allgather(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
-	if a.useDirect(coll.Allgather, m) {
+	if ok, err := a.useDirect(coll.Allgather, m); ok || err != nil {
+		if err != nil {
+			return err
+		}
 		own := send
 		if own == nil {
 			own = recv[a.me*m : (a.me+1)*m]
@@ -673,7 +685,10 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
 	if send != nil { // in place, peers would read blocks this process overwrites
-		if a.useDirect(coll.Alltoall, m) {
+		if ok, err := a.useDirect(coll.Alltoall, m); ok || err != nil {
+			if err != nil {
+				return err
+			}
 			return a.directAll(send, recv, m, false)
 		}
 	}
