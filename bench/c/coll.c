@@ -181,7 +181,7 @@ int main(int argc, char **argv)
                 case 6:
                     MPI_Alltoall(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, MPI_COMM_WORLD);
                     break;
-#if MPI_VERSION >= 3 /* LAM 7.1.4 has no nonblocking collectives */
+#if MPI_VERSION >= 3 || defined(LAMGO_MPI) /* LAM 7.1.4 has no nonblocking collectives; LAM/Go has (its mpi.h says MPI 1.2, as LAM's) */
                 case 7: {
                     MPI_Request q;
                     MPI_Iallreduce(send, recv, (int)(s / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q);

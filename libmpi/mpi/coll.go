@@ -176,10 +176,17 @@ func zeroCall(c *Comm, root int) bool {
 	return cc != nil && !cc.Records()
 }
 
-// zeroOp reports whether op is known good for T without building the
-// call: a predefined op already used with T. Others take the full path.
+// zeroOp reports whether op is good for T without building the call: a
+// predefined op defined for T (collOp makes it once, the first time, so
+// that a program's first reductions may be its empty ones). Others (a
+// program's own ops, ops not defined for T) take the full path, which
+// reports their errors.
 func zeroOp[T CollElem](op *Op) bool {
-	return op != nil && op.id != 0 && predefinedOps[op.id][kindOf[T]()].Load() != nil
+	if op == nil || op.id == 0 {
+		return false
+	}
+	_, _, e := collOp[T](op)
+	return e == nil
 }
 
 // call is one collective call being prepared.

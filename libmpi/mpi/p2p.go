@@ -56,24 +56,26 @@ func statusOf(s core.Status) Status {
 // status for it at once, and the Wait/Test any/some functions skip it as
 // they skip nil requests (MPI_REQUEST_NULL).
 type Request struct {
-	r        *core.Request
-	comm     *Comm
-	buffered bool      // a persistent buffered send: each Start copies
-	waited   bool      // completed and reported: inactive until started again
-	gen      *grequest // a generalized request's callbacks (grequest.go)
-	typed    *typedIO  // a send or receive over a derived datatype (datatype_p2p.go)
+	r     *core.Request
+	comm  *Comm
+	gen   *grequest // a generalized request's callbacks (grequest.go)
+	typed *typedIO  // a send or receive over a derived datatype (datatype_p2p.go)
 	// decode turns a value receive's message into its value (IrecvValue).
 	decode  func(s core.Status) error
-	landed  bool  // land ran since the request was started
-	landErr error // and said this
+	landErr error // what land said
 	// sched is a nonblocking collective's schedule, which Wait and Test
 	// advance themselves (icoll.go).
 	sched *coll.Schedule
 	// parts are a nonblocking collective's pooled parts, and pooled
 	// says r is a pooled send's or receive's (pooledSend), until the
 	// request is reported (retire).
-	parts  *nbParts
-	pooled bool
+	parts *nbParts
+	// The flags come last, together: 80 bytes a request, not 96 (every
+	// nonblocking call allocates its Request: the program keeps it).
+	pooled   bool
+	buffered bool // a persistent buffered send: each Start copies
+	waited   bool // completed and reported: inactive until started again
+	landed   bool // land ran since the request was started
 }
 
 // land runs what a completed request does before it is reported, once
