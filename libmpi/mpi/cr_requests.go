@@ -60,9 +60,9 @@ func (w *CheckpointWriter) saveRequest(req *Request) (crRequest, error) {
 		return crRequest{Null: true}, nil
 	case req.sched != nil:
 		return crRequest{}, errorf(ErrRequest, "checkpoint: the request of a nonblocking collective cannot be saved (its schedule lives in this process); wait for it before, or start the collective again after the restart")
-	case req.gen != nil:
+	case req.x != nil && req.x.gen != nil:
 		return crRequest{}, errorf(ErrRequest, "checkpoint: a generalized request cannot be saved (its functions are the program's)")
-	case req.typed != nil || req.decode != nil:
+	case req.x != nil && (req.x.typed != nil || req.x.decode != nil):
 		return crRequest{}, errorf(ErrRequest, "checkpoint: a request over a derived datatype or of a Go value cannot be saved; save its data and post it again at restart")
 	}
 	ref, err := w.commRef(req.comm)

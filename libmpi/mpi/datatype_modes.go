@@ -51,7 +51,7 @@ func ImrecvType(buf []byte, count int, d *Datatype, m *Message) (*Request, error
 	if err != nil {
 		return nil, err
 	}
-	r.typed = t
+	r.more().typed = t
 	return r, nil
 }
 

@@ -114,7 +114,7 @@ func typedNew(c *Comm, buf []byte, count int, d *Datatype, recv, pack bool, make
 	if !pack {
 		r.r.SetLayout(&t.lay)
 	}
-	r.typed = t
+	r.more().typed = t
 	return r, nil
 }
 

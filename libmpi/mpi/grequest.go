@@ -37,16 +37,16 @@ func GrequestStart(query func() (Status, error), free func() error, cancel func(
 	if err != nil {
 		return nil, err
 	}
-	return &Request{r: e.NewGeneric(), comm: World, gen: &grequest{queryFn: query, freeFn: free, cancelFn: cancel}}, nil
+	return &Request{r: e.NewGeneric(), comm: World, x: &reqExtra{gen: &grequest{queryFn: query, freeFn: free, cancelFn: cancel}}}, nil
 }
 
 // GrequestComplete says the operation of a generalized request is
 // complete (MPI_Grequest_complete): Wait on it returns.
 func GrequestComplete(r *Request) error {
-	if r == nil || r.gen == nil {
+	if r == nil || r.x == nil || r.x.gen == nil {
 		return errorf(ErrRequest, "GrequestComplete of a request that is not a generalized one")
 	}
-	g := r.gen
+	g := r.x.gen
 	g.mu.Lock()
 	if g.done {
 		g.mu.Unlock()

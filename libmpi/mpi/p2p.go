@@ -56,13 +56,8 @@ func statusOf(s core.Status) Status {
 // status for it at once, and the Wait/Test any/some functions skip it as
 // they skip nil requests (MPI_REQUEST_NULL).
 type Request struct {
-	r     *core.Request
-	comm  *Comm
-	gen   *grequest // a generalized request's callbacks (grequest.go)
-	typed *typedIO  // a send or receive over a derived datatype (datatype_p2p.go)
-	// decode turns a value receive's message into its value (IrecvValue).
-	decode  func(s core.Status) error
-	landErr error // what land said
+	r    *core.Request
+	comm *Comm
 	// sched is a nonblocking collective's schedule, which Wait and Test
 	// advance themselves (icoll.go).
 	sched *coll.Schedule
@@ -70,12 +65,33 @@ type Request struct {
 	// says r is a pooled send's or receive's (pooledSend), until the
 	// request is reported (retire).
 	parts *nbParts
-	// The flags come last, together: 80 bytes a request, not 96 (every
-	// nonblocking call allocates its Request: the program keeps it).
+	x     *reqExtra // what a few requests have besides (nil for the rest)
+	// The flags come last, together, and the rarer fields are in x: 48
+	// bytes a request (every nonblocking call allocates its Request: the
+	// program keeps it; and while the heap grows to its first goal each
+	// new page costs a fault).
 	pooled   bool
 	buffered bool // a persistent buffered send: each Start copies
 	waited   bool // completed and reported: inactive until started again
 	landed   bool // land ran since the request was started
+}
+
+// reqExtra is what a generalized request, a request over a derived
+// datatype and a value receive have besides a Request's fields.
+type reqExtra struct {
+	gen   *grequest // a generalized request's callbacks (grequest.go)
+	typed *typedIO  // a send or receive over a derived datatype (datatype_p2p.go)
+	// decode turns a value receive's message into its value (IrecvValue).
+	decode  func(s core.Status) error
+	landErr error // what land said
+}
+
+// more is r's extra fields, made when first needed.
+func (r *Request) more() *reqExtra {
+	if r.x == nil {
+		r.x = new(reqExtra)
+	}
+	return r.x
 }
 
 // land runs what a completed request does before it is reported, once
@@ -83,17 +99,21 @@ type Request struct {
 // (its error, a message that is not a value of the type, goes into the
 // status).
 func (r *Request) land() error {
+	x := r.x
+	if x == nil {
+		return nil // nothing to do
+	}
 	if r.landed {
-		return r.landErr
+		return x.landErr
 	}
 	r.landed = true
 	switch {
-	case r.typed != nil:
-		r.typed.land(r.r.Status().Count)
-	case r.decode != nil:
-		r.landErr = r.decode(r.r.Status())
+	case x.typed != nil:
+		x.typed.land(r.r.Status().Count)
+	case x.decode != nil:
+		x.landErr = x.decode(r.r.Status())
 	}
-	return r.landErr
+	return x.landErr
 }
 
 // status is a completed request's status, once it has landed.
@@ -345,12 +365,15 @@ func (r *Request) Start() error {
 	if r.r.Active() && !r.r.Done() {
 		return r.comm.fail(errorf(ErrRequest, "the request is already active"))
 	}
-	if r.typed != nil {
-		if err := r.typed.start(); err != nil {
-			return r.comm.fail(err)
+	if r.x != nil {
+		if r.x.typed != nil {
+			if err := r.x.typed.start(); err != nil {
+				return r.comm.fail(err)
+			}
 		}
+		r.x.landErr = nil
 	}
-	r.landed, r.landErr = false, nil
+	r.landed = false
 	if r.buffered {
 		if err := startBuffered(r); err != nil {
 			return r.comm.fail(err)
@@ -424,8 +447,8 @@ func (r *Request) Cancel() error {
 	if r.inactive() {
 		return nil // nothing under way: MPI allows it and nothing happens
 	}
-	if r.gen != nil {
-		return r.gen.cancel(r)
+	if r.x != nil && r.x.gen != nil {
+		return r.x.gen.cancel(r)
 	}
 	st.engine.Cancel(r.r)
 	return nil

@@ -135,7 +135,7 @@ func IrecvValue[T any](c *Comm, v *T, source, tag int) (*Request, error) {
 		}
 		return buf
 	}
-	r.decode = func(s core.Status) error {
+	r.more().decode = func(s core.Status) error {
 		switch {
 		case s.Err != nil || s.Cancelled:
 			return nil
