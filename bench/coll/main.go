@@ -18,7 +18,8 @@
 //	                           ialltoall likewise; sizes as the blocking ones')
 //
 // Sizes (bytes) run from -min to -max, doubling (4 MiB by default for
-// both), or are those of -sizes (a comma-separated list). The latency of a
+// both), or are those of -sizes (a comma-separated list; the buffers are
+// then as large as the largest, as the C twin's, or -max if given). The latency of a
 // size is the time of -iters operations (a tenth as many above 64 KiB,
 // a fortieth above 1 MiB; a tenth as many unmeasured ones first) divided by
 // their number, averaged over the ranks, as OSU does (with -median, the
@@ -61,6 +62,16 @@ func main() {
 	flag.Parse()
 	var sizes []int
 	if *sizeList != "" {
+		// The buffers are as large as the largest size, as its C twin's
+		// (bench/c/coll.c), unless -max asks for more: buffers of 4 MiB
+		// per process for a run of 8-byte collectives would set the
+		// heap's first goal, and so how long every per-call allocation
+		// takes new pages, to tens of MiB, for this program alone.
+		explicitMax := false
+		flag.Visit(func(f *flag.Flag) { explicitMax = explicitMax || f.Name == "max" })
+		if !explicitMax {
+			*maxSize = 0
+		}
 		for _, f := range strings.Split(*sizeList, ",") {
 			n, err := strconv.Atoi(f)
 			if err != nil || n < 0 {
