@@ -2,7 +2,9 @@ package colltest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/lamgo/lam/libmpi/coll"
 )
@@ -21,6 +23,23 @@ func Start(c *coll.Comm, sig coll.Sig, f func(v *coll.Comm, a *coll.Actions) err
 		go s.Wait()
 	}
 	return done, nil
+}
+
+// ErrHung is WaitFor's error for a collective that did not complete.
+var ErrHung = errors.New("the collective did not complete")
+
+// WaitFor waits for s and returns its outcome, for at most limit: a
+// collective that never completes fails the test (ErrHung) instead of
+// hanging it.
+func WaitFor(s *coll.Schedule, limit time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(limit):
+		return ErrHung
+	}
 }
 
 // StartSchedule starts a nonblocking collective as the mpi package does:

@@ -2,6 +2,8 @@ package shmem
 
 import (
 	"encoding/binary"
+	"errors"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -34,6 +36,19 @@ import (
 // the next free ones in turn (the entry's line says which: outSlots); a
 // start writes there once every process has read the last number whose
 // data lie there.
+// An Ibcast, Igather, Iscatter, Iallgather or Ialltoall (not in place)
+// too large for the outboard lends its buffer instead, where the kernel
+// lets the processes copy each other's memory (the probe, direct.go):
+// the entry carries the buffer's address and that of the process's
+// receive buffer, and each pair of a lender and a process that needs
+// its data is copied once, straight from buffer to buffer (one copy, as
+// the direct rounds), by whichever of the two comes to it first: the
+// reader when it reads the number (process_vm_readv, pull), the lender
+// when its board moves on once everyone posted (process_vm_writev,
+// push); a claim bit per pair decides, and the pair is counted in the
+// lender's entry (taken). A lender completes once every pair is done,
+// a reader once its own are: nobody waits for another's progress, only
+// for its start and for a copy under way (lending).
 // Others run as schedules of lam_basic's messages, and their entries
 // only guard them: a process whose call differs ends every process's
 // collective with the error, where the others would wait for messages
@@ -56,6 +71,26 @@ const (
 	boardSize   = 20 // uint32: the data's bytes + 1; 0 for a collective that runs as a schedule
 	boardData   = 24
 	boardBytes  = line - boardData // the most data an entry holds
+	// A lent entry's (lent): the address of the buffer lent, the count
+	// of the pairs done with it and its sleepers, and what the count
+	// must reach for the lender to complete (set once its process read
+	// the number, for Ready); the address of the process's receive
+	// buffer, where lenders may copy for it, and the count of those
+	// copies made (plus gotFailed for each that failed) and its
+	// sleepers; then the claims: bit r of lender q's claims is set by
+	// whichever of q and r copies q's data for r (claimPair).
+	boardAddr       = boardData
+	boardTaken      = boardData + 8
+	boardTakenSleep = boardData + 16
+	boardWant       = boardData + 24
+	boardRecvAddr   = boardData + 32
+	boardGot        = boardData + 40
+	boardGotSleep   = boardData + 48
+	boardClaims     = boardData + 56
+	gotFailed       = 1 << 32
+	// lendMax is the most processes whose boards lend: one claim bit
+	// each in the rest of the line.
+	lendMax = (line - boardClaims) * 8
 
 	boardCalls  = boardSlots * line                                        // a process's calls, after its entries
 	boardDone   = boardCalls + (boardSlots*coll.CallSize+line-1)/line*line // its done line
@@ -117,6 +152,10 @@ type board struct {
 	inputs [][]byte // a reduction's inputs, one per process (under mu)
 	regs   [][]byte // its scratch registers (under mu)
 
+	// lending: the numbers read whose buffer this process lent and
+	// others still copy from (under mu).
+	lending []lendWait
+
 	// closed is set when the area is unmapped; readers counts the
 	// guards looking at the area meanwhile (close waits for them).
 	closed  atomic.Bool
@@ -136,6 +175,18 @@ type pending struct {
 	early  bool   // completed before every process posted (early)
 	alone  bool   // it may complete before every process posted (coll.Comm.Alone)
 	g      *guard // it runs as a schedule: its guard
+	lent   bool   // its entries lend their buffers (lends)
+	held   []byte // the buffer this process lent: kept alive until released
+}
+
+// lendWait is a number read whose buffer this process lent, until want
+// pairs are done with its data: the collective (its pending, whose
+// quick is its schedule and held the buffer) and its outcome so far.
+type lendWait struct {
+	s    uint64
+	want uint64
+	p    pending
+	err  error
 }
 
 func newBoard(a *area) *board {
@@ -181,13 +232,15 @@ func (b *board) done(i int) flag {
 }
 
 // quickSize is the bytes of data each process's entry of k carries, and
-// whether shmem runs it: a Barrier; an Allreduce, Reduce or Bcast of up
-// to bigBytes; a Gather or Allgather whose block is up to bigBytes, a
-// Scatter or Alltoall whose blocks together are up to wideBytes (every
-// process's entry of a Scatter the size of the root's); with buffers of
-// the lengths the call implies (the others are left to the schedule,
-// which judges them).
-func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
+// whether shmem may run it: a Barrier; an Allreduce or Reduce of up to
+// bigBytes; a Bcast, a Gather or an Allgather, a Scatter or an Alltoall
+// (every process's entry of a Scatter the size of the root's); with
+// buffers of the lengths the call implies (the others are left to the
+// schedule, which judges them). big: the data do not fit the outboard
+// (a Bcast's above bigBytes, a Gather's or Allgather's block above
+// bigBytes, a Scatter's or Alltoall's blocks together above wideBytes),
+// and the entry may only lend its buffer (lends).
+func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 	n := len(k.Recv)
 	if k.Send != nil {
 		n = len(k.Send)
@@ -195,33 +248,72 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (int, bool) {
 	root := c.Rank() == k.Root
 	switch k.Sig.Kind {
 	case coll.Barrier:
-		return 0, true
+		return 0, true, false
 	case coll.Allreduce:
-		return n, k.Op != nil && n <= bigBytes && len(k.Recv) >= n
+		return n, k.Op != nil && n <= bigBytes && len(k.Recv) >= n, false
 	case coll.Reduce:
-		return n, k.Op != nil && n <= bigBytes && (!root || len(k.Recv) >= n)
+		return n, k.Op != nil && n <= bigBytes && (!root || len(k.Recv) >= n), false
 	case coll.Bcast:
-		return n, n <= bigBytes
+		return n, true, n > bigBytes
 	case coll.Gather:
 		if !root {
-			return len(k.Send), len(k.Send) <= bigBytes
+			return len(k.Send), true, len(k.Send) > bigBytes
 		}
 		n = len(k.Recv) / c.Size()
-		return n, n <= bigBytes && blocks(k.Recv, k.Send, c.Size())
+		return n, blocks(k.Recv, k.Send, c.Size()), n > bigBytes
 	case coll.Scatter:
 		if !root {
 			n = len(k.Recv) * c.Size()
-			return n, n <= wideBytes
+			return n, true, n > wideBytes
 		}
-		return len(k.Send), len(k.Send) <= wideBytes && blocks(k.Send, k.Recv, c.Size())
+		return len(k.Send), blocks(k.Send, k.Recv, c.Size()), len(k.Send) > wideBytes
 	case coll.Allgather:
 		n = len(k.Recv) / c.Size()
-		return n, n <= bigBytes && blocks(k.Recv, k.Send, c.Size())
+		return n, blocks(k.Recv, k.Send, c.Size()), n > bigBytes
 	case coll.Alltoall:
 		n = len(k.Recv)
-		return n, n <= wideBytes && n%c.Size() == 0 && (k.Send == nil || len(k.Send) == n)
+		return n, n%c.Size() == 0 && (k.Send == nil || len(k.Send) == n), n > wideBytes
 	}
-	return 0, false
+	return 0, false, false
+}
+
+// lending turns lent entries on (a test's seam).
+//
+// No process waits for another's progress, only for its start: each
+// pair of a lender and a process that needs its data (a reader) is
+// copied by whichever of the two comes to it first, the reader when it
+// reads the number (pull: a read from the lender's buffer), the lender
+// when its board moves on once every process posted the number
+// (release, push: a write into the reader's receive buffer, whose
+// address the reader's entry carries), and a claim bit per pair in the
+// lender's entry decides which. The other then waits only for a copy
+// under way. Before the claims a lender waited for its readers to copy,
+// and a program that waits for its nonblocking collectives on several
+// communicators in orders that differ from process to process (MPI
+// permits it; testprog icollmany) waited for ever, each process for
+// another that waited elsewhere.
+var lending = true
+
+// lends reports whether the entries of k, too large for the outboard,
+// lend their buffers: an Ibcast, Igather, Iscatter, Iallgather, or an
+// Ialltoall not in place (whose buffer is read by the others while its
+// process writes what it receives there), where the probe permitted the
+// processes to copy each other's memory; on two processes an Ialltoall
+// only (the others' schedules were faster there: the rpi's single copy
+// shares the work between the pair, where a lender idles while the
+// other copies). Every process answers alike: the probe's answer is
+// agreed, and MPI has every process of an Ialltoall in place or none.
+func (a *area) lends(k *coll.BoardCall) bool {
+	if !lending || a.direct != directPermitted || a.n > lendMax || a.n == 2 && k.Sig.Kind != coll.Alltoall {
+		return false
+	}
+	switch k.Sig.Kind {
+	case coll.Bcast, coll.Gather, coll.Scatter, coll.Allgather:
+		return true
+	case coll.Alltoall:
+		return k.Send != nil
+	}
+	return false
 }
 
 // blocks reports whether all is n blocks of one's length, or of a length
@@ -234,12 +326,15 @@ func blocks(all, one []byte, n int) bool {
 // Iallreduce, Ireduce, Ibcast, Igather, Iscatter, Iallgather or
 // Ialltoall, itself.
 func (a *area) BoardQuick(c *coll.Comm, k *coll.BoardCall) (bool, error) {
-	size, ok := quickSize(c, k)
-	if !ok {
+	size, ok, big := quickSize(c, k)
+	if !ok || big && !a.lends(k) {
 		return false, nil
 	}
 	mine := posted(c, k, size)
-	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size, root: k.Root}
+	p := pending{c: c, sig: *k.Sig, quick: k.Sched, recv: k.Recv, op: k.Op, size: size, root: k.Root, lent: big}
+	if big {
+		p.held = mine
+	}
 	if err := a.nb.post(&p, mine[:min(size, len(mine))], true); err != nil {
 		return false, err // nothing posted: the start fails
 	}
@@ -360,7 +455,9 @@ func (b *board) early() {
 	from := max(b.read.Load()+1, b.settled)
 	for s := from; s <= b.next; s++ {
 		p := &b.pend[s%boardSlots]
-		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) {
+		// A root that lent its buffer completes once the others have
+		// copied (release), never here.
+		if p.quick == nil || p.early || !p.alone || !fromRoot(p.sig.Kind) || p.lent && b.a.me == p.root {
 			if s == from {
 				from++ // never early again: the next look starts past it
 			}
@@ -373,9 +470,14 @@ func (b *board) early() {
 			from++
 		}
 		var err error
-		if b.a.u64(b.entry(p.root, s)+boardDigest).Load() != p.digest {
+		switch {
+		case b.a.u64(b.entry(p.root, s)+boardDigest).Load() != p.digest:
 			err = b.judge(p, p.root, s)
-		} else {
+		case p.lent && !b.lentLike(p.root, s, p):
+			err = differ(p) // the root's entry holds its data, no address
+		case p.lent:
+			err = b.pull(s, p)
+		default:
 			b.take(s, p)
 		}
 		q := p.quick
@@ -394,6 +496,249 @@ func (b *board) take(s uint64, p *pending) {
 		from = from[b.a.me*n : (b.a.me+1)*n]
 	}
 	copy(p.recv, from)
+}
+
+// reads reports whether this process copies from process q's buffer
+// that q's entry of lent collective p lends.
+func (b *board) reads(p *pending, q int) bool { return readsFrom(p, b.a.me, q) }
+
+// readsFrom reports whether process r copies from process q's buffer in
+// lent collective p, as r's call is p's.
+func readsFrom(p *pending, r, q int) bool {
+	if r == q {
+		return false
+	}
+	switch p.sig.Kind {
+	case coll.Bcast, coll.Scatter:
+		return q == p.root
+	case coll.Gather:
+		return r == p.root
+	case coll.Allgather, coll.Alltoall:
+		return true
+	}
+	return false
+}
+
+// lentLike reports whether process q's entry of number s lends its
+// buffer to a call the same as this process's lent collective p (the
+// same digest and size): only such processes copy from each other's
+// buffers, and count themselves in each other's entries.
+func (b *board) lentLike(q int, s uint64, p *pending) bool {
+	off := b.entry(q, s)
+	return b.a.u64(off+boardDigest).Load() == p.digest &&
+		binary.LittleEndian.Uint32(b.a.mem[off+boardSize:]) == uint32(p.size)+1
+}
+
+// lentTo is how many processes copy from the buffer this process's
+// entry of lent collective s (p) lends: those whose calls are the same
+// (a process whose call differs neither copies nor counts itself).
+func (b *board) lentTo(s uint64, p *pending) uint64 {
+	var want uint64
+	for q := range b.a.n {
+		if readsFrom(p, q, b.a.me) && b.lentLike(q, s, p) {
+			want++
+		}
+	}
+	return want
+}
+
+// taken is the count, in process i's entry of number s, of the processes
+// that have done with the buffer it lends.
+func (b *board) taken(i int, s uint64) flag {
+	off := b.entry(i, s)
+	return b.a.flagAt(off+boardTaken, off+boardTakenSleep)
+}
+
+// pull copies this process's part of lent collective s (p), which every
+// process it copies from posted, straight from their buffers into its
+// own, the next process's first, and counts itself in each one's entry:
+// each pair whose claim it wins (claimPair); the lenders that won the
+// others are copying into its buffer, and it waits for them (got). A
+// copy the kernel refuses is the collective's error; the others are
+// made and counted all the same.
+func (b *board) pull(s uint64, p *pending) error {
+	me, n := b.a.me, b.a.n
+	var first error
+	lost := uint64(0)
+	for i := 1; i < n; i++ {
+		q := (me + i) % n
+		if !b.reads(p, q) {
+			continue
+		}
+		if !b.claimPair(q, me, s) {
+			lost++
+			continue
+		}
+		addr := b.a.u64(b.entry(q, s) + boardAddr).Load()
+		var local []byte
+		switch p.sig.Kind {
+		case coll.Bcast:
+			local = p.recv[:p.size]
+		case coll.Scatter:
+			m := p.size / n
+			local, addr = p.recv[:m], addr+uint64(me*m)
+		case coll.Gather, coll.Allgather:
+			local = p.recv[q*p.size : (q+1)*p.size]
+		case coll.Alltoall:
+			m := p.size / n
+			local, addr = p.recv[q*m:(q+1)*m], addr+uint64(me*m)
+		}
+		if err := b.a.copyWith(q, local, addr, false); err != nil && first == nil {
+			first = err
+		}
+		b.took(q, s)
+	}
+	if err := b.awaitPushes(s, lost); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// untake counts this process in the entries of lent collective s (p)
+// whose buffers it would have copied from, without copying (the
+// collective failed): those whose calls are the same as its own, which
+// wait for it (lentTo), unless their lender claimed the pair; it waits
+// for those lenders' copies into its buffer to end.
+func (b *board) untake(s uint64, p *pending) {
+	lost := uint64(0)
+	for q := range b.a.n {
+		if b.reads(p, q) && b.lentLike(q, s, p) {
+			if b.claimPair(q, b.a.me, s) {
+				b.took(q, s)
+			} else {
+				lost++
+			}
+		}
+	}
+	b.awaitPushes(s, lost)
+}
+
+// claimPair claims the copy of lender q's data for reader r in lent
+// collective s: it reports whether the caller (q or r) is the one to
+// make it. Only a claimant copies, right after claiming, so the other
+// waits at most for one copy under way.
+func (b *board) claimPair(q, r int, s uint64) bool {
+	w := b.a.u64(b.entry(q, s) + boardClaims + r/64*8)
+	bit := uint64(1) << (r % 64)
+	return w.Load()&bit == 0 && w.Or(bit)&bit == 0
+}
+
+// got is the count, in process r's entry of number s, of the copies
+// lenders made into its receive buffer (gotFailed added for each that
+// failed).
+func (b *board) got(r int, s uint64) flag {
+	off := b.entry(r, s)
+	return b.a.flagAt(off+boardGot, off+boardGotSleep)
+}
+
+// awaitPushes waits until the lenders that claimed lost pairs of lent
+// collective s from this process have copied into its buffer: copies
+// under way, each made right after its claim, so the wait is short
+// unless a lender died (the liveness check ends it).
+func (b *board) awaitPushes(s, lost uint64) error {
+	if lost == 0 {
+		return nil
+	}
+	f := b.got(b.a.me, s)
+	for f.v.Load()&(gotFailed-1) < lost {
+		if b.a.spin(f, lost) {
+			continue // the count, or a failure's bit
+		}
+		var lastCheck time.Time
+		if err := b.a.awaitLong(f, lost, -1, &lastCheck, awakeFor); err != nil {
+			return err
+		}
+	}
+	if f.v.Load() >= gotFailed {
+		return &coll.Error{Class: coll.ErrOther, Msg: b.a.name + ": shmem's direct copy: " + errPushFailed.Error(), Err: errPushFailed}
+	}
+	return nil
+}
+
+// errPushFailed is the error of a process that a lender's copy into its
+// buffer failed for.
+var errPushFailed = errors.New("a lender's copy into this process's buffer failed")
+
+// push copies, for each process that reads the buffer this process lent
+// to collective w and whose pair it claims (claimPair), its part into
+// that process's receive buffer, and counts the pair done. A copy that
+// fails is the reader's error (a copy is the error of the process whose
+// data did not come, whichever of the pair made it). b.mu is held.
+func (b *board) push(w *lendWait) {
+	p := &w.p
+	me, n := b.a.me, b.a.n
+	for i := 1; i < n; i++ {
+		r := (me + i) % n
+		if !readsFrom(p, r, me) {
+			continue
+		}
+		claims := b.a.u64(b.entry(me, w.s) + boardClaims + r/64*8)
+		if claims.Load()&(1<<(r%64)) != 0 || !b.lentLike(r, w.s, p) || !b.claimPair(me, r, w.s) {
+			continue // done or under way, or a reader whose call differs
+		}
+		addr := b.a.u64(b.entry(r, w.s) + boardRecvAddr).Load()
+		var local []byte
+		switch p.sig.Kind {
+		case coll.Bcast:
+			local = p.held[:p.size]
+		case coll.Scatter:
+			m := p.size / n
+			local = p.held[r*m : (r+1)*m]
+		case coll.Gather, coll.Allgather:
+			local, addr = p.held[:p.size], addr+uint64(me*p.size)
+		case coll.Alltoall:
+			m := p.size / n
+			local, addr = p.held[r*m:(r+1)*m], addr+uint64(me*m)
+		}
+		add := uint64(1)
+		if b.a.copyWith(r, local, addr, true) != nil {
+			add |= gotFailed // the reader's error: its data did not come
+		}
+		f := b.got(r, w.s)
+		f.v.Add(add)
+		f.wake()
+		b.took(me, w.s)
+	}
+}
+
+// took counts this process in process q's entry of number s as having
+// done with the buffer it lends.
+func (b *board) took(q int, s uint64) {
+	f := b.taken(q, s)
+	f.v.Add(1)
+	f.wake()
+}
+
+// release copies what it may of the collectives whose buffers this
+// process lent (push) and completes those every pair is done with.
+// b.mu is held.
+func (b *board) release() {
+	if len(b.lending) == 0 {
+		return
+	}
+	kept := b.lending[:0]
+	for _, w := range b.lending {
+		b.push(&w)
+		if b.taken(b.a.me, w.s).v.Load() < w.want {
+			kept = append(kept, w)
+			continue
+		}
+		w.p.quick.Complete(w.err)
+	}
+	clear(b.lending[len(kept):])
+	b.lending = kept
+}
+
+// lendWant is what number s's count must reach for the schedule of
+// collective s whose buffer this process lent to complete, and whether
+// it is still waiting for that; b.mu is held.
+func (b *board) lendWant(s uint64) (uint64, bool) {
+	for _, w := range b.lending {
+		if w.s == s {
+			return w.want, true
+		}
+	}
+	return 0, false
 }
 
 // BoardPost is coll.Board's: the entry of a collective that runs as a
@@ -423,7 +768,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 		need = s - boardSlots
 	}
 	at := -1 // the first outboard slot of its data (an entry without data takes none)
-	if quick && p.size > boardBytes && len(data) > 0 {
+	if quick && !p.lent && p.size > boardBytes && len(data) > 0 {
 		var last uint64
 		at, last = b.outSlots(p.size)
 		need = max(need, last)
@@ -431,6 +776,10 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	if err := b.claim(need); err != nil {
 		return err
 	}
+	// The number that last used the entry line was read by every
+	// process: whoever copied from a buffer it lent has counted itself
+	// in the line, which this entry is about to clear.
+	b.release()
 	b.next = s
 	a := b.a
 	if at >= 0 {
@@ -460,7 +809,23 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	if quick {
 		n = uint32(p.size) + 1
 	}
-	if len(data) > 0 {
+	if p.lent {
+		var addr uint64
+		if len(data) > 0 {
+			addr = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(data))))
+		}
+		a.u64(off + boardAddr).Store(addr)
+		a.u64(off + boardTaken).Store(0)
+		addr = 0
+		if len(p.recv) > 0 {
+			addr = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(p.recv))))
+		}
+		a.u64(off + boardRecvAddr).Store(addr)
+		a.u64(off + boardGot).Store(0)
+		for w := boardClaims; w < line; w += 8 {
+			a.u64(off + w).Store(0)
+		}
+	} else if len(data) > 0 {
 		to := b.data(a.me, s, p.size)
 		if k := p.sig.Kind; k == coll.Scatter || k == coll.Alltoall {
 			// Its own block is nobody else's to read: the rest only.
@@ -478,7 +843,7 @@ func (b *board) post(p *pending, data []byte, quick bool) error {
 	}
 	if quick {
 		b.staged = s // BoardPublish writes the number
-		b.stagedGives = b.gives(p)
+		b.stagedGives = b.gives(p) && !p.lent
 	} else {
 		a.publish(b.posted(a.me, s), s)
 	}
@@ -600,6 +965,7 @@ func (b *board) progress() {
 	if r != start {
 		b.a.publish(b.done(b.a.me), r)
 	}
+	b.release()
 }
 
 // settle reads number s, which every process posted, or which this
@@ -621,12 +987,28 @@ func (b *board) settle(s uint64, p *pending) {
 			break
 		}
 		if sz != quick {
-			err = &coll.Error{Class: coll.ErrIntern, Msg: p.c.T.Name() + ": " + p.sig.Kind.String() + ": the processes ran the same call in different ways"}
+			err = differ(p)
 			break
 		}
 	}
 	if p.g != nil {
 		p.g.settle(err)
+		return
+	}
+	if p.lent {
+		if err == nil {
+			err = b.pull(s, p)
+		} else {
+			b.untake(s, p)
+		}
+		if want := b.lentTo(s, p); want > 0 {
+			// Others may still copy from its buffer: it completes
+			// once they have all done (release).
+			b.a.u64(b.entry(b.a.me, s) + boardWant).Store(want)
+			b.lending = append(b.lending, lendWait{s: s, want: want, p: *p, err: err})
+			return
+		}
+		p.quick.Complete(err)
 		return
 	}
 	if err == nil && p.size > 0 {
@@ -694,6 +1076,13 @@ func (b *board) judge(p *pending, q int, s uint64) error {
 	return judgeCall(p.c, &p.sig, call[:])
 }
 
+// differ is the error of collective p, whose processes' calls agree but
+// which they ran in different ways (one on the board, one as a
+// schedule, as their buffers differ).
+func differ(p *pending) error {
+	return &coll.Error{Class: coll.ErrIntern, Msg: p.c.T.Name() + ": " + p.sig.Kind.String() + ": the processes ran the same call in different ways"}
+}
+
 // judgeCall is the error of another process's call, whose digest
 // differs from sig's on c.
 func judgeCall(c *coll.Comm, sig *coll.Sig, call []byte) error {
@@ -712,11 +1101,39 @@ func (b *board) fail(err error) {
 		if p.g != nil {
 			p.g.settle(err)
 		} else if p.quick != nil && !p.early {
+			if p.lent {
+				// The processes that lent it a buffer count the pairs
+				// done with it: those that posted the number (the
+				// others' lines hold an older one). A pair its lender
+				// claimed is a copy into this process's buffer under
+				// way, which ends first (for a second at most: the
+				// lender may be the process that died).
+				lost := uint64(0)
+				for q := range b.a.n {
+					if b.reads(p, q) && b.posted(q, s).v.Load() >= s && b.lentLike(q, s, p) {
+						if b.claimPair(q, b.a.me, s) {
+							b.took(q, s)
+						} else {
+							lost++
+						}
+					}
+				}
+				f := b.got(b.a.me, s)
+				for start := time.Now(); f.v.Load()&(gotFailed-1) < lost && time.Since(start) < time.Second; {
+					runtime.Gosched()
+				}
+			}
 			p.quick.Complete(err)
 		}
 		*p = pending{}
 	}
 	b.read.Store(b.next)
+	b.release() // those every process has done with end as they would have
+	for _, w := range b.lending {
+		w.p.quick.Complete(err)
+	}
+	clear(b.lending)
+	b.lending = b.lending[:0]
 }
 
 // close ends the collectives under way (the communicator is freed) and
@@ -736,15 +1153,33 @@ func (b *board) close() {
 // The board moves the collectives shmem runs on (coll.Quick).
 
 // Ready: every process posted the first number not yet read (for an
-// Ibcast's process, its root posted its number), or s is done.
+// Ibcast's process, its root posted its number), every process that
+// copies from the buffer s lent has done, or s is done.
 func (b *board) Ready(s *coll.Schedule) bool {
 	if s.Done() || b.closed.Load() {
 		return true
 	}
-	if k, root := s.QuickNumber(); root >= 0 {
+	k, root := s.QuickNumber()
+	if root >= 0 {
 		return b.posted(root, k).v.Load() >= k
 	}
-	return b.missing(b.read.Load()+1) < 0
+	r := b.read.Load()
+	if k <= r {
+		// Read, not complete: it waits for the pairs to be done with
+		// the buffer it lent (release); a pair nobody claimed yet is
+		// its to copy now.
+		off := b.entry(b.a.me, k)
+		want := b.a.u64(off + boardWant).Load()
+		if b.taken(b.a.me, k).v.Load() >= want {
+			return true
+		}
+		claimed := 0
+		for w := boardClaims; w < line; w += 8 {
+			claimed += bits.OnesCount64(b.a.u64(off + w).Load())
+		}
+		return uint64(claimed) < want
+	}
+	return b.missing(r+1) < 0
 }
 
 // Poll moves the board on, if no other goroutine is.
@@ -769,6 +1204,10 @@ func (b *board) Await(s *coll.Schedule) {
 	var lastCheck time.Time
 	k, root := s.QuickNumber()
 	for !s.Done() {
+		if root < 0 && k <= b.read.Load() {
+			b.awaitRelease(s, k, &lastCheck)
+			continue
+		}
 		r := b.read.Load() + 1
 		who := -1
 		if root >= 0 {
@@ -806,6 +1245,32 @@ func (b *board) Await(s *coll.Schedule) {
 			// sealed its start yet (another goroutine is starting it).
 			runtime.Gosched()
 		}
+	}
+}
+
+// awaitRelease waits until every process has done with the buffer this
+// process lent to collective k (read, its schedule s not yet complete),
+// and completes it.
+func (b *board) awaitRelease(s *coll.Schedule, k uint64, lastCheck *time.Time) {
+	b.mu.Lock()
+	want, ok := b.lendWant(k)
+	b.mu.Unlock()
+	if ok {
+		f := b.taken(b.a.me, k)
+		if !b.a.spin(f, want) {
+			if err := b.a.awaitLong(f, want, -1, lastCheck, awakeFor); err != nil {
+				b.mu.Lock()
+				b.fail(err)
+				b.mu.Unlock()
+				return
+			}
+		}
+	}
+	b.mu.Lock()
+	b.progress()
+	b.mu.Unlock()
+	if !ok && !s.Done() {
+		runtime.Gosched() // completing in another goroutine
 	}
 }
 

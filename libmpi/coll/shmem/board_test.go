@@ -53,30 +53,13 @@ func BenchmarkIbarrier(b *testing.B) {
 	}
 }
 
-// errHung is wait's error for a collective that did not complete.
-var errHung = errors.New("the collective did not complete")
-
-// ended waits for s (wait, 10 s) and returns its outcome, which its
+// ended waits for s (colltest.WaitFor, 10 s) and returns its outcome, which its
 // notifier left in *out.
 func ended(s *coll.Schedule, out *error) error {
-	if err := wait(s, 10*time.Second); err != nil {
+	if err := colltest.WaitFor(s, 10*time.Second); err != nil {
 		return err
 	}
 	return *out
-}
-
-// wait waits for s and returns its outcome, for at most limit: a
-// collective that never completes fails the test (errHung) instead of
-// hanging it.
-func wait(s *coll.Schedule, limit time.Duration) error {
-	done := make(chan error, 1)
-	go func() { done <- s.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(limit):
-		return errHung
-	}
 }
 
 // Small Ibarriers and Iallreduces run on the board, the others as
@@ -141,7 +124,7 @@ func TestBoardDepth(t *testing.T) {
 					}
 				}
 				for i := count - 1; i >= 0; i-- {
-					if err := wait(scheds[i], 10*time.Second); err != nil {
+					if err := colltest.WaitFor(scheds[i], 10*time.Second); err != nil {
 						return fmt.Errorf("collective %d: %w", i, err)
 					}
 					if errs[i] != nil {
@@ -398,7 +381,7 @@ func TestBoardOutboardReuse(t *testing.T) {
 			}
 		}
 		for i, k := range slots {
-			if err := wait(scheds[i], 10*time.Second); err != nil {
+			if err := colltest.WaitFor(scheds[i], 10*time.Second); err != nil {
 				return err
 			}
 			if errs[i] != nil {
@@ -452,7 +435,7 @@ func TestBoardRootAhead(t *testing.T) {
 							if err != nil {
 								return err
 							}
-							if err := wait(s, 10*time.Second); err != nil {
+							if err := colltest.WaitFor(s, 10*time.Second); err != nil {
 								return fmt.Errorf("collective %d: %w", i, err)
 							}
 							if out != nil {
@@ -537,6 +520,7 @@ func TestBoardSameBits(t *testing.T) {
 // Bcast's root may complete first, as its data left: it only sends, and
 // never learns of a mismatch, as under lam_basic: coll.Comm.SendsCall.)
 func TestBoardMismatch(t *testing.T) {
+	shmem.Lend(t) // the rows with lent entries
 	type call struct {
 		kind coll.Kind
 		size int
@@ -594,6 +578,12 @@ func TestBoardMismatch(t *testing.T) {
 		{"outboard gather/scatter", [2]call{outGather, outScatter}, nil, -1},
 		{"allgather board/schedule", [2]call{allgather, bigAllgather}, nil, -1},
 		{"barrier/gather at check 2", [2]call{barrier, gather}, []string{"coll_base_check", "2"}, -1},
+		// Lent entries (too large for the outboard): a process that lent
+		// its buffer waits only for those whose calls are its own.
+		{"large bcast/bcast", [2]call{bigBcast, bcast}, nil, -1},
+		{"large bcast sizes", [2]call{bigBcast, {coll.Bcast, 65552, 0}}, nil, -1},
+		{"large gather roots", [2]call{{coll.Gather, 65544, 0}, {coll.Gather, 65544, 1}}, nil, -1},
+		{"large alltoall/alltoall", [2]call{{coll.Alltoall, 174768, 0}, alltoall}, nil, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 3
@@ -626,7 +616,7 @@ func TestBoardMismatch(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := wait(s, 10*time.Second); errors.Is(err, errHung) {
+				if err := colltest.WaitFor(s, 10*time.Second); errors.Is(err, colltest.ErrHung) {
 					return err
 				}
 				if outcome == nil && r != tt.quiet && tt.quiet != -2 {
@@ -675,7 +665,7 @@ func TestBoardAfter(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if err := wait(s, 10*time.Second); errors.Is(err, errHung) {
+			if err := colltest.WaitFor(s, 10*time.Second); errors.Is(err, colltest.ErrHung) {
 				return err
 			}
 			want := []int64{0, 0}
@@ -713,7 +703,7 @@ func TestBoardConcurrentWait(t *testing.T) {
 		waited := make(chan error, 1)
 		go func() {
 			for jb := range jobs {
-				if err := wait(jb.s, 10*time.Second); err != nil {
+				if err := colltest.WaitFor(jb.s, 10*time.Second); err != nil {
 					waited <- fmt.Errorf("collective %d: %w", jb.i, err)
 					return
 				}

@@ -404,10 +404,7 @@ func (a *area) finish(s uint64) { a.publish(a.done[a.me], s) }
 // on a node are those.
 func bcast(c *coll.Comm, buf []byte, root int) error {
 	a := c.Data.(*area)
-	if ok, err := a.useDirect(coll.Bcast, len(buf)); ok || err != nil {
-		if err != nil {
-			return err
-		}
+	if a.useDirect(coll.Bcast, len(buf)) {
 		return a.directBcast(buf, root)
 	}
 	if a.largeOne(len(buf)) {
@@ -462,10 +459,7 @@ func gather(c *coll.Comm, send, recv []byte, root int) error {
 	if a.me == root {
 		m = len(recv) / a.n
 	}
-	if ok, err := a.useDirect(coll.Gather, m); ok || err != nil {
-		if err != nil {
-			return err
-		}
+	if a.useDirect(coll.Gather, m) {
 		return a.directGather(send, recv, m, root)
 	}
 	if a.largeOne(m) {
@@ -538,10 +532,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 	if a.me == root {
 		m = len(send) / a.n
 	}
-	if ok, err := a.useDirect(coll.Scatter, m); ok || err != nil {
-		if err != nil {
-			return err
-		}
+	if a.useDirect(coll.Scatter, m) {
 		return a.directScatter(send, recv, m, root)
 	}
 	if a.large(m) {
@@ -623,10 +614,7 @@ func scatter(c *coll.Comm, send, recv []byte, root int) error {
 func allgather(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
-	if ok, err := a.useDirect(coll.Allgather, m); ok || err != nil {
-		if err != nil {
-			return err
-		}
+	if a.useDirect(coll.Allgather, m) {
 		own := send
 		if own == nil {
 			own = recv[a.me*m : (a.me+1)*m]
@@ -685,10 +673,7 @@ func alltoall(c *coll.Comm, send, recv []byte) error {
 	a := c.Data.(*area)
 	m := len(recv) / a.n
 	if send != nil { // in place, peers would read blocks this process overwrites
-		if ok, err := a.useDirect(coll.Alltoall, m); ok || err != nil {
-			if err != nil {
-				return err
-			}
+		if a.useDirect(coll.Alltoall, m) {
 			return a.directAll(send, recv, m, false)
 		}
 	}

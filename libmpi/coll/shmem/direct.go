@@ -27,10 +27,10 @@ import (
 //
 // Whether the kernel lets the processes copy each other's memory (the
 // same user, and ptrace's rules: Yama's ptrace_scope, a container's
-// seccomp profile) is tried once, by every process on every other, the
-// first time a call is large enough (probe); the processes agree on the
+// seccomp profile) is tried once, by every process on every other, when
+// the communicator is made (probe, from Init); the processes agree on the
 // answer, and if any copy was refused the communicator goes on without
-// direct rounds.
+// direct rounds (and its board without lent entries).
 
 // directState is what the probe found: not yet tried, permitted, refused.
 type directState int8
@@ -88,25 +88,26 @@ const (
 	crowdedGather  = 128 << 10
 )
 
-// useDirect is mayDirect once the probe has run: the first call that may
-// take a direct round probes (a synchronising round every process of the
-// call takes).
-func (a *area) useDirect(k coll.Kind, size int) (bool, error) {
-	if !a.mayDirect(k, size) {
-		return false, nil
-	}
-	if a.direct == directUntried {
-		if err := a.probe(); err != nil {
-			return false, err
-		}
+// useDirect reports whether a call of kind k moving size bytes per
+// process takes a direct round: mayDirect, and the probe permitted the
+// copies.
+func (a *area) useDirect(k coll.Kind, size int) bool {
+	if !a.mayDirect(k, size) || a.direct != directPermitted {
+		return false
 	}
 	a.lastOne, a.lastSent = false, false
-	return a.direct == directPermitted, nil
+	return true
 }
 
 // probeWord is what process i's probe word holds, for the others to
 // read.
 func probeWord(i int) uint64 { return 0x4c414d4449524354 ^ uint64(i) } // "LAMDIRCT"
+
+// probeRead is the probe's copy of process q's probe word (a test's
+// seam: a kernel that refuses).
+var probeRead = func(a *area, q int, dst []byte, addr uint64) error {
+	return vmcopy.Read(a.pids[q], dst, addr)
+}
 
 // probe tries, in a round of its own, to read every other process's
 // probe word with the kernel's copy, and agrees with the others
@@ -125,7 +126,7 @@ func (a *area) probe() error {
 		if err != nil {
 			return err
 		}
-		if a.pids[q] <= 0 || vmcopy.Read(a.pids[q], got[:], addr) != nil || binary.NativeEndian.Uint64(got[:]) != probeWord(q) {
+		if a.pids[q] <= 0 || probeRead(a, q, got[:], addr) != nil || binary.NativeEndian.Uint64(got[:]) != probeWord(q) {
 			ok = false
 		}
 	}

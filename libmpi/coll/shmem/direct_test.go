@@ -82,10 +82,7 @@ func TestDirectSuite(t *testing.T) {
 				for _, root := range []int{0, n - 1} {
 					t.Run(fmt.Sprintf("n=%d/cpus=%d/check=%s/root=%d", n, cpus, check, root), func(t *testing.T) {
 						w := directWorld(t, n, cpus, "coll_base_check", check)
-						want := directUntried
-						if n > 2 || cpus > 1 {
-							want = directPermitted
-						}
+						want := directPermitted // probed when the communicator was made
 						w.Check(t, w.Each(func(r int) error {
 							c := w.Comm(r)
 							// 560 bytes, 5600, 24; oversubscribed, blocks
@@ -121,30 +118,63 @@ func deadPID(t *testing.T) int {
 	return cmd.Process.Pid
 }
 
+// runTwice runs a collective on process r of c, then, with every other
+// process's id dead as process bad sees them, again.
+func runTwice(c *coll.Comm, r, bad, dead int, run func() error) error {
+	if err := run(); err != nil {
+		return fmt.Errorf("first call: %w", err)
+	}
+	if r == bad {
+		a := c.Data.(*area)
+		for q := range a.pids {
+			if q != r {
+				a.pids[q] = dead
+			}
+		}
+	}
+	return run()
+}
+
+// checkCopyFails checks runTwice's outcomes: process bad's the kernel's
+// refusal to copy (ESRCH), the others' none.
+func checkCopyFails(t *testing.T, errs []error, bad int) {
+	t.Helper()
+	for r, err := range errs {
+		var ce *coll.Error
+		switch {
+		case r == bad && !(errors.As(err, &ce) && errors.Is(err, unix.ESRCH)):
+			t.Errorf("rank %d: %v, want the copy's error", r, err)
+		case r != bad && err != nil:
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
 // A process that may not copy another's memory makes every process of
 // the communicator go without direct rounds (the probe's answer is
-// agreed), and the collectives are right through the area.
+// agreed), and the collectives are right through the area; the board
+// runs its large collectives as schedules.
 func TestDirectRefused(t *testing.T) {
 	const n = 3
-	dead := deadPID(t)
+	read := probeRead
+	t.Cleanup(func() { probeRead = read })
+	Lend(t) // and yet the large ones run as schedules
+	probeRead = func(a *area, q int, dst []byte, addr uint64) error {
+		if a.me == 1 && q == 2 {
+			return unix.EPERM // as if the kernel refused
+		}
+		return read(a, q, dst, addr)
+	}
 	w := directWorld(t, n, 64)
-	comms := make([]*coll.Comm, n)
 	w.Check(t, w.Each(func(r int) error {
 		c := w.Comm(r)
-		comms[r] = c
-		if err := c.Run(coll.Sig{Kind: coll.Barrier}, func(a *coll.Actions) error { return a.Barrier(c) }); err != nil {
-			return err
-		}
-		if r == 1 {
-			c.Data.(*area).pids[2] = dead // as if the kernel refused
-		}
 		if err := colltest.Suite(c, 700, 0); err != nil {
 			return err
 		}
 		if a := c.Data.(*area); a.direct != directRefused {
 			return fmt.Errorf("the probe's answer %d, want refused", a.direct)
 		}
-		return nil
+		return boardLent(c, r, n, false)
 	}))
 }
 
@@ -175,28 +205,9 @@ func TestDirectCopyFails(t *testing.T) {
 					}
 					return c.Run(coll.Sig{Kind: kind, Send: m}, func(a *coll.Actions) error { return a.Alltoall(c, all, coll.Buffer(n*m)) })
 				}
-				if err := run(); err != nil { // probes, permitted
-					return fmt.Errorf("first call: %w", err)
-				}
-				if r == bad {
-					a := c.Data.(*area)
-					for q := range a.pids {
-						if q != r {
-							a.pids[q] = dead
-						}
-					}
-				}
-				return run()
+				return runTwice(c, r, bad, dead, run)
 			})
-			for r, err := range errs {
-				var ce *coll.Error
-				switch {
-				case r == bad && !(errors.As(err, &ce) && errors.Is(err, unix.ESRCH)):
-					t.Errorf("rank %d: %v, want the copy's error", r, err)
-				case r != bad && err != nil:
-					t.Errorf("rank %d: %v", r, err)
-				}
-			}
+			checkCopyFails(t, errs, bad)
 		})
 	}
 }
@@ -248,26 +259,34 @@ func TestQuickSizeBuffers(t *testing.T) {
 		name       string
 		kind       coll.Kind
 		send, recv []byte
-		ok         bool
+		ok, big    bool // big: too large for the outboard (quickSize)
 	}{
-		{"gather", coll.Gather, buf(8), buf(24), true},
-		{"gather in place", coll.Gather, nil, buf(24), true},
-		{"gather short block", coll.Gather, buf(4), buf(24), false},
-		{"gather uneven", coll.Gather, buf(8), buf(25), false},
-		{"scatter", coll.Scatter, buf(24), buf(8), true},
-		{"scatter in place", coll.Scatter, buf(24), nil, true},
-		{"scatter long block", coll.Scatter, buf(24), buf(16), false},
-		{"allgather", coll.Allgather, buf(8), buf(24), true},
-		{"allgather in place", coll.Allgather, nil, buf(24), true},
-		{"allgather short recv", coll.Allgather, buf(8), buf(16), false},
-		{"alltoall", coll.Alltoall, buf(24), buf(24), true},
-		{"alltoall in place", coll.Alltoall, nil, buf(24), true},
-		{"alltoall short send", coll.Alltoall, buf(12), buf(24), false},
-		{"alltoall uneven", coll.Alltoall, buf(25), buf(25), false},
+		{"gather", coll.Gather, buf(8), buf(24), true, false},
+		{"gather in place", coll.Gather, nil, buf(24), true, false},
+		{"gather short block", coll.Gather, buf(4), buf(24), false, false},
+		{"gather uneven", coll.Gather, buf(8), buf(25), false, false},
+		{"scatter", coll.Scatter, buf(24), buf(8), true, false},
+		{"scatter in place", coll.Scatter, buf(24), nil, true, false},
+		{"scatter long block", coll.Scatter, buf(24), buf(16), false, false},
+		{"allgather", coll.Allgather, buf(8), buf(24), true, false},
+		{"allgather in place", coll.Allgather, nil, buf(24), true, false},
+		{"allgather short recv", coll.Allgather, buf(8), buf(16), false, false},
+		{"alltoall", coll.Alltoall, buf(24), buf(24), true, false},
+		{"alltoall in place", coll.Alltoall, nil, buf(24), true, false},
+		{"alltoall short send", coll.Alltoall, buf(12), buf(24), false, false},
+		{"alltoall uneven", coll.Alltoall, buf(25), buf(25), false, false},
+		{"bcast", coll.Bcast, nil, buf(bigBytes), true, false},
+		{"bcast big", coll.Bcast, nil, buf(bigBytes + 1), true, true},
+		{"gather big", coll.Gather, buf(bigBytes + 1), buf(3 * (bigBytes + 1)), true, true},
+		{"scatter wide", coll.Scatter, buf(3 * (wideBytes / 3)), buf(wideBytes / 3), true, false},
+		{"scatter big", coll.Scatter, buf(3 * 200000), buf(200000), true, true},
+		{"allgather big", coll.Allgather, nil, buf(3 * (bigBytes + 1)), true, true},
+		{"alltoall big", coll.Alltoall, buf(3 * 200000), buf(3 * 200000), true, true},
+		{"allreduce big", coll.Allreduce, buf(bigBytes + 8), buf(bigBytes + 8), false, false},
 	} {
 		k := &coll.BoardCall{Sig: &coll.Sig{Kind: tt.kind}, Send: tt.send, Recv: tt.recv}
-		if n, ok := quickSize(c, k); ok != tt.ok {
-			t.Errorf("%s: on the board %v, want %v", tt.name, ok, tt.ok)
+		if n, ok, big := quickSize(c, k); ok != tt.ok || big != tt.big {
+			t.Errorf("%s: on the board %v, big %v; want %v, %v", tt.name, ok, big, tt.ok, tt.big)
 		} else if ok {
 			posted(c, k, n) // slices within the buffers
 		}

@@ -221,6 +221,16 @@ func (Module) Init(c *coll.Comm) (*coll.Actions, error) {
 	if a == nil {
 		return &coll.Actions{}, nil // lam_basic's
 	}
+	// Whether the processes may copy each other's memory is agreed now,
+	// while every one of them is here: the direct rounds and the board's
+	// lent entries need the answer, and a nonblocking start may not wait
+	// for the others to find it (direct.go).
+	if a.directSize > 0 && a.n > 1 {
+		if err := a.probe(); err != nil {
+			a.close()
+			return nil, fmt.Errorf("shmem: %w", err)
+		}
+	}
 	c.Data = a
 	return &coll.Actions{
 		Barrier:   barrier,
