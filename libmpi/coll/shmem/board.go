@@ -569,21 +569,9 @@ func (b *board) pull(s uint64, p *pending) error {
 			lost++
 			continue
 		}
-		addr := b.a.u64(b.entry(q, s) + boardAddr).Load()
-		var local []byte
-		switch p.sig.Kind {
-		case coll.Bcast:
-			local = p.recv[:p.size]
-		case coll.Scatter:
-			m := p.size / n
-			local, addr = p.recv[:m], addr+uint64(me*m)
-		case coll.Gather, coll.Allgather:
-			local = p.recv[q*p.size : (q+1)*p.size]
-		case coll.Alltoall:
-			m := p.size / n
-			local, addr = p.recv[q*m:(q+1)*m], addr+uint64(me*m)
-		}
-		if err := b.a.copyWith(q, local, addr, false); err != nil && first == nil {
+		from, to, m := pairPart(p, q, me, n)
+		addr := b.a.u64(b.entry(q, s)+boardAddr).Load() + uint64(from)
+		if err := b.a.copyWith(q, p.recv[to:to+m], addr, false); err != nil && first == nil {
 			first = err
 		}
 		b.took(q, s)
@@ -611,6 +599,23 @@ func (b *board) untake(s uint64, p *pending) {
 		}
 	}
 	b.awaitPushes(s, lost)
+}
+
+// pairPart is what lent collective p copies from lender q to reader r
+// of its n processes: m bytes from offset from of q's lent buffer to
+// offset to of r's receive buffer.
+func pairPart(p *pending, q, r, n int) (from, to, m int) {
+	switch p.sig.Kind {
+	case coll.Scatter:
+		m = p.size / n
+		return r * m, 0, m
+	case coll.Gather, coll.Allgather:
+		return 0, q * p.size, p.size
+	case coll.Alltoall:
+		m = p.size / n
+		return r * m, q * m, m
+	}
+	return 0, 0, p.size // a Bcast
 }
 
 // claimPair claims the copy of lender q's data for reader r in lent
@@ -676,22 +681,10 @@ func (b *board) push(w *lendWait) {
 		if claims.Load()&(1<<(r%64)) != 0 || !b.lentLike(r, w.s, p) || !b.claimPair(me, r, w.s) {
 			continue // done or under way, or a reader whose call differs
 		}
-		addr := b.a.u64(b.entry(r, w.s) + boardRecvAddr).Load()
-		var local []byte
-		switch p.sig.Kind {
-		case coll.Bcast:
-			local = p.held[:p.size]
-		case coll.Scatter:
-			m := p.size / n
-			local = p.held[r*m : (r+1)*m]
-		case coll.Gather, coll.Allgather:
-			local, addr = p.held[:p.size], addr+uint64(me*p.size)
-		case coll.Alltoall:
-			m := p.size / n
-			local, addr = p.held[r*m:(r+1)*m], addr+uint64(me*m)
-		}
+		from, to, m := pairPart(p, me, r, n)
+		addr := b.a.u64(b.entry(r, w.s)+boardRecvAddr).Load() + uint64(to)
 		add := uint64(1)
-		if b.a.copyWith(r, local, addr, true) != nil {
+		if b.a.copyWith(r, p.held[from:from+m], addr, true) != nil {
 			add |= gotFailed // the reader's error: its data did not come
 		}
 		f := b.got(r, w.s)
