@@ -75,8 +75,9 @@ const (
 	// of the pairs done with it and its sleepers, and what the count
 	// must reach for the lender to complete (set once its process read
 	// the number, for Ready); the address of the process's receive
-	// buffer, where lenders may copy for it, and the count of those
-	// copies made (plus gotFailed for each that failed) and its
+	// buffer, where lenders may copy for it, and twice the count of
+	// those copies made (gotFailed set if one failed: a flag that
+	// reaches 2·n once n copies are made, whatever failed) and its
 	// sleepers; then the claims: bit r of lender q's claims is set by
 	// whichever of q and r copies q's data for r (claimPair).
 	boardAddr       = boardData
@@ -87,7 +88,7 @@ const (
 	boardGot        = boardData + 40
 	boardGotSleep   = boardData + 48
 	boardClaims     = boardData + 56
-	gotFailed       = 1 << 32
+	gotFailed       = 1
 	// lendMax is the most processes whose boards lend: one claim bit
 	// each in the rest of the line.
 	lendMax = (line - boardClaims) * 8
@@ -277,9 +278,7 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 	return 0, false, false
 }
 
-// lending turns lent entries on (a test's seam).
-//
-// No process waits for another's progress, only for its start: each
+// Lending: no process waits for another's progress, only for its start: each
 // pair of a lender and a process that needs its data (a reader) is
 // copied by whichever of the two comes to it first, the reader when it
 // reads the number (pull: a read from the lender's buffer), the lender
@@ -292,7 +291,6 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 // communicators in orders that differ from process to process (MPI
 // permits it; testprog icollmany) waited for ever, each process for
 // another that waited elsewhere.
-var lending = true
 
 // lends reports whether the entries of k, too large for the outboard,
 // lend their buffers: an Ibcast, Igather, Iscatter, Iallgather, or an
@@ -304,7 +302,7 @@ var lending = true
 // other copies). Every process answers alike: the probe's answer is
 // agreed, and MPI has every process of an Ialltoall in place or none.
 func (a *area) lends(k *coll.BoardCall) bool {
-	if !lending || a.direct != directPermitted || a.n > lendMax || a.n == 2 && k.Sig.Kind != coll.Alltoall {
+	if a.direct != directPermitted || a.n > lendMax || a.n == 2 && k.Sig.Kind != coll.Alltoall {
 		return false
 	}
 	switch k.Sig.Kind {
@@ -588,9 +586,18 @@ func (b *board) pull(s uint64, p *pending) error {
 // wait for it (lentTo), unless their lender claimed the pair; it waits
 // for those lenders' copies into its buffer to end.
 func (b *board) untake(s uint64, p *pending) {
-	lost := uint64(0)
+	b.awaitPushes(s, b.forgo(s, p))
+}
+
+// forgo counts this process done with the buffers lent to collective s
+// (p) by the processes it would have copied from whose calls are the
+// same as its own (lentTo) and that posted the number (the others'
+// lines hold an older one), claiming each pair without copying; it
+// returns how many pairs their lenders claimed first: copies into this
+// process's buffer under way, which the caller waits for.
+func (b *board) forgo(s uint64, p *pending) (lost uint64) {
 	for q := range b.a.n {
-		if b.reads(p, q) && b.lentLike(q, s, p) {
+		if b.reads(p, q) && b.posted(q, s).v.Load() >= s && b.lentLike(q, s, p) {
 			if b.claimPair(q, b.a.me, s) {
 				b.took(q, s)
 			} else {
@@ -598,7 +605,7 @@ func (b *board) untake(s uint64, p *pending) {
 			}
 		}
 	}
-	b.awaitPushes(s, lost)
+	return lost
 }
 
 // pairPart is what lent collective p copies from lender q to reader r
@@ -628,8 +635,8 @@ func (b *board) claimPair(q, r int, s uint64) bool {
 	return w.Load()&bit == 0 && w.Or(bit)&bit == 0
 }
 
-// got is the count, in process r's entry of number s, of the copies
-// lenders made into its receive buffer (gotFailed added for each that
+// got is twice the count, in process r's entry of number s, of the
+// copies lenders made into its receive buffer (gotFailed set if one
 // failed).
 func (b *board) got(r int, s uint64) flag {
 	off := b.entry(r, s)
@@ -645,16 +652,13 @@ func (b *board) awaitPushes(s, lost uint64) error {
 		return nil
 	}
 	f := b.got(b.a.me, s)
-	for f.v.Load()&(gotFailed-1) < lost {
-		if b.a.spin(f, lost) {
-			continue // the count, or a failure's bit
-		}
-		var lastCheck time.Time
-		if err := b.a.awaitLong(f, lost, -1, &lastCheck, awakeFor); err != nil {
+	var lastCheck time.Time
+	for !b.a.spin(f, 2*lost) {
+		if err := b.a.awaitLong(f, 2*lost, -1, &lastCheck, awakeFor); err != nil {
 			return err
 		}
 	}
-	if f.v.Load() >= gotFailed {
+	if f.v.Load()&gotFailed != 0 {
 		return &coll.Error{Class: coll.ErrOther, Msg: b.a.name + ": shmem's direct copy: " + errPushFailed.Error(), Err: errPushFailed}
 	}
 	return nil
@@ -677,18 +681,19 @@ func (b *board) push(w *lendWait) {
 		if !readsFrom(p, r, me) {
 			continue
 		}
-		claims := b.a.u64(b.entry(me, w.s) + boardClaims + r/64*8)
-		if claims.Load()&(1<<(r%64)) != 0 || !b.lentLike(r, w.s, p) || !b.claimPair(me, r, w.s) {
-			continue // done or under way, or a reader whose call differs
+		if !b.lentLike(r, w.s, p) || !b.claimPair(me, r, w.s) {
+			// A reader whose call differs, or a pair done or under
+			// way (its reader may have moved on and written its line
+			// again: then the claim, set, says so).
+			continue
 		}
 		from, to, m := pairPart(p, me, r, n)
 		addr := b.a.u64(b.entry(r, w.s)+boardRecvAddr).Load() + uint64(to)
-		add := uint64(1)
-		if b.a.copyWith(r, p.held[from:from+m], addr, true) != nil {
-			add |= gotFailed // the reader's error: its data did not come
-		}
 		f := b.got(r, w.s)
-		f.v.Add(add)
+		if b.a.copyWith(r, p.held[from:from+m], addr, true) != nil {
+			f.v.Or(gotFailed) // the reader's error: its data did not come
+		}
+		f.v.Add(2)
 		f.wake()
 		b.took(me, w.s)
 	}
@@ -1095,24 +1100,12 @@ func (b *board) fail(err error) {
 			p.g.settle(err)
 		} else if p.quick != nil && !p.early {
 			if p.lent {
-				// The processes that lent it a buffer count the pairs
-				// done with it: those that posted the number (the
-				// others' lines hold an older one). A pair its lender
-				// claimed is a copy into this process's buffer under
-				// way, which ends first (for a second at most: the
-				// lender may be the process that died).
-				lost := uint64(0)
-				for q := range b.a.n {
-					if b.reads(p, q) && b.posted(q, s).v.Load() >= s && b.lentLike(q, s, p) {
-						if b.claimPair(q, b.a.me, s) {
-							b.took(q, s)
-						} else {
-							lost++
-						}
-					}
-				}
+				// The lenders' copies into its buffer under way end
+				// first (for a second at most: a lender may be the
+				// process that died).
+				lost := b.forgo(s, p)
 				f := b.got(b.a.me, s)
-				for start := time.Now(); f.v.Load()&(gotFailed-1) < lost && time.Since(start) < time.Second; {
+				for start := time.Now(); f.v.Load() < 2*lost && time.Since(start) < time.Second; {
 					runtime.Gosched()
 				}
 			}
@@ -1246,6 +1239,7 @@ func (b *board) Await(s *coll.Schedule) {
 // and completes it.
 func (b *board) awaitRelease(s *coll.Schedule, k uint64, lastCheck *time.Time) {
 	b.mu.Lock()
+	b.release() // its own copies first: what is left is under way
 	want, ok := b.lendWant(k)
 	b.mu.Unlock()
 	if ok {

@@ -520,7 +520,6 @@ func TestBoardSameBits(t *testing.T) {
 // Bcast's root may complete first, as its data left: it only sends, and
 // never learns of a mismatch, as under lam_basic: coll.Comm.SendsCall.)
 func TestBoardMismatch(t *testing.T) {
-	shmem.Lend(t) // the rows with lent entries
 	type call struct {
 		kind coll.Kind
 		size int

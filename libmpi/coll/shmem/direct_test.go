@@ -158,7 +158,6 @@ func TestDirectRefused(t *testing.T) {
 	const n = 3
 	read := probeRead
 	t.Cleanup(func() { probeRead = read })
-	Lend(t) // and yet the large ones run as schedules
 	probeRead = func(a *area, q int, dst []byte, addr uint64) error {
 		if a.me == 1 && q == 2 {
 			return unix.EPERM // as if the kernel refused

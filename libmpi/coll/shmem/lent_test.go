@@ -157,7 +157,6 @@ func boardLent(c *coll.Comm, r, n int, lent bool) error {
 // oversubscribed, with and without the argument check, every process
 // gets what it should, whichever order the processes wait in.
 func TestBoardLent(t *testing.T) {
-	Lend(t)
 	for _, n := range []int{2, 3, 5} {
 		for _, cpus := range []int{64, 1} {
 			for _, check := range []string{"0", "2"} {
@@ -182,7 +181,6 @@ func TestBoardLent(t *testing.T) {
 // one carried in the outboard is, at coll_base_check=0 where it may
 // complete alone), and completes once the others took the data.
 func TestBoardLentHeld(t *testing.T) {
-	Lend(t)
 	const n, block = 3, (wideBytes/(3*8) + 1) * 8 // 8-byte elements
 	for _, kind := range []coll.Kind{coll.Bcast, coll.Scatter} {
 		for _, check := range []string{"0", "1", "2"} {
@@ -257,7 +255,6 @@ func lentHeld(c *coll.Comm, r, n int, kind coll.Kind, block int, started chan st
 // the lender into the reader's), and every process completes: here
 // every copy to or from process bad fails.
 func TestBoardLentCopyFails(t *testing.T) {
-	Lend(t)
 	const n, bad = 3, 2
 	dead := deadPID(t)
 	for _, kind := range []coll.Kind{coll.Bcast, coll.Scatter, coll.Gather, coll.Allgather, coll.Alltoall} {
@@ -339,7 +336,6 @@ func runTwiceUnreachable(c *coll.Comm, r, bad, dead int, run func() error) error
 // buffers of the processes that have not (push): when a lender waited
 // for its readers to copy, each waited for the other for ever.
 func TestBoardLentAcross(t *testing.T) {
-	Lend(t)
 	const n, size = 3, bigBytes + 8
 	w := directWorld(t, n, 64)
 	w.Check(t, w.Each(func(r int) error {
