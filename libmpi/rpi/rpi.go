@@ -172,6 +172,12 @@ type Pace struct {
 	Spin      time.Duration
 	Yield     time.Duration
 	YieldOS   bool
+	// AtOnce: the waiter polls its links SpinPolls times in all (not as
+	// many batches of polls) and then sleeps, keeping its Go processor
+	// while it sleeps when GOMAXPROCS > 1: for links whose bytes another
+	// process on the node must move first (the lamd), where every poll
+	// and every scheduler wake-up takes processor time from it.
+	AtOnce bool
 	// Shared says the pace is Oversubscribed's: a call that looks
 	// without waiting (Test) and keeps finding nothing yields too.
 	Shared bool

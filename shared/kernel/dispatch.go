@@ -30,7 +30,9 @@ func (k *Kernel) dispatch(src *source, to replier, f wire.Frame, fromLink *link)
 	case *wire.Heartbeat:
 		return // a link's reader already noted that the peer is alive
 	case *wire.Post:
-		k.post(to, fromLink, f.ID, m)
+		if full := k.post(to, fromLink, f.ID, m); full != nil {
+			full.waitRoom()
+		}
 		return
 	case *wire.Credit:
 		if fromLink != nil {

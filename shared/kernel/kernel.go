@@ -98,6 +98,10 @@ type Kernel struct {
 	// streams are the attached streams by event (stream.go).
 	streamsMu sync.RWMutex
 	streams   map[int32]*stream
+	// relayer serves the streams (relay.go), from the first attach on.
+	relayOnce sync.Once
+	relayer   *relay
+	relayErr  error
 
 	stopWatch func()
 	wg        sync.WaitGroup

@@ -360,6 +360,46 @@ func TestSlowClientsDropped(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	// A stream is served by the relay once attached: the same deadline
+	// holds there, and a frame other than a post closes it.
+	stream := func(t *testing.T) net.Conn {
+		t.Helper()
+		nc, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		c := wire.NewConn(nc)
+		if err := c.Write(1, 0, &wire.Hello{Version: wire.Version, Role: wire.RoleStream, PID: 1, Name: "slow"}, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		nc.SetReadDeadline(time.Now().Add(3 * time.Second))
+		if f, err := c.Read(); err != nil || f.Kind != wire.KindWelcome {
+			t.Fatalf("hello answered with %v, %v", f.Kind, err)
+		}
+		if err := c.Write(2, 0, &wire.Attach{Event: -77, Type: 16}, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := c.Read(); err != nil || f.Kind != wire.KindOK {
+			t.Fatalf("attach answered with %v, %v", f.Kind, err)
+		}
+		return nc
+	}
+	t.Run("half a post on a stream", func(t *testing.T) {
+		nc := stream(t)
+		post := wire.AppendPost(nil, 0, wire.LocalNode, -78, 16, nil, make([]byte, 100))
+		nc.Write(post[:30])
+		if err := closedWithin(nc, 3*time.Second); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("not a post on a stream", func(t *testing.T) {
+		nc := stream(t)
+		nc.Write(wire.AppendFrame(nil, 3, 0, &wire.Echo{Node: wire.LocalNode, Data: []byte("x")}))
+		if err := closedWithin(nc, 3*time.Second); err != nil {
+			t.Error(err)
+		}
+	})
 	t.Run("silent between frames", func(t *testing.T) {
 		c := u.Client(t, 0)
 		time.Sleep(time.Second)

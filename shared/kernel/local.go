@@ -148,6 +148,10 @@ func (k *Kernel) serveClient(c *client) {
 			continue // clients do not answer
 		}
 		k.dispatch(&c.src, c, f, nil)
+		if s := c.stream.Load(); s != nil {
+			<-s.ended // the relay serves the connection now
+			break
+		}
 	}
 	// The client is gone (or closed): its place is free now, not once its
 	// requests are cleaned up.

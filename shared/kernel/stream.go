@@ -1,10 +1,12 @@
 package kernel
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -12,20 +14,23 @@ import (
 )
 
 // Streams carry the lamd rpi's messages with one hop per lamd. A process
-// attaches a connection of its own (wire.Attach); from then on each
-// message for its event is written to that connection by the goroutine
-// that read it (from the sender's stream, or from a link), at once, with
-// no queue and no goroutine in between when the process's socket has
-// room. Only when it has none do the frames wait in the stream's backlog,
-// which its writer goroutine writes, many frames per write, as the
-// process reads.
+// attaches a connection of its own (wire.Attach); from then on the relay
+// (relay.go), one thread that sleeps in epoll_wait(2) on every attached
+// connection, reads the process's posts and writes each message to the
+// stream of its receiver at once, with no queue and no goroutine in
+// between, when the receiver's socket has room. Only when it has none do
+// the frames wait in the stream's backlog, which the relay writes, many
+// frames per write, as the process reads. A message for a stream that
+// came over a link or from another client is written the same way by the
+// goroutine that read it.
 //
-// Flow control: a local sender whose message leaves a stream's backlog
-// over streamLimit waits (its connection is not read meanwhile, so the
-// sending process finds its socket full); a message that came over a link
-// keeps its bytes of the link's window (linkWindow) until the backlog is
-// back under the limit. A process that never reads thus holds up its
-// senders, never the lamd or the links' other traffic.
+// Flow control: a sender whose message leaves a stream's backlog over
+// streamLimit is held (the relay stops reading an attached sender, so the
+// sending process finds its socket full; another local client waits), and
+// a message that came over a link keeps its bytes of the link's window
+// (linkWindow) until the backlog is back under the limit. A process that
+// never reads thus holds up its senders, never the lamd or the links'
+// other traffic.
 const (
 	// streamLimit is how many bytes a stream's backlog holds before its
 	// senders are held back.
@@ -42,19 +47,38 @@ const (
 type stream struct {
 	k     *Kernel
 	c     *client
-	rc    syscall.RawConn
 	event int32
 	typ   int32
+	// fd is the connection's descriptor (a duplicate, non-blocking, out
+	// of Go's network poller), which the relay closes when it drops the
+	// stream; slot is the stream's place in the relay.
+	fd   int
+	slot int32
 
-	mu      sync.Mutex
-	out     []byte // frames the process has not taken yet (backlog)
-	spare   []byte
-	writing bool          // frames are being written outside out: do not overtake them
-	held    []heldCredit  // link credits kept while the backlog is over the limit
-	room    chan struct{} // closed when the backlog falls under the limit
-	closed  bool
-	kick    chan struct{} // wakes the writer
-	done    chan struct{} // closed with the stream
+	// Read side, the relay's alone: in[rpos:rend] received and not yet
+	// served; post is the frame being served; paused: the relay does not
+	// read (a receiver's backlog is over the limit, or a post is on its
+	// way to another node); unwatched: the descriptor left the epoll set
+	// while paused, after the process hung up; begun: when the partial
+	// frame at rpos began (zero: none).
+	in         []byte
+	rpos, rend int
+	post       wire.Post
+	paused     bool
+	unwatched  bool
+	begun      time.Time
+	// waiters are the streams the relay paused because this one's backlog
+	// went over the limit; they go on once it is back under (the relay's).
+	waiters []*stream
+
+	mu     sync.Mutex
+	out    []byte // out[opos:] the process has not taken yet (backlog)
+	opos   int
+	outOn  bool          // the relay watches fd for writing
+	held   []heldCredit  // link credits kept while the backlog is over the limit
+	room   chan struct{} // closed when the backlog falls under the limit
+	closed bool
+	ended  chan struct{} // closed when the relay dropped the stream
 }
 
 type heldCredit struct {
@@ -71,8 +95,8 @@ var errAttached = errors.New("already attached")
 func streamTakes(typ, t int32) bool { return typ&t != 0 }
 
 // attach serves an Attach: c's connection becomes the stream of its
-// event. The OK goes out before any message; messages queued for the
-// event follow it, in order.
+// event, served by the relay from now on. The OK goes out before any
+// message; messages queued for the event follow it, in order.
 func (k *Kernel) attach(c *client, id uint64, m *wire.Attach) {
 	fail := func(code int32, format string, args ...any) {
 		c.reply(id, wire.FlagReply, &wire.Error{Code: code, Msg: fmt.Sprintf(format, args...)})
@@ -85,41 +109,65 @@ func (k *Kernel) attach(c *client, id uint64, m *wire.Attach) {
 		fail(wire.CodeFailed, "a stream takes messages of a type other than 0")
 		return
 	}
-	rc, err := c.uc.SyscallConn()
+	if c.c.Buffered() > 0 {
+		fail(wire.CodeFailed, "a stream waits for the answer to its attach before it posts")
+		return
+	}
+	r, err := k.relay()
 	if err != nil {
 		fail(wire.CodeFailed, "attach: %v", err)
 		return
 	}
-	s := &stream{k: k, c: c, rc: rc, event: m.Event, typ: m.Type, writing: true,
-		kick: make(chan struct{}, 1), done: make(chan struct{})}
+	fd, err := dupConn(c.uc)
+	if err != nil {
+		fail(wire.CodeFailed, "attach: %v", err)
+		return
+	}
+	s := &stream{k: k, c: c, fd: fd, event: m.Event, typ: m.Type, ended: make(chan struct{})}
 	k.streamsMu.Lock()
 	if k.streams[m.Event] != nil {
 		k.streamsMu.Unlock()
+		unix.Close(fd)
 		fail(wire.CodeFailed, "event %d: %v", m.Event, errAttached)
 		return
 	}
-	k.streams[m.Event] = s
+	s.out = wire.AppendFrame(nil, id, wire.FlagReply, &wire.OK{})
 	for _, msg := range k.oob.takeAll(m.Event, m.Type, streamTakes) {
 		s.out = wire.AppendFrame(s.out, 0, 0, msg)
 	}
-	k.streamsMu.Unlock()
-	// Messages arriving now wait in the backlog (writing is set) until
-	// the OK is out.
-	if err := c.reply(id, wire.FlagReply, &wire.OK{}); err != nil {
-		k.detach(s)
+	s.outOn = true
+	if err := r.add(s); err != nil {
+		k.streamsMu.Unlock()
+		unix.Close(fd)
+		fail(wire.CodeFailed, "attach: %v", err)
 		return
 	}
+	k.streams[m.Event] = s
+	k.streamsMu.Unlock()
 	c.stream.Store(s)
-	k.wg.Add(1)
-	go func() { defer k.wg.Done(); s.writeLoop() }()
-	s.mu.Lock()
-	s.writing = false
-	s.mu.Unlock()
-	s.wake()
+	// The relay reads the connection from now on: this goroutine's copy
+	// leaves Go's poller (the duplicate keeps the connection open).
+	c.uc.Close()
 }
 
-// detach ends a stream whose process left: what it had not taken is
-// dropped, and the credits it held go back to their links.
+// dupConn returns a duplicate of uc's descriptor (close-on-exec).
+func dupConn(uc interface {
+	SyscallConn() (syscall.RawConn, error)
+}) (int, error) {
+	rc, err := uc.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	fd := -1
+	if cerr := rc.Control(func(c uintptr) { fd, err = unix.FcntlInt(c, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
+		return -1, cerr
+	}
+	return fd, err
+}
+
+// detach ends a stream whose process left (the relay dropped it): what it
+// had not taken is dropped, and the credits it held go back to their
+// links.
 func (k *Kernel) detach(s *stream) {
 	k.streamsMu.Lock()
 	if k.streams[s.event] == s {
@@ -127,28 +175,15 @@ func (k *Kernel) detach(s *stream) {
 	}
 	k.streamsMu.Unlock()
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
 	held := s.held
-	s.out, s.spare, s.held = nil, nil, nil
+	s.out, s.held = nil, nil
 	if s.room != nil {
 		close(s.room)
 		s.room = nil
 	}
-	close(s.done)
 	s.mu.Unlock()
 	for _, h := range held {
 		h.l.owe(h.n)
-	}
-}
-
-func (s *stream) wake() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
 	}
 }
 
@@ -166,14 +201,20 @@ func (s *stream) push(frame []byte, from *link, n int) (over bool) {
 		}
 		return false
 	}
-	if !s.writing && len(s.out) == 0 {
-		frame = frame[s.tryWrite(frame):]
+	if s.opos == len(s.out) {
+		frame = frame[writeSome(s.fd, frame):]
 	}
 	if len(frame) > 0 {
+		if s.opos == len(s.out) {
+			s.out, s.opos = s.out[:0], 0
+		}
 		s.out = append(s.out, frame...)
-		s.wake()
+		if !s.outOn {
+			s.outOn = true
+			s.k.relayer.watch(s)
+		}
 	}
-	over = len(s.out) > streamLimit
+	over = len(s.out)-s.opos > streamLimit
 	if over && from != nil {
 		s.held = append(s.held, heldCredit{from, n})
 		from = nil
@@ -185,31 +226,74 @@ func (s *stream) push(frame []byte, from *link, n int) (over bool) {
 	return over
 }
 
-// tryWrite writes what the socket takes of b now, without waiting.
-func (s *stream) tryWrite(b []byte) int {
+// writeSome writes what the socket takes of b now, without waiting. A
+// failed write writes nothing: the relay meets the failure.
+func writeSome(fd int, b []byte) int {
 	n := 0
-	_ = s.rc.Write(func(fd uintptr) bool {
-		for n < len(b) {
-			w, err := unix.Write(int(fd), b[n:])
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil || w <= 0 {
-				break // full, or failed: the writer meets the failure
-			}
-			n += w
+	for n < len(b) {
+		w, err := unix.Write(fd, b[n:])
+		if err == unix.EINTR {
+			continue
 		}
-		return true
-	})
+		if err != nil || w <= 0 {
+			break
+		}
+		n += w
+	}
 	return n
 }
 
+// drain writes the backlog as far as the socket takes it (the relay, when
+// the socket has room). When the backlog falls under the limit, the
+// credits held go back, a waiting local client goes on, and the paused
+// senders are returned for the relay to resume. A failed write is
+// reported: the relay drops the stream.
+func (s *stream) drain() (resume []*stream, err error) {
+	s.mu.Lock()
+	for s.opos < len(s.out) {
+		w, werr := unix.Write(s.fd, s.out[s.opos:])
+		if werr == unix.EINTR {
+			continue
+		}
+		if werr == unix.EAGAIN {
+			break
+		}
+		if werr != nil {
+			err = werr
+			break
+		}
+		s.opos += w
+	}
+	if s.opos == len(s.out) {
+		if cap(s.out) > 2*streamLimit {
+			s.out = nil
+		}
+		s.out, s.opos = s.out[:0], 0
+		s.outOn = false
+		s.k.relayer.watch(s)
+	}
+	var held []heldCredit
+	if len(s.out)-s.opos <= streamLimit {
+		held, s.held = s.held, nil
+		if s.room != nil {
+			close(s.room)
+			s.room = nil
+		}
+		resume, s.waiters = s.waiters, nil
+	}
+	s.mu.Unlock()
+	for _, h := range held {
+		h.l.owe(h.n)
+	}
+	return resume, err
+}
+
 // waitRoom waits until the backlog is under the limit, the stream ends or
-// the lamd stops.
+// the lamd stops (a local client's post that is not a stream's).
 func (s *stream) waitRoom() {
 	for {
 		s.mu.Lock()
-		if s.closed || len(s.out) <= streamLimit {
+		if s.closed || len(s.out)-s.opos <= streamLimit {
 			s.mu.Unlock()
 			return
 		}
@@ -220,7 +304,7 @@ func (s *stream) waitRoom() {
 		s.mu.Unlock()
 		select {
 		case <-room:
-		case <-s.done:
+		case <-s.ended:
 			return
 		case <-s.k.ctx.Done():
 			return
@@ -228,57 +312,14 @@ func (s *stream) waitRoom() {
 	}
 }
 
-// writeLoop writes the backlog as the process reads it, everything that
-// waits in one write. A failed write ends the process's connection (its
-// reader then detaches the stream).
-func (s *stream) writeLoop() {
-	for {
-		select {
-		case <-s.kick:
-		case <-s.done:
-			return
-		}
-		for {
-			s.mu.Lock()
-			if s.closed || len(s.out) == 0 {
-				s.writing = false
-				s.mu.Unlock()
-				break
-			}
-			buf := s.out
-			s.out, s.spare = s.spare[:0], nil
-			s.writing = true
-			s.mu.Unlock()
-			_, err := s.c.uc.Write(buf) // waits for the process to read
-			s.mu.Lock()
-			if cap(buf) <= 2*streamLimit {
-				s.spare = buf[:0]
-			}
-			var held []heldCredit
-			if len(s.out) <= streamLimit {
-				held, s.held = s.held, nil
-				if s.room != nil {
-					close(s.room)
-					s.room = nil
-				}
-			}
-			s.mu.Unlock()
-			for _, h := range held {
-				h.l.owe(h.n)
-			}
-			if err != nil {
-				s.c.uc.Close()
-				return
-			}
-		}
-	}
-}
-
 // post serves a Post: the message goes to its node's lamd, or to the
 // process here (its stream, else the out-of-band queue). A Post is not
 // answered unless it fails. from is the link it came over, nil when a
-// local client sent it.
-func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) {
+// local client sent it. It returns the stream whose backlog the message
+// left over the limit when a local client sent it: the caller holds that
+// sender back until there is room (stream.waitRoom, or the relay's
+// pause). m.Data may be reused once post returns.
+func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) (full *stream) {
 	fail := func(code int32, format string, args ...any) {
 		if from == nil {
 			to.reply(id, wire.FlagReply, &wire.Error{Code: code, Msg: fmt.Sprintf(format, args...)})
@@ -293,7 +334,7 @@ func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) {
 		if code, err := k.forwardPost(node, m); err != nil {
 			fail(code, "%v", err)
 		}
-		return
+		return nil
 	}
 	msg := &wire.Msg{From: src, Event: m.Event, Type: m.Type, Data: m.Data}
 	n := len(m.Data)
@@ -302,10 +343,11 @@ func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) {
 		over := s.pushMsg(msg, from, n)
 		k.streamsMu.RUnlock()
 		if over && from == nil {
-			s.waitRoom()
+			return s
 		}
-		return
+		return nil
 	}
+	msg.Data = bytes.Clone(m.Data) // kept: the caller may reuse m.Data
 	ok := k.oob.put(msg)
 	k.streamsMu.RUnlock()
 	if from != nil {
@@ -314,6 +356,7 @@ func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) {
 	if !ok {
 		fail(wire.CodeFull, "n%d cannot hold more undelivered messages (limit %d bytes)", k.cfg.Self, k.oob.limit)
 	}
+	return nil
 }
 
 // deliverToStream hands msg to the stream of its event, if one is

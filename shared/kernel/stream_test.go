@@ -204,3 +204,35 @@ func TestStreamFlowControl(t *testing.T) {
 		}
 	}
 }
+
+// A sender held back by a receiver that does not read, and that leaves
+// meanwhile, loses nothing its socket took: once the receiver reads,
+// every message comes, in order.
+func TestStreamSenderLeavesWhileHeld(t *testing.T) {
+	u := kerneltest.Start(t, kerneltest.Options{Nodes: 1})
+	a := attach(t, u, 0, -3001)
+	b := attach(t, u, 0, -3002)
+	msg := make([]byte, 16<<10) // many wait in the sockets and the relay
+	sent := 0
+	for sent*len(msg) < 64<<20 {
+		binary.BigEndian.PutUint32(msg, uint32(sent))
+		if !tryPost(t, a, 0, -3002, msg, 500*time.Millisecond) {
+			break
+		}
+		sent++
+	}
+	if sent*len(msg) >= 64<<20 {
+		t.Fatalf("%d messages taken without the receiver reading", sent)
+	}
+	if a.Pending() {
+		sent-- // the socket took part of the last one only
+	}
+	a.Close(0)
+	for i := range sent {
+		got := next(t, b)
+		if n := binary.BigEndian.Uint32(got); n != uint32(i) || len(got) != len(msg) {
+			t.Fatalf("message %d is message %d of %d bytes", i, n, len(got))
+		}
+	}
+	t.Logf("%d messages of %d KiB after the sender left", sent, len(msg)>>10)
+}

@@ -21,7 +21,9 @@ import (
 // (readable when a message came, writable when the lamd takes more) and
 // calls Next, Post and Flush. It is for one goroutine at a time.
 type Stream struct {
-	uc *net.UnixConn
+	// fd is the connection's descriptor, a duplicate kept out of Go's
+	// network poller: the process polls it itself, and the runtime's
+	// poller would wake a thread of its own at every message.
 	fd int
 
 	in         []byte // in[rpos:rend] received, not yet returned
@@ -76,16 +78,19 @@ func attach(ctx context.Context, uc *net.UnixConn, name string, event, typ int32
 	default:
 		return nil, fmt.Errorf("attach to the lamd: %w", unexpected("ok", m))
 	}
-	_ = uc.SetDeadline(time.Time{})
-	s := &Stream{uc: uc, fd: -1, in: make([]byte, 64<<10)}
 	rc, err := uc.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
-	if err := rc.Control(func(fd uintptr) { s.fd = int(fd) }); err != nil {
-		return nil, err
+	fd := -1
+	if cerr := rc.Control(func(c uintptr) { fd, err = unix.FcntlInt(c, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
+		return nil, cerr
 	}
-	return s, nil
+	if err != nil {
+		return nil, fmt.Errorf("attach to the lamd: %w", err)
+	}
+	uc.Close() // the duplicate stays open, non-blocking as the original was
+	return &Stream{fd: fd, in: make([]byte, 64<<10)}, nil
 }
 
 // Fd is the connection's descriptor, non-blocking.
@@ -267,5 +272,5 @@ func (s *Stream) Close(timeout time.Duration) error {
 			err = ferr
 		}
 	}
-	return errors.Join(err, s.uc.Close())
+	return errors.Join(err, unix.Close(s.fd))
 }

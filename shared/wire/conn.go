@@ -63,3 +63,7 @@ func (c *Conn) ReadWithin(d time.Duration) (Frame, error) {
 
 // Close closes the connection.
 func (c *Conn) Close() error { return c.nc.Close() }
+
+// Buffered is how many bytes were read from the connection and not yet
+// returned in a frame.
+func (c *Conn) Buffered() int { return c.r.Buffered() }

@@ -687,6 +687,10 @@ type Post struct {
 }
 
 func (*Post) Kind() Kind { return KindPost }
+
+// Unmarshal decodes a Post frame's body into m, checked as Decode checks
+// it; m.Data aliases body.
+func (m *Post) Unmarshal(body []byte) error { return Unmarshal(body, m.fields) }
 func (m *Post) fields(c *Codec) {
 	target(c, &m.Node)
 	c.I32(&m.Event)

@@ -102,6 +102,13 @@ type Engine struct {
 	hold       bool       // a checkpoint holds new frames (cr.go)
 	drainStats DrainStats // the last Drain's counts (cr.go)
 	pulled     uint64     // bytes the drain under way asked to pull (cr.go)
+	// lockedPolls is how many times a waiter polls the links under one
+	// acquisition of the progress lock; holding says a waiter may sleep
+	// keeping its Go processor (rpi.Pace.AtOnce), and holder is whether
+	// one does (one at a time).
+	lockedPolls int
+	holding     bool
+	holder      atomic.Bool
 	// taken are the messages matched probes took and no Mrecv has
 	// received yet, oldest first: a checkpoint saves them (cr.go).
 	taken []*unexpected
@@ -161,6 +168,13 @@ func New(c Config) *Engine {
 	}
 	if e.pace == (rpi.Pace{}) {
 		e.pace = DefaultPace
+	}
+	e.lockedPolls = lockedPolls
+	if e.pace.AtOnce {
+		e.lockedPolls = max(e.pace.SpinPolls, 1)
+		// With one processor, a sleeper that keeps it would hold up
+		// the program's other goroutines.
+		e.holding = runtime.GOMAXPROCS(0) > 1
 	}
 	if e.short <= 0 {
 		e.short = 64 << 10
@@ -410,7 +424,7 @@ func (e *Engine) RecvNow(ctx context.Context, buf []byte, src, tag int, context 
 	// Only what a receive sets differs from the last use.
 	r.buf, r.rank, r.tag, r.context, r.peer = buf, src, tag, context, -1
 	e.start(r)
-	for k := 0; k < lockedPolls && !r.Done(); k++ {
+	for k := 0; k < e.lockedPolls && !r.Done(); k++ {
 		e.progress()
 	}
 	if !r.Done() {

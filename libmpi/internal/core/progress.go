@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -105,7 +106,7 @@ func (e *Engine) wait(ctx context.Context, cond func() bool, locks, behind bool,
 			// A cond that takes the lock is checked after, as soon as
 			// something moved.
 			done, before := false, e.activity
-			for k := 0; k < lockedPolls; k++ {
+			for k := 0; k < e.lockedPolls; k++ {
 				e.progress()
 				if locks {
 					if e.activity != before {
@@ -142,7 +143,7 @@ func (e *Engine) wait(ctx context.Context, cond func() bool, locks, behind bool,
 			continue
 		}
 		if behind {
-			e.block(nap, cond)
+			e.block(nap, cond, false)
 			continue
 		}
 		if start.IsZero() {
@@ -171,15 +172,16 @@ func (e *Engine) wait(ctx context.Context, cond func() bool, locks, behind bool,
 				runtime.Gosched()
 			}
 		default:
-			e.block(nap, cond)
+			e.block(nap, cond, e.holding)
 		}
 	}
 }
 
 // block sleeps until a link can move bytes or the timeout ends: in
 // poll(2) on the links' descriptors, or on the transport's Waiter for
-// links without one, or both (sleepBoth).
-func (e *Engine) block(timeout time.Duration, cond func() bool) {
+// links without one, or both (sleepBoth). hold: in poll(2) keeping the
+// processor (pollHeld), unless another waiter does.
+func (e *Engine) block(timeout time.Duration, cond func() bool, hold bool) {
 	e.mu.Lock()
 	if e.closed {
 		// Finalized: the links and the transport's Waiter are gone (a
@@ -243,7 +245,24 @@ func (e *Engine) block(timeout time.Duration, cond func() bool) {
 		time.Sleep(timeout / 10)
 		return
 	}
+	if hold && e.holder.CompareAndSwap(false, true) {
+		pollHeld(fds, timeout)
+		e.holder.Store(false)
+		return
+	}
 	unix.Poll(fds, int(timeout/time.Millisecond))
+}
+
+// pollHeld is poll(2) as a raw system call: the Go scheduler does not see
+// it, so the thread keeps its processor while it sleeps. As an ordinary
+// system call, a sleep longer than the scheduler's monitor tick (20 µs)
+// makes the monitor take the processor from the thread and wake another
+// thread to hold it, two context switches per sleep, which doubled the
+// lamd rpi's latency on a 2-processor machine. A signal (the scheduler's
+// preemption, a stop of the world for a collection) ends the sleep early.
+func pollHeld(fds []unix.PollFd, timeout time.Duration) {
+	ts := unix.NsecToTimespec(int64(timeout))
+	unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)), uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 }
 
 // sleepBoth sleeps on the Waiter while a goroutine sleeps in poll(2) on

@@ -114,7 +114,7 @@ func (t *transport) Short() int { return 64 << 10 }
 // Pace: a message reaches this process only after the lamd has run, so
 // spinning or yielding would take the processor the lamd needs; a waiter
 // polls once and sleeps in poll(2) until the arrival wakes it.
-func (t *transport) Pace() rpi.Pace { return rpi.Pace{SpinPolls: 1} }
+func (t *transport) Pace() rpi.Pace { return rpi.Pace{SpinPolls: 1, AtOnce: true} }
 
 // Close writes the posts still queued (bounded) and closes the stream.
 func (t *transport) Close() error {
