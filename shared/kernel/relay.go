@@ -49,8 +49,6 @@ const (
 	// relayReads is how many reads of one stream the relay makes in a row
 	// before it serves the others.
 	relayReads = 4
-	// streamBuf is the size of a stream's first read buffer.
-	streamBuf = 64 << 10
 )
 
 // relay returns the lamd's relay, started at the first attach.
@@ -251,20 +249,16 @@ func (r *relay) handle(s *stream, events uint32) {
 // receiver holds it back.
 func (r *relay) serve(s *stream) {
 	for reads := 0; ; reads++ {
-		for !s.paused && s.rend-s.rpos >= wire.HeaderSize {
-			h, err := wire.ParseHeader(s.in[s.rpos:])
+		for !s.paused {
+			h, body, ok, err := s.in.Next()
 			if err != nil {
 				r.k.log.Warn("closed a local client that sent a bad frame", "name", s.c.name, "pid", s.c.cred.PID, "err", err)
 				r.drop(s)
 				return
 			}
-			end := s.rpos + wire.HeaderSize + h.Len
-			if end > s.rend {
-				s.makeRoom(wire.HeaderSize + h.Len)
+			if !ok {
 				break
 			}
-			body := s.in[s.rpos+wire.HeaderSize : end]
-			s.rpos = end
 			if !r.frame(s, h, body) {
 				return
 			}
@@ -272,18 +266,16 @@ func (r *relay) serve(s *stream) {
 		if s.paused {
 			return
 		}
-		if s.rpos == s.rend {
-			s.rpos, s.rend, s.begun = 0, 0, time.Time{}
+		if !s.in.Partial() {
+			s.begun = time.Time{}
 		} else if s.begun.IsZero() {
 			s.begun = time.Now()
 		}
 		if reads >= relayReads && !s.unwatched {
 			return // the epoll set reports the rest
 		}
-		if s.rend == len(s.in) {
-			s.makeRoom(s.rend - s.rpos + 1)
-		}
-		n, err := unix.Read(s.fd, s.in[s.rend:])
+		space := s.in.Space()
+		n, err := unix.Read(s.fd, space)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -293,35 +285,14 @@ func (r *relay) serve(s *stream) {
 			r.drop(s) // the process is gone
 			return
 		}
-		s.rend += n
-		if s.rend < len(s.in) && s.rend-s.rpos >= wire.HeaderSize {
+		s.in.Filled(n)
+		if n < len(space) {
 			// A short read emptied the socket: serve what came, and
 			// leave the next read to the epoll set (a process that hung
 			// up is read to its end: it is out of the set).
 			reads = relayReads - 1
 		}
 	}
-}
-
-// makeRoom makes space for a frame of n bytes at rpos, and more to read.
-func (s *stream) makeRoom(n int) {
-	if s.in == nil {
-		s.in = make([]byte, max(streamBuf, n))
-	}
-	if s.rpos+n <= len(s.in) && s.rend < len(s.in) {
-		return
-	}
-	if n <= len(s.in) && s.rpos > 0 {
-		s.rend = copy(s.in, s.in[s.rpos:s.rend])
-		s.rpos = 0
-		if s.rend < len(s.in) {
-			return
-		}
-	}
-	grown := make([]byte, max(2*len(s.in), n))
-	s.rend = copy(grown, s.in[s.rpos:s.rend])
-	s.rpos = 0
-	s.in = grown
 }
 
 // frame serves one frame from s and reports whether s is still served.

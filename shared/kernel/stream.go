@@ -55,18 +55,17 @@ type stream struct {
 	fd   int
 	slot int32
 
-	// Read side, the relay's alone: in[rpos:rend] received and not yet
-	// served; post is the frame being served; paused: the relay does not
-	// read (a receiver's backlog is over the limit, or a post is on its
-	// way to another node); unwatched: the descriptor left the epoll set
-	// while paused, after the process hung up; begun: when the partial
-	// frame at rpos began (zero: none).
-	in         []byte
-	rpos, rend int
-	post       wire.Post
-	paused     bool
-	unwatched  bool
-	begun      time.Time
+	// Read side, the relay's alone: in holds what was received and not
+	// yet served; post is the frame being served; paused: the relay does
+	// not read (a receiver's backlog is over the limit, or a post is on
+	// its way to another node); unwatched: the descriptor left the epoll
+	// set while paused, after the process hung up; begun: when the
+	// partial frame in in began (zero: none).
+	in        wire.FrameBuffer
+	post      wire.Post
+	paused    bool
+	unwatched bool
+	begun     time.Time
 	// waiters are the streams the relay paused because this one's backlog
 	// went over the limit; they go on once it is back under (the relay's).
 	waiters []*stream

@@ -26,12 +26,11 @@ type Stream struct {
 	// poller would wake a thread of its own at every message.
 	fd int
 
-	in         []byte // in[rpos:rend] received, not yet returned
-	rpos, rend int
-	out        []byte // out[opos:] is the rest of a message the socket took part of
-	opos       int
-	msg        wire.Msg
-	err        error // sticky
+	in   wire.FrameBuffer // received, not yet returned
+	out  []byte           // out[opos:] is the rest of a message the socket took part of
+	opos int
+	msg  wire.Msg
+	err  error // sticky
 }
 
 // DialStream opens a stream for event's messages of a type matching typ,
@@ -90,7 +89,7 @@ func attach(ctx context.Context, uc *net.UnixConn, name string, event, typ int32
 		return nil, fmt.Errorf("attach to the lamd: %w", err)
 	}
 	uc.Close() // the duplicate stays open, non-blocking as the original was
-	return &Stream{fd: fd, in: make([]byte, 64<<10)}, nil
+	return &Stream{fd: fd}, nil
 }
 
 // Fd is the connection's descriptor, non-blocking.
@@ -176,21 +175,14 @@ func (s *Stream) Next() (data []byte, ok bool, err error) {
 		return nil, false, s.err
 	}
 	for {
-		if s.rend-s.rpos >= wire.HeaderSize {
-			h, err := wire.ParseHeader(s.in[s.rpos:])
-			if err != nil {
-				return nil, false, s.fail(err)
-			}
-			if end := s.rpos + wire.HeaderSize + h.Len; end <= s.rend {
-				body := s.in[s.rpos+wire.HeaderSize : end]
-				s.rpos = end
-				return s.frame(h, body)
-			}
-			s.room(wire.HeaderSize + h.Len)
-		} else {
-			s.room(wire.HeaderSize)
+		h, body, ok, err := s.in.Next()
+		if err != nil {
+			return nil, false, s.fail(err)
 		}
-		n, err := unix.Read(s.fd, s.in[s.rend:])
+		if ok {
+			return s.frame(h, body)
+		}
+		n, err := unix.Read(s.fd, s.in.Space())
 		switch {
 		case err == unix.EINTR:
 		case err == unix.EAGAIN:
@@ -200,30 +192,9 @@ func (s *Stream) Next() (data []byte, ok bool, err error) {
 		case n == 0:
 			return nil, false, s.fail(io.EOF)
 		default:
-			s.rend += n
+			s.in.Filled(n)
 		}
 	}
-}
-
-// room makes space for a frame of n bytes at rpos, and more to read.
-func (s *Stream) room(n int) {
-	if s.rpos == s.rend {
-		s.rpos, s.rend = 0, 0
-	}
-	if s.rpos+n <= len(s.in) && s.rend < len(s.in) {
-		return
-	}
-	if n <= len(s.in) && s.rpos > 0 {
-		s.rend = copy(s.in, s.in[s.rpos:s.rend])
-		s.rpos = 0
-		if s.rend < len(s.in) {
-			return
-		}
-	}
-	grown := make([]byte, max(2*len(s.in), n))
-	s.rend = copy(grown, s.in[s.rpos:s.rend])
-	s.rpos = 0
-	s.in = grown
 }
 
 func (s *Stream) frame(h wire.Header, body []byte) ([]byte, bool, error) {
