@@ -340,20 +340,26 @@ func TestSlowClientsDropped(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	t.Run("half a frame", func(t *testing.T) {
+	// greeted dials the lamd and says hello in role.
+	greeted := func(t *testing.T, role uint8) (net.Conn, *wire.Conn) {
+		t.Helper()
 		nc, err := net.Dial("unix", sock)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer nc.Close()
+		t.Cleanup(func() { nc.Close() })
 		c := wire.NewConn(nc)
-		if err := c.Write(1, 0, &wire.Hello{Version: wire.Version, Role: wire.RoleTool, PID: 1, Name: "slow"}, time.Second); err != nil {
+		if err := c.Write(1, 0, &wire.Hello{Version: wire.Version, Role: role, PID: 1, Name: "slow"}, time.Second); err != nil {
 			t.Fatal(err)
 		}
 		nc.SetReadDeadline(time.Now().Add(3 * time.Second))
 		if f, err := c.Read(); err != nil || f.Kind != wire.KindWelcome {
 			t.Fatalf("hello answered with %v, %v", f.Kind, err)
 		}
+		return nc, c
+	}
+	t.Run("half a frame", func(t *testing.T) {
+		nc, _ := greeted(t, wire.RoleTool)
 		echo := wire.AppendFrame(nil, 2, 0, &wire.Echo{Node: wire.LocalNode, Data: make([]byte, 100)})
 		nc.Write(echo[:30])
 		if err := closedWithin(nc, 3*time.Second); err != nil {
@@ -364,19 +370,7 @@ func TestSlowClientsDropped(t *testing.T) {
 	// holds there, and a frame other than a post closes it.
 	stream := func(t *testing.T) net.Conn {
 		t.Helper()
-		nc, err := net.Dial("unix", sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { nc.Close() })
-		c := wire.NewConn(nc)
-		if err := c.Write(1, 0, &wire.Hello{Version: wire.Version, Role: wire.RoleStream, PID: 1, Name: "slow"}, time.Second); err != nil {
-			t.Fatal(err)
-		}
-		nc.SetReadDeadline(time.Now().Add(3 * time.Second))
-		if f, err := c.Read(); err != nil || f.Kind != wire.KindWelcome {
-			t.Fatalf("hello answered with %v, %v", f.Kind, err)
-		}
+		nc, c := greeted(t, wire.RoleStream)
 		if err := c.Write(2, 0, &wire.Attach{Event: -77, Type: 16}, time.Second); err != nil {
 			t.Fatal(err)
 		}

@@ -134,14 +134,13 @@ func (r *relay) release(s *stream) {
 }
 
 // events is what the relay watches s's descriptor for: reading unless s
-// is paused, writing while it has a backlog. The caller holds s.mu (or s
-// is not shared yet).
+// is paused, writing while it has a backlog. The caller holds s.mu.
 func (s *stream) events() uint32 {
 	var ev uint32
 	if !s.paused {
 		ev |= unix.EPOLLIN | unix.EPOLLRDHUP
 	}
-	if s.outOn {
+	if s.opos < len(s.out) {
 		ev |= unix.EPOLLOUT
 	}
 	return ev
@@ -234,8 +233,8 @@ func (r *relay) handle(s *stream, events uint32) {
 		// The process hung up while its posts are held: stop watching
 		// (a hang-up is always reported) until they go on.
 		if events&(unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-			unix.EpollCtl(r.ep, unix.EPOLL_CTL_DEL, s.fd, nil)
 			s.mu.Lock()
+			unix.EpollCtl(r.ep, unix.EPOLL_CTL_DEL, s.fd, nil)
 			s.unwatched = true
 			s.mu.Unlock()
 		}
@@ -301,7 +300,7 @@ func (r *relay) frame(s *stream, h wire.Header, body []byte) bool {
 	if h.Flags&wire.FlagReply != 0 {
 		return true // clients do not answer
 	}
-	err := errors.New("a stream sends only posts")
+	err := errNotPost
 	if h.Kind == wire.KindPost {
 		err = s.post.Unmarshal(body)
 	}
@@ -339,6 +338,8 @@ func (r *relay) frame(s *stream, h wire.Header, body []byte) bool {
 	}
 	return true
 }
+
+var errNotPost = errors.New("a stream sends only posts")
 
 // pause stops reading s.
 func (r *relay) pause(s *stream) {

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/lamgo/lam/shared/localsock"
 	"github.com/lamgo/lam/shared/wire"
 )
 
@@ -73,7 +73,6 @@ type stream struct {
 	mu     sync.Mutex
 	out    []byte // out[opos:] the process has not taken yet (backlog)
 	opos   int
-	outOn  bool          // the relay watches fd for writing
 	held   []heldCredit  // link credits kept while the backlog is over the limit
 	room   chan struct{} // closed when the backlog falls under the limit
 	closed bool
@@ -117,7 +116,7 @@ func (k *Kernel) attach(c *client, id uint64, m *wire.Attach) {
 		fail(wire.CodeFailed, "attach: %v", err)
 		return
 	}
-	fd, err := dupConn(c.uc)
+	fd, err := localsock.Detach(c.uc) // the relay reads the connection from now on
 	if err != nil {
 		fail(wire.CodeFailed, "attach: %v", err)
 		return
@@ -134,7 +133,6 @@ func (k *Kernel) attach(c *client, id uint64, m *wire.Attach) {
 	for _, msg := range k.oob.takeAll(m.Event, m.Type, streamTakes) {
 		s.out = wire.AppendFrame(s.out, 0, 0, msg)
 	}
-	s.outOn = true
 	if err := r.add(s); err != nil {
 		k.streamsMu.Unlock()
 		unix.Close(fd)
@@ -144,24 +142,6 @@ func (k *Kernel) attach(c *client, id uint64, m *wire.Attach) {
 	k.streams[m.Event] = s
 	k.streamsMu.Unlock()
 	c.stream.Store(s)
-	// The relay reads the connection from now on: this goroutine's copy
-	// leaves Go's poller (the duplicate keeps the connection open).
-	c.uc.Close()
-}
-
-// dupConn returns a duplicate of uc's descriptor (close-on-exec).
-func dupConn(uc interface {
-	SyscallConn() (syscall.RawConn, error)
-}) (int, error) {
-	rc, err := uc.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	fd := -1
-	if cerr := rc.Control(func(c uintptr) { fd, err = unix.FcntlInt(c, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
-		return -1, cerr
-	}
-	return fd, err
 }
 
 // detach ends a stream whose process left (the relay dropped it): what it
@@ -200,18 +180,14 @@ func (s *stream) push(frame []byte, from *link, n int) (over bool) {
 		}
 		return false
 	}
-	if s.opos == len(s.out) {
-		frame = frame[writeSome(s.fd, frame):]
-	}
-	if len(frame) > 0 {
-		if s.opos == len(s.out) {
-			s.out, s.opos = s.out[:0], 0
+	if s.opos == len(s.out) { // nothing waits: write now
+		w, _ := writeSome(s.fd, frame) // a failure is the relay's to meet
+		if frame = frame[w:]; len(frame) > 0 {
+			s.out, s.opos = append(s.out[:0], frame...), 0
+			s.k.relayer.watch(s) // for writing now
 		}
+	} else {
 		s.out = append(s.out, frame...)
-		if !s.outOn {
-			s.outOn = true
-			s.k.relayer.watch(s)
-		}
 	}
 	over = len(s.out)-s.opos > streamLimit
 	if over && from != nil {
@@ -225,21 +201,23 @@ func (s *stream) push(frame []byte, from *link, n int) (over bool) {
 	return over
 }
 
-// writeSome writes what the socket takes of b now, without waiting. A
-// failed write writes nothing: the relay meets the failure.
-func writeSome(fd int, b []byte) int {
+// writeSome writes what the socket takes of b now, without waiting; a
+// full socket is not an error.
+func writeSome(fd int, b []byte) (int, error) {
 	n := 0
 	for n < len(b) {
 		w, err := unix.Write(fd, b[n:])
-		if err == unix.EINTR {
+		switch {
+		case err == unix.EINTR:
 			continue
-		}
-		if err != nil || w <= 0 {
-			break
+		case err == unix.EAGAIN:
+			return n, nil
+		case err != nil:
+			return n, err
 		}
 		n += w
 	}
-	return n
+	return n, nil
 }
 
 // drain writes the backlog as far as the socket takes it (the relay, when
@@ -249,27 +227,14 @@ func writeSome(fd int, b []byte) int {
 // reported: the relay drops the stream.
 func (s *stream) drain() (resume []*stream, err error) {
 	s.mu.Lock()
-	for s.opos < len(s.out) {
-		w, werr := unix.Write(s.fd, s.out[s.opos:])
-		if werr == unix.EINTR {
-			continue
-		}
-		if werr == unix.EAGAIN {
-			break
-		}
-		if werr != nil {
-			err = werr
-			break
-		}
-		s.opos += w
-	}
+	n, err := writeSome(s.fd, s.out[s.opos:])
+	s.opos += n
 	if s.opos == len(s.out) {
 		if cap(s.out) > 2*streamLimit {
 			s.out = nil
 		}
 		s.out, s.opos = s.out[:0], 0
-		s.outOn = false
-		s.k.relayer.watch(s)
+		s.k.relayer.watch(s) // no longer for writing
 	}
 	var held []heldCredit
 	if len(s.out)-s.opos <= streamLimit {
@@ -335,19 +300,18 @@ func (k *Kernel) post(to replier, from *link, id uint64, m *wire.Post) (full *st
 		}
 		return nil
 	}
-	msg := &wire.Msg{From: src, Event: m.Event, Type: m.Type, Data: m.Data}
 	n := len(m.Data)
 	k.streamsMu.RLock()
 	if s := k.streams[m.Event]; s != nil && streamTakes(s.typ, m.Type) {
-		over := s.pushMsg(msg, from, n)
+		over := s.pushMsg(src, m.Event, m.Type, m.Data, from, n)
 		k.streamsMu.RUnlock()
 		if over && from == nil {
 			return s
 		}
 		return nil
 	}
-	msg.Data = bytes.Clone(m.Data) // kept: the caller may reuse m.Data
-	ok := k.oob.put(msg)
+	// Kept: the caller may reuse m.Data.
+	ok := k.oob.put(&wire.Msg{From: src, Event: m.Event, Type: m.Type, Data: bytes.Clone(m.Data)})
 	k.streamsMu.RUnlock()
 	if from != nil {
 		from.owe(n)
@@ -369,7 +333,7 @@ func (k *Kernel) deliverToStream(msg *wire.Msg) bool {
 	if s == nil || !streamTakes(s.typ, msg.Type) {
 		return false
 	}
-	s.pushMsg(msg, nil, 0)
+	s.pushMsg(msg.From, msg.Event, msg.Type, msg.Data, nil, 0)
 	return true
 }
 
@@ -378,10 +342,10 @@ func (k *Kernel) deliverToStream(msg *wire.Msg) bool {
 // buffer is free again when push returns.
 var frames = sync.Pool{New: func() any { return new([]byte) }}
 
-// pushMsg frames msg and pushes it (see push).
-func (s *stream) pushMsg(msg *wire.Msg, from *link, n int) bool {
+// pushMsg frames a message from node src and pushes it (see push).
+func (s *stream) pushMsg(src, event, typ int32, data []byte, from *link, n int) bool {
 	bp := frames.Get().(*[]byte)
-	frame := wire.AppendFrame((*bp)[:0], 0, 0, msg)
+	frame := wire.AppendMsg((*bp)[:0], src, event, typ, data)
 	over := s.push(frame, from, n)
 	if cap(frame) <= 1<<20 { // keep small buffers only
 		*bp = frame[:0]

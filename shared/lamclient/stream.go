@@ -77,18 +77,10 @@ func attach(ctx context.Context, uc *net.UnixConn, name string, event, typ int32
 	default:
 		return nil, fmt.Errorf("attach to the lamd: %w", unexpected("ok", m))
 	}
-	rc, err := uc.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	fd := -1
-	if cerr := rc.Control(func(c uintptr) { fd, err = unix.FcntlInt(c, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
-		return nil, cerr
-	}
+	fd, err := localsock.Detach(uc)
 	if err != nil {
 		return nil, fmt.Errorf("attach to the lamd: %w", err)
 	}
-	uc.Close() // the duplicate stays open, non-blocking as the original was
 	return &Stream{fd: fd}, nil
 }
 

@@ -184,3 +184,24 @@ func PeerCred(c *net.UnixConn) (Cred, error) {
 func IsNoDaemon(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
+
+// Detach takes uc's connection out of Go's network poller: it returns a
+// duplicate of its descriptor (close-on-exec, non-blocking as the
+// original) and closes uc. The caller polls and closes the descriptor
+// itself; for a descriptor read and written at every message, the
+// poller's own thread would otherwise be woken each time too.
+func Detach(uc *net.UnixConn) (int, error) {
+	rc, err := uc.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	fd := -1
+	if cerr := rc.Control(func(c uintptr) { fd, err = unix.FcntlInt(c, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
+		return -1, cerr
+	}
+	if err != nil {
+		return -1, fmt.Errorf("duplicate a connection's descriptor: %w", err)
+	}
+	uc.Close()
+	return fd, nil
+}

@@ -716,6 +716,24 @@ func (m *Credit) fields(c *Codec) {
 	}
 }
 
+// AppendMsg appends to buf the frame of a Msg, as AppendFrame(buf, 0, 0,
+// &Msg{...}) would, without a Msg to allocate (a lamd writes one per
+// message it relays).
+func AppendMsg(buf []byte, from, event, typ int32, data []byte) []byte {
+	start := len(buf)
+	buf = append(buf, make([]byte, HeaderSize+16)...)
+	b := buf[start:]
+	binary.BigEndian.PutUint32(b, uint32(HeaderSize-4+16+len(data)))
+	binary.BigEndian.PutUint16(b[4:], uint16(KindMsg))
+	binary.BigEndian.PutUint16(b[6:], 0)
+	binary.BigEndian.PutUint64(b[8:], 0)
+	binary.BigEndian.PutUint32(b[HeaderSize:], uint32(from))
+	binary.BigEndian.PutUint32(b[HeaderSize+4:], uint32(event))
+	binary.BigEndian.PutUint32(b[HeaderSize+8:], uint32(typ))
+	binary.BigEndian.PutUint32(b[HeaderSize+12:], uint32(len(data)))
+	return append(buf, data...)
+}
+
 // AppendPost appends to buf the frame of a Post whose Data is head
 // followed by data, as AppendFrame(buf, id, 0, &Post{...}) would, without
 // joining them first.

@@ -25,6 +25,21 @@ func TestAppendPost(t *testing.T) {
 	}
 }
 
+// AppendMsg writes what AppendFrame writes for the same Msg, without
+// allocating.
+func TestAppendMsg(t *testing.T) {
+	for _, m := range []Msg{{1, -77, 16, []byte("payload")}, {0, 0, 0, nil}, {MaxNodes - 1, -1 << 31, 1<<31 - 1, bytes.Repeat([]byte{9}, 70000)}} {
+		want := AppendFrame([]byte("x"), 0, 0, &m)
+		if got := AppendMsg([]byte("x"), m.From, m.Event, m.Type, m.Data); !bytes.Equal(got, want) {
+			t.Errorf("AppendMsg(%d, %d, %d, %d bytes):\n got %x\nwant %x", m.From, m.Event, m.Type, len(m.Data), got[:min(len(got), 64)], want[:min(len(want), 64)])
+		}
+	}
+	buf := make([]byte, 0, 256)
+	if allocs := testing.AllocsPerRun(100, func() { buf = AppendMsg(buf[:0], 1, 2, 3, []byte("abc")) }); allocs != 0 {
+		t.Errorf("AppendMsg allocates %v times", allocs)
+	}
+}
+
 // Msg.Unmarshal checks what Decode checks and reads without allocating.
 func TestMsgUnmarshal(t *testing.T) {
 	frame := AppendFrame(nil, 0, 0, &Msg{From: 2, Event: -9, Type: 16, Data: []byte("abc")})
