@@ -160,7 +160,7 @@ func collError(err error) error {
 // zeroCall reports whether a collective that moves nothing at this
 // process (every buffer it passed is empty) may return before its call
 // is built, as the full path would (coll.Comm.Empty; a nonblocking one
-// with its request complete, startNB): MPI is
+// with its request complete, doneNow): MPI is
 // initialised, c is a valid intracommunicator, root is one of its ranks
 // (0 for a call without one), and the coll framework is not recording
 // c's calls. Any other case takes the full path, which checks every
@@ -174,6 +174,17 @@ func zeroCall(c *Comm, root int) bool {
 	}
 	cc := c.cs.c
 	return cc != nil && !cc.Records()
+}
+
+// moveNone reports whether a collective whose buffers here are send and
+// recv moves nothing at this process and may return at once (zeroCall).
+func moveNone[T CollElem](c *Comm, send, recv []T, root int) bool {
+	return len(send) == 0 && len(recv) == 0 && zeroCall(c, root)
+}
+
+// reduceNone is moveNone for a reduction by op.
+func reduceNone[T CollElem](c *Comm, send, recv []T, op *Op, root int) bool {
+	return moveNone(c, send, recv, root) && zeroOp[T](op)
 }
 
 // zeroOp reports whether op is good for T without building the call: a
@@ -409,7 +420,7 @@ func iBarrier(nb *nbRun, c *Comm) error {
 func Bcast[T CollElem](c *Comm, buf []T, root int) error { return iBcast(nil, c, buf, root) }
 
 func iBcast[T CollElem](nb *nbRun, c *Comm, buf []T, root int) error {
-	if len(buf) == 0 && zeroCall(c, root) {
+	if moveNone(c, buf, nil, root) {
 		return nil
 	}
 	var k call
@@ -438,7 +449,7 @@ func Gather[T CollElem](c *Comm, send, recv []T, root int) error {
 }
 
 func iGather[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(c, root) {
+	if moveNone(c, send, recv, root) {
 		return nil
 	}
 	var k call
@@ -490,7 +501,7 @@ func Scatter[T CollElem](c *Comm, send, recv []T, root int) error {
 }
 
 func iScatter[T CollElem](nb *nbRun, c *Comm, send, recv []T, root int) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(c, root) {
+	if moveNone(c, send, recv, root) {
 		return nil
 	}
 	var k call
@@ -539,7 +550,7 @@ func iScatterv[T CollElem](nb *nbRun, c *Comm, send []T, counts, displs []int, r
 func Allgather[T CollElem](c *Comm, send, recv []T) error { return iAllgather(nil, c, send, recv) }
 
 func iAllgather[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) {
+	if moveNone(c, send, recv, 0) {
 		return nil
 	}
 	var k call
@@ -588,7 +599,7 @@ func iAllgatherv[T CollElem](nb *nbRun, c *Comm, send, recv []T, counts, displs 
 func Alltoall[T CollElem](c *Comm, send, recv []T) error { return iAlltoall(nil, c, send, recv) }
 
 func iAlltoall[T CollElem](nb *nbRun, c *Comm, send, recv []T) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) {
+	if moveNone(c, send, recv, 0) {
 		return nil
 	}
 	var k call
@@ -704,7 +715,7 @@ func Reduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) error {
 }
 
 func iReduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op, root int) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(c, root) && zeroOp[T](op) {
+	if reduceNone(c, send, recv, op, root) {
 		return nil
 	}
 	var k call
@@ -744,7 +755,7 @@ func Allreduce[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func iAllreduce[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) && zeroOp[T](op) {
+	if reduceNone(c, send, recv, op, 0) {
 		return nil
 	}
 	var k call
@@ -822,7 +833,7 @@ func ReduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) error {
 }
 
 func iReduceScatterBlock[T CollElem](nb *nbRun, c *Comm, send, recv []T, op *Op) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) && zeroOp[T](op) {
+	if reduceNone(c, send, recv, op, 0) {
 		return nil
 	}
 	var k call
@@ -856,7 +867,7 @@ func scan[T CollElem](kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
 }
 
 func iscan[T CollElem](nb *nbRun, kind coll.Kind, c *Comm, send, recv []T, op *Op) error {
-	if len(send) == 0 && len(recv) == 0 && zeroCall(c, 0) && zeroOp[T](op) {
+	if reduceNone(c, send, recv, op, 0) {
 		return nil
 	}
 	var k call

@@ -176,6 +176,16 @@ func startNB(c *Comm, body func(nb *nbRun) error) (*Request, error) {
 	return req, nil
 }
 
+// doneNow is the request of a nonblocking collective that moves nothing
+// at this process (moveNone, reduceNone: its blocking form would return
+// at once): complete, made without the engine, the pool or a schedule,
+// so that the call costs one small allocation, the Request the program
+// keeps. It is active until reported, as every other request (one
+// request shared by all such calls, as Open MPI returns, would be
+// reported by Waitany again and again: a Go program cannot have its
+// variable set to MPI_REQUEST_NULL).
+func doneNow(c *Comm) (*Request, error) { return &Request{r: retired, comm: c}, nil }
+
 // Ibarrier starts a barrier (MPI_Ibarrier): its request completes once
 // every process of c has started it.
 func Ibarrier(c *Comm) (*Request, error) {
@@ -184,21 +194,33 @@ func Ibarrier(c *Comm) (*Request, error) {
 
 // Ibcast starts Bcast (MPI_Ibcast).
 func Ibcast[T CollElem](c *Comm, buf []T, root int) (*Request, error) {
+	if moveNone(c, buf, nil, root) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iBcast(nb, c, buf, root) })
 }
 
 // Ireduce starts Reduce (MPI_Ireduce).
 func Ireduce[T CollElem](c *Comm, send, recv []T, op *Op, root int) (*Request, error) {
+	if reduceNone(c, send, recv, op, root) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iReduce(nb, c, send, recv, op, root) })
 }
 
 // Iallreduce starts Allreduce (MPI_Iallreduce).
 func Iallreduce[T CollElem](c *Comm, send, recv []T, op *Op) (*Request, error) {
+	if reduceNone(c, send, recv, op, 0) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iAllreduce(nb, c, send, recv, op) })
 }
 
 // Igather starts Gather (MPI_Igather).
 func Igather[T CollElem](c *Comm, send, recv []T, root int) (*Request, error) {
+	if moveNone(c, send, recv, root) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iGather(nb, c, send, recv, root) })
 }
 
@@ -209,6 +231,9 @@ func Igatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int, root in
 
 // Iscatter starts Scatter (MPI_Iscatter).
 func Iscatter[T CollElem](c *Comm, send, recv []T, root int) (*Request, error) {
+	if moveNone(c, send, recv, root) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iScatter(nb, c, send, recv, root) })
 }
 
@@ -219,6 +244,9 @@ func Iscatterv[T CollElem](c *Comm, send []T, counts, displs []int, recv []T, ro
 
 // Iallgather starts Allgather (MPI_Iallgather).
 func Iallgather[T CollElem](c *Comm, send, recv []T) (*Request, error) {
+	if moveNone(c, send, recv, 0) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iAllgather(nb, c, send, recv) })
 }
 
@@ -229,6 +257,9 @@ func Iallgatherv[T CollElem](c *Comm, send, recv []T, counts, displs []int) (*Re
 
 // Ialltoall starts Alltoall (MPI_Ialltoall).
 func Ialltoall[T CollElem](c *Comm, send, recv []T) (*Request, error) {
+	if moveNone(c, send, recv, 0) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iAlltoall(nb, c, send, recv) })
 }
 
@@ -253,16 +284,25 @@ func IreduceScatter[T CollElem](c *Comm, send, recv []T, counts []int, op *Op) (
 // IreduceScatterBlock starts ReduceScatterBlock
 // (MPI_Ireduce_scatter_block).
 func IreduceScatterBlock[T CollElem](c *Comm, send, recv []T, op *Op) (*Request, error) {
+	if reduceNone(c, send, recv, op, 0) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iReduceScatterBlock(nb, c, send, recv, op) })
 }
 
 // Iscan starts Scan (MPI_Iscan).
 func Iscan[T CollElem](c *Comm, send, recv []T, op *Op) (*Request, error) {
+	if reduceNone(c, send, recv, op, 0) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iscan(nb, coll.Scan, c, send, recv, op) })
 }
 
 // Iexscan starts Exscan (MPI_Iexscan).
 func Iexscan[T CollElem](c *Comm, send, recv []T, op *Op) (*Request, error) {
+	if reduceNone(c, send, recv, op, 0) {
+		return doneNow(c)
+	}
 	return startNB(c, func(nb *nbRun) error { return iscan(nb, coll.Exscan, c, send, recv, op) })
 }
 

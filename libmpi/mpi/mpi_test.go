@@ -185,6 +185,49 @@ func TestReductionAllocs(t *testing.T) {
 	}
 }
 
+// TestEmptyNonblockingAllocs checks that a nonblocking collective that
+// moves nothing costs one allocation, the Request the program keeps (not
+// the engine's request, the pool's parts or a schedule), and that the
+// request is still reported once.
+func TestEmptyNonblockingAllocs(t *testing.T) {
+	var none []float64
+	tests := []struct {
+		name  string
+		start func() (*mpi.Request, error)
+	}{
+		{"Ibcast", func() (*mpi.Request, error) { return mpi.Ibcast(mpi.World, none, 0) }},
+		{"Iallreduce", func() (*mpi.Request, error) { return mpi.Iallreduce(mpi.World, none, none, mpi.Sum) }},
+		{"Ireduce", func() (*mpi.Request, error) { return mpi.Ireduce(mpi.World, none, none, mpi.Max, 0) }},
+		{"Igather", func() (*mpi.Request, error) { return mpi.Igather(mpi.World, none, none, 0) }},
+		{"Iscatter", func() (*mpi.Request, error) { return mpi.Iscatter(mpi.World, none, none, 0) }},
+		{"Iallgather", func() (*mpi.Request, error) { return mpi.Iallgather(mpi.World, none, none) }},
+		{"Ialltoall", func() (*mpi.Request, error) { return mpi.Ialltoall(mpi.World, none, none) }},
+		{"IreduceScatterBlock", func() (*mpi.Request, error) { return mpi.IreduceScatterBlock(mpi.World, none, none, mpi.Sum) }},
+		{"Iscan", func() (*mpi.Request, error) { return mpi.Iscan(mpi.World, none, none, mpi.Sum) }},
+		{"Iexscan", func() (*mpi.Request, error) { return mpi.Iexscan(mpi.World, none, none, mpi.Sum) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := func() {
+				r, err := tt.start()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !r.Active() {
+					t.Fatal("inactive before it was reported")
+				}
+				if _, err := r.Wait(); err != nil || r.Active() {
+					t.Fatalf("Wait: %v, active after: %v", err, r.Active())
+				}
+			}
+			run() // the first call makes the op's kernel
+			if allocs := testing.AllocsPerRun(100, run); allocs != 1 {
+				t.Errorf("%.1f allocations per call, want 1 (the Request)", allocs)
+			}
+		})
+	}
+}
+
 func TestBsendInit(t *testing.T) {
 	if err := mpi.BufferAttach(make([]byte, 4*(8+mpi.BsendOverhead))); err != nil {
 		t.Fatal(err)
@@ -208,6 +251,22 @@ func TestBsendInit(t *testing.T) {
 	for i := int64(1); i <= 3; i++ {
 		if _, err := mpi.Recv(mpi.World, got, 0, 21); err != nil || got[0] != i {
 			t.Fatalf("message %d: %v %v", i, got, err)
+		}
+	}
+}
+
+// BenchmarkIbcastEmpty is a nonblocking collective that moves nothing,
+// started and waited for (Open MPI returns its empty request).
+func BenchmarkIbcastEmpty(b *testing.B) {
+	var none []float64
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := mpi.Ibcast(mpi.World, none, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Wait(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -145,6 +145,11 @@ func (r *Request) inactive() bool {
 	return r == nil || r.waited || (r.r.Persistent && !r.r.Active())
 }
 
+// bornDone reports whether r completed as it was made, without the
+// engine, with nothing to land (a nonblocking collective that moved
+// nothing, doneNow): its status is emptyStatus.
+func (r *Request) bornDone() bool { return r.r == retired && r.x == nil }
+
 // emptyStatus is the status of a null or inactive request.
 var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 
@@ -411,6 +416,9 @@ func (r *Request) Wait() (Status, error) {
 		return emptyStatus, nil
 	}
 	r.waited = true
+	if r.bornDone() {
+		return emptyStatus, nil
+	}
 	defer enterWaitFor(task.Wait, r.comm, r.r).Leave()
 	if r.sched != nil {
 		r.sched.Wait()
@@ -426,6 +434,10 @@ func (r *Request) Wait() (Status, error) {
 // with an empty status.
 func (r *Request) Test() (Status, bool, error) {
 	if r.inactive() {
+		return emptyStatus, true, nil
+	}
+	if r.bornDone() {
+		r.waited = true
 		return emptyStatus, true, nil
 	}
 	if r.sched != nil {
