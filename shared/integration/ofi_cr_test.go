@@ -15,11 +15,11 @@ func TestOFICheckpoint(t *testing.T) {
 	ctx, l := bootLocal(t, 12*time.Minute)
 	for _, prov := range []string{"tcp", "shm"} {
 		for _, c := range []crCase{
-			{op: "sendrecv", elems: 8, iter: 3000},
-			{op: "issend", elems: 8, iter: 3000, stop: true},
-			{op: "allreduce", elems: 8, iter: 3000},
-			{op: "alltoall", elems: 16 << 10, iter: 1500, stop: true},
-			{op: "isend", elems: 64 << 10, iter: 800},
+			{op: "sendrecv", elems: 8, iter: 600},
+			{op: "issend", elems: 8, iter: 600, stop: true},
+			{op: "allreduce", elems: 8, iter: 600},
+			{op: "alltoall", elems: 16 << 10, iter: 300, stop: true},
+			{op: "isend", elems: 64 << 10, iter: 300},
 		} {
 			c.rpi, c.prog = "ofi", bin("testprog-ofi")
 			c.args = []string{"-ssi", "rpi_ofi_provider", prov, "-ssi", "rpi_ofi_onnode", "1"}

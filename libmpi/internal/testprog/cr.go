@@ -42,10 +42,15 @@ import (
 // the continue callback. A restarted rank reads them back, drops the
 // messages saved with the checkpoint, and the ranks go back to the last
 // iteration every one of them completed (they differ by one at most: each
-// iteration ends with an Allreduce), then run on from there.
+// iteration ends with an Allreduce), then run on from there, at least
+// crAfterRestart iterations (past <iterations> if need be: a restart
+// always communicates again).
 //
 // With TESTPROG_CR_HOLD=<file> (crHold) rank 0 finalizes and exits at the
 // end while the others wait for <file> before MPI_Finalize.
+
+// crAfterRestart is the fewest iterations a restarted job runs.
+const crAfterRestart = 50
 
 type crIter struct {
 	Iter   int // iterations completed
@@ -198,10 +203,18 @@ func crSuite(rank, size int) {
 		_, err := os.Stat(gate)
 		return err == nil
 	}
-	// A restarted job's gate is open already: every rank sees it alike.
-	stop, deadline := crRun.restarted && gateOpen(), time.Time{}
-	for i := start; i < iters || !stop; i++ {
-		if i >= iters && deadline.IsZero() {
+	// A restarted job runs at least crAfterRestart iterations, past
+	// <iterations> if its checkpoint came late, so that every restart
+	// communicates again (the result stays that of <iterations>, as with
+	// the gate's extra iterations). Its gate is open already: every rank
+	// sees it alike, and every rank went back to the same iteration.
+	until := iters
+	if crRun.restarted {
+		until = max(iters, start+crAfterRestart)
+	}
+	stop, deadline := false, time.Time{}
+	for i := start; i < until || !stop; i++ {
+		if i >= until && deadline.IsZero() {
 			deadline = time.Now().Add(2 * time.Minute)
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
@@ -212,7 +225,7 @@ func crSuite(rank, size int) {
 		}
 		got := crOp(c, op, rank, size, n, i)
 		vote := int64(0)
-		if i+1 >= iters && gateOpen() {
+		if i+1 >= until && gateOpen() {
 			vote = 1
 		}
 		crRun.call.Store("MPI_Allreduce")
