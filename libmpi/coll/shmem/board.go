@@ -48,7 +48,10 @@ import (
 // push); a claim bit per pair decides, and the pair is counted in the
 // lender's entry (taken). A lender completes once every pair is done,
 // a reader once its own are: nobody waits for another's progress, only
-// for its start and for a copy under way (lending).
+// for its start and for a copy under way (lending). An Iallreduce or
+// Ireduce too large for the outboard lends its input and receive
+// buffers the same way, and the processes reduce it slice by slice,
+// whoever comes first taking the next slice (lentreduce.go).
 // Others run as schedules of lam_basic's messages, and their entries
 // only guard them: a process whose call differs ends every process's
 // collective with the error, where the others would wait for messages
@@ -152,6 +155,9 @@ type board struct {
 
 	inputs [][]byte // a reduction's inputs, one per process (under mu)
 	regs   [][]byte // its scratch registers (under mu)
+	// scratch is a lent reduction's: the slices of every input and the
+	// result (under mu; lentreduce.go).
+	scratch []byte
 
 	// lending: the numbers read whose buffer this process lent and
 	// others still copy from (under mu).
@@ -233,14 +239,14 @@ func (b *board) done(i int) flag {
 }
 
 // quickSize is the bytes of data each process's entry of k carries, and
-// whether shmem may run it: a Barrier; an Allreduce or Reduce of up to
-// bigBytes; a Bcast, a Gather or an Allgather, a Scatter or an Alltoall
-// (every process's entry of a Scatter the size of the root's); with
-// buffers of the lengths the call implies (the others are left to the
-// schedule, which judges them). big: the data do not fit the outboard
-// (a Bcast's above bigBytes, a Gather's or Allgather's block above
-// bigBytes, a Scatter's or Alltoall's blocks together above wideBytes),
-// and the entry may only lend its buffer (lends).
+// whether shmem may run it: a Barrier; an Allreduce or Reduce; a Bcast,
+// a Gather or an Allgather, a Scatter or an Alltoall (every process's
+// entry of a Scatter the size of the root's); with buffers of the
+// lengths the call implies (the others are left to the schedule, which
+// judges them). big: the data do not fit the outboard (an Allreduce's,
+// Reduce's or Bcast's above bigBytes, a Gather's or Allgather's block
+// above bigBytes, a Scatter's or Alltoall's blocks together above
+// wideBytes), and the entry may only lend its buffer (lends).
 func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 	n := len(k.Recv)
 	if k.Send != nil {
@@ -251,9 +257,9 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 	case coll.Barrier:
 		return 0, true, false
 	case coll.Allreduce:
-		return n, k.Op != nil && n <= bigBytes && len(k.Recv) >= n, false
+		return n, k.Op != nil && len(k.Recv) >= n, n > bigBytes
 	case coll.Reduce:
-		return n, k.Op != nil && n <= bigBytes && (!root || len(k.Recv) >= n), false
+		return n, k.Op != nil && (!root || len(k.Recv) >= n), n > bigBytes
 	case coll.Bcast:
 		return n, true, n > bigBytes
 	case coll.Gather:
@@ -293,20 +299,21 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 // another that waited elsewhere.
 
 // lends reports whether the entries of k, too large for the outboard,
-// lend their buffers: an Ibcast, Igather, Iscatter, Iallgather, or an
-// Ialltoall not in place (whose buffer is read by the others while its
-// process writes what it receives there), where the probe permitted the
-// processes to copy each other's memory; on two processes an Ialltoall
-// only (the others' schedules were faster there: the rpi's single copy
-// shares the work between the pair, where a lender idles while the
-// other copies). Every process answers alike: the probe's answer is
+// lend their buffers: an Ibcast, Igather, Iscatter, Iallgather,
+// Iallreduce, Ireduce, or an Ialltoall not in place (whose buffer is
+// read by the others while its process writes what it receives there),
+// where the probe permitted the processes to copy each other's memory;
+// on two processes an Ialltoall only (the others' schedules were faster
+// there: the rpi's single copy shares the work between the pair, where
+// a lender idles while the other copies; lam_basic's Iallreduce of two
+// is one exchange). Every process answers alike: the probe's answer is
 // agreed, and MPI has every process of an Ialltoall in place or none.
 func (a *area) lends(k *coll.BoardCall) bool {
 	if a.direct != directPermitted || a.n > lendMax || a.n == 2 && k.Sig.Kind != coll.Alltoall {
 		return false
 	}
 	switch k.Sig.Kind {
-	case coll.Bcast, coll.Gather, coll.Scatter, coll.Allgather:
+	case coll.Bcast, coll.Gather, coll.Scatter, coll.Allgather, coll.Allreduce, coll.Reduce:
 		return true
 	case coll.Alltoall:
 		return k.Send != nil
@@ -991,6 +998,13 @@ func (b *board) settle(s uint64, p *pending) {
 	}
 	if p.g != nil {
 		p.g.settle(err)
+		return
+	}
+	if p.lent && reduces(p.sig.Kind) {
+		if err == nil {
+			err = b.reduceSlices(s, p)
+		}
+		p.quick.Complete(err)
 		return
 	}
 	if p.lent {

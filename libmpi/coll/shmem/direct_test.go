@@ -246,9 +246,9 @@ func TestReadConfig(t *testing.T) {
 	}
 }
 
-// A Gather, Scatter, Allgather or Alltoall whose buffers are not the
-// blocks its call implies is left to the schedule (which judges them),
-// never sliced out of range on the board.
+// A Gather, Scatter, Allgather, Alltoall, Allreduce or Reduce whose
+// buffers are not the blocks its call implies is left to the schedule
+// (which judges them), never sliced out of range on the board.
 func TestQuickSizeBuffers(t *testing.T) {
 	w := colltest.NewWorld(make([]int32, 3), time.Second)
 	defer w.Close()
@@ -281,9 +281,14 @@ func TestQuickSizeBuffers(t *testing.T) {
 		{"scatter big", coll.Scatter, buf(3 * 200000), buf(200000), true, true},
 		{"allgather big", coll.Allgather, nil, buf(3 * (bigBytes + 1)), true, true},
 		{"alltoall big", coll.Alltoall, buf(3 * 200000), buf(3 * 200000), true, true},
-		{"allreduce big", coll.Allreduce, buf(bigBytes + 8), buf(bigBytes + 8), false, false},
+		{"allreduce", coll.Allreduce, buf(bigBytes), buf(bigBytes), true, false},
+		{"allreduce big", coll.Allreduce, buf(bigBytes + 8), buf(bigBytes + 8), true, true},
+		{"allreduce in place big", coll.Allreduce, nil, buf(bigBytes + 8), true, true},
+		{"allreduce short recv", coll.Allreduce, buf(bigBytes + 8), buf(bigBytes), false, true},
+		{"reduce big", coll.Reduce, buf(bigBytes + 8), buf(bigBytes + 8), true, true},
+		{"reduce short recv", coll.Reduce, buf(bigBytes + 8), buf(8), false, true},
 	} {
-		k := &coll.BoardCall{Sig: &coll.Sig{Kind: tt.kind}, Send: tt.send, Recv: tt.recv}
+		k := &coll.BoardCall{Sig: &coll.Sig{Kind: tt.kind}, Send: tt.send, Recv: tt.recv, Op: &colltest.FSum}
 		if n, ok, big := quickSize(c, k); ok != tt.ok || big != tt.big {
 			t.Errorf("%s: on the board %v, big %v; want %v, %v", tt.name, ok, big, tt.ok, tt.big)
 		} else if ok {
