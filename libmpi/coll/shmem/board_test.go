@@ -474,11 +474,7 @@ func TestBoardSameBits(t *testing.T) {
 		for _, k := range []int{1, 5, 13, 14, 700, 8192} { // in the line, in the outboard
 			for _, op := range []*coll.Op{&colltest.FSum, &twist} {
 				for _, root := range []int{-1, 0, n - 1} {
-					ref := func() [][]byte {
-						w := colltest.NewWorld(make([]int32, n), 10*time.Second)
-						defer w.Close()
-						return reduced(t, w, n, k, root, op)
-					}()
+					ref := basicReduced(t, n, k, root, op)
 					w := world(t, make([]int32, n))
 					got := make([][]byte, n)
 					w.Check(t, w.Each(func(r int) error {

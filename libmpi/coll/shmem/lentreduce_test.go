@@ -55,11 +55,7 @@ func TestBoardLentReduce(t *testing.T) {
 				for _, k := range []int{shmem.BigBytes/8 + 1, 20001} {
 					for _, op := range []*coll.Op{&colltest.FSum, &twist} {
 						for _, root := range []int{-1, 0, n - 1} {
-							ref := func() [][]byte {
-								w := colltest.NewWorld(make([]int32, n), 10*time.Second)
-								defer w.Close()
-								return reduced(t, w, n, k, root, op)
-							}()
+							ref := basicReduced(t, n, k, root, op)
 							for _, inPlace := range []bool{false, true} {
 								w := lentWorld(t, n, cpus)
 								got := make([][]byte, n)
@@ -121,11 +117,7 @@ func TestBoardLentReduceAlone(t *testing.T) {
 		got[r] = recv
 		return errors.Join(colltest.WaitFor(s, 10*time.Second), out)
 	}))
-	ref := func() [][]byte {
-		w := colltest.NewWorld(make([]int32, n), 10*time.Second)
-		defer w.Close()
-		return reduced(t, w, n, k, -1, &colltest.FSum)
-	}()
+	ref := basicReduced(t, n, k, -1, &colltest.FSum)
 	for r := range n {
 		if !slices.Equal(got[r], ref[r]) {
 			first, last := -1, -1

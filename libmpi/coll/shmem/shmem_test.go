@@ -160,6 +160,15 @@ func reduced(t *testing.T, w *colltest.World, n, k, root int, op *coll.Op) [][]b
 	return out
 }
 
+// basicReduced is reduced on n processes of lam_basic (no shared area):
+// the results every module must give bit for bit.
+func basicReduced(t *testing.T, n, k, root int, op *coll.Op, params ...string) [][]byte {
+	t.Helper()
+	w := colltest.NewWorld(make([]int32, n), 10*time.Second, params...)
+	defer w.Close()
+	return reduced(t, w, n, k, root, op)
+}
+
 // Float reductions give lam_basic's bits, for every process count, size
 // (linear, binomial, recursive halving; one round or many) and root.
 func TestSameBitsAsBasic(t *testing.T) {
@@ -169,11 +178,7 @@ func TestSameBitsAsBasic(t *testing.T) {
 			for _, k := range []int{1, 65, 5000} {
 				for _, op := range []*coll.Op{&colltest.FSum, &twist} {
 					for _, root := range []int{-1, 0, n - 1} {
-						ref := func() [][]byte {
-							w := colltest.NewWorld(make([]int32, n), 10*time.Second, params...)
-							defer w.Close()
-							return reduced(t, w, n, k, root, op)
-						}()
+						ref := basicReduced(t, n, k, root, op, params...)
 						got := reduced(t, world(t, make([]int32, n), params...), n, k, root, op)
 						for r := range n {
 							if (root < 0 || r == root) && !slices.Equal(got[r], ref[r]) {
