@@ -257,9 +257,9 @@ func quickSize(c *coll.Comm, k *coll.BoardCall) (size int, ok, big bool) {
 	case coll.Barrier:
 		return 0, true, false
 	case coll.Allreduce:
-		return n, k.Op != nil && len(k.Recv) >= n, n > bigBytes
+		return n, k.Op != nil && len(k.Recv) >= n && n <= lentAllreduceMax, n > bigBytes
 	case coll.Reduce:
-		return n, k.Op != nil && (!root || len(k.Recv) >= n), n > bigBytes
+		return n, k.Op != nil && (!root || len(k.Recv) >= n) && n <= lentReduceMax, n > bigBytes
 	case coll.Bcast:
 		return n, true, n > bigBytes
 	case coll.Gather:

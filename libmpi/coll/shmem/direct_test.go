@@ -287,6 +287,8 @@ func TestQuickSizeBuffers(t *testing.T) {
 		{"allreduce short recv", coll.Allreduce, buf(bigBytes + 8), buf(bigBytes), false, true},
 		{"reduce big", coll.Reduce, buf(bigBytes + 8), buf(bigBytes + 8), true, true},
 		{"reduce short recv", coll.Reduce, buf(bigBytes + 8), buf(8), false, true},
+		{"allreduce above the lent", coll.Allreduce, buf(lentAllreduceMax + 8), buf(lentAllreduceMax + 8), false, true},
+		{"reduce above the lent", coll.Reduce, buf(lentReduceMax + 8), buf(lentReduceMax + 8), false, true},
 	} {
 		k := &coll.BoardCall{Sig: &coll.Sig{Kind: tt.kind}, Send: tt.send, Recv: tt.recv, Op: &colltest.FSum}
 		if n, ok, big := quickSize(c, k); ok != tt.ok || big != tt.big {

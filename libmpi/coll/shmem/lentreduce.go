@@ -34,6 +34,17 @@ import (
 // with no message, no rendezvous and no partner to wait for between
 // rounds.
 
+// The largest lent reductions (bytes a process); larger ones run as
+// lam_basic's schedules, which were faster there (session 31, 3 and 4
+// processes on 2 processors, µs, lent / schedule: Iallreduce of 1 MiB
+// 447 / 938 and 720 / 1136, of 2 MiB 2973 / 2389 and 2739 / 2402;
+// Ireduce of 2 MiB 1227 / 2119 and 1510 / 2373, of 4 MiB 4965 / 3757
+// at 3 processes).
+const (
+	lentAllreduceMax = 1 << 20
+	lentReduceMax    = 2 << 20
+)
+
 // reduces reports whether collectives of kind k are reductions the board
 // may run lent.
 func reduces(k coll.Kind) bool { return k == coll.Allreduce || k == coll.Reduce }
