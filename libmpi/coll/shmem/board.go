@@ -651,22 +651,27 @@ func (b *board) got(r int, s uint64) flag {
 }
 
 // awaitPushes waits until the lenders that claimed lost pairs of lent
-// collective s from this process have copied into its buffer: copies
-// under way, each made right after its claim, so the wait is short
-// unless a lender died (the liveness check ends it).
+// collective s from this process have copied into its buffer.
 func (b *board) awaitPushes(s, lost uint64) error {
 	if lost == 0 {
 		return nil
 	}
-	f := b.got(b.a.me, s)
+	return b.awaitCopies(b.got(b.a.me, s), lost, errPushFailed)
+}
+
+// awaitCopies waits until count flag f (twice the copies made, gotFailed
+// set if one failed) says n copies are made: copies under way, each
+// made right after its claim, so the wait is short unless a process
+// died (the liveness check ends it). A failed one is failed's error.
+func (b *board) awaitCopies(f flag, n uint64, failed error) error {
 	var lastCheck time.Time
-	for !b.a.spin(f, 2*lost) {
-		if err := b.a.awaitLong(f, 2*lost, -1, &lastCheck, awakeFor); err != nil {
+	for !b.a.spin(f, 2*n) {
+		if err := b.a.awaitLong(f, 2*n, -1, &lastCheck, awakeFor); err != nil {
 			return err
 		}
 	}
 	if f.v.Load()&gotFailed != 0 {
-		return &coll.Error{Class: coll.ErrOther, Msg: b.a.name + ": shmem's direct copy: " + errPushFailed.Error(), Err: errPushFailed}
+		return &coll.Error{Class: coll.ErrOther, Msg: b.a.name + ": shmem's direct copy: " + failed.Error(), Err: failed}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package shmem
 
 import (
 	"errors"
-	"time"
 	"unsafe"
 
 	"github.com/lamgo/lam/libmpi/coll"
@@ -13,7 +12,7 @@ import (
 // lends every process's input and receive buffer: its entry carries
 // their addresses, as a lent Ibcast's does. The data are cut into one
 // slice per process. Whoever reads the number claims a slice not yet
-// claimed (a bit in process 0's entry of the number), copies that slice
+// claimed (a claim bit in process 0's entry of the number), copies that slice
 // of every other process's input to its scratch (process_vm_readv),
 // combines them in the grouping lam_basic would use (planFor: one tree
 // for every element, so cutting the data into slices does not change a
@@ -59,24 +58,13 @@ func sliceAt(size, esz, n, i int) (lo, hi int) {
 }
 
 // slicesDone is twice the count of the slices of lent reduction s
-// reduced (sliceFailed set if a copy of one failed), in process 0's
-// entry of the number.
+// reduced (gotFailed set if a copy of one failed), in process 0's entry
+// of the number.
 func (b *board) slicesDone(s uint64) flag { return b.taken(0, s) }
-
-// sliceFailed is slicesDone's flag of a copy that failed.
-const sliceFailed = 1
 
 // errSliceFailed is the error of the processes whose reduction lost a
 // slice to another process's failed copy.
 var errSliceFailed = errors.New("another process's copy of a slice of the reduction failed")
-
-// claimSlice claims slice i of lent reduction s: it reports whether the
-// caller is the one to reduce it.
-func (b *board) claimSlice(i int, s uint64) bool {
-	w := b.a.u64(b.entry(0, s) + boardClaims + i/64*8)
-	bit := uint64(1) << (i % 64)
-	return w.Load()&bit == 0 && w.Or(bit)&bit == 0
-}
 
 // reduceSlices runs lent reduction s (p), which every process posted
 // with the same call: it reduces every slice it claims, its own first,
@@ -86,12 +74,14 @@ func (b *board) reduceSlices(s uint64, p *pending) error {
 	f := b.slicesDone(s)
 	var first error
 	for i := range n {
+		// Slice j's claim is process 0's entry's claim bit j, as
+		// lender 0's pair with reader j would be (claimPair).
 		j := (me + i) % n
-		if !b.claimSlice(j, s) {
+		if !b.claimPair(0, j, s) {
 			continue
 		}
 		if err := b.reduceSlice(s, p, j); err != nil {
-			f.v.Or(sliceFailed)
+			f.v.Or(gotFailed)
 			if first == nil {
 				first = err
 			}
@@ -99,15 +89,8 @@ func (b *board) reduceSlices(s uint64, p *pending) error {
 		f.v.Add(2)
 		f.wake()
 	}
-	want := uint64(2 * n)
-	var lastCheck time.Time
-	for !b.a.spin(f, want) {
-		if err := b.a.awaitLong(f, want, -1, &lastCheck, awakeFor); err != nil {
-			return err
-		}
-	}
-	if first == nil && f.v.Load()&sliceFailed != 0 {
-		first = &coll.Error{Class: coll.ErrOther, Msg: b.a.name + ": shmem's direct copy: " + errSliceFailed.Error(), Err: errSliceFailed}
+	if err := b.awaitCopies(f, uint64(n), errSliceFailed); first == nil {
+		first = err
 	}
 	return first
 }
